@@ -1,0 +1,126 @@
+// Package policies holds the production scheduling policies of the
+// evaluation platform: the code that decides which waiting evaluation jobs
+// get a container, and how many jobs each model may run at once.
+//
+// The package is production code. It runs unchanged inside the simulator and
+// inside a real service, so it depends on neither: it imports nothing from
+// the lab's sim, workloads, results or cmd packages, starts no goroutines,
+// keeps no globals in its decision logic and never reads the wall clock. Time
+// is an argument of every call.
+//
+// # The contract
+//
+// A Policy sits behind small interfaces: State in, Plan out.
+//
+//   - The caller tells the policy about every job that starts waiting
+//     (Enqueue) and every started job that finishes (Finished).
+//   - When the policy's Trigger says so (every Tick, or after every event),
+//     the caller calls Decide with the current time and a State: the running
+//     jobs per model, the gateway queue depth per model with the time that
+//     reading was taken, and the number of free containers.
+//   - Decide appends the jobs to start to Plan.Start, in order, and may fill
+//     Plan.Limits with its per-model running-job limits. The caller starts
+//     those jobs; they leave the policy's queue.
+//
+// The Plan is owned by the caller and reused between calls, so a policy in
+// steady state appends without allocating.
+//
+// # The baseline: fixed lanes
+//
+// FixedLane is the old design. Named hot models get dedicated lanes, each a
+// fixed cap carved out of a global cap; every other model shares what is left.
+// Within a lane, first come first served, and a job starts the moment its lane
+// has a slot — then holds its container while its calls queue at the gateway.
+// Each new lane lowers the ceiling of every other lane, and a 20-job delivery
+// waits behind a 5,000-job batch submitted before it.
+//
+// # The scheduler
+//
+// Scheduler is the new design: a job-level queue before container allocation,
+// where waiting costs nothing. Every tick (10 s by default) Decide makes two
+// decisions, in this order.
+//
+// 1. How many jobs each model may run. A feedback controller per model reads
+// the model's gateway queue depth d (the number of its calls waiting at the
+// gateway) and compares it with a target T:
+//
+//	d < T and the limit is binding  → raise the limit one step (up to max_limit)
+//	d > T + tolerance               → lower it one step (down to min_limit)
+//	otherwise                       → hold
+//
+// A step is additive (limit ± step) or multiplicative (limit × factor or
+// limit ÷ factor, rounded, moving at least one job). A shallow gateway queue
+// means the running jobs do not produce calls fast enough to keep the
+// provider busy, so more jobs would do more work; a deep one means they want
+// more than the provider gives, and more jobs would only lengthen the queue
+// while holding containers. Nobody can say in advance how many calls a job
+// makes, so the limit follows the queue instead, and settles within minutes
+// on the number that used to be set by hand.
+//
+// Wind-up. A raise is only useful if the limit is what stops jobs from
+// starting. The limit of model m is binding when, with the slots m has free
+// now (limit − running, running as reported by State, so jobs that finished
+// since the last tick already count as free), admission would fill every one
+// of them and still leave jobs of m waiting, and the container pool could do
+// more than fill the free slots of every model. It is not binding when no job
+// of m waits, when m's waiting jobs fit in its free slots, or when containers
+// are what stops starts: raising then would move the limit away from anything
+// the depth reading has tested, and a later burst of containers or jobs would
+// start all of that untested concurrency at once. Lowering needs no such test:
+// it is always safe.
+//
+// Smoothing. With smoothing alpha in (0, 1) the controller acts on an
+// exponentially weighted moving average of the readings,
+// s ← alpha·d + (1−alpha)·s, started at the first reading and updated once per
+// new reading (a reading whose time has not advanced is not counted twice).
+// It damps oscillation from bursty fan-out at the price of lag; 0 or 1 turns
+// it off.
+//
+// Stale readings. Every depth reading comes with the time it was taken. A
+// reading taken more than stale_after before now (default three ticks), or
+// never taken, is stale: the controller holds the limit, neither raising nor
+// lowering, and does not feed the reading into the average. A metrics
+// pipeline that stops reporting must never be read as an empty queue, and
+// never raise a limit on data that no longer describes the provider.
+//
+// 2. Which waiting jobs get the slots. Model m has limit(m) − running(m) free
+// slots (never below zero), and all models together at most
+// State.FreeContainers(). Three rules share them out, each sharing only what
+// the previous one left:
+//
+//   - Priority tiers, by weight rather than absolutely. Among the tiers
+//     that can use a slot now, in priority order (tier 1 first), the first
+//     takes tier_share (0.8) of the slots, the next tier_share of what is
+//     left, and so on; the last takes all the rest. What a tier cannot use
+//     flows on to the next, and lower tiers keep moving while urgent work
+//     waits. Weights are realised slot by slot with smooth weighted round
+//     robin: each tier keeps a credit; for every slot each eligible tier
+//     gains its weight, the tier with the most credit takes the slot and
+//     pays 1. Credits carry across ticks — the fractions of slots a tier was
+//     owed are not lost — so the shares hold even when only one slot frees
+//     up per tick. A tier's credit is reset when it has nothing left
+//     waiting, like the deficit of deficit round robin.
+//   - Within a tier, projects take turns, one job at a time, in a fixed
+//     cyclic order whose position carries across ticks. A 50,000-job batch
+//     and a 10-job batch advance at the same pace: size buys no priority.
+//   - Within a project, the oldest job first (by arrival, then job ID).
+//
+// A job is eligible only if its model still has a free slot, so a project
+// whose models are all at their limit is skipped without losing its turn.
+//
+// The tier of a job is inherited down account → project → batch: the most
+// specific level that sets a tier wins (Job.EffectiveTier). SetAccountTier,
+// SetProjectTier and SetBatchTier override a level at run time, for waiting
+// jobs as well as future ones, so pinning an account raises everything under
+// it that does not set its own tier.
+//
+// # Cost
+//
+// Waiting jobs are indexed by tier, then project, then model, each
+// (project, model) lane a heap ordered oldest first. A tick costs
+// O(models) for the controller plus, per started job, O(tiers + projects/64 +
+// models of the project) — never a scan of the waiting jobs. Keeping each
+// project's eligibility current costs one step per project waiting on a model
+// when that model runs out of slots or gets some back. In steady state Decide
+// does not allocate.
+package policies

@@ -1,0 +1,106 @@
+package policies
+
+import (
+	"fmt"
+	"time"
+)
+
+// ModelID indexes the model catalogue a policy was built with. The caller
+// (the simulator, or a real service) owns the catalogue; IDs are dense, 0..n-1.
+type ModelID int32
+
+// JobID identifies a job for the lifetime of the caller. IDs are never reused
+// while the job is waiting or running.
+type JobID int64
+
+// Tier is a priority tier: 0 means "not set here, inherit from the level above";
+// 1 is the highest priority, larger numbers are lower priorities.
+type Tier int8
+
+// DefaultTier is the tier of a job none of whose levels sets one.
+const DefaultTier Tier = 3
+
+// Job is what a policy sees of a waiting job.
+type Job struct {
+	ID      JobID
+	Account string
+	Project string
+	Batch   string
+	// Tiers set on the account, project and batch; 0 = inherit.
+	AccountTier, ProjectTier, BatchTier Tier
+	Model                               ModelID
+	Arrival                             time.Time
+}
+
+// EffectiveTier resolves the tier by inheritance account → project → batch:
+// the most specific level that sets a tier wins; with none set, DefaultTier.
+func (j *Job) EffectiveTier() Tier {
+	switch {
+	case j.BatchTier != 0:
+		return j.BatchTier
+	case j.ProjectTier != 0:
+		return j.ProjectTier
+	case j.AccountTier != 0:
+		return j.AccountTier
+	}
+	return DefaultTier
+}
+
+// State is the read-only view of the world a policy decides on. A real service
+// implements it from its own bookkeeping and its gateway's metrics.
+type State interface {
+	// Running is the number of started, unfinished jobs on a model (holding a
+	// container, including those whose container is still starting).
+	Running(m ModelID) int
+	// GatewayDepth is the number of calls for the model waiting in the gateway
+	// queue, as last reported, and the time that reading was taken. A metrics
+	// pipeline can make the reading stale: asOf may lie before now.
+	GatewayDepth(m ModelID) (depth int, asOf time.Time)
+	// FreeContainers is the number of containers that can be allocated now.
+	FreeContainers() int
+}
+
+// Trigger says when a policy wants Decide to be called.
+type Trigger struct {
+	// Tick, if positive, asks for a call every Tick, starting at time zero.
+	Tick time.Duration
+	// OnEvent asks for a call after every arrival and every finish.
+	OnEvent bool
+}
+
+// Plan is the decision a policy returns. The caller owns it and resets it
+// between calls, so a policy appends without allocating in steady state.
+type Plan struct {
+	// Start lists waiting jobs to start now, in the order to start them.
+	Start []JobID
+	// Limits, if the policy keeps per-model running-job limits, holds the
+	// current limit of every model (len = number of models); nil otherwise.
+	Limits []int
+}
+
+// Reset empties the plan for reuse.
+func (p *Plan) Reset() {
+	p.Start = p.Start[:0]
+}
+
+// Policy decides which waiting jobs start. The caller tells it about every job
+// that starts waiting (Enqueue) and every started job that finishes (Finished);
+// the policy owns the waiting queue and, on Decide, returns which jobs to start.
+// A job returned in Plan.Start is started by the caller and leaves the queue.
+//
+// Implementations take time as an argument and keep no goroutines, so the
+// simulator can drive them on a virtual clock and a service on a real one.
+type Policy interface {
+	Name() string
+	Trigger() Trigger
+	Enqueue(now time.Time, job Job)
+	Finished(now time.Time, id JobID, model ModelID)
+	Decide(now time.Time, state State, plan *Plan)
+	// Waiting is the number of jobs queued in the policy.
+	Waiting() int
+}
+
+// Errorf builds a config error naming the field at fault.
+func fieldError(field string, format string, args ...any) error {
+	return fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,75 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+)
+
+// SeriesCSVHeader is the header of series.csv.
+const SeriesCSVHeader = "policy,t_s,model,running,limit,gateway_depth,provider_inflight,waiting"
+
+// AppendSeriesCSV appends one run's time series as CSV rows (no header).
+func AppendSeriesCSV(buf *bytes.Buffer, policy string, models []string, rows []SeriesRow) {
+	var b []byte
+	for _, r := range rows {
+		b = b[:0]
+		b = append(b, policy...)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, r.T, 'f', -1, 64)
+		b = append(b, ',')
+		b = append(b, models[r.Model]...)
+		for _, v := range []int32{r.Running, r.Limit, r.Depth, r.Inflight, r.Waiting} {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(v), 10)
+		}
+		b = append(b, '\n')
+		buf.Write(b)
+	}
+}
+
+// WriteOutputs writes summary.json and series.csv into dir (created if
+// missing), each atomically.
+func WriteOutputs(dir string, s Summary, models []string, data []RunData) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var csv bytes.Buffer
+	csv.WriteString(SeriesCSVHeader + "\n")
+	for _, d := range data {
+		AppendSeriesCSV(&csv, d.Policy, models, d.Series)
+	}
+	if err := WriteFileAtomic(dir+"/series.csv", csv.Bytes()); err != nil {
+		return err
+	}
+	return WriteJSON(dir+"/summary.json", s)
+}
+
+// WriteRunTable prints the per-lane table of one run: the top lanes by
+// throughput (all when top <= 0) and the total.
+func WriteRunTable(out io.Writer, run Run, top int) error {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "model\tcompleted\tjobs/h\tp50 s\tp90 s\twait share\tp90 wait share\tgateway-only ctr-h\t429s\t\n")
+	lanes := append([]Lane(nil), run.Lanes...)
+	sort.SliceStable(lanes, func(i, j int) bool { return lanes[i].ThroughputPerHour > lanes[j].ThroughputPerHour })
+	shown := lanes
+	if top > 0 && len(lanes) > top {
+		shown = lanes[:top]
+	}
+	row := func(l Lane) {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.0f\t%.0f%%\t%.0f%%\t%.1f\t%d\t\n", l.Model, l.Completed, l.ThroughputPerHour,
+			l.JobTime.Total.P50, l.JobTime.Total.P90, 100*l.WaitShare, 100*l.P90WaitShare, l.GatewayWaitContainerSeconds/3600, l.Rejected429)
+	}
+	for _, l := range shown {
+		row(l)
+	}
+	if rest := len(lanes) - len(shown); rest > 0 {
+		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\t\n", rest)
+	}
+	row(run.Total)
+	return tw.Flush()
+}

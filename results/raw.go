@@ -1,0 +1,56 @@
+package results
+
+// JobTimes is how one completed job spent its time, in seconds. The parts add
+// up to the job's time from arrival to completion.
+type JobTimes struct {
+	Queued  float32 // waiting for admission, before a container
+	Start   float32 // container start-up
+	Gateway float32 // holding a container with every call of the turn queued or backing off at the gateway
+	LLM     float32 // at least one call of the turn at the provider
+	Tool    float32 // tool steps in the container
+}
+
+// Total is the job's time from arrival to completion.
+func (t JobTimes) Total() float64 {
+	return float64(t.Queued) + float64(t.Start) + float64(t.Gateway) + float64(t.LLM) + float64(t.Tool)
+}
+
+// Waiting is the part of Total spent waiting: queued, starting or at the gateway.
+func (t JobTimes) Waiting() float64 {
+	return float64(t.Queued) + float64(t.Start) + float64(t.Gateway)
+}
+
+// LaneRaw is what a simulator measured on one model's lane over the
+// measurement window. Areas are time integrals (unit × seconds) over the window.
+type LaneRaw struct {
+	Model   string
+	Streams int // provider capacity in concurrent calls, as configured
+
+	Arrived   int64      // jobs that arrived in the window
+	Started   int64      // jobs admitted in the window
+	Completed int64      // jobs completed in the window
+	Times     []JobTimes // one per completed job, completion order
+
+	Calls        int64 // calls answered by the provider in the window
+	Rejected429  int64 // rate-limit rejections in the window
+	Errors       int64 // rejections by a provider in outage
+	Failed       int64 // calls that gave up after max_attempts or could never fit a quota
+	QueueEntries int64 // entries into the gateway queue (first tries and retries)
+	QueueWaitSum float64
+
+	DepthArea       float64 // gateway queue depth
+	BusyArea        float64 // provider streams in service
+	RunningArea     float64 // jobs holding a container
+	GatewayOnlyArea float64 // jobs holding a container only to wait on the gateway
+}
+
+// SeriesRow is one time-series sample of one model.
+type SeriesRow struct {
+	T        float64 // seconds since the start of the run
+	Model    int32   // index into the run's model list
+	Running  int32   // jobs holding a container
+	Limit    int32   // the policy's running-job limit (-1 if it keeps none)
+	Depth    int32   // gateway queue depth
+	Inflight int32   // calls the provider has accepted and not finished
+	Waiting  int32   // jobs of this model waiting for admission
+}

@@ -1,0 +1,162 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Behaviour is a class of agent job: how many turns it runs, how many parallel
+// calls each turn makes, how its tokens grow and how long its tools take.
+type Behaviour struct {
+	// Turns is the number of agent turns (rounded, at least 1); heavy-tailed
+	// in practice, e.g. a bounded Pareto.
+	Turns Dist `yaml:"turns" json:"turns"`
+	// Fanout is the number of parallel LLM calls in a turn (rounded, >= 1).
+	Fanout Dist `yaml:"fanout" json:"fanout"`
+	// PromptTokens is the input of the first turn.
+	PromptTokens Dist `yaml:"prompt_tokens" json:"prompt_tokens"`
+	// OutputTokens is drawn per call.
+	OutputTokens Dist `yaml:"output_tokens" json:"output_tokens"`
+	// ToolTokens is what a turn's tool step adds to the conversation.
+	ToolTokens Dist `yaml:"tool_tokens" json:"tool_tokens"`
+	// ToolSeconds is the tool time after each turn, spent in the container.
+	ToolSeconds Dist `yaml:"tool_seconds" json:"tool_seconds"`
+	// PhaseSwitch optionally changes the fan-out part-way through the job.
+	PhaseSwitch *PhaseSwitch `yaml:"phase_switch,omitempty" json:"phase_switch,omitempty"`
+	// Grading optionally chains a grading job on a judge model.
+	Grading *Grading `yaml:"grading,omitempty" json:"grading,omitempty"`
+}
+
+// PhaseSwitch: from turn ceil(AtFraction × turns) on, fan-out is drawn from Fanout.
+type PhaseSwitch struct {
+	AtFraction float64 `yaml:"at_fraction" json:"at_fraction"`
+	Fanout     Dist    `yaml:"fanout" json:"fanout"`
+}
+
+// Grading chains a job on a judge model after a job completes.
+type Grading struct {
+	Probability float64 `yaml:"probability" json:"probability"`
+	Judge       string  `yaml:"judge" json:"judge"`
+	// Behaviour names the grading job's class; empty means a single call.
+	Behaviour string `yaml:"behaviour,omitempty" json:"behaviour,omitempty"`
+}
+
+// SingleCall is the behaviour of a job that makes one call and no tool step.
+func SingleCall(output float64) Behaviour {
+	return Behaviour{
+		Turns: Fixed(1), Fanout: Fixed(1), PromptTokens: Fixed(1000),
+		OutputTokens: Fixed(output), ToolTokens: Fixed(0), ToolSeconds: Fixed(0),
+	}
+}
+
+// Validate checks every distribution; field is the behaviour's path.
+func (b *Behaviour) Validate(field string) error {
+	for _, d := range []struct {
+		name string
+		dist Dist
+	}{
+		{"turns", b.Turns}, {"fanout", b.Fanout}, {"prompt_tokens", b.PromptTokens},
+		{"output_tokens", b.OutputTokens}, {"tool_tokens", b.ToolTokens}, {"tool_seconds", b.ToolSeconds},
+	} {
+		if err := d.dist.Validate(field + "." + d.name); err != nil {
+			return err
+		}
+	}
+	if p := b.PhaseSwitch; p != nil {
+		if !(p.AtFraction > 0 && p.AtFraction < 1) {
+			return fmt.Errorf("%s.phase_switch.at_fraction: must be in (0, 1), got %g", field, p.AtFraction)
+		}
+		if err := p.Fanout.Validate(field + ".phase_switch.fanout"); err != nil {
+			return err
+		}
+	}
+	if g := b.Grading; g != nil {
+		if !(g.Probability >= 0 && g.Probability <= 1) {
+			return fmt.Errorf("%s.grading.probability: must be in [0, 1], got %g", field, g.Probability)
+		}
+		if g.Judge == "" {
+			return fmt.Errorf("%s.grading.judge: missing judge model", field)
+		}
+	}
+	return nil
+}
+
+// ApplyDefaults fills unset distributions with a plain single-call job's.
+func (b *Behaviour) ApplyDefaults() {
+	def := SingleCall(400)
+	for _, p := range []struct{ dst, src *Dist }{
+		{&b.Turns, &def.Turns}, {&b.Fanout, &def.Fanout}, {&b.PromptTokens, &def.PromptTokens},
+		{&b.OutputTokens, &def.OutputTokens}, {&b.ToolTokens, &def.ToolTokens}, {&b.ToolSeconds, &def.ToolSeconds},
+	} {
+		if p.dst.IsZero() {
+			*p.dst = *p.src
+		}
+	}
+}
+
+// Agent is the running state of one job's agent loop. It is a plain value so
+// the simulator can keep millions in a slice. Every draw for turn t comes from
+// a stream seeded by (job seed, t), so a job behaves identically whatever the
+// policy and whatever else the simulator draws in between.
+type Agent struct {
+	b       *Behaviour
+	seed    uint64
+	turn    int // turns started so far
+	turns   int
+	switchT int // first turn of the second phase; > turns if none
+	context int // input tokens of the next call
+	turnOut int // output tokens produced in the current turn
+}
+
+// Start draws the job's length. src is a scratch generator the agent reseeds.
+func (a *Agent) Start(b *Behaviour, seed uint64, src *rand.PCG) {
+	*a = Agent{b: b, seed: seed}
+	src.Seed(seed, 0x7475726e73) // "turns"
+	a.turns = atLeastOne(b.Turns.Sample(src))
+	a.switchT = a.turns + 1
+	if b.PhaseSwitch != nil {
+		a.switchT = int(math.Ceil(b.PhaseSwitch.AtFraction * float64(a.turns)))
+	}
+	a.context = int(math.Round(b.PromptTokens.Sample(src)))
+}
+
+// Turns is the number of turns the job will run.
+func (a *Agent) Turns() int { return a.turns }
+
+// Turn is the number of turns started so far.
+func (a *Agent) Turn() int { return a.turn }
+
+// NextTurn starts the next turn and returns how many parallel calls it makes;
+// ok is false when the job has finished its last turn.
+func (a *Agent) NextTurn(src *rand.PCG) (calls int, ok bool) {
+	if a.turn >= a.turns {
+		return 0, false
+	}
+	a.turn++
+	a.turnOut = 0
+	src.Seed(a.seed, uint64(a.turn))
+	fan := a.b.Fanout
+	if a.turn >= a.switchT {
+		fan = a.b.PhaseSwitch.Fanout
+	}
+	return atLeastOne(fan.Sample(src)), true
+}
+
+// NextCall draws one call of the current turn: its input and output tokens,
+// and u, a uniform draw in [0,1) the provider turns into latency variation.
+// Call it right after NextTurn, once per call.
+func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
+	out = int(math.Round(a.b.OutputTokens.Sample(src)))
+	a.turnOut += out
+	return a.context, out, unit(src)
+}
+
+// EndTurn draws the tool step that follows the turn and grows the context by
+// the turn's outputs and the tool's tokens.
+func (a *Agent) EndTurn(src *rand.PCG) (tool time.Duration) {
+	src.Seed(a.seed, uint64(a.turn)|1<<40)
+	a.context += a.turnOut + int(math.Round(a.b.ToolTokens.Sample(src)))
+	return time.Duration(a.b.ToolSeconds.Sample(src) * float64(time.Second))
+}

@@ -1,0 +1,442 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+)
+
+// Job is one job as a workload produces it.
+type Job struct {
+	ID      int64
+	Arrival time.Duration // since the start of the run
+	Account string
+	Project string
+	Batch   string
+	// Tiers set at each level; 0 = inherit.
+	AccountTier, ProjectTier, BatchTier int8
+	Model                               int // index into the model catalogue
+	Behaviour                           *Behaviour
+	Seed                                uint64 // seeds the job's agent loop
+	// Judge is the model of the chained grading job, or -1 for none.
+	Judge          int
+	JudgeBehaviour *Behaviour
+}
+
+// Source yields jobs in non-decreasing arrival order, one at a time, so a run
+// never holds the whole stream.
+type Source interface {
+	// Next returns the next job; ok is false at the end of the stream or on error.
+	Next() (job Job, ok bool)
+	// Err is the error that ended the stream early, if any.
+	Err() error
+}
+
+// Config describes the synthetic workload: accounts → projects → batches →
+// jobs, batches arriving in bursts and as a steady background.
+type Config struct {
+	Accounts           int                  `yaml:"accounts" json:"accounts"`
+	ProjectsPerAccount int                  `yaml:"projects_per_account" json:"projects_per_account"`
+	Tiers              TierConfig           `yaml:"tiers" json:"tiers"`
+	Models             ModelMix             `yaml:"models" json:"models"`
+	Batches            BatchProcess         `yaml:"batches" json:"batches"`
+	Background         BatchProcess         `yaml:"background" json:"background"`
+	Behaviours         map[string]Behaviour `yaml:"behaviours" json:"behaviours"`
+	// BehaviourMix weights the behaviour classes batches draw from.
+	BehaviourMix map[string]float64 `yaml:"behaviour_mix" json:"behaviour_mix"`
+}
+
+// TierConfig sets priority tiers. Account tiers are drawn from Account
+// (weights of tier 1, 2, ...); a project or batch sets its own tier with the
+// given probability; Pinned sets named accounts, projects or batches.
+type TierConfig struct {
+	Account         []float64      `yaml:"account" json:"account"`
+	ProjectOverride float64        `yaml:"project_override" json:"project_override"`
+	BatchOverride   float64        `yaml:"batch_override" json:"batch_override"`
+	Pinned          map[string]int `yaml:"pinned" json:"pinned"`
+}
+
+// ModelMix is the popularity of models: the hot models share HotShare of the
+// batches evenly, the rest follow a Zipf law with exponent ZipfS (> 1).
+type ModelMix struct {
+	Hot      []string `yaml:"hot" json:"hot"`
+	HotShare float64  `yaml:"hot_share" json:"hot_share"`
+	ZipfS    float64  `yaml:"zipf_s" json:"zipf_s"`
+}
+
+// BatchProcess is a stream of batches: Poisson at RatePerHour, plus bursts of
+// several batches at given times.
+type BatchProcess struct {
+	RatePerHour float64 `yaml:"rate_per_hour" json:"rate_per_hour"`
+	Size        Dist    `yaml:"size" json:"size"`
+	Bursts      []Burst `yaml:"bursts" json:"bursts"`
+}
+
+// Burst submits Batches batches spread uniformly over Spread from At.
+type Burst struct {
+	At      time.Duration `yaml:"at" json:"at"`
+	Batches int           `yaml:"batches" json:"batches"`
+	Spread  time.Duration `yaml:"spread" json:"spread"`
+}
+
+// Validate checks the config against the model catalogue. Errors name the
+// field relative to the workload block.
+func (c *Config) Validate(models []string) error {
+	if len(models) == 0 {
+		return fmt.Errorf("models: the catalogue is empty")
+	}
+	index := make(map[string]int, len(models))
+	for i, m := range models {
+		index[m] = i
+	}
+	if c.Accounts < 1 {
+		return fmt.Errorf("accounts: must be >= 1, got %d", c.Accounts)
+	}
+	if c.ProjectsPerAccount < 1 {
+		return fmt.Errorf("projects_per_account: must be >= 1, got %d", c.ProjectsPerAccount)
+	}
+	for i, w := range c.Tiers.Account {
+		if w < 0 {
+			return fmt.Errorf("tiers.account[%d]: weight must be >= 0, got %g", i, w)
+		}
+	}
+	if len(c.Tiers.Account) > 100 {
+		return fmt.Errorf("tiers.account: at most 100 tiers, got %d", len(c.Tiers.Account))
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"tiers.project_override", c.Tiers.ProjectOverride}, {"tiers.batch_override", c.Tiers.BatchOverride}, {"models.hot_share", c.Models.HotShare}} {
+		if !(p.v >= 0 && p.v <= 1) {
+			return fmt.Errorf("%s: must be in [0, 1], got %g", p.name, p.v)
+		}
+	}
+	for _, name := range sortedNames(c.Tiers.Pinned) {
+		if t := c.Tiers.Pinned[name]; t < 1 || t > 100 {
+			return fmt.Errorf("tiers.pinned.%s: tier must be in 1..100, got %d", name, t)
+		}
+	}
+	for i, h := range c.Models.Hot {
+		if _, ok := index[h]; !ok {
+			return fmt.Errorf("models.hot[%d]: unknown model %q", i, h)
+		}
+	}
+	if len(c.Models.Hot) == 0 && c.Models.HotShare > 0 {
+		return fmt.Errorf("models.hot_share: %g but no hot models listed", c.Models.HotShare)
+	}
+	if len(c.Models.Hot) < len(models) && c.Models.HotShare < 1 && !(c.Models.ZipfS > 1) {
+		return fmt.Errorf("models.zipf_s: must be > 1, got %g", c.Models.ZipfS)
+	}
+	for _, p := range []struct {
+		name string
+		bp   *BatchProcess
+	}{{"batches", &c.Batches}, {"background", &c.Background}} {
+		if p.bp.RatePerHour < 0 {
+			return fmt.Errorf("%s.rate_per_hour: must be >= 0, got %g", p.name, p.bp.RatePerHour)
+		}
+		if p.bp.RatePerHour > 0 || len(p.bp.Bursts) > 0 {
+			if err := p.bp.Size.Validate(p.name + ".size"); err != nil {
+				return err
+			}
+		}
+		for i, b := range p.bp.Bursts {
+			if b.At < 0 || b.Batches < 1 || b.Spread < 0 {
+				return fmt.Errorf("%s.bursts[%d]: need at >= 0, batches >= 1, spread >= 0", p.name, i)
+			}
+		}
+	}
+	if len(c.Behaviours) == 0 {
+		return fmt.Errorf("behaviours: at least one behaviour class is needed")
+	}
+	for _, name := range sortedNames(c.Behaviours) {
+		b := c.Behaviours[name]
+		b.ApplyDefaults()
+		if err := b.Validate("behaviours." + name); err != nil {
+			return err
+		}
+		if g := b.Grading; g != nil {
+			if _, ok := index[g.Judge]; !ok {
+				return fmt.Errorf("behaviours.%s.grading.judge: unknown model %q", name, g.Judge)
+			}
+			if _, ok := c.Behaviours[g.Behaviour]; g.Behaviour != "" && !ok {
+				return fmt.Errorf("behaviours.%s.grading.behaviour: unknown behaviour %q", name, g.Behaviour)
+			}
+		}
+	}
+	total := 0.0
+	for _, name := range sortedNames(c.BehaviourMix) {
+		w := c.BehaviourMix[name]
+		if _, ok := c.Behaviours[name]; !ok {
+			return fmt.Errorf("behaviour_mix.%s: unknown behaviour", name)
+		}
+		if w < 0 {
+			return fmt.Errorf("behaviour_mix.%s: weight must be >= 0, got %g", name, w)
+		}
+		total += w
+	}
+	if len(c.BehaviourMix) > 0 && total == 0 {
+		return fmt.Errorf("behaviour_mix: weights add up to 0")
+	}
+	return nil
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Generator is the lazy synthetic Source. It keeps only the batch being
+// emitted and the next arrival time of each process.
+type Generator struct {
+	cfg     Config
+	horizon time.Duration
+	rng     *rand.Rand // the arrivals stream: nothing else draws from it
+	src     *rand.PCG
+
+	models    []string
+	hot       []int
+	cold      []int
+	zipf      *rand.Zipf
+	behaviour []*Behaviour
+	mixCum    []float64
+	judgeOf   map[*Behaviour]*Behaviour
+
+	accountTier []int8
+	projectTier []int8
+
+	nextPoisson [2]time.Duration
+	burstTimes  [2][]time.Duration // sorted, consumed from the front
+	nextID      int64
+	batchSeq    int
+
+	cur       Job // template of the batch being emitted
+	remaining int
+}
+
+// Stream derives the seed of a named random stream from the run's seed, so
+// each subsystem draws from its own sequence.
+func Stream(seed uint64, name string) uint64 {
+	h := seed ^ 0x9e3779b97f4a7c15
+	for i := 0; i < len(name); i++ {
+		h = splitmix(h ^ uint64(name[i]))
+	}
+	return splitmix(h)
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// NewGenerator builds a validated generator producing arrivals in [0, horizon).
+func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint64) (*Generator, error) {
+	if err := cfg.Validate(models); err != nil {
+		return nil, err
+	}
+	src := rand.NewPCG(Stream(seed, "arrivals"), 1)
+	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src)}
+	index := make(map[string]int, len(models))
+	for i, m := range models {
+		index[m] = i
+	}
+	isHot := make(map[int]bool)
+	for _, h := range cfg.Models.Hot {
+		g.hot = append(g.hot, index[h])
+		isHot[index[h]] = true
+	}
+	for i := range models {
+		if !isHot[i] {
+			g.cold = append(g.cold, i)
+		}
+	}
+	if len(g.cold) > 1 {
+		g.zipf = rand.NewZipf(g.rng, cfg.Models.ZipfS, 1, uint64(len(g.cold)-1))
+	}
+	// Behaviour classes in name order, each with its defaults applied.
+	classes := make(map[string]*Behaviour)
+	names := sortedNames(cfg.Behaviours)
+	for _, name := range names {
+		b := cfg.Behaviours[name]
+		b.ApplyDefaults()
+		classes[name] = &b
+	}
+	mix := cfg.BehaviourMix
+	if len(mix) == 0 {
+		mix = map[string]float64{}
+		for _, name := range names {
+			mix[name] = 1
+		}
+	}
+	cum := 0.0
+	for _, name := range sortedNames(mix) {
+		cum += mix[name]
+		g.behaviour = append(g.behaviour, classes[name])
+		g.mixCum = append(g.mixCum, cum)
+	}
+	g.judgeOf = make(map[*Behaviour]*Behaviour)
+	single := SingleCall(400)
+	for _, name := range names {
+		if gr := classes[name].Grading; gr != nil {
+			if jb, ok := classes[gr.Behaviour]; ok {
+				g.judgeOf[classes[name]] = jb
+			} else {
+				g.judgeOf[classes[name]] = &single
+			}
+		}
+	}
+	// Tiers of accounts and projects are fixed for the run.
+	g.accountTier = make([]int8, cfg.Accounts)
+	for a := range g.accountTier {
+		g.accountTier[a] = g.drawTier()
+	}
+	g.projectTier = make([]int8, cfg.Accounts*cfg.ProjectsPerAccount)
+	for p := range g.projectTier {
+		if g.rng.Float64() < cfg.Tiers.ProjectOverride {
+			g.projectTier[p] = g.drawTier()
+		}
+	}
+	for i, bp := range []*BatchProcess{&cfg.Batches, &cfg.Background} {
+		g.nextPoisson[i] = g.poissonGap(bp.RatePerHour)
+		for _, b := range bp.Bursts {
+			for k := 0; k < b.Batches; k++ {
+				g.burstTimes[i] = append(g.burstTimes[i], b.At+time.Duration(g.rng.Float64()*float64(b.Spread)))
+			}
+		}
+		sort.Slice(g.burstTimes[i], func(a, b int) bool { return g.burstTimes[i][a] < g.burstTimes[i][b] })
+	}
+	return g, nil
+}
+
+func (g *Generator) drawTier() int8 {
+	w := g.cfg.Tiers.Account
+	if len(w) == 0 {
+		return 0
+	}
+	total := 0.0
+	for _, x := range w {
+		total += x
+	}
+	u := g.rng.Float64() * total
+	for i, x := range w {
+		if u < x {
+			return int8(i + 1)
+		}
+		u -= x
+	}
+	return int8(len(w))
+}
+
+func (g *Generator) poissonGap(ratePerHour float64) time.Duration {
+	if ratePerHour <= 0 {
+		return math.MaxInt64
+	}
+	return time.Duration(g.rng.ExpFloat64() / ratePerHour * float64(time.Hour))
+}
+
+// Err is always nil: a validated generator cannot fail.
+func (g *Generator) Err() error { return nil }
+
+// Next returns the next job in arrival order.
+func (g *Generator) Next() (Job, bool) {
+	if g.remaining == 0 && !g.startBatch() {
+		return Job{}, false
+	}
+	g.remaining--
+	job := g.cur
+	job.ID = g.nextID
+	g.nextID++
+	job.Seed = g.rng.Uint64()
+	job.Judge = -1
+	if gr := job.Behaviour.Grading; gr != nil && g.rng.Float64() < gr.Probability {
+		for i, m := range g.models {
+			if m == gr.Judge {
+				job.Judge = i
+			}
+		}
+		job.JudgeBehaviour = g.judgeOf[job.Behaviour]
+	}
+	return job, true
+}
+
+// startBatch picks the process with the earliest next batch and draws it.
+func (g *Generator) startBatch() bool {
+	best, bestAt, fromBurst := -1, time.Duration(math.MaxInt64), false
+	for i := range g.nextPoisson {
+		if g.nextPoisson[i] < bestAt {
+			best, bestAt, fromBurst = i, g.nextPoisson[i], false
+		}
+		if len(g.burstTimes[i]) > 0 && g.burstTimes[i][0] < bestAt {
+			best, bestAt, fromBurst = i, g.burstTimes[i][0], true
+		}
+	}
+	if best < 0 || bestAt >= g.horizon {
+		return false
+	}
+	bp := &g.cfg.Batches
+	if best == 1 {
+		bp = &g.cfg.Background
+	}
+	if fromBurst {
+		g.burstTimes[best] = g.burstTimes[best][1:]
+	} else {
+		g.nextPoisson[best] = bestAt + g.poissonGap(bp.RatePerHour)
+	}
+	account := g.rng.IntN(g.cfg.Accounts)
+	project := account*g.cfg.ProjectsPerAccount + g.rng.IntN(g.cfg.ProjectsPerAccount)
+	g.batchSeq++
+	accountName := fmt.Sprintf("acct-%03d", account)
+	projectName := fmt.Sprintf("%s/p%02d", accountName, project%g.cfg.ProjectsPerAccount)
+	batchName := fmt.Sprintf("b%07d", g.batchSeq)
+	var batchTier int8
+	if g.rng.Float64() < g.cfg.Tiers.BatchOverride {
+		batchTier = g.drawTier()
+	}
+	g.cur = Job{
+		Arrival:     bestAt,
+		Account:     accountName,
+		Project:     projectName,
+		Batch:       batchName,
+		AccountTier: pinned(g.cfg.Tiers.Pinned, accountName, g.accountTier[account]),
+		ProjectTier: pinned(g.cfg.Tiers.Pinned, projectName, g.projectTier[project]),
+		BatchTier:   pinned(g.cfg.Tiers.Pinned, batchName, batchTier),
+		Model:       g.drawModel(),
+		Behaviour:   g.drawBehaviour(),
+	}
+	g.remaining = atLeastOne(bp.Size.Sample(g.src))
+	return true
+}
+
+func pinned(p map[string]int, name string, drawn int8) int8 {
+	if t, ok := p[name]; ok {
+		return int8(t)
+	}
+	return drawn
+}
+
+func (g *Generator) drawModel() int {
+	if len(g.hot) > 0 && (len(g.cold) == 0 || g.rng.Float64() < g.cfg.Models.HotShare) {
+		return g.hot[g.rng.IntN(len(g.hot))]
+	}
+	if g.zipf == nil {
+		return g.cold[0]
+	}
+	return g.cold[g.zipf.Uint64()]
+}
+
+func (g *Generator) drawBehaviour() *Behaviour {
+	u := g.rng.Float64() * g.mixCum[len(g.mixCum)-1]
+	for i, c := range g.mixCum {
+		if u < c {
+			return g.behaviour[i]
+		}
+	}
+	return g.behaviour[len(g.behaviour)-1]
+}

@@ -1,0 +1,722 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// engRecorder is a Handler that records what it is given and then runs an
+// optional hook, which may Schedule and Cancel on the engine.
+type engRecorder struct {
+	got []Event
+	on  func(ev Event)
+}
+
+func (r *engRecorder) Handle(ev Event) {
+	r.got = append(r.got, ev)
+	if r.on != nil {
+		r.on(ev)
+	}
+}
+
+// engPayloads returns the A payloads of evs, in order.
+func engPayloads(evs []Event) []int32 {
+	out := make([]int32, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.A
+	}
+	return out
+}
+
+func engRunAll(e *Engine, h Handler) {
+	for e.Step(h) {
+	}
+}
+
+func TestEngineOrderByTimeThenSequence(t *testing.T) {
+	tests := []struct {
+		name   string
+		n      int
+		spread Time // times are drawn from [0, spread)
+		seed   uint64
+	}{
+		{"single", 1, 1, 1},
+		{"all equal times", 500, 1, 2},
+		{"few distinct times", 2000, 7, 3},
+		{"many equal times", 5000, 100, 4},
+		{"mostly distinct", 5000, 1 << 40, 5},
+		{"more than one heap level of ties", 20000, 3, 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(tc.seed, 0))
+			type sched struct {
+				at Time
+				id int32
+			}
+			var want []sched
+			e := NewEngine()
+			for i := range tc.n {
+				at := Time(r.Int64N(int64(tc.spread)))
+				want = append(want, sched{at, int32(i)})
+				e.Schedule(at, EventKind(i%3), int32(i), -int32(i))
+			}
+			// Brute force: a stable sort by time keeps scheduling order
+			// among equal times.
+			slices.SortStableFunc(want, func(x, y sched) int {
+				switch {
+				case x.at < y.at:
+					return -1
+				case x.at > y.at:
+					return 1
+				}
+				return 0
+			})
+
+			rec := &engRecorder{}
+			engRunAll(e, rec)
+			if len(rec.got) != tc.n {
+				t.Fatalf("dispatched %d events, want %d", len(rec.got), tc.n)
+			}
+			for i, ev := range rec.got {
+				w := want[i]
+				wantEv := Event{At: w.at, Kind: EventKind(w.id % 3), A: w.id, B: -w.id}
+				if ev != wantEv {
+					t.Fatalf("event %d = %+v, want %+v", i, ev, wantEv)
+				}
+			}
+			if e.Pending() != 0 || e.Processed() != uint64(tc.n) {
+				t.Errorf("Pending, Processed = %d, %d; want 0, %d", e.Pending(), e.Processed(), tc.n)
+			}
+		})
+	}
+}
+
+func TestEngineSameTimeFromHandlerRunsAfterExisting(t *testing.T) {
+	e := NewEngine()
+	rec := &engRecorder{}
+	rec.on = func(ev Event) {
+		if ev.A == 1 {
+			e.Schedule(ev.At, 0, 10, 0) // same time, scheduled later
+			e.After(0, 0, 11, 0)
+		}
+	}
+	e.Schedule(5, 0, 1, 0)
+	e.Schedule(5, 0, 2, 0)
+	e.Schedule(6, 0, 3, 0)
+	engRunAll(e, rec)
+	if got, want := engPayloads(rec.got), []int32{1, 2, 10, 11, 3}; !slices.Equal(got, want) {
+		t.Errorf("order = %v, want %v", got, want)
+	}
+}
+
+func TestEngineCancel(t *testing.T) {
+	tests := []struct {
+		name string
+		// run sets up and exercises the engine, returning the payloads it
+		// expects to be dispatched by a subsequent run to completion.
+		run func(t *testing.T, e *Engine, rec *engRecorder) []int32
+	}{
+		{"zero handle", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			var h Handle
+			if h.Valid() {
+				t.Error("zero Handle is Valid")
+			}
+			if e.Cancel(h) {
+				t.Error("Cancel(zero) on empty engine = true")
+			}
+			e.Schedule(1, 0, 1, 0)
+			if e.Cancel(h) {
+				t.Error("Cancel(zero) = true")
+			}
+			return []int32{1}
+		}},
+		{"pending event", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			e.Schedule(1, 0, 1, 0)
+			h := e.Schedule(2, 0, 2, 0)
+			e.Schedule(3, 0, 3, 0)
+			if !h.Valid() {
+				t.Error("handle from Schedule not Valid")
+			}
+			if !e.Cancel(h) {
+				t.Error("Cancel(pending) = false")
+			}
+			if e.Pending() != 2 {
+				t.Errorf("Pending = %d, want 2", e.Pending())
+			}
+			return []int32{1, 3}
+		}},
+		{"twice", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			h := e.Schedule(1, 0, 1, 0)
+			e.Schedule(1, 0, 2, 0)
+			if !e.Cancel(h) {
+				t.Error("first Cancel = false")
+			}
+			if e.Cancel(h) {
+				t.Error("second Cancel = true")
+			}
+			if e.Pending() != 1 {
+				t.Errorf("Pending = %d, want 1", e.Pending())
+			}
+			return []int32{2}
+		}},
+		{"already fired", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			h := e.Schedule(1, 0, 1, 0)
+			e.Schedule(2, 0, 2, 0)
+			e.Step(rec)
+			if e.Cancel(h) {
+				t.Error("Cancel(fired) = true")
+			}
+			return []int32{1, 2}
+		}},
+		{"stale handle after slot reuse by cancel", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			old := e.Schedule(1, 0, 1, 0)
+			e.Cancel(old)
+			reused := e.Schedule(2, 0, 2, 0) // takes the freed slot
+			if reused.slot != old.slot {
+				t.Fatalf("slot not reused: old %d, new %d", old.slot, reused.slot)
+			}
+			if old == reused {
+				t.Fatal("reused slot produced an identical Handle")
+			}
+			if e.Cancel(old) {
+				t.Error("Cancel(stale) = true")
+			}
+			if e.Pending() != 1 {
+				t.Errorf("stale Cancel changed Pending to %d", e.Pending())
+			}
+			return []int32{2}
+		}},
+		{"stale handle after slot reuse by firing", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			old := e.Schedule(1, 0, 1, 0)
+			e.Step(rec)
+			reused := e.Schedule(2, 0, 2, 0)
+			if reused.slot != old.slot {
+				t.Fatalf("slot not reused: old %d, new %d", old.slot, reused.slot)
+			}
+			if e.Cancel(old) {
+				t.Error("Cancel(stale) = true")
+			}
+			return []int32{1, 2}
+		}},
+		{"out of range handle", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			e.Schedule(1, 0, 1, 0)
+			for _, h := range []Handle{{slot: 5, gen: 1}, {slot: -1, gen: 1}} {
+				if e.Cancel(h) {
+					t.Errorf("Cancel(%+v) = true", h)
+				}
+			}
+			return []int32{1}
+		}},
+		{"every heap position", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			// Cancel the root, a leaf, the last entry and interior entries
+			// of a multi-level heap; survivors must still come out in order.
+			const n = 200
+			hs := make([]Handle, n)
+			for i := range n {
+				hs[i] = e.Schedule(Time((i*37)%n), 0, int32(i), 0)
+			}
+			var want []int32
+			cancelled := map[int]bool{}
+			for _, i := range []int{0, n - 1, 1, 100, 150, 199 - 37, 42} {
+				if !e.Cancel(hs[i]) {
+					t.Errorf("Cancel(hs[%d]) = false", i)
+				}
+				cancelled[i] = true
+			}
+			for at := range n {
+				for i := range n {
+					if (i*37)%n == at && !cancelled[i] {
+						want = append(want, int32(i))
+					}
+				}
+			}
+			return want
+		}},
+		{"from inside a handler", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			e.Schedule(1, 0, 1, 0)
+			sameTime := e.Schedule(1, 0, 2, 0)
+			later := e.Schedule(5, 0, 3, 0)
+			e.Schedule(6, 0, 4, 0)
+			rec.on = func(ev Event) {
+				if ev.A != 1 {
+					return
+				}
+				if !e.Cancel(sameTime) {
+					t.Error("Cancel(same-time event) in handler = false")
+				}
+				if !e.Cancel(later) {
+					t.Error("Cancel(later event) in handler = false")
+				}
+				if e.Cancel(later) {
+					t.Error("second Cancel in handler = true")
+				}
+			}
+			return []int32{1, 4}
+		}},
+		{"handler cancels its own event", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			var self Handle
+			self = e.Schedule(1, 0, 1, 0)
+			e.Schedule(2, 0, 2, 0)
+			rec.on = func(ev Event) {
+				if ev.A == 1 && e.Cancel(self) {
+					t.Error("Cancel of the event being dispatched = true")
+				}
+			}
+			return []int32{1, 2}
+		}},
+		{"handler schedules then cancels", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			e.Schedule(1, 0, 1, 0)
+			rec.on = func(ev Event) {
+				if ev.A != 1 {
+					return
+				}
+				timeout := e.After(10, 0, 99, 0)
+				e.After(1, 0, 2, 0)
+				if !e.Cancel(timeout) {
+					t.Error("Cancel(timeout) = false")
+				}
+			}
+			return []int32{1, 2}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEngine()
+			rec := &engRecorder{}
+			want := tc.run(t, e, rec)
+			engRunAll(e, rec)
+			if got := engPayloads(rec.got); !slices.Equal(got, want) {
+				t.Errorf("dispatched %v, want %v", got, want)
+			}
+			if e.Pending() != 0 {
+				t.Errorf("Pending = %d after running to completion", e.Pending())
+			}
+		})
+	}
+}
+
+func TestEngineRunUntil(t *testing.T) {
+	tests := []struct {
+		name        string
+		start       Time // RunUntil(start) first, to move the clock
+		at          []Time
+		end         Time
+		onA         int32 // when the event with this A fires...
+		thenAfter   Time  // ...it schedules A=100 at Now()+thenAfter
+		wantA       []int32
+		wantNow     Time
+		wantPending int
+	}{
+		{name: "empty engine advances clock", end: 50, wantNow: 50},
+		{name: "end before first event", at: []Time{10, 20}, end: 5, wantNow: 5, wantPending: 2},
+		{name: "event exactly at end fires", at: []Time{10, 20, 20, 30}, end: 20,
+			wantA: []int32{0, 1, 2}, wantNow: 20, wantPending: 1},
+		{name: "end just before an event", at: []Time{10, 20}, end: 19,
+			wantA: []int32{0}, wantNow: 19, wantPending: 1},
+		{name: "end after all events", at: []Time{1, 2, 3}, end: Hour,
+			wantA: []int32{0, 1, 2}, wantNow: Hour},
+		{name: "end in the past keeps clock", start: 100, at: []Time{150}, end: 40,
+			wantNow: 100, wantPending: 1},
+		{name: "end equal to now", start: 100, at: []Time{100, 101}, end: 100,
+			wantA: []int32{0}, wantNow: 100, wantPending: 1},
+		{name: "handler event inside window fires", at: []Time{10}, end: 20,
+			onA: 0, thenAfter: 10, wantA: []int32{0, 100}, wantNow: 20},
+		{name: "handler event at same time fires", at: []Time{20}, end: 20,
+			onA: 0, thenAfter: 0, wantA: []int32{0, 100}, wantNow: 20},
+		{name: "handler event past window waits", at: []Time{10}, end: 20,
+			onA: 0, thenAfter: 11, wantA: []int32{0}, wantNow: 20, wantPending: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEngine()
+			rec := &engRecorder{}
+			e.RunUntil(tc.start, rec)
+			for i, at := range tc.at {
+				e.Schedule(at, 0, int32(i), 0)
+			}
+			fired := false
+			rec.on = func(ev Event) {
+				if ev.A == tc.onA && tc.thenAfter >= 0 && !fired && len(tc.at) > 0 && (tc.thenAfter > 0 || tc.name == "handler event at same time fires") {
+					fired = true
+					e.After(tc.thenAfter, 0, 100, 0)
+				}
+			}
+			e.RunUntil(tc.end, rec)
+			if got := engPayloads(rec.got); !slices.Equal(got, tc.wantA) && !(len(got) == 0 && len(tc.wantA) == 0) {
+				t.Errorf("dispatched %v, want %v", got, tc.wantA)
+			}
+			if e.Now() != tc.wantNow {
+				t.Errorf("Now = %v, want %v", e.Now(), tc.wantNow)
+			}
+			if e.Pending() != tc.wantPending {
+				t.Errorf("Pending = %d, want %d", e.Pending(), tc.wantPending)
+			}
+			for _, ev := range rec.got {
+				if ev.At > tc.end {
+					t.Errorf("dispatched %+v after end %v", ev, tc.end)
+				}
+			}
+		})
+	}
+}
+
+func TestEngineCounts(t *testing.T) {
+	e := NewEngine()
+	rec := &engRecorder{}
+	check := func(step string, pending int, processed uint64) {
+		t.Helper()
+		if e.Pending() != pending || e.Processed() != processed {
+			t.Errorf("%s: Pending, Processed = %d, %d; want %d, %d",
+				step, e.Pending(), e.Processed(), pending, processed)
+		}
+	}
+	check("new", 0, 0)
+	if _, ok := e.PeekTime(); ok {
+		t.Error("PeekTime on empty engine reports an event")
+	}
+	if e.Step(rec) {
+		t.Error("Step on empty engine = true")
+	}
+	check("empty step", 0, 0)
+
+	h1 := e.Schedule(30, 0, 1, 0)
+	e.Schedule(10, 0, 2, 0)
+	h3 := e.Schedule(20, 0, 3, 0)
+	check("scheduled 3", 3, 0)
+	if at, ok := e.PeekTime(); !ok || at != 10 {
+		t.Errorf("PeekTime = %v, %v; want 10, true", at, ok)
+	}
+	e.Cancel(h3)
+	check("cancelled 1", 2, 0)
+	e.Cancel(h3)
+	check("cancelled again", 2, 0)
+	e.Step(rec)
+	check("stepped 1", 1, 1)
+	if e.Now() != 10 {
+		t.Errorf("Now = %v, want 10", e.Now())
+	}
+	if at, ok := e.PeekTime(); !ok || at != 30 {
+		t.Errorf("PeekTime = %v, %v; want 30, true", at, ok)
+	}
+	e.Step(rec)
+	check("stepped 2", 0, 2)
+	if e.Cancel(h1) {
+		t.Error("Cancel(fired) = true")
+	}
+	check("cancel fired", 0, 2)
+	e.RunUntil(100, rec)
+	check("RunUntil on empty", 0, 2)
+}
+
+func TestEngineSchedulePastPanics(t *testing.T) {
+	tests := []struct {
+		name      string
+		call      func(e *Engine)
+		wantPanic bool
+	}{
+		{"Schedule before now", func(e *Engine) { e.Schedule(99, 0, 0, 0) }, true},
+		{"Schedule far in the past", func(e *Engine) { e.Schedule(-Hour, 0, 0, 0) }, true},
+		{"After negative", func(e *Engine) { e.After(-1, 0, 0, 0) }, true},
+		{"Schedule at now", func(e *Engine) { e.Schedule(100, 0, 0, 0) }, false},
+		{"After zero", func(e *Engine) { e.After(0, 0, 0, 0) }, false},
+		{"Schedule later", func(e *Engine) { e.Schedule(101, 0, 0, 0) }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEngine()
+			e.RunUntil(100, &engRecorder{})
+			panicked := func() (p bool) {
+				defer func() { p = recover() != nil }()
+				tc.call(e)
+				return false
+			}()
+			if panicked != tc.wantPanic {
+				t.Fatalf("panicked = %v, want %v", panicked, tc.wantPanic)
+			}
+			want := 0
+			if !tc.wantPanic {
+				want = 1
+			}
+			if e.Pending() != want {
+				t.Errorf("Pending = %d, want %d", e.Pending(), want)
+			}
+		})
+	}
+}
+
+// engModelEvent is one pending event in engModel.
+type engModelEvent struct {
+	at   Time
+	seq  uint64
+	kind EventKind
+	a, b int32
+	h    Handle
+}
+
+// engModel is a brute-force reference for Engine: an unordered list
+// searched linearly for the minimum (at, seq).
+type engModel struct {
+	pending []engModelEvent
+	seq     uint64
+}
+
+func (m *engModel) schedule(at Time, kind EventKind, a, b int32, h Handle) {
+	m.pending = append(m.pending, engModelEvent{at, m.seq, kind, a, b, h})
+	m.seq++
+}
+
+func (m *engModel) cancel(h Handle) bool {
+	for i, ev := range m.pending {
+		if ev.h == h {
+			m.pending = slices.Delete(m.pending, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
+func (m *engModel) minIndex() int {
+	best := -1
+	for i, ev := range m.pending {
+		if best < 0 || ev.at < m.pending[best].at ||
+			(ev.at == m.pending[best].at && ev.seq < m.pending[best].seq) {
+			best = i
+		}
+	}
+	return best
+}
+
+func (m *engModel) pop() (engModelEvent, bool) {
+	i := m.minIndex()
+	if i < 0 {
+		return engModelEvent{}, false
+	}
+	ev := m.pending[i]
+	m.pending = slices.Delete(m.pending, i, i+1)
+	return ev, true
+}
+
+// engRandomDriver mixes random Schedule and Cancel calls, from outside and
+// inside handlers, and checks every dispatch against engModel.
+type engRandomDriver struct {
+	t       *testing.T
+	r       *rand.Rand
+	e       *Engine
+	m       *engModel
+	handles []Handle // recent handles, live and stale
+	nextA   int32
+	steps   int
+}
+
+func (d *engRandomDriver) randomOps(max int) {
+	for range d.r.IntN(max + 1) {
+		switch op := d.r.IntN(10); {
+		case op < 5 && len(d.m.pending) < 400:
+			// Small delays make equal times common.
+			at := d.e.Now() + Time(d.r.IntN(20))
+			kind, b := EventKind(d.r.IntN(4)), int32(d.r.IntN(1000))
+			h := d.e.Schedule(at, kind, d.nextA, b)
+			d.m.schedule(at, kind, d.nextA, b, h)
+			d.nextA++
+			if len(d.handles) < 256 {
+				d.handles = append(d.handles, h)
+			} else {
+				d.handles[d.r.IntN(len(d.handles))] = h
+			}
+		case op < 9 && len(d.handles) > 0:
+			h := d.handles[d.r.IntN(len(d.handles))]
+			if got, want := d.e.Cancel(h), d.m.cancel(h); got != want {
+				d.t.Fatalf("step %d: Cancel(%+v) = %v, model says %v", d.steps, h, got, want)
+			}
+		case op == 9:
+			if d.e.Cancel(Handle{}) {
+				d.t.Fatal("Cancel(zero) = true")
+			}
+		}
+	}
+}
+
+func (d *engRandomDriver) check() {
+	if d.e.Pending() != len(d.m.pending) {
+		d.t.Fatalf("step %d: Pending = %d, model has %d", d.steps, d.e.Pending(), len(d.m.pending))
+	}
+	at, ok := d.e.PeekTime()
+	if i := d.m.minIndex(); ok != (i >= 0) || (ok && at != d.m.pending[i].at) {
+		d.t.Fatalf("step %d: PeekTime = %v, %v; model disagrees", d.steps, at, ok)
+	}
+}
+
+func (d *engRandomDriver) Handle(ev Event) {
+	want, ok := d.m.pop()
+	if !ok {
+		d.t.Fatalf("step %d: dispatched %+v, model is empty", d.steps, ev)
+	}
+	wantEv := Event{At: want.at, Kind: want.kind, A: want.a, B: want.b}
+	if ev != wantEv {
+		d.t.Fatalf("step %d: dispatched %+v, want %+v", d.steps, ev, wantEv)
+	}
+	if d.e.Now() != ev.At {
+		d.t.Fatalf("step %d: Now = %v during dispatch of %+v", d.steps, d.e.Now(), ev)
+	}
+	d.randomOps(3)
+	d.check()
+}
+
+func TestEngineRandomAgainstModel(t *testing.T) {
+	tests := []struct {
+		name     string
+		seed     uint64
+		steps    int
+		startSeq uint32 // initial internal sequence counter
+	}{
+		{"seed 1", 1, 20000, 0},
+		{"seed 2", 2, 20000, 0},
+		{"seed 3", 3, 20000, 0},
+		{"across sequence wrap", 4, 20000, math.MaxUint32 - 3000},
+		{"wrap immediately", 5, 5000, math.MaxUint32 - 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEngine()
+			e.seq = tc.startSeq
+			d := &engRandomDriver{
+				t: t, r: rand.New(rand.NewPCG(tc.seed, 7)), e: e, m: &engModel{},
+			}
+			for d.steps = 0; d.steps < tc.steps; d.steps++ {
+				d.randomOps(4)
+				d.check()
+				stepped := e.Step(d)
+				if stepped != (d.e.Processed() > 0 && stepped) || (!stepped && len(d.m.pending) != 0) {
+					t.Fatalf("step %d: Step = %v with %d pending in model", d.steps, stepped, len(d.m.pending))
+				}
+			}
+			if e.Processed() == 0 {
+				t.Fatal("nothing was dispatched")
+			}
+			// Drain and check the tail too.
+			for e.Step(d) {
+			}
+			d.check()
+			if tc.startSeq != 0 && e.seq >= tc.startSeq {
+				t.Errorf("sequence counter %d never wrapped", e.seq)
+			}
+		})
+	}
+}
+
+// engHoldAllocHandler is a steady-state workload: every event schedules
+// a successor and a timeout, and cancels the previous timeout.
+type engHoldAllocHandler struct {
+	e       *Engine
+	r       *rand.Rand
+	timeout Handle
+}
+
+func (h *engHoldAllocHandler) Handle(ev Event) {
+	h.e.Cancel(h.timeout)
+	h.e.After(Time(h.r.Int64N(int64(Second))), 1, ev.A, ev.B+1)
+	h.timeout = h.e.After(Minute, 2, ev.A, 0)
+}
+
+func TestEngineZeroAllocsPerEvent(t *testing.T) {
+	e := NewEngine()
+	h := &engHoldAllocHandler{e: e, r: rand.New(rand.NewPCG(1, 2))}
+	for i := range 1000 {
+		e.Schedule(Time(h.r.Int64N(int64(Second))), 1, int32(i), 0)
+	}
+	// Warm up so the heap, slab and free list reach their steady sizes.
+	for range 100000 {
+		e.Step(h)
+	}
+	const eventsPerRun = 1000
+	allocs := testing.AllocsPerRun(50, func() {
+		for range eventsPerRun {
+			e.Step(h)
+		}
+	})
+	if perEvent := allocs / eventsPerRun; perEvent != 0 {
+		t.Errorf("%v allocations per event in steady state, want 0", perEvent)
+	}
+}
+
+func TestTime(t *testing.T) {
+	if Millisecond != 1000 || Second != 1e6 || Minute != 60e6 || Hour != 3600e6 {
+		t.Fatalf("unit constants wrong: %d %d %d %d", Millisecond, Second, Minute, Hour)
+	}
+	t.Run("FromDuration", func(t *testing.T) {
+		tests := []struct {
+			d    time.Duration
+			want Time
+		}{
+			{0, 0},
+			{time.Microsecond, 1},
+			{1499 * time.Nanosecond, 1},
+			{1500 * time.Nanosecond, 2},
+			{499 * time.Nanosecond, 0},
+			{-1500 * time.Nanosecond, -2},
+			{-1499 * time.Nanosecond, -1},
+			{90 * time.Second, 90 * Second},
+			{time.Hour, Hour},
+		}
+		for _, tc := range tests {
+			if got := FromDuration(tc.d); got != tc.want {
+				t.Errorf("FromDuration(%v) = %d, want %d", tc.d, got, tc.want)
+			}
+		}
+	})
+	t.Run("FromSeconds", func(t *testing.T) {
+		tests := []struct {
+			s    float64
+			want Time
+		}{
+			{0, 0},
+			{1, Second},
+			{1.5, 1500 * Millisecond},
+			{0.0000014, 1},
+			{0.0000016, 2},
+			{-0.0000016, -2},
+			{3600, Hour},
+			{1e-9, 0},
+		}
+		for _, tc := range tests {
+			if got := FromSeconds(tc.s); got != tc.want {
+				t.Errorf("FromSeconds(%v) = %d, want %d", tc.s, got, tc.want)
+			}
+		}
+	})
+	t.Run("conversions", func(t *testing.T) {
+		tests := []struct {
+			t       Time
+			seconds float64
+			dur     time.Duration
+			str     string
+		}{
+			{0, 0, 0, "0s"},
+			{1, 1e-6, time.Microsecond, "1µs"},
+			{1500 * Millisecond, 1.5, 1500 * time.Millisecond, "1.5s"},
+			{90*Second + 500*Millisecond, 90.5, 90500 * time.Millisecond, "1m30.5s"},
+			{-2 * Hour, -7200, -2 * time.Hour, "-2h0m0s"},
+		}
+		for _, tc := range tests {
+			if got := tc.t.Seconds(); got != tc.seconds {
+				t.Errorf("Time(%d).Seconds() = %v, want %v", tc.t, got, tc.seconds)
+			}
+			if got := tc.t.Duration(); got != tc.dur {
+				t.Errorf("Time(%d).Duration() = %v, want %v", tc.t, got, tc.dur)
+			}
+			if got := tc.t.String(); got != tc.str {
+				t.Errorf("Time(%d).String() = %q, want %q", tc.t, got, tc.str)
+			}
+			if got := FromDuration(tc.t.Duration()); got != tc.t {
+				t.Errorf("FromDuration(Time(%d).Duration()) = %d", tc.t, got)
+			}
+			if got := FromSeconds(tc.t.Seconds()); got != tc.t {
+				t.Errorf("FromSeconds(Time(%d).Seconds()) = %d", tc.t, got)
+			}
+		}
+	})
+}

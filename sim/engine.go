@@ -57,18 +57,14 @@ type engineSlot struct {
 
 // Engine is a virtual-clock discrete-event engine.
 //
-// Pending events live in an indexed 4-ary min-heap ordered by (At, seq),
-// where seq is a counter assigned by Schedule, so events at equal times
-// fire in scheduling order, identically on every run. Heap entries hold
-// the key and a slot index inline; the payload lives in a slab of slots,
-// and a parallel array records each slot's heap position, which is what
-// lets Cancel remove an arbitrary event in O(log n). Released slots go on
-// a free list and are reused; a per-slot generation counter makes stale
-// Handles harmless. After warm-up the engine does not allocate per event.
-//
-// seq is 32 bits to keep entries small. Before it would wrap, the pending
-// events are renumbered 0..n-1 in their (At, seq) order, which preserves
-// every ordering decision (see renumber).
+// Pending events sit in an indexed 4-ary min-heap ordered by (At, seq),
+// seq being a Schedule counter, so equal times fire in scheduling order.
+// Heap entries hold that key and a slot index inline; the payload lives in
+// a slab of slots, a parallel array maps each slot to its heap position
+// (making Cancel an O(log n) removal), freed slots are reused via a free
+// list, and per-slot generations make stale Handles harmless. seq is 32
+// bits; before it wraps, pending events are renumbered in order (see
+// renumber). Nothing is allocated per event once the slices have grown.
 //
 // An Engine is not safe for concurrent use.
 type Engine struct {

@@ -17,9 +17,10 @@ package sim
 // engine's features: handler dispatch through an interface, payload
 // slots, the index that makes Cancel O(log n), and generation checks. The
 // target is x-ref <= 2 at every size. x-ref is omitted when the reference
-// sub-benchmark was filtered out; ratios from one run are more trustworthy
-// than ratios between runs, and on a shared machine use -count and
-// benchstat before believing small differences.
+// sub-benchmark was filtered out, and with -count it is relative to the
+// reference's last repetition; on a shared machine, compare ns/event
+// across several repetitions (or use benchstat) before believing small
+// differences.
 
 import (
 	"math/rand/v2"

@@ -202,6 +202,23 @@ func TestEngineCancel(t *testing.T) {
 			}
 			return []int32{1, 2}
 		}},
+		{"generation wraparound", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
+			first := e.Schedule(1, 0, 1, 0)
+			e.Cancel(first)
+			e.slots[first.slot].gen = math.MaxUint32 // as if reused 2^32-2 times
+			h := e.Schedule(1, 0, 2, 0)
+			if !e.Cancel(h) {
+				t.Fatal("Cancel at the last generation = false")
+			}
+			h2 := e.Schedule(1, 0, 3, 0)
+			if h2.slot != h.slot || !h2.Valid() {
+				t.Fatalf("after wrap: handle %+v, want slot %d and Valid", h2, h.slot)
+			}
+			if e.Cancel(h) {
+				t.Error("Cancel(stale handle from before the wrap) = true")
+			}
+			return []int32{3}
+		}},
 		{"out of range handle", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
 			e.Schedule(1, 0, 1, 0)
 			for _, h := range []Handle{{slot: 5, gen: 1}, {slot: -1, gen: 1}} {
@@ -212,29 +229,26 @@ func TestEngineCancel(t *testing.T) {
 			return []int32{1}
 		}},
 		{"every heap position", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
-			// Cancel the root, a leaf, the last entry and interior entries
-			// of a multi-level heap; survivors must still come out in order.
+			// Event i fires at time perm(i), a permutation of 0..n-1, so
+			// the heap has several levels in no particular order. Cancel
+			// the root, the last entry, leaves and interior entries;
+			// survivors must still come out in time order.
 			const n = 200
+			perm := func(i int) Time { return Time(i * 37 % n) }
+			byTime := make([]int32, n)
 			hs := make([]Handle, n)
 			for i := range n {
-				hs[i] = e.Schedule(Time((i*37)%n), 0, int32(i), 0)
+				hs[i] = e.Schedule(perm(i), 0, int32(i), 0)
+				byTime[perm(i)] = int32(i)
 			}
-			var want []int32
-			cancelled := map[int]bool{}
-			for _, i := range []int{0, n - 1, 1, 100, 150, 199 - 37, 42} {
+			root, last := int(byTime[0]), int(e.heap[e.Pending()-1].slot)
+			for _, i := range []int{root, last, 1, 100, 150, 42, int(byTime[1])} {
 				if !e.Cancel(hs[i]) {
 					t.Errorf("Cancel(hs[%d]) = false", i)
 				}
-				cancelled[i] = true
+				byTime[perm(i)] = -1
 			}
-			for at := range n {
-				for i := range n {
-					if (i*37)%n == at && !cancelled[i] {
-						want = append(want, int32(i))
-					}
-				}
-			}
-			return want
+			return slices.DeleteFunc(byTime, func(a int32) bool { return a < 0 })
 		}},
 		{"from inside a handler", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
 			e.Schedule(1, 0, 1, 0)
@@ -305,8 +319,8 @@ func TestEngineRunUntil(t *testing.T) {
 		start       Time // RunUntil(start) first, to move the clock
 		at          []Time
 		end         Time
-		onA         int32 // when the event with this A fires...
-		thenAfter   Time  // ...it schedules A=100 at Now()+thenAfter
+		chain       bool // if set, the event with A=0 schedules A=100...
+		thenAfter   Time // ...at Now()+thenAfter
 		wantA       []int32
 		wantNow     Time
 		wantPending int
@@ -324,11 +338,11 @@ func TestEngineRunUntil(t *testing.T) {
 		{name: "end equal to now", start: 100, at: []Time{100, 101}, end: 100,
 			wantA: []int32{0}, wantNow: 100, wantPending: 1},
 		{name: "handler event inside window fires", at: []Time{10}, end: 20,
-			onA: 0, thenAfter: 10, wantA: []int32{0, 100}, wantNow: 20},
+			chain: true, thenAfter: 10, wantA: []int32{0, 100}, wantNow: 20},
 		{name: "handler event at same time fires", at: []Time{20}, end: 20,
-			onA: 0, thenAfter: 0, wantA: []int32{0, 100}, wantNow: 20},
+			chain: true, thenAfter: 0, wantA: []int32{0, 100}, wantNow: 20},
 		{name: "handler event past window waits", at: []Time{10}, end: 20,
-			onA: 0, thenAfter: 11, wantA: []int32{0}, wantNow: 20, wantPending: 1},
+			chain: true, thenAfter: 11, wantA: []int32{0}, wantNow: 20, wantPending: 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -338,15 +352,13 @@ func TestEngineRunUntil(t *testing.T) {
 			for i, at := range tc.at {
 				e.Schedule(at, 0, int32(i), 0)
 			}
-			fired := false
 			rec.on = func(ev Event) {
-				if ev.A == tc.onA && tc.thenAfter >= 0 && !fired && len(tc.at) > 0 && (tc.thenAfter > 0 || tc.name == "handler event at same time fires") {
-					fired = true
+				if tc.chain && ev.A == 0 {
 					e.After(tc.thenAfter, 0, 100, 0)
 				}
 			}
 			e.RunUntil(tc.end, rec)
-			if got := engPayloads(rec.got); !slices.Equal(got, tc.wantA) && !(len(got) == 0 && len(tc.wantA) == 0) {
+			if got := engPayloads(rec.got); !slices.Equal(got, tc.wantA) {
 				t.Errorf("dispatched %v, want %v", got, tc.wantA)
 			}
 			if e.Now() != tc.wantNow {
@@ -589,9 +601,8 @@ func TestEngineRandomAgainstModel(t *testing.T) {
 			for d.steps = 0; d.steps < tc.steps; d.steps++ {
 				d.randomOps(4)
 				d.check()
-				stepped := e.Step(d)
-				if stepped != (d.e.Processed() > 0 && stepped) || (!stepped && len(d.m.pending) != 0) {
-					t.Fatalf("step %d: Step = %v with %d pending in model", d.steps, stepped, len(d.m.pending))
+				if !e.Step(d) && len(d.m.pending) != 0 {
+					t.Fatalf("step %d: Step = false with %d pending in model", d.steps, len(d.m.pending))
 				}
 			}
 			if e.Processed() == 0 {
@@ -643,7 +654,7 @@ func TestEngineZeroAllocsPerEvent(t *testing.T) {
 	}
 }
 
-func TestTime(t *testing.T) {
+func TestEngineTimeUnits(t *testing.T) {
 	if Millisecond != 1000 || Second != 1e6 || Minute != 60e6 || Hour != 3600e6 {
 		t.Fatalf("unit constants wrong: %d %d %d %d", Millisecond, Second, Minute, Hour)
 	}

@@ -37,29 +37,40 @@ type Options struct {
 	Policy policies.Policy
 	// Source replaces the scenario's generator (e.g. a replayed trace).
 	Source workloads.Source
-	// RecordCalls keeps a log of every provider decision (tests use it to
-	// check quotas from the data).
-	RecordCalls bool
+	// Log keeps a record of every job and call event (tests check
+	// conservation and quotas from it rather than from counters).
+	Log bool
 	// Progress, if set, is called every series sample with the virtual time.
 	Progress func(now, end Time)
 }
 
-// CallRecord is one provider decision on one try of one call.
-type CallRecord struct {
+// LogRecord is one event in the life of a job or a call.
+type LogRecord struct {
 	T      Time
+	Event  LogEvent
+	Job    policies.JobID
+	Call   int64 // serial number of the call, -1 for job events
 	Model  int32
-	Org    int32
-	Tokens int32
-	Status CallStatus
+	Org    int32 // -1: no quotas
+	Tokens int32 // input + output tokens of the call
+	Try    int32 // 1 for a call's first try
+	// Grading marks the arrival of a chained grading job.
+	Grading bool
 }
 
-// CallStatus is the provider's answer to one try.
-type CallStatus uint8
+// LogEvent is what happened.
+type LogEvent uint8
 
 const (
-	CallAccepted CallStatus = iota // counted against the quotas and served
-	Call429                        // rejected by a quota
-	CallOutage                     // rejected: provider has no capacity
+	LogJobArrive LogEvent = iota
+	LogJobStart
+	LogJobFinish
+	LogCallCreate
+	LogCallAccept // counted against the quotas and served
+	LogCall429    // rejected by a quota
+	LogCallOutage // rejected: provider has no capacity
+	LogCallAnswer // the provider answered
+	LogCallFail   // the gateway gave up on the call
 )
 
 // Job phases.
@@ -73,6 +84,7 @@ const (
 type jobState struct {
 	id       policies.JobID
 	w        workloads.Job
+	grading  bool
 	agent    workloads.Agent
 	phase    uint8
 	pending  int32 // calls of the current turn not yet answered
@@ -101,6 +113,7 @@ type callState struct {
 	phase    uint8
 	u        float64 // latency variation draw
 	queuedAt Time
+	serial   int64
 }
 
 type modelState struct {
@@ -167,7 +180,8 @@ type World struct {
 	depthCount       int
 
 	series   []results.SeriesRow
-	callLog  []CallRecord
+	log      []LogRecord
+	serial   int64
 	counts   Counts
 	err      error
 	capEvent []CapacityEvent
@@ -301,7 +315,7 @@ func (w *World) Handle(ev Event) {
 	case evArrival:
 		job := w.next
 		w.more = w.pull()
-		w.arrive(job)
+		w.arrive(job, false)
 		if w.trig.OnEvent {
 			w.decide()
 		}
@@ -338,7 +352,7 @@ func (w *World) now() Time { return w.eng.Now() }
 func (w *World) inWindow() bool { return w.now() >= w.windowStart }
 
 // arrive registers a job and hands it to the policy.
-func (w *World) arrive(job workloads.Job) {
+func (w *World) arrive(job workloads.Job, grading bool) {
 	var slot int32
 	if n := len(w.free); n > 0 {
 		slot, w.free = w.free[n-1], w.free[:n-1]
@@ -352,9 +366,10 @@ func (w *World) arrive(job workloads.Job) {
 	}
 	id := w.nextID
 	w.nextID++
-	w.jobs[slot] = jobState{id: id, w: job, arrival: w.now(), phase: jobWaiting}
+	w.jobs[slot] = jobState{id: id, w: job, arrival: w.now(), phase: jobWaiting, grading: grading}
 	w.byID[id] = slot
 	w.counts.JobsArrived++
+	w.recordJob(&w.jobs[slot], LogJobArrive)
 	m := &w.models[job.Model]
 	m.waiting++
 	if w.inWindow() {
@@ -394,6 +409,7 @@ func (w *World) start(id policies.JobID) {
 	j := &w.jobs[slot]
 	j.phase = jobStarting
 	j.admitted = w.now()
+	w.recordJob(j, LogJobStart)
 	m := &w.models[j.w.Model]
 	m.waiting--
 	m.running++
@@ -461,8 +477,10 @@ func (w *World) nextTurn(slot int32) {
 			w.calls = append(w.calls, callState{})
 			c = int32(len(w.calls) - 1)
 		}
-		w.calls[c] = callState{job: slot, model: model, in: int32(in), out: int32(out), u: u}
+		w.calls[c] = callState{job: slot, model: model, in: int32(in), out: int32(out), u: u, serial: w.serial}
+		w.serial++
 		w.counts.CallsCreated++
+		w.record(&w.calls[c], LogCallCreate)
 		w.enqueueCall(c)
 	}
 	w.updateGatewayOnly(j, before)
@@ -501,7 +519,7 @@ func (w *World) send(c int32, m *modelState) {
 	w.counts.Tries++
 	tokens := float64(cs.in) + float64(cs.out)
 	if m.streams == 0 {
-		w.record(cs, CallOutage)
+		w.record(cs, LogCallOutage)
 		w.counts.RejectedOutage++
 		if w.inWindow() {
 			m.raw.Errors++
@@ -511,7 +529,7 @@ func (w *World) send(c int32, m *modelState) {
 	}
 	if m.org >= 0 {
 		if retryAfter, ok := w.orgs[m.org].admit(w.now(), tokens); !ok {
-			w.record(cs, Call429)
+			w.record(cs, LogCall429)
 			w.counts.Rejected429++
 			if w.inWindow() {
 				m.raw.Rejected429++
@@ -524,7 +542,7 @@ func (w *World) send(c int32, m *modelState) {
 			return
 		}
 	}
-	w.record(cs, CallAccepted)
+	w.record(cs, LogCallAccept)
 	m.gwInflight++
 	m.provInflight++
 	cs.phase = callProvider
@@ -540,10 +558,16 @@ func (w *World) send(c int32, m *modelState) {
 	}
 }
 
-func (w *World) record(cs *callState, st CallStatus) {
-	if w.opts.RecordCalls {
-		m := &w.models[cs.model]
-		w.callLog = append(w.callLog, CallRecord{T: w.now(), Model: cs.model, Org: int32(m.org), Tokens: cs.in + cs.out, Status: st})
+func (w *World) record(cs *callState, ev LogEvent) {
+	if w.opts.Log {
+		w.log = append(w.log, LogRecord{T: w.now(), Event: ev, Job: w.jobs[cs.job].id, Call: cs.serial,
+			Model: cs.model, Org: int32(w.models[cs.model].org), Tokens: cs.in + cs.out, Try: cs.attempts})
+	}
+}
+
+func (w *World) recordJob(j *jobState, ev LogEvent) {
+	if w.opts.Log {
+		w.log = append(w.log, LogRecord{T: w.now(), Event: ev, Job: j.id, Call: -1, Model: int32(j.w.Model), Org: -1, Grading: j.grading})
 	}
 }
 
@@ -590,6 +614,7 @@ func (w *World) callDone(c int32) {
 		m.raw.Calls++
 	}
 	w.counts.CallsAnswered++
+	w.record(cs, LogCallAnswer)
 	for m.provQueue.Len() > 0 && m.provBusy < m.streams {
 		w.serve(m.provQueue.Pop(), m)
 	}
@@ -605,6 +630,7 @@ func (w *World) callDone(c int32) {
 func (w *World) failCall(c int32) {
 	cs := &w.calls[c]
 	w.counts.CallsFailed++
+	w.record(cs, LogCallFail)
 	if w.inWindow() {
 		w.models[cs.model].raw.Failed++
 	}
@@ -655,6 +681,7 @@ func (w *World) finish(slot int32) {
 	m.running--
 	w.setLevel(&m.runningLvl, m.running, &m.raw.RunningArea)
 	w.counts.JobsCompleted++
+	w.recordJob(j, LogJobFinish)
 	if w.inWindow() {
 		m.raw.Completed++
 		m.raw.Times = append(m.raw.Times, results.JobTimes{
@@ -676,7 +703,7 @@ func (w *World) finish(slot int32) {
 		grade.Judge, grade.JudgeBehaviour = -1, nil
 		grade.Seed = grade.Seed*0x9e3779b97f4a7c15 + 1
 		grade.Arrival = w.now().Duration()
-		w.arrive(grade)
+		w.arrive(grade, true)
 	}
 	if w.trig.OnEvent {
 		w.decide()
@@ -783,32 +810,31 @@ func (w *World) Lanes() []results.LaneRaw {
 // Series is the time series sampled every series_interval.
 func (w *World) Series() []results.SeriesRow { return w.series }
 
-// CallLog is the provider decision log (Options.RecordCalls).
-func (w *World) CallLog() []CallRecord { return w.callLog }
+// Log is the event log (Options.Log).
+func (w *World) Log() []LogRecord { return w.log }
 
 // Counts are the whole-run totals.
 func (w *World) Counts() Counts { return w.counts }
 
-// Census counts, from the world's own records, the jobs waiting, starting
-// and running, and the calls queued, backing off and at a provider.
+// Census lists, from the world's job and call tables, what is still in the
+// system: jobs waiting, starting and running, calls queued, backing off and
+// at a provider (call serials).
 type Census struct {
-	JobsWaiting, JobsStarting, JobsRunning   int64
-	CallsQueued, CallsBackoff, CallsProvider int64
+	JobsWaiting, JobsStarting, JobsRunning   []policies.JobID
+	CallsQueued, CallsBackoff, CallsProvider []int64
 }
 
 // Census walks the job and call tables (not the counters) at the end of a run.
 func (w *World) Census() Census {
 	var c Census
-	live := map[int32]bool{}
-	for _, slot := range w.byID {
-		live[slot] = true
+	for id, slot := range w.byID {
 		switch w.jobs[slot].phase {
 		case jobWaiting:
-			c.JobsWaiting++
+			c.JobsWaiting = append(c.JobsWaiting, id)
 		case jobStarting:
-			c.JobsStarting++
+			c.JobsStarting = append(c.JobsStarting, id)
 		default:
-			c.JobsRunning++
+			c.JobsRunning = append(c.JobsRunning, id)
 		}
 	}
 	freeCall := map[int32]bool{}
@@ -819,13 +845,13 @@ func (w *World) Census() Census {
 		if freeCall[int32(i)] {
 			continue
 		}
-		switch w.calls[i].phase {
+		switch cs := &w.calls[i]; cs.phase {
 		case callQueued:
-			c.CallsQueued++
+			c.CallsQueued = append(c.CallsQueued, cs.serial)
 		case callBackoff:
-			c.CallsBackoff++
+			c.CallsBackoff = append(c.CallsBackoff, cs.serial)
 		default:
-			c.CallsProvider++
+			c.CallsProvider = append(c.CallsProvider, cs.serial)
 		}
 	}
 	return c

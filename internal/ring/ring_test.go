@@ -23,7 +23,7 @@ func TestAgainstSlice(t *testing.T) {
 		if q.Len() != len(ref) {
 			t.Fatalf("step %d: Len = %d, want %d", i, q.Len(), len(ref))
 		}
-		if len(ref) > 0 && (*q.Peek() != ref[0] || *q.At(len(ref)-1) != ref[len(ref)-1]) {
+		if len(ref) > 0 && (*q.Peek() != ref[0] || *q.At(len(ref) - 1) != ref[len(ref)-1]) {
 			t.Fatalf("step %d: Peek/At disagree with the reference", i)
 		}
 	}

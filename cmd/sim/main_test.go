@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary act as the sim command, so tests check real
+// exit codes and output without building a separate binary.
+func TestMain(m *testing.M) {
+	if os.Getenv("SIM_TEST_AS_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func runSim(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SIM_TEST_AS_MAIN=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestRunEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := runSim(t, "run", "--out", dir, "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"model", "jobs/h", "gpt-5.5", "(all)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	var s struct {
+		SchemaVersion int `json:"schema_version"`
+		Runs          []struct {
+			Policy string `json:"policy"`
+			Lanes  []struct {
+				Model      string  `json:"model"`
+				Completed  int64   `json:"completed"`
+				Throughput float64 `json:"throughput_per_hour"`
+			} `json:"lanes"`
+		} `json:"runs"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.SchemaVersion != 1 || len(s.Runs) != 1 || s.Runs[0].Policy != "fixed-lane" || len(s.Runs[0].Lanes) < 7 {
+		t.Fatalf("summary.json misses the documented fields: %+v", s)
+	}
+	series, err := os.ReadFile(filepath.Join(dir, "series.csv"))
+	if err != nil || !strings.HasPrefix(string(series), "policy,t_s,model,") {
+		t.Fatalf("series.csv missing or without header: %v", err)
+	}
+}
+
+// TestBadInput: every kind of bad input exits non-zero with a message naming
+// the problem, and leaves no output behind.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	malformed := write("malformed.yaml", "name: x\nduration: [1h\n")
+	zeroRate := write("zero.yaml", "name: x\nduration: 1h\ncontainers: {capacity: 10}\nmodels:\n  - {name: m, streams: 1, decode_rate: 0}\n")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"malformed yaml", []string{"run", "--scenario", malformed}, "malformed.yaml"},
+		{"zero decode rate", []string{"run", "--scenario", zeroRate}, "zero.yaml:5: models[0].decode_rate: must be > 0"},
+		{"missing file", []string{"run", "--scenario", filepath.Join(dir, "nope.yaml")}, "nope.yaml"},
+		{"unknown policy", []string{"run", "--policy", "magic"}, "unknown policy \"magic\""},
+		{"bad seed", []string{"run", "--seed", "-4"}, "seed"},
+		{"unknown flag", []string{"run", "--sed", "4"}, "sed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
+			_, stderr, code := runSim(t, append(tc.args, "--out", out)...)
+			if code == 0 {
+				t.Fatal("bad input exited 0")
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("bad input left output behind at %s", out)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, cmd := range [][]string{{"--help"}, {"run", "--help"}, {"scenarios", "--help"}} {
+		stdout, _, code := runSim(t, cmd...)
+		if code != 0 || !strings.Contains(stdout, "USAGE") {
+			t.Errorf("%v: exit %d, output %q", cmd, code, stdout)
+		}
+	}
+}

@@ -1,0 +1,39 @@
+// Package sim is the lab's virtual-clock engine and the simulated world:
+// containers, the LLM gateway, providers with rolling-window quotas, and
+// agent-loop jobs, driven by any policies.Policy through the same interface a
+// real service would use.
+//
+// # Engine
+//
+// Time is an integer number of microseconds. Events sit in one indexed 4-ary
+// heap ordered by (time, sequence number), so events at equal times fire in
+// the order they were scheduled, identically every run. An event is a small
+// value (kind and two int32 payloads) dispatched through one Handler
+// interface call: no goroutine or closure per event, and no allocation per
+// event once the heap and slot slab have grown. Timers are cancellable in
+// O(log n) through generation-checked handles.
+//
+// # World
+//
+// World is the Handler. A job's life: arrival (handed to the policy) →
+// admission by the policy (a container is taken) → container start-up →
+// turns of parallel calls, each call queued FIFO at its model's gateway lane,
+// sent while the lane's in-flight limit allows, checked against the
+// organisation's quotas (429 → backoff → back to the queue), served by a
+// provider stream → a tool step → the next turn → completion (container
+// released; a grading job may follow). Job arrivals are pulled lazily from a
+// workloads.Source, one ahead.
+//
+// Measurements are kept as the run goes: time integrals of queue depth,
+// busy streams and running jobs over the measurement window, and per job a
+// split of its time into queued, start-up, gateway wait, LLM service and
+// tool. Options.Log records every job and call event so tests check
+// conservation and quotas from the data rather than from counters.
+//
+// # Randomness
+//
+// Each subsystem draws from its own stream derived from the seed
+// (workloads.Stream): arrivals, gateway backoff, and per-job behaviour, which
+// is reseeded from the job's own seed at each turn. A policy change therefore
+// never changes the job stream or what any job does.
+package sim

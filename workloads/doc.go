@@ -1,0 +1,17 @@
+// Package workloads makes the jobs a run simulates.
+//
+// The synthetic Generator builds accounts → projects → batches → jobs: a
+// priority tier may be set at each level (inherited downward by the
+// policies), batch sizes come from a distribution (10 to 50,000 jobs),
+// batches arrive as a Poisson stream plus scheduled bursts, small deliveries
+// as a steady background, and each batch picks a model (hot models share a
+// fixed fraction evenly, the rest follow a Zipf law). The generator is lazy:
+// it holds only the batch being emitted and each process's next arrival.
+//
+// A job's agent loop is described by a Behaviour class and driven by an
+// Agent value: heavy-tailed number of turns, parallel calls per turn with an
+// optional phase switch, input tokens growing with the conversation, output
+// tokens and tool time from distributions, an optional chained grading job.
+// Every draw of turn t comes from a stream seeded by (job seed, t), so a job
+// behaves the same whatever the policy does around it.
+package workloads

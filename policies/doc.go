@@ -116,11 +116,15 @@
 //
 // # Cost
 //
-// Waiting jobs are indexed by tier, then project, then model, each
-// (project, model) lane a heap ordered oldest first. A tick costs
-// O(models) for the controller plus, per started job, O(tiers + projects/64 +
-// models of the project) — never a scan of the waiting jobs. Keeping each
-// project's eligibility current costs one step per project waiting on a model
-// when that model runs out of slots or gets some back. In steady state Decide
-// does not allocate.
+// Waiting jobs are indexed by tier, then project, then model: each
+// (tier, project, model) lane is a heap ordered oldest first, and each
+// (tier, model) pair keeps a bitset of the projects, by ring position, with
+// jobs on that model. A tick costs O(models × tiers) to read the depths and
+// open the models with free slots, then, per started job, O(tiers) to pick
+// the tier, one bitset search per open model to find the next project in
+// turn (skipping 4,096 projects per summary word), and O(models of that
+// project) to find its oldest job on an open model. No step scans the
+// waiting jobs, and a project whose jobs sit on closed models costs nothing.
+// Enqueue is O(log n) in the lane's size. In steady state Decide does not
+// allocate.
 package policies

@@ -279,23 +279,24 @@ type Scheduler struct {
 	action   []Action
 
 	// Admission state, per model.
-	running []int // State.Running, read this tick
-	free    []int // model slots left this tick
-	open    []bool
-	lanes   [][]*lane // nonempty lanes of each model, over all tiers
-	waitM   []int
+	running  []int // State.Running, read this tick
+	free     []int // model slots left this tick
+	waitM    []int
+	isOpen   []bool    // in openList
+	openPos  []int     // index in openList
+	openList []ModelID // this tick: models with a free slot and a waiting job
 
-	recs     []jobRec
-	freeRecs []int32
-	waiting  int
+	recs    []jobRec
+	freeRec int32 // head of the free list threaded through jobRec.hpos; -1 = none
+	waiting int
 
 	tiers    [maxTier + 1]*tierNode
 	active   []*tierNode // tiers with waiting jobs, highest priority first
 	eligBuf  []*tierNode
 	rest     [maxTier + 2]float64 // rest[i] = (1-share)^i
 	projects map[projKey]*projNode
-	lanePool []*lane
-	projPool []*projNode
+	lanePool *lane     // free lists, threaded through nextFree, so that
+	projPool *projNode // dropping a lane or project in Decide never allocates
 	acctOv   map[string]Tier
 	projOv   map[[2]string]Tier
 	batchOv  map[[3]string]Tier
@@ -307,7 +308,7 @@ type jobRec struct {
 	id      JobID
 	sec     int64 // arrival, Unix seconds
 	nsec    int32 // and nanoseconds
-	hpos    int32 // position in lane.h
+	hpos    int32 // position in lane.h; next free record when not live
 	model   ModelID
 	tier    Tier
 	live    bool
@@ -325,7 +326,7 @@ type lane struct {
 	model ModelID
 	h     []int32 // indices into Scheduler.recs
 	ppos  int32   // index in proj.lanes
-	mpos  int32   // index in Scheduler.lanes[model]
+	next  *lane   // next free lane, while in the pool
 }
 
 type projKey struct {
@@ -338,18 +339,23 @@ type projNode struct {
 	key     projKey
 	tier    *tierNode
 	lanes   []*lane
-	open    int // lanes whose model has a free slot
 	slot    int // position in tier.ring
 	waiting int
+	next    *projNode // next free node, while in the pool
 }
 
 type tierNode struct {
 	tier     Tier
 	ring     []*projNode // turn order; nil = free slot
 	freeSlot []int
-	elig     []uint64 // bitset over ring: project has an open lane
-	nElig    int
 	cursor   int // ring position whose turn is next
+	// byModel[m] holds the ring positions of the projects with jobs on
+	// model m in this tier; lanesOn[m] counts them.
+	byModel []bitset
+	lanesOn []int32
+	// openN is the number of models in openList with jobs in this tier:
+	// the tier can use a slot when it is positive.
+	openN    int
 	waiting  int
 	credit   float64
 	admitted int64
@@ -378,10 +384,12 @@ func NewScheduler(cfg SchedulerConfig, models []string) (*Scheduler, error) {
 		action:    make([]Action, n),
 		running:   make([]int, n),
 		free:      make([]int, n),
-		open:      make([]bool, n),
-		lanes:     make([][]*lane, n),
 		waitM:     make([]int, n),
+		isOpen:    make([]bool, n),
+		openPos:   make([]int, n),
+		openList:  make([]ModelID, 0, n),
 		projects:  make(map[projKey]*projNode),
+		freeRec:   -1,
 		acctOv:    make(map[string]Tier),
 		projOv:    make(map[[2]string]Tier),
 		batchOv:   make(map[[3]string]Tier),
@@ -454,9 +462,9 @@ func (s *Scheduler) Enqueue(now time.Time, job Job) {
 		at = now
 	}
 	var ri int32
-	if n := len(s.freeRecs); n > 0 {
-		ri = s.freeRecs[n-1]
-		s.freeRecs = s.freeRecs[:n-1]
+	if s.freeRec >= 0 {
+		ri = s.freeRec
+		s.freeRec = s.recs[ri].hpos
 	} else {
 		s.recs = append(s.recs, jobRec{})
 		ri = int32(len(s.recs) - 1)
@@ -555,22 +563,15 @@ func (s *Scheduler) Decide(now time.Time, state State, plan *Plan) {
 	containers := state.FreeContainers()
 	s.control(now, state, containers)
 	plan.Limits = s.limits
-	for m := range s.limits {
-		f := s.limits[m] - s.running[m]
-		if f < 0 {
-			f = 0
-		}
-		s.free[m] = f
-		s.setOpen(ModelID(m), f > 0)
-	}
+	s.openModels()
 	for containers > 0 {
 		t := s.pickTier()
 		if t == nil {
 			break
 		}
-		p := t.ring[t.nextEligible()]
+		p := s.pickProject(t)
 		t.cursor = p.slot + 1
-		ri := p.oldestOpen(s)
+		ri := s.oldestOpen(p)
 		r := &s.recs[ri]
 		m := r.model
 		plan.Start = append(plan.Start, r.id)
@@ -579,11 +580,55 @@ func (s *Scheduler) Decide(now time.Time, state State, plan *Plan) {
 		r.live = false
 		r.lane = nil
 		r.account, r.project, r.batch = "", "", ""
-		s.freeRecs = append(s.freeRecs, ri)
+		r.hpos, s.freeRec = s.freeRec, ri
 		containers--
 		s.free[m]--
-		if s.free[m] == 0 {
-			s.setOpen(m, false)
+		if s.free[m] == 0 || s.waitM[m] == 0 {
+			s.closeModel(m)
+		}
+	}
+}
+
+// openModels starts a tick's admission: a model is open while it has a free
+// slot and a waiting job; each tier counts its open models.
+func (s *Scheduler) openModels() {
+	for _, m := range s.openList {
+		s.isOpen[m] = false
+	}
+	s.openList = s.openList[:0]
+	for i := range s.limits {
+		f := max(s.limits[i]-s.running[i], 0)
+		s.free[i] = f
+		if f > 0 && s.waitM[i] > 0 {
+			s.isOpen[i] = true
+			s.openPos[i] = len(s.openList)
+			s.openList = append(s.openList, ModelID(i))
+		}
+	}
+	for _, t := range s.active {
+		t.openN = 0
+		for _, m := range s.openList {
+			if t.lanesOn[m] > 0 {
+				t.openN++
+			}
+		}
+	}
+}
+
+// closeModel takes a model out of this tick's admission.
+func (s *Scheduler) closeModel(m ModelID) {
+	if !s.isOpen[m] {
+		return
+	}
+	s.isOpen[m] = false
+	i, last := s.openPos[m], len(s.openList)-1
+	moved := s.openList[last]
+	s.openList[i] = moved
+	s.openPos[moved] = i
+	s.openList = s.openList[:last]
+	for _, t := range s.active {
+		if t.lanesOn[m] > 0 {
+			t.openN--
 		}
 	}
 }
@@ -667,7 +712,7 @@ func (s *Scheduler) lower(l, lo int) int {
 func (s *Scheduler) pickTier() *tierNode {
 	elig := s.eligBuf[:0]
 	for _, t := range s.active {
-		if t.nElig > 0 {
+		if t.openN > 0 {
 			elig = append(elig, t)
 		}
 	}
@@ -699,46 +744,45 @@ func (s *Scheduler) pickTier() *tierNode {
 	return best
 }
 
-// nextEligible is the ring position of the next project, from the cursor on,
-// with a job on a model that has a free slot; the tier must have one.
-func (t *tierNode) nextEligible() int {
-	n := len(t.ring)
-	c := t.cursor
+// pickProject is the project whose turn it is in the tier: the first, from
+// the cursor on round the ring, with a job on an open model. The tier must
+// have one. It costs one bitset search per open model.
+func (s *Scheduler) pickProject(t *tierNode) *projNode {
+	c, n := t.cursor, len(t.ring)
 	if c >= n {
 		c = 0
 	}
-	if i := scanBits(t.elig, c, n); i >= 0 {
-		return i
-	}
-	if i := scanBits(t.elig, 0, c); i >= 0 {
-		return i
-	}
-	panic("scheduler: tier has no eligible project")
-}
-
-// scanBits returns the first set bit in [from, to), or -1.
-func scanBits(b []uint64, from, to int) int {
-	for w := from >> 6; w<<6 < to; w++ {
-		word := b[w]
-		if w == from>>6 {
-			word &^= (1 << (uint(from) & 63)) - 1
+	best, bestDist := -1, n+1
+	for _, m := range s.openList {
+		if t.lanesOn[m] == 0 {
+			continue
 		}
-		if word != 0 {
-			i := w<<6 + bits.TrailingZeros64(word)
-			if i < to {
-				return i
+		b := &t.byModel[m]
+		i, d := b.next(c), 0
+		if i >= 0 {
+			d = i - c
+		} else {
+			i = b.next(0)
+			d = i + n - c
+		}
+		if d < bestDist {
+			best, bestDist = i, d
+			if d == 0 {
+				break
 			}
-			return -1
 		}
 	}
-	return -1
+	if best < 0 {
+		panic("scheduler: tier has no project with an open model")
+	}
+	return t.ring[best]
 }
 
-// oldestOpen is the oldest job of the project on a model with a free slot.
-func (p *projNode) oldestOpen(s *Scheduler) int32 {
+// oldestOpen is the oldest job of the project on an open model.
+func (s *Scheduler) oldestOpen(p *projNode) int32 {
 	best := int32(-1)
 	for _, l := range p.lanes {
-		if !s.open[l.model] {
+		if !s.isOpen[l.model] {
 			continue
 		}
 		if ri := l.h[0]; best < 0 || s.older(ri, best) {
@@ -746,7 +790,7 @@ func (p *projNode) oldestOpen(s *Scheduler) int32 {
 		}
 	}
 	if best < 0 {
-		panic("scheduler: eligible project has no open lane")
+		panic("scheduler: project has no job on an open model")
 	}
 	return best
 }
@@ -762,40 +806,54 @@ func (s *Scheduler) older(a, b int32) bool {
 	return ra.id < rb.id
 }
 
-// setOpen records whether a model has a free slot, keeping every project's
-// count of open lanes, and so its eligibility, up to date. It costs one step
-// per project waiting on the model, and only when the state changes.
-func (s *Scheduler) setOpen(m ModelID, open bool) {
-	if s.open[m] == open {
-		return
+// bitset is a set of small integers with a summary word per 64 words, so
+// that finding the next member skips 4,096 absent ones at a time.
+type bitset struct {
+	words   []uint64
+	summary []uint64 // bit w set ⇔ words[w] != 0
+}
+
+func (b *bitset) set(i int) {
+	w := i >> 6
+	for w >= len(b.words) {
+		b.words = append(b.words, 0)
 	}
-	s.open[m] = open
-	d := -1
-	if open {
-		d = 1
+	for w>>6 >= len(b.summary) {
+		b.summary = append(b.summary, 0)
 	}
-	for _, l := range s.lanes[m] {
-		l.proj.addOpen(d)
+	b.words[w] |= 1 << (uint(i) & 63)
+	b.summary[w>>6] |= 1 << (uint(w) & 63)
+}
+
+func (b *bitset) clear(i int) {
+	w := i >> 6
+	b.words[w] &^= 1 << (uint(i) & 63)
+	if b.words[w] == 0 {
+		b.summary[w>>6] &^= 1 << (uint(w) & 63)
 	}
 }
 
-func (p *projNode) addOpen(d int) {
-	was := p.open > 0
-	p.open += d
-	if now := p.open > 0; now != was {
-		p.tier.setElig(p.slot, now)
+// next is the first member >= from, or -1.
+func (b *bitset) next(from int) int {
+	w := from >> 6
+	if w >= len(b.words) {
+		return -1
 	}
-}
-
-func (t *tierNode) setElig(slot int, on bool) {
-	w, b := slot>>6, uint64(1)<<(uint(slot)&63)
-	if on {
-		t.elig[w] |= b
-		t.nElig++
-	} else {
-		t.elig[w] &^= b
-		t.nElig--
+	if word := b.words[w] &^ (1<<(uint(from)&63) - 1); word != 0 {
+		return w<<6 + bits.TrailingZeros64(word)
 	}
+	w++
+	for sw := w >> 6; sw < len(b.summary); sw++ {
+		sum := b.summary[sw]
+		if sw == w>>6 {
+			sum &^= 1<<(uint(w)&63) - 1
+		}
+		if sum != 0 {
+			wi := sw<<6 + bits.TrailingZeros64(sum)
+			return wi<<6 + bits.TrailingZeros64(b.words[wi])
+		}
+	}
+	return -1
 }
 
 // link files a job record under its tier, project and model.
@@ -803,7 +861,7 @@ func (s *Scheduler) link(ri int32) {
 	r := &s.recs[ri]
 	t := s.tiers[r.tier]
 	if t == nil {
-		t = &tierNode{tier: r.tier}
+		t = &tierNode{tier: r.tier, byModel: make([]bitset, len(s.limits)), lanesOn: make([]int32, len(s.limits))}
 		s.tiers[r.tier] = t
 	}
 	if t.waiting == 0 {
@@ -863,6 +921,9 @@ func (s *Scheduler) activate(t *tierNode) {
 		s.active[i] = s.active[i-1]
 	}
 	s.active[i] = t
+	if cap(s.eligBuf) < len(s.active) { // so pickTier never allocates
+		s.eligBuf = make([]*tierNode, 0, cap(s.active))
+	}
 }
 
 func (s *Scheduler) deactivate(t *tierNode) {
@@ -876,14 +937,13 @@ func (s *Scheduler) deactivate(t *tierNode) {
 }
 
 func (s *Scheduler) newProj(t *tierNode, key projKey) *projNode {
-	var p *projNode
-	if n := len(s.projPool); n > 0 {
-		p = s.projPool[n-1]
-		s.projPool = s.projPool[:n-1]
+	p := s.projPool
+	if p != nil {
+		s.projPool, p.next = p.next, nil
 	} else {
 		p = &projNode{}
 	}
-	p.key, p.tier, p.open, p.waiting = key, t, 0, 0
+	p.key, p.tier, p.waiting = key, t, 0
 	if n := len(t.freeSlot); n > 0 {
 		p.slot = t.freeSlot[n-1]
 		t.freeSlot = t.freeSlot[:n-1]
@@ -891,8 +951,8 @@ func (s *Scheduler) newProj(t *tierNode, key projKey) *projNode {
 	} else {
 		p.slot = len(t.ring)
 		t.ring = append(t.ring, p)
-		if len(t.elig)*64 < len(t.ring) {
-			t.elig = append(t.elig, 0)
+		if cap(t.freeSlot) < len(t.ring) { // so dropProj never allocates
+			t.freeSlot = append(make([]int, 0, cap(t.ring)), t.freeSlot...)
 		}
 	}
 	return p
@@ -904,47 +964,57 @@ func (s *Scheduler) dropProj(p *projNode) {
 	t.ring[p.slot] = nil
 	t.freeSlot = append(t.freeSlot, p.slot)
 	p.tier, p.key = nil, projKey{}
-	s.projPool = append(s.projPool, p)
+	p.next, s.projPool = s.projPool, p
 }
 
 func (s *Scheduler) newLane(p *projNode, m ModelID) *lane {
-	var l *lane
-	if n := len(s.lanePool); n > 0 {
-		l = s.lanePool[n-1]
-		s.lanePool = s.lanePool[:n-1]
+	l := s.lanePool
+	if l != nil {
+		s.lanePool, l.next = l.next, nil
 	} else {
 		l = &lane{}
+	}
+	if l.h == nil {
+		l.h = make([]int32, 0, laneMinCap)
 	}
 	l.proj, l.model = p, m
 	l.ppos = int32(len(p.lanes))
 	p.lanes = append(p.lanes, l)
-	l.mpos = int32(len(s.lanes[m]))
-	s.lanes[m] = append(s.lanes[m], l)
-	if s.open[m] {
-		p.addOpen(1)
+	t := p.tier
+	t.byModel[m].set(p.slot)
+	t.lanesOn[m]++
+	if t.lanesOn[m] == 1 && s.isOpen[m] {
+		t.openN++
 	}
 	return l
 }
 
 func (s *Scheduler) dropLane(l *lane) {
 	p, m := l.proj, l.model
-	if s.open[m] {
-		p.addOpen(-1)
+	t := p.tier
+	t.byModel[m].clear(p.slot)
+	t.lanesOn[m]--
+	if t.lanesOn[m] == 0 && s.isOpen[m] {
+		t.openN--
 	}
 	last := p.lanes[len(p.lanes)-1]
 	p.lanes[l.ppos] = last
 	last.ppos = l.ppos
 	p.lanes[len(p.lanes)-1] = nil
 	p.lanes = p.lanes[:len(p.lanes)-1]
-	ml := s.lanes[m]
-	lastM := ml[len(ml)-1]
-	ml[l.mpos] = lastM
-	lastM.mpos = l.mpos
-	ml[len(ml)-1] = nil
-	s.lanes[m] = ml[:len(ml)-1]
 	l.proj = nil
-	s.lanePool = append(s.lanePool, l)
+	if cap(l.h) > laneMaxKeep {
+		l.h = nil // do not hold a drained 50,000-job heap in the pool
+	}
+	l.next, s.lanePool = s.lanePool, l
 }
+
+// A lane's heap starts with room for laneMinCap jobs, and keeps up to
+// laneMaxKeep of room in the pool.
+const (
+	laneMinCap  = 8
+	laneMaxKeep = 4096
+)
 
 // Heap of a lane: oldest job at h[0].
 

@@ -25,6 +25,9 @@ type RunData struct {
 	Events        uint64
 	JobsArrived   int64 // whole run, including warm-up
 	JobsCompleted int64
+	Models        []string // the catalogue, for series rows
+	Fairness      FairnessData
+	Disturbances  []Disturbance
 }
 
 // Summary is the content of summary.json.
@@ -34,6 +37,9 @@ type Summary struct {
 	Scenario      string `json:"scenario"`
 	Seed          uint64 `json:"seed"`
 	Runs          []Run  `json:"runs"`
+	// Comparison pairs runs[0] (baseline, "old") with runs[1] ("new") by
+	// lane; only sim compare writes it.
+	Comparison []LaneComparison `json:"comparison,omitempty"`
 }
 
 // Run is one policy's results.
@@ -43,10 +49,12 @@ type Run struct {
 	Window [2]float64 `json:"window_s"`
 	Events uint64     `json:"events"`
 	// JobsArrived and JobsCompleted count the whole run, warm-up included.
-	JobsArrived   int64  `json:"jobs_arrived"`
-	JobsCompleted int64  `json:"jobs_completed"`
-	Total         Lane   `json:"total"`
-	Lanes         []Lane `json:"lanes"`
+	JobsArrived   int64            `json:"jobs_arrived"`
+	JobsCompleted int64            `json:"jobs_completed"`
+	Total         Lane             `json:"total"`
+	Lanes         []Lane           `json:"lanes"`
+	Fairness      FairnessSummary  `json:"fairness"`
+	Convergence   []ConvergenceRow `json:"convergence"`
 }
 
 // Lane is one model's metrics over the measurement window.
@@ -126,6 +134,11 @@ func Summarize(d RunData) Run {
 		run.Lanes = append(run.Lanes, lane(raw, d))
 	}
 	run.Total = lane(all, d)
+	run.Fairness = summarizeFairness(d.Fairness)
+	run.Convergence = Convergence(d.Series, d.Models, d.Disturbances, d.WindowEnd)
+	if run.Convergence == nil {
+		run.Convergence = []ConvergenceRow{}
+	}
 	return run
 }
 
@@ -224,4 +237,59 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// FairnessSummary is a run's fairness: Jain's index per window over the
+// projects that stayed backlogged, the share of admissions (in the
+// measurement window) per tier, and the makespan of small batches (at most
+// SmallBatch jobs, per the simulator) overall and of those that arrived while
+// a large batch of the same model had jobs waiting.
+type FairnessSummary struct {
+	JainMean            float64            `json:"jain_mean"`
+	Windows             []FairnessWindow   `json:"windows"`
+	TierShares          map[string]float64 `json:"tier_shares"`
+	SmallBatches        int                `json:"small_batches"`
+	SmallUnfinished     int                `json:"small_batches_unfinished"`
+	SmallMakespan       Stats              `json:"small_batch_makespan_s"`
+	BehindLarge         int                `json:"small_batches_behind_large"`
+	BehindLargeMakespan Stats              `json:"small_behind_large_makespan_s"`
+}
+
+func summarizeFairness(d FairnessData) FairnessSummary {
+	f := FairnessSummary{Windows: d.Windows, TierShares: map[string]float64{}}
+	if f.Windows == nil {
+		f.Windows = []FairnessWindow{}
+	}
+	n := 0
+	for _, w := range d.Windows {
+		if w.Backlogged >= 2 {
+			f.JainMean += w.Jain
+			n++
+		}
+	}
+	f.JainMean = ratio(f.JainMean, float64(n))
+	var total int64
+	for _, v := range d.TierAdmitted {
+		total += v
+	}
+	for k, v := range d.TierAdmitted {
+		f.TierShares[k] = ratio(float64(v), float64(total))
+	}
+	var all, behind []float64
+	for _, b := range d.SmallBatches {
+		f.SmallBatches++
+		if b.BehindLarge {
+			f.BehindLarge++
+		}
+		if b.Done < b.Jobs {
+			f.SmallUnfinished++
+			continue
+		}
+		all = append(all, b.Makespan)
+		if b.BehindLarge {
+			behind = append(behind, b.Makespan)
+		}
+	}
+	f.SmallMakespan, f.BehindLargeMakespan = NewStats(all), NewStats(behind)
+	return f
 }

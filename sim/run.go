@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/workloads"
 )
@@ -43,5 +45,54 @@ func (w *World) Measured() results.RunData {
 		Events:        w.EventsProcessed(),
 		JobsArrived:   c.JobsArrived,
 		JobsCompleted: c.JobsCompleted,
+		Models:        w.sc.Catalogue(),
+		Fairness:      w.Fairness(),
+		Disturbances:  w.sc.Disturbances(),
 	}
+}
+
+// Disturbances are the instants a controller must settle after: the start,
+// every burst of batches, every capacity event.
+func (s *Scenario) Disturbances() []results.Disturbance {
+	ds := []results.Disturbance{{T: 0, Label: "start"}}
+	for _, bp := range []workloads.BatchProcess{s.Workload.Batches, s.Workload.Background} {
+		for _, b := range bp.Bursts {
+			ds = append(ds, results.Disturbance{T: b.At.Seconds(), Label: "burst@" + b.At.String()})
+		}
+	}
+	for _, e := range s.Events {
+		label := e.Label
+		if label == "" {
+			label = "capacity"
+		}
+		ds = append(ds, results.Disturbance{T: e.At.Seconds(), Label: label + "@" + e.At.String() + ":" + e.Model})
+	}
+	return ds
+}
+
+// Compare runs several policies on the identical job stream (same scenario,
+// same seed), each on its own goroutine, and returns their worlds in order.
+func Compare(sc *Scenario, seed uint64, names []string, progress func(i int, now, end Time)) ([]*World, error) {
+	worlds := make([]*World, len(names))
+	errs := make([]error, len(names))
+	done := make(chan struct{}, len(names))
+	for i, name := range names {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			spec := RunSpec{Policy: name, Seed: seed}
+			if progress != nil {
+				spec.Progress = func(now, end Time) { progress(i, now, end) }
+			}
+			worlds[i], errs[i] = Execute(sc, spec)
+		}()
+	}
+	for range names {
+		<-done
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", names[i], err)
+		}
+	}
+	return worlds, nil
 }

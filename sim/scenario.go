@@ -27,6 +27,8 @@ type Scenario struct {
 	Warmup time.Duration `yaml:"warmup" json:"warmup"`
 	// SeriesInterval is the period of the time-series samples.
 	SeriesInterval time.Duration `yaml:"series_interval" json:"series_interval"`
+	// FairnessWindow is the window of the Jain's-index fairness metric.
+	FairnessWindow time.Duration `yaml:"fairness_window" json:"fairness_window"`
 
 	Containers    ContainerConfig `yaml:"containers" json:"containers"`
 	Gateway       GatewayConfig   `yaml:"gateway" json:"gateway"`
@@ -300,6 +302,12 @@ func (s *Scenario) build() error {
 	}
 	if s.SeriesInterval == 0 {
 		s.SeriesInterval = 10 * time.Second
+	}
+	if s.FairnessWindow == 0 {
+		s.FairnessWindow = 10 * time.Minute
+	}
+	if s.FairnessWindow < s.SeriesInterval {
+		return fieldErr("fairness_window", "must be >= series_interval (%v), got %v", s.SeriesInterval, s.FairnessWindow)
 	}
 	if s.SeriesInterval < 0 {
 		return fieldErr("series_interval", "must be > 0, got %v", s.SeriesInterval)

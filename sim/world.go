@@ -85,6 +85,7 @@ type jobState struct {
 	id       policies.JobID
 	w        workloads.Job
 	grading  bool
+	project  int32
 	agent    workloads.Agent
 	phase    uint8
 	pending  int32 // calls of the current turn not yet answered
@@ -185,6 +186,7 @@ type World struct {
 	counts   Counts
 	err      error
 	capEvent []CapacityEvent
+	fair     fairness
 }
 
 // Counts are whole-run totals, for conservation checks.
@@ -247,6 +249,7 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 		w.limits[i] = -1
 	}
 	w.capEvent = sc.Events
+	w.fair = newFairness(len(cfgs))
 	return w, nil
 }
 
@@ -370,6 +373,7 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 	w.byID[id] = slot
 	w.counts.JobsArrived++
 	w.recordJob(&w.jobs[slot], LogJobArrive)
+	w.fairArrive(&w.jobs[slot])
 	m := &w.models[job.Model]
 	m.waiting++
 	if w.inWindow() {
@@ -410,6 +414,7 @@ func (w *World) start(id policies.JobID) {
 	j.phase = jobStarting
 	j.admitted = w.now()
 	w.recordJob(j, LogJobStart)
+	w.fairStart(j)
 	m := &w.models[j.w.Model]
 	m.waiting--
 	m.running++
@@ -682,6 +687,7 @@ func (w *World) finish(slot int32) {
 	w.setLevel(&m.runningLvl, m.running, &m.raw.RunningArea)
 	w.counts.JobsCompleted++
 	w.recordJob(j, LogJobFinish)
+	w.fairFinish(j)
 	if w.inWindow() {
 		m.raw.Completed++
 		m.raw.Times = append(m.raw.Times, results.JobTimes{
@@ -758,6 +764,7 @@ func (w *World) sample() {
 			Depth: int32(m.queue.Len()), Inflight: int32(m.provInflight), Waiting: int32(m.waiting),
 		})
 	}
+	w.fairSample()
 	if w.opts.Progress != nil {
 		w.opts.Progress(w.now(), w.end)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/evalsched/lab/results"
@@ -27,6 +28,14 @@ func newApp() *cli.App {
 				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}},
 			Action: func(c *cli.Context) error {
 				return runCommand(c.App.Writer, c.String("scenario"), c.String("policy"), c.Uint64("seed"), c.String("out"), c.Int("top"))
+			},
+		}, {
+			Name:      "compare",
+			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
+			UsageText: "sim compare [--scenario FILE] [--seed N] [--out DIR]",
+			Flags:     []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag},
+			Action: func(c *cli.Context) error {
+				return compareCommand(c.App.Writer, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.Int("top"))
 			},
 		}, {
 			Name:  "scenarios",
@@ -76,4 +85,54 @@ func runCommand(out io.Writer, scenario, policy string, seed uint64, dir string,
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
+}
+
+func compareCommand(out io.Writer, scenario string, seed uint64, dir string, top int) error {
+	sc, err := sim.LoadScenario(scenario)
+	if err != nil {
+		return err
+	}
+	names := []string{"fixed-lane", "scheduler"}
+	worlds, err := sim.Compare(sc, seed, names, nil)
+	if err != nil {
+		return err
+	}
+	var runs []results.Run
+	var data []results.RunData
+	for _, w := range worlds {
+		d := w.Measured()
+		data = append(data, d)
+		runs = append(runs, results.Summarize(d))
+	}
+	rows := results.Compare(runs[0], runs[1])
+	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
+		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: rows}
+	if err := results.WriteOutputs(dir, summary, sc.Catalogue(), data); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "scenario %s, seed %d: old = %s, new = %s, window %.0f-%.0f s\n",
+		sc.Name, seed, names[0], names[1], runs[0].Window[0], runs[0].Window[1])
+	if err := results.WriteCompareTable(out, runs[0], runs[1], rows, top); err != nil {
+		return err
+	}
+	for i, r := range runs {
+		f := r.Fairness
+		fmt.Fprintf(out, "%-10s  jain %.3f  small batches behind large: %d, makespan p50 %.0f s p90 %.0f s  tier shares %v\n",
+			names[i], f.JainMean, f.BehindLarge, f.BehindLargeMakespan.P50, f.BehindLargeMakespan.P90, formatShares(f.TierShares))
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+	return nil
+}
+
+func formatShares(m map[string]float64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s:%.0f%%", k, 100*m[k]))
+	}
+	return strings.Join(parts, " ")
 }

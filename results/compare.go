@@ -1,0 +1,85 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+)
+
+// LaneComparison sets one lane's results under the baseline ("old") and the
+// candidate ("new") side by side. Multiplier = new ÷ old throughput; null in
+// JSON when the baseline completed nothing.
+type LaneComparison struct {
+	Model          string   `json:"model"`
+	OldPerHour     float64  `json:"old_throughput_per_hour"`
+	NewPerHour     float64  `json:"new_throughput_per_hour"`
+	Multiplier     *float64 `json:"multiplier"`
+	OldP90         float64  `json:"old_p90_job_time_s"`
+	NewP90         float64  `json:"new_p90_job_time_s"`
+	OldWaitShare   float64  `json:"old_p90_wait_share"`
+	NewWaitShare   float64  `json:"new_p90_wait_share"`
+	OldGatewayCtrH float64  `json:"old_gateway_wait_container_hours"`
+	NewGatewayCtrH float64  `json:"new_gateway_wait_container_hours"`
+}
+
+// Compare pairs the lanes of two runs by model, busiest (new) first.
+func Compare(old, new Run) []LaneComparison {
+	oldBy := map[string]Lane{}
+	for _, l := range old.Lanes {
+		oldBy[l.Model] = l
+	}
+	seen := map[string]bool{}
+	var out []LaneComparison
+	add := func(o, n Lane) {
+		c := LaneComparison{Model: n.Model, OldPerHour: o.ThroughputPerHour, NewPerHour: n.ThroughputPerHour,
+			OldP90: o.JobTime.Total.P90, NewP90: n.JobTime.Total.P90, OldWaitShare: o.P90WaitShare, NewWaitShare: n.P90WaitShare,
+			OldGatewayCtrH: o.GatewayWaitContainerSeconds / 3600, NewGatewayCtrH: n.GatewayWaitContainerSeconds / 3600}
+		if c.Model == "" {
+			c.Model = o.Model
+		}
+		if o.ThroughputPerHour > 0 {
+			m := n.ThroughputPerHour / o.ThroughputPerHour
+			c.Multiplier = &m
+		}
+		out = append(out, c)
+	}
+	for _, n := range new.Lanes {
+		seen[n.Model] = true
+		add(oldBy[n.Model], n)
+	}
+	for _, o := range old.Lanes {
+		if !seen[o.Model] {
+			add(o, Lane{})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].NewPerHour > out[j].NewPerHour })
+	return out
+}
+
+// WriteCompareTable prints the comparison: the top lanes and the total.
+func WriteCompareTable(w io.Writer, old, new Run, rows []LaneComparison, top int) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "model\told jobs/h\tnew jobs/h\tmultiplier\told p90 s\tnew p90 s\told p90 wait\tnew p90 wait\t\n")
+	shown := rows
+	if top > 0 && len(rows) > top {
+		shown = rows[:top]
+	}
+	line := func(c LaneComparison) {
+		mult := "-"
+		if c.Multiplier != nil {
+			mult = fmt.Sprintf("%.2fx", *c.Multiplier)
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%.0f%%\t%.0f%%\t\n", c.Model, c.OldPerHour, c.NewPerHour, mult,
+			c.OldP90, c.NewP90, 100*c.OldWaitShare, 100*c.NewWaitShare)
+	}
+	for _, c := range shown {
+		line(c)
+	}
+	if rest := len(rows) - len(shown); rest > 0 {
+		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\n", rest)
+	}
+	total := Compare(Run{Lanes: []Lane{old.Total}}, Run{Lanes: []Lane{new.Total}})
+	line(total[0])
+	return tw.Flush()
+}

@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"strconv"
+
+	"github.com/evalsched/lab/results"
+)
+
+// Fairness bookkeeping: admissions per project and per tier, backlog per
+// project sampled every series interval, and each batch's arrival and finish.
+
+// LargeBatch and SmallBatch are the sizes (jobs) above which a batch counts
+// as large and at or below which it counts as small, for the "small batch
+// behind a large one" metric.
+const (
+	LargeBatch = 1000
+	SmallBatch = 50
+)
+
+type projectState struct {
+	waiting         int
+	admitted        int64 // in the current fairness window
+	backloggedSoFar bool  // waiting > 0 at every sample of the current window
+}
+
+type batchState struct {
+	model       int
+	arrived     int
+	waiting     int
+	done        int
+	firstArrive Time
+	lastFinish  Time
+	behindLarge bool
+}
+
+type fairness struct {
+	projects     map[string]int32
+	projectState []projectState
+	batches      map[string]*batchState
+	batchOrder   []string
+	// per model: jobs waiting that belong to large batches
+	largeWaiting []int
+	tierAdmitted map[int8]int64 // in the measurement window
+	windows      []results.FairnessWindow
+	windowStart  Time
+}
+
+func newFairness(models int) fairness {
+	return fairness{projects: map[string]int32{}, batches: map[string]*batchState{},
+		largeWaiting: make([]int, models), tierAdmitted: map[int8]int64{}}
+}
+
+func (w *World) fairArrive(j *jobState) {
+	f := &w.fair
+	p, ok := f.projects[j.w.Project]
+	if !ok {
+		p = int32(len(f.projectState))
+		f.projects[j.w.Project] = p
+		f.projectState = append(f.projectState, projectState{})
+	}
+	f.projectState[p].waiting++
+	j.project = p
+	b := f.batches[j.w.Batch]
+	if b == nil {
+		b = &batchState{model: j.w.Model, firstArrive: w.now(), behindLarge: f.largeWaiting[j.w.Model] > 0}
+		f.batches[j.w.Batch] = b
+		f.batchOrder = append(f.batchOrder, j.w.Batch)
+	}
+	b.arrived++
+	b.waiting++
+	switch {
+	case b.arrived == LargeBatch+1:
+		f.largeWaiting[b.model] += b.waiting
+	case b.arrived > LargeBatch+1:
+		f.largeWaiting[b.model]++
+	}
+}
+
+func (w *World) fairStart(j *jobState) {
+	f := &w.fair
+	ps := &f.projectState[j.project]
+	ps.waiting--
+	ps.admitted++
+	b := f.batches[j.w.Batch]
+	b.waiting--
+	if b.arrived > LargeBatch {
+		f.largeWaiting[b.model]--
+	}
+	if w.inWindow() {
+		f.tierAdmitted[int8(effectiveTier(j))]++
+	}
+}
+
+func (w *World) fairFinish(j *jobState) {
+	b := w.fair.batches[j.w.Batch]
+	b.done++
+	b.lastFinish = w.now()
+}
+
+func effectiveTier(j *jobState) int8 {
+	switch {
+	case j.w.BatchTier != 0:
+		return j.w.BatchTier
+	case j.w.ProjectTier != 0:
+		return j.w.ProjectTier
+	case j.w.AccountTier != 0:
+		return j.w.AccountTier
+	}
+	return 3 // policies.DefaultTier
+}
+
+// fairSample is called every series interval: it keeps the backlog flags and
+// closes a fairness window every FairnessWindow.
+func (w *World) fairSample() {
+	f := &w.fair
+	now := w.now()
+	if now-f.windowStart >= FromDuration(w.sc.FairnessWindow) {
+		if f.windowStart >= w.windowStart {
+			var xs []float64
+			for i := range f.projectState {
+				if f.projectState[i].backloggedSoFar {
+					xs = append(xs, float64(f.projectState[i].admitted))
+				}
+			}
+			f.windows = append(f.windows, results.FairnessWindow{Start: f.windowStart.Seconds(), End: now.Seconds(),
+				Backlogged: len(xs), Jain: results.Jain(xs)})
+		}
+		f.windowStart = now
+		for i := range f.projectState {
+			f.projectState[i].admitted = 0
+			f.projectState[i].backloggedSoFar = true
+		}
+	}
+	for i := range f.projectState {
+		ps := &f.projectState[i]
+		ps.backloggedSoFar = ps.backloggedSoFar && ps.waiting > 0
+	}
+}
+
+// Fairness returns the run's fairness measurements.
+func (w *World) Fairness() results.FairnessData {
+	f := &w.fair
+	d := results.FairnessData{Windows: f.windows, TierAdmitted: map[string]int64{}}
+	for t, n := range f.tierAdmitted {
+		d.TierAdmitted[tierName(t)] = n
+	}
+	for _, name := range f.batchOrder {
+		b := f.batches[name]
+		if b.arrived > SmallBatch || b.firstArrive < w.windowStart {
+			continue
+		}
+		row := results.BatchRow{Batch: name, Model: w.models[b.model].cfg.Name, Jobs: b.arrived,
+			Arrival: b.firstArrive.Seconds(), BehindLarge: b.behindLarge, Done: b.done}
+		if b.done == b.arrived {
+			row.Makespan = (b.lastFinish - b.firstArrive).Seconds()
+		}
+		d.SmallBatches = append(d.SmallBatches, row)
+	}
+	return d
+}
+
+func tierName(t int8) string { return strconv.Itoa(int(t)) }

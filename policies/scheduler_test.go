@@ -1,6 +1,8 @@
 package policies
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"runtime"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
 )
 
 // ---- Config ----
@@ -51,6 +54,71 @@ func TestSchedulerConfigDefaults(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, set.WithDefaults()); diff != "" {
 		t.Errorf("WithDefaults (-want +got):\n%s", diff)
+	}
+}
+
+// TestSchedulerConfigDecode: the field names a scenario file uses, in YAML
+// (durations as strings, unknown keys rejected, as the simulator loads it)
+// and in JSON.
+func TestSchedulerConfigDecode(t *testing.T) {
+	want := SchedulerConfig{
+		Tick: 5 * time.Second, TargetDepth: 12, DepthTolerance: 2, MinLimit: 2, MaxLimit: 500, InitialLimit: 10,
+		StepMode: StepMultiplicative, Step: 2, Factor: 1.5, Smoothing: 0.3, StaleAfter: time.Minute, TierShare: 0.7,
+		Models: map[string]ModelLimits{"gpt-5.5": {TargetDepth: 20, MinLimit: 3, MaxLimit: 400, InitialLimit: 50}},
+	}
+	const doc = `
+tick: 5s
+target_depth: 12
+depth_tolerance: 2
+min_limit: 2
+max_limit: 500
+initial_limit: 10
+step_mode: multiplicative
+step: 2
+factor: 1.5
+smoothing: 0.3
+stale_after: 1m
+tier_share: 0.7
+models:
+  gpt-5.5: {target_depth: 20, min_limit: 3, max_limit: 400, initial_limit: 50}
+`
+	var got SchedulerConfig
+	dec := yaml.NewDecoder(strings.NewReader(doc))
+	dec.KnownFields(true)
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("yaml: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("yaml (-want +got):\n%s", diff)
+	}
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(want); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"target_depth":12`, `"depth_tolerance":2`, `"step_mode":"multiplicative"`,
+		`"stale_after":60000000000`, `"tier_share":0.7`, `"models":{"gpt-5.5":{"target_depth":20,`} {
+		if !strings.Contains(buf.String(), key) {
+			t.Errorf("json %s lacks %s", buf.String(), key)
+		}
+	}
+	var back SchedulerConfig
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, back); diff != "" {
+		t.Errorf("json round trip (-want +got):\n%s", diff)
+	}
+
+	// A scenario that sets one field gets the defaults for the rest.
+	var partial SchedulerConfig
+	if err := yaml.Unmarshal([]byte("tier_share: 0.9\n"), &partial); err != nil {
+		t.Fatal(err)
+	}
+	wantPartial := DefaultSchedulerConfig()
+	wantPartial.TierShare = 0.9
+	if diff := cmp.Diff(wantPartial, partial.WithDefaults()); diff != "" {
+		t.Errorf("partial config with defaults (-want +got):\n%s", diff)
 	}
 }
 
@@ -1005,21 +1073,36 @@ func TestDecideSteadyStateAllocs(t *testing.T) {
 		l.decideAllocs, ticks, arrivals/ticks, perTick)
 }
 
+// BenchmarkSchedulerTick times Decide alone on a steady backlog ("decide"),
+// and a whole tick with its finishes and as many arrivals ("with-arrivals").
 func BenchmarkSchedulerTick(b *testing.B) {
 	for _, size := range []struct{ waiting, projects int }{{20000, 200}, {300000, 2000}} {
-		b.Run(fmt.Sprintf("waiting=%d/projects=%d", size.waiting, size.projects), func(b *testing.B) {
-			l := newTickLoop(b, size.waiting, size.projects, 30)
-			for range 150 {
-				l.tick()
+		for _, arrivals := range []bool{false, true} {
+			name := fmt.Sprintf("waiting=%d/projects=%d/decide", size.waiting, size.projects)
+			if arrivals {
+				name = fmt.Sprintf("waiting=%d/projects=%d/with-arrivals", size.waiting, size.projects)
 			}
-			starts := 0
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				l.tick()
-				starts += len(l.plan.Start)
-			}
-			b.ReportMetric(float64(starts)/float64(b.N), "starts/tick")
-		})
+			b.Run(name, func(b *testing.B) {
+				l := newTickLoop(b, size.waiting, size.projects, 30)
+				for range 150 {
+					l.tick()
+				}
+				starts := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					if !arrivals {
+						b.StopTimer()
+						l.arrive()
+						b.StartTimer()
+					} else {
+						l.arrive()
+					}
+					l.decide()
+					starts += len(l.plan.Start)
+				}
+				b.ReportMetric(float64(starts)/float64(b.N), "starts/tick")
+			})
+		}
 	}
 }

@@ -8,6 +8,22 @@ type FairnessWindow struct {
 	End        float64 `json:"end_s"`
 	Backlogged int     `json:"backlogged_projects"`
 	Jain       float64 `json:"jain"`
+	// TierAdmitted counts the jobs admitted in the window per tier ("1" is
+	// the highest), for tier shares over time.
+	TierAdmitted map[string]int64 `json:"tier_admitted"`
+}
+
+// BatchProgressRow samples the progress of one tracked batch: every large
+// batch (more than LargeBatch jobs) and every small batch that arrived
+// behind one. Written to batches.csv.
+type BatchProgressRow struct {
+	T       float64
+	Batch   string
+	Model   string
+	Class   string // "large" or "small_behind_large"
+	Jobs    int32  // arrived so far
+	Started int32
+	Done    int32
 }
 
 // BatchRow is one small batch: when it arrived, whether a large batch of the

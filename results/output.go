@@ -13,6 +13,9 @@ import (
 // SeriesCSVHeader is the header of series.csv.
 const SeriesCSVHeader = "policy,t_s,model,running,limit,gateway_depth,provider_inflight,waiting"
 
+// BatchesCSVHeader is the header of batches.csv: progress of tracked batches.
+const BatchesCSVHeader = "policy,t_s,batch,model,class,jobs,started,done"
+
 // AppendSeriesCSV appends one run's time series as CSV rows (no header).
 func AppendSeriesCSV(buf *bytes.Buffer, policy string, models []string, rows []SeriesRow) {
 	var b []byte
@@ -44,6 +47,16 @@ func WriteOutputs(dir string, s Summary, models []string, data []RunData) error 
 		AppendSeriesCSV(&csv, d.Policy, models, d.Series)
 	}
 	if err := WriteFileAtomic(dir+"/series.csv", csv.Bytes()); err != nil {
+		return err
+	}
+	csv.Reset()
+	csv.WriteString(BatchesCSVHeader + "\n")
+	for _, d := range data {
+		for _, r := range d.BatchProgress {
+			fmt.Fprintf(&csv, "%s,%s,%s,%s,%s,%d,%d,%d\n", d.Policy, strconv.FormatFloat(r.T, 'f', -1, 64), r.Batch, r.Model, r.Class, r.Jobs, r.Started, r.Done)
+		}
+	}
+	if err := WriteFileAtomic(dir+"/batches.csv", csv.Bytes()); err != nil {
 		return err
 	}
 	return WriteJSON(dir+"/summary.json", s)

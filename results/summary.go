@@ -28,6 +28,7 @@ type RunData struct {
 	Models        []string // the catalogue, for series rows
 	Fairness      FairnessData
 	Disturbances  []Disturbance
+	BatchProgress []BatchProgressRow
 }
 
 // Summary is the content of summary.json.

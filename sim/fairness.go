@@ -24,7 +24,10 @@ type projectState struct {
 }
 
 type batchState struct {
+	name        string
 	model       int
+	started     int
+	tracked     bool // progress is recorded (large, or small behind large)
 	arrived     int
 	waiting     int
 	done        int
@@ -41,13 +44,16 @@ type fairness struct {
 	// per model: jobs waiting that belong to large batches
 	largeWaiting []int
 	tierAdmitted map[int8]int64 // in the measurement window
+	tierWindow   map[int8]int64 // in the current fairness window
 	windows      []results.FairnessWindow
 	windowStart  Time
+	tracked      []*batchState
+	progress     []results.BatchProgressRow
 }
 
 func newFairness(models int) fairness {
 	return fairness{projects: map[string]int32{}, batches: map[string]*batchState{},
-		largeWaiting: make([]int, models), tierAdmitted: map[int8]int64{}}
+		largeWaiting: make([]int, models), tierAdmitted: map[int8]int64{}, tierWindow: map[int8]int64{}}
 }
 
 func (w *World) fairArrive(j *jobState) {
@@ -62,15 +68,23 @@ func (w *World) fairArrive(j *jobState) {
 	j.project = p
 	b := f.batches[j.w.Batch]
 	if b == nil {
-		b = &batchState{model: j.w.Model, firstArrive: w.now(), behindLarge: f.largeWaiting[j.w.Model] > 0}
+		b = &batchState{name: j.w.Batch, model: j.w.Model, firstArrive: w.now(), behindLarge: f.largeWaiting[j.w.Model] > 0}
 		f.batches[j.w.Batch] = b
 		f.batchOrder = append(f.batchOrder, j.w.Batch)
+		if b.behindLarge {
+			b.tracked = true
+			f.tracked = append(f.tracked, b)
+		}
 	}
 	b.arrived++
 	b.waiting++
 	switch {
 	case b.arrived == LargeBatch+1:
 		f.largeWaiting[b.model] += b.waiting
+		if !b.tracked {
+			b.tracked = true
+			f.tracked = append(f.tracked, b)
+		}
 	case b.arrived > LargeBatch+1:
 		f.largeWaiting[b.model]++
 	}
@@ -83,6 +97,8 @@ func (w *World) fairStart(j *jobState) {
 	ps.admitted++
 	b := f.batches[j.w.Batch]
 	b.waiting--
+	b.started++
+	f.tierWindow[int8(effectiveTier(j))]++
 	if b.arrived > LargeBatch {
 		f.largeWaiting[b.model]--
 	}
@@ -122,9 +138,14 @@ func (w *World) fairSample() {
 					xs = append(xs, float64(f.projectState[i].admitted))
 				}
 			}
+			tiers := map[string]int64{}
+			for t, n := range f.tierWindow {
+				tiers[tierName(t)] = n
+			}
 			f.windows = append(f.windows, results.FairnessWindow{Start: f.windowStart.Seconds(), End: now.Seconds(),
-				Backlogged: len(xs), Jain: results.Jain(xs)})
+				Backlogged: len(xs), Jain: results.Jain(xs), TierAdmitted: tiers})
 		}
+		clear(f.tierWindow)
 		f.windowStart = now
 		for i := range f.projectState {
 			f.projectState[i].admitted = 0
@@ -135,6 +156,20 @@ func (w *World) fairSample() {
 		ps := &f.projectState[i]
 		ps.backloggedSoFar = ps.backloggedSoFar && ps.waiting > 0
 	}
+	// Progress of tracked batches; a finished one gets a last row and leaves.
+	kept := f.tracked[:0]
+	for _, b := range f.tracked {
+		class := "small_behind_large"
+		if b.arrived > LargeBatch {
+			class = "large"
+		}
+		f.progress = append(f.progress, results.BatchProgressRow{T: now.Seconds(), Batch: b.name,
+			Model: w.models[b.model].cfg.Name, Class: class, Jobs: int32(b.arrived), Started: int32(b.started), Done: int32(b.done)})
+		if b.done < b.arrived {
+			kept = append(kept, b)
+		}
+	}
+	f.tracked = kept
 }
 
 // Fairness returns the run's fairness measurements.

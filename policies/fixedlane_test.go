@@ -1,0 +1,211 @@
+package policies
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFixedLaneValidate(t *testing.T) {
+	models := []string{"gpt-5.5", "opus", "sonnet"}
+	tests := []struct {
+		name string
+		cfg  FixedLaneConfig
+		want string // "" = valid
+	}{
+		{"no lanes", FixedLaneConfig{GlobalCap: 10}, ""},
+		{"lanes within the cap", FixedLaneConfig{GlobalCap: 10, Lanes: map[string]int{"gpt-5.5": 4, "opus": 6}}, ""},
+		{"zero global cap", FixedLaneConfig{}, "global_cap: must be > 0, got 0"},
+		{"negative global cap", FixedLaneConfig{GlobalCap: -5}, "global_cap: must be > 0, got -5"},
+		{"lane cap above global cap", FixedLaneConfig{GlobalCap: 10, Lanes: map[string]int{"opus": 11}},
+			"lanes.opus: cap 11 is above global_cap 10"},
+		{"unknown model", FixedLaneConfig{GlobalCap: 10, Lanes: map[string]int{"gpt-4": 2}},
+			`lanes.gpt-4: unknown model "gpt-4"`},
+		{"zero lane cap", FixedLaneConfig{GlobalCap: 10, Lanes: map[string]int{"sonnet": 0}},
+			"lanes.sonnet: cap must be > 0, got 0"},
+		{"caps add up above global cap", FixedLaneConfig{GlobalCap: 10, Lanes: map[string]int{"gpt-5.5": 6, "opus": 5}},
+			"lanes: caps add up to 11, above global_cap 10"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.Validate(models)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("Validate = %q, want %q", got, tc.want)
+			}
+			if _, err := NewFixedLane(tc.cfg, models); (err == nil) != (tc.want == "") {
+				t.Errorf("NewFixedLane error = %v, want error %v", err, tc.want != "")
+			}
+		})
+	}
+}
+
+// TestFixedLaneCaps: every dedicated lane runs up to its cap, every other
+// model shares what the lanes leave of the global cap.
+func TestFixedLaneCaps(t *testing.T) {
+	models := []string{"hot", "warm", "cold-a", "cold-b"}
+	tests := []struct {
+		name       string
+		lanes      map[string]int
+		containers int
+		want       []int // running per model after one decision
+		wantLimits []int
+	}{
+		{"two lanes and the shared rest", map[string]int{"hot": 3, "warm": 2}, 100,
+			[]int{3, 2, 5, 0}, []int{3, 2, 5, 5}}, // cold-a's jobs came first
+		{"no lanes: one shared lane", nil, 100,
+			[]int{0, 0, 10, 0}, []int{10, 10, 10, 10}},
+		{"every model a lane", map[string]int{"hot": 4, "warm": 3, "cold-a": 2, "cold-b": 1}, 100,
+			[]int{4, 3, 2, 1}, []int{4, 3, 2, 1}},
+		// Lanes are visited in name order (cold-a, hot, warm), then the shared lane.
+		{"containers short", map[string]int{"hot": 3, "warm": 2, "cold-a": 4}, 6,
+			[]int{2, 0, 4, 0}, []int{3, 2, 4, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fl, err := NewFixedLane(FixedLaneConfig{GlobalCap: 10, Lanes: tc.lanes}, models)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := newHarness(t, fl, len(models), tc.containers)
+			// The shared models' jobs first, so first-come-first-served
+			// inside the shared lane favours cold-a.
+			for _, m := range []ModelID{2, 3, 0, 1} {
+				h.enqueue(20, Job{Project: "p", Model: m})
+			}
+			h.step()
+			if diff := cmp.Diff(tc.want, h.st.running); diff != "" {
+				t.Errorf("running per model (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantLimits, h.limitLog[0]); diff != "" {
+				t.Errorf("Plan.Limits (-want +got):\n%s", diff)
+			}
+			// Nothing finishes: a second decision starts nothing more.
+			if started := h.step(); len(started) != 0 {
+				t.Errorf("second decision started %d jobs with every lane full", len(started))
+			}
+			total := 0
+			for _, r := range tc.want {
+				total += r
+			}
+			if got := fl.Waiting(); got != 80-total {
+				t.Errorf("Waiting = %d, want %d", got, 80-total)
+			}
+		})
+	}
+}
+
+// TestFixedLaneFCFS: within a lane, jobs start in the order they came, each
+// one as soon as a slot frees, whatever their project or tier.
+func TestFixedLaneFCFS(t *testing.T) {
+	fl, err := NewFixedLane(FixedLaneConfig{GlobalCap: 2}, []string{"m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, fl, 1, 100)
+	a := h.enqueue(3, Job{Project: "a"})
+	b := h.enqueue(2, Job{Project: "b", AccountTier: 1}) // a tier changes nothing
+	var order []JobID
+	for range 5 {
+		started := h.step()
+		order = append(order, started...)
+		if len(started) > 0 {
+			h.finish(started[0]) // one slot frees per tick
+		}
+	}
+	want := []JobID{a[0], a[1], a[2], b[0], b[1]}
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Errorf("start order (-want +got):\n%s", diff)
+	}
+}
+
+// deliveryScenario is the negative control of the design: a 5,000-job batch
+// on one model, and five minutes later a 20-job customer delivery from
+// another project on the same model. It returns how many batch jobs had
+// started when the first delivery job started, and the ticks from the
+// delivery's arrival until its first and its last job started.
+func deliveryScenario(t *testing.T, pol Policy) (batchBefore, firstWait, lastWait int) {
+	t.Helper()
+	h := newHarness(t, pol, 1, 1000)
+	h.providers[0] = &fluidProvider{callsPerJob: 1, capacity: 42} // settles at 50 with target 8
+	h.duration = 7                                                // 70 s
+	batch := h.enqueue(5000, Job{Account: "lab", Project: "nightly-eval", Batch: "b1"})
+	h.run(30)
+	arrival := h.ticks
+	delivery := h.enqueue(20, Job{Account: "customer", Project: "delivery", Batch: "d1"})
+	for tick := 0; ; tick++ {
+		h.step()
+		if _, done := h.startTick[delivery[len(delivery)-1]]; done {
+			break
+		}
+		if tick > 2000 {
+			t.Fatalf("%s: delivery not started after %d ticks", pol.Name(), tick)
+		}
+	}
+	first, last := -1, -1
+	for _, id := range delivery {
+		st := h.startTick[id]
+		if first < 0 || st < first {
+			first = st
+		}
+		last = max(last, st)
+	}
+	for _, id := range batch {
+		if st, ok := h.startTick[id]; ok && st <= first {
+			batchBefore++
+		}
+	}
+	return batchBefore, first - arrival, last - arrival
+}
+
+func TestDeliveryBehindBatch(t *testing.T) {
+	t.Run("fixed-lane", func(t *testing.T) {
+		fl, err := NewFixedLane(FixedLaneConfig{GlobalCap: 200, Lanes: map[string]int{"m0": 50}}, []string{"m0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, first, last := deliveryScenario(t, fl)
+		t.Logf("fixed-lane: %d batch jobs started first; delivery waited %d–%d ticks", before, first, last)
+		if before < 4950 {
+			t.Errorf("first delivery job started after only %d of 5,000 batch jobs; want the batch (nearly) drained", before)
+		}
+		if first < 500 {
+			t.Errorf("first delivery job waited %d ticks, want the batch's ~590", first)
+		}
+	})
+	t.Run("scheduler", func(t *testing.T) {
+		s, err := NewScheduler(SchedulerConfig{InitialLimit: 50}, []string{"m0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, first, last := deliveryScenario(t, s)
+		t.Logf("scheduler: %d batch jobs started first; delivery waited %d–%d ticks", before, first, last)
+		if last > 7 {
+			t.Errorf("last delivery job waited %d ticks, want within one job's run (7 ticks)", last)
+		}
+		if before > 1000 {
+			t.Errorf("%d batch jobs started before the delivery's first", before)
+		}
+	})
+}
+
+func ExampleFixedLane() {
+	fl, err := NewFixedLane(FixedLaneConfig{GlobalCap: 10, Lanes: map[string]int{"hot": 4}}, []string{"hot", "cold"})
+	if err != nil {
+		panic(err)
+	}
+	now := time.Date(2025, 9, 30, 12, 0, 0, 0, time.UTC)
+	for id := JobID(1); id <= 8; id++ {
+		fl.Enqueue(now, Job{ID: id, Model: ModelID(id % 2), Arrival: now})
+	}
+	st := newFakeState(2, 100)
+	var plan Plan
+	fl.Decide(now, st, &plan)
+	fmt.Println("start:", plan.Start, "limits:", plan.Limits, "waiting:", fl.Waiting())
+	// Output: start: [2 4 6 8 1 3 5 7] limits: [4 6] waiting: 0
+}

@@ -66,8 +66,17 @@
 // of m waits, when m's waiting jobs fit in its free slots, or when containers
 // are what stops starts: raising then would move the limit away from anything
 // the depth reading has tested, and a later burst of containers or jobs would
-// start all of that untested concurrency at once. Lowering needs no such test:
-// it is always safe.
+// start all of that untested concurrency at once. The mirror hazard,
+// wind-down, is lowering a limit that is already below the running count:
+// jobs cannot be evicted, so no job starts either way, and each further step
+// down digs a hole the limit must later climb out of, one step per tick, while
+// the provider idles. Above target, the controller therefore lowers only a
+// limit at or above the running count, and holds otherwise (ActionBelowRunning);
+// as running jobs drain, the limit steps down behind them. The plain case is every slot taken (running ≥ limit) with
+// a job waiting; counting the slots freed since the last tick matters because
+// in a busy system some job of a hot model finishes in almost every tick, so
+// running < limit at almost every tick even when the limit is exactly what
+// holds the model back.
 //
 // Smoothing. With smoothing alpha in (0, 1) the controller acts on an
 // exponentially weighted moving average of the readings,
@@ -125,6 +134,6 @@
 // turn (skipping 4,096 projects per summary word), and O(models of that
 // project) to find its oldest job on an open model. No step scans the
 // waiting jobs, and a project whose jobs sit on closed models costs nothing.
-// Enqueue is O(log n) in the lane's size. In steady state Decide does not
-// allocate.
+// Enqueue costs O(log n) in the lane's size plus a look along the project's
+// lanes. In steady state Decide does not allocate.
 package policies

@@ -244,9 +244,13 @@ const (
 	ActionNotBinding
 	// ActionStale: the depth reading was stale (or never taken).
 	ActionStale
+	// ActionBelowRunning: above target, but the limit is already below the
+	// running count: no job starts either way, and lowering further would
+	// only dig a hole the limit must later climb out of (wind-down).
+	ActionBelowRunning
 )
 
-var actionNames = [...]string{"hold", "raise", "lower", "not-binding", "stale"}
+var actionNames = [...]string{"hold", "raise", "lower", "not-binding", "stale", "below-running"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) && a >= 0 {
@@ -295,7 +299,7 @@ type Scheduler struct {
 	eligBuf  []*tierNode
 	rest     [maxTier + 2]float64 // rest[i] = (1-share)^i
 	projects map[projKey]*projNode
-	lanePool *lane     // free lists, threaded through nextFree, so that
+	lanePool *lane     // free lists, threaded through next, so that
 	projPool *projNode // dropping a lane or project in Decide never allocates
 	acctOv   map[string]Tier
 	projOv   map[[2]string]Tier
@@ -415,7 +419,16 @@ func (s *Scheduler) Trigger() Trigger { return Trigger{Tick: s.cfg.Tick} }
 func (s *Scheduler) Waiting() int     { return s.waiting }
 
 // Config is the config the scheduler runs with, defaults applied.
-func (s *Scheduler) Config() SchedulerConfig { return s.cfg }
+func (s *Scheduler) Config() SchedulerConfig {
+	c := s.cfg
+	if c.Models != nil {
+		c.Models = make(map[string]ModelLimits, len(s.cfg.Models))
+		for k, v := range s.cfg.Models {
+			c.Models[k] = v
+		}
+	}
+	return c
+}
 
 // Limit is the current running-job limit of a model.
 func (s *Scheduler) Limit(m ModelID) int { return s.limits[m] }
@@ -680,6 +693,8 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 			} else {
 				s.action[i] = ActionNotBinding
 			}
+		case d > s.target[i]+s.tolerance && l < s.running[i]:
+			s.action[i] = ActionBelowRunning
 		case d > s.target[i]+s.tolerance:
 			s.limits[i] = s.lower(l, s.minL[i])
 			s.action[i] = ActionLower

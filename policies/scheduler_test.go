@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sort"
 	"strings"
@@ -259,6 +260,10 @@ func TestControllerStep(t *testing.T) {
 			wantLimit: 9, wantAction: ActionLower},
 		{name: "above target, nothing waiting: lower", limit: 10, running: 4, depth: 30, containers: 50,
 			wantLimit: 9, wantAction: ActionLower},
+		{name: "above target, limit already below running: hold (no wind-down)", limit: 10, running: 15, waiting: 5, depth: 30, containers: 50,
+			wantLimit: 10, wantAction: ActionBelowRunning},
+		{name: "above target, limit at running: lower", limit: 10, running: 10, depth: 30, containers: 50,
+			wantLimit: 9, wantAction: ActionLower},
 		{name: "at target: hold", limit: 10, running: 10, waiting: 5, depth: 8, containers: 50,
 			wantLimit: 10, wantAction: ActionHold},
 		{name: "inside tolerance band: hold", cfg: func(c *SchedulerConfig) { c.DepthTolerance = 3 },
@@ -376,10 +381,12 @@ func TestControllerSmoothing(t *testing.T) {
 			cfg.Smoothing = tc.smoothing
 			h, s := newSchedulerHarness(t, cfg, 1, 0)
 			h.st.fixedFree = 100
-			h.st.running[0] = 20 // every slot taken: any limit up to max binds
 			h.enqueue(50, Job{Project: "p"})
 			var got []int
 			for i, r := range tc.readings {
+				// Every slot taken: the limit binds, and is not below the
+				// running count (where lowering is withheld).
+				h.st.running[0] = s.Limit(0)
 				now := t0.Add(time.Duration(i) * 10 * time.Second)
 				h.st.depth[0] = r.depth
 				h.st.asOf[0] = t0.Add(time.Duration(r.at) * 10 * time.Second)
@@ -1105,4 +1112,175 @@ func BenchmarkSchedulerTick(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestSchedulerRandomized drives the scheduler with random arrivals (out of
+// arrival order), finishes, re-tierings, depths and stale readings, and checks
+// every decision against an oracle that keeps its own plain list of waiting
+// jobs:
+//   - every started job was waiting, and starts once;
+//   - no model starts more than its free slots, nor all more than the free
+//     containers;
+//   - work conservation: if containers are left over, no model is left with
+//     both a free slot and a waiting job (nothing eligible was missed);
+//   - within a project in a tier, on a model, jobs start oldest first;
+//   - waiting counts per model and per tier match the oracle's.
+func TestSchedulerRandomized(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			randomizedRun(t, seed)
+		})
+	}
+}
+
+func randomizedRun(t *testing.T, seed uint64) {
+	const models, steps = 5, 600
+	rng := rand.New(rand.NewPCG(seed, 99))
+	cfg := SchedulerConfig{InitialLimit: 3, MaxLimit: 12, TierShare: 0.7}
+	if seed%2 == 0 {
+		cfg.StepMode, cfg.Smoothing = StepMultiplicative, 0.5
+	}
+	containers := 30 // the pool binds often
+	if seed > 2 {
+		containers = 200 // the limits bind
+	}
+	h, s := newSchedulerHarness(t, cfg, models, containers)
+	accounts := []string{"a", "b", "c"}
+	projects := []string{"p", "q", "r", "s"}
+	batches := []string{"x", "y"}
+	type key3 = [3]string
+	acctOv, projOv, batchOv := map[string]Tier{}, map[key3]Tier{}, map[key3]Tier{}
+	tierOf := func(j Job) Tier {
+		at, pt, bt := j.AccountTier, j.ProjectTier, j.BatchTier
+		if v, ok := acctOv[j.Account]; ok {
+			at = v
+		}
+		if v, ok := projOv[key3{j.Account, j.Project}]; ok {
+			pt = v
+		}
+		if v, ok := batchOv[key3{j.Account, j.Project, j.Batch}]; ok {
+			bt = v
+		}
+		for _, v := range []Tier{bt, pt, at} {
+			if v != 0 {
+				return v
+			}
+		}
+		return 3
+	}
+	waiting := map[JobID]Job{}
+	older := func(a, b Job) bool {
+		if !a.Arrival.Equal(b.Arrival) {
+			return a.Arrival.Before(b.Arrival)
+		}
+		return a.ID < b.ID
+	}
+	peak, poolBound := 0, 0
+	for step := range steps {
+		// Arrivals, up to 100 s out of order: a backlog builds, then drains.
+		n := rng.IntN(14)
+		if step >= steps/2 {
+			n = rng.IntN(3)
+		}
+		for range n {
+			j := Job{
+				Account: accounts[rng.IntN(3)], Project: projects[rng.IntN(4)], Batch: batches[rng.IntN(2)],
+				AccountTier: Tier(rng.IntN(4)), ProjectTier: Tier(rng.IntN(3)) * Tier(rng.IntN(2)),
+				BatchTier: Tier(rng.IntN(3)) * Tier(rng.IntN(2)), Model: ModelID(rng.IntN(models)),
+				Arrival: h.now.Add(-time.Duration(rng.IntN(100)) * time.Second),
+			}
+			id := h.enqueue(1, j)[0]
+			j.ID = id
+			waiting[id] = j
+		}
+		// Operators re-tier now and then.
+		if rng.IntN(20) == 0 {
+			a, p, b, tier := accounts[rng.IntN(3)], projects[rng.IntN(4)], batches[rng.IntN(2)], Tier(rng.IntN(3))
+			switch rng.IntN(3) {
+			case 0:
+				s.SetAccountTier(a, tier)
+				setOverride(acctOv, a, tier)
+			case 1:
+				s.SetProjectTier(a, p, tier)
+				setOverride(projOv, key3{a, p}, tier)
+			case 2:
+				s.SetBatchTier(a, p, b, tier)
+				setOverride(batchOv, key3{a, p, b}, tier)
+			}
+		}
+		// Random finishes.
+		for id := range h.running {
+			if rng.IntN(4) == 0 {
+				h.finish(id)
+			}
+		}
+		for m := range models {
+			age := time.Duration(0)
+			if rng.IntN(10) == 0 {
+				age = time.Minute // stale
+			}
+			h.setDepth(ModelID(m), rng.IntN(16), age)
+		}
+		running := append([]int(nil), h.st.running...)
+		freeC := h.st.FreeContainers()
+		h.plan.Reset()
+		s.Decide(h.now, h.st, &h.plan)
+		startsM := make([]int, models)
+		for _, id := range h.plan.Start {
+			j, ok := waiting[id]
+			if !ok {
+				t.Fatalf("step %d: started job %d, which is not waiting", step, id)
+			}
+			delete(waiting, id)
+			tier := tierOf(j)
+			for _, k := range waiting {
+				if k.Model == j.Model && k.Account == j.Account && k.Project == j.Project && tierOf(k) == tier && older(k, j) {
+					t.Fatalf("step %d: started job %d (arrived %v) before older job %d (arrived %v) of its project",
+						step, j.ID, j.Arrival, k.ID, k.Arrival)
+				}
+			}
+			startsM[j.Model]++
+			h.running[id] = true
+			h.st.running[j.Model]++
+		}
+		if len(h.plan.Start) > freeC {
+			t.Fatalf("step %d: started %d with %d free containers", step, len(h.plan.Start), freeC)
+		}
+		waitM := make([]int, models)
+		waitT := map[Tier]int{}
+		for _, j := range waiting {
+			waitM[j.Model]++
+			waitT[tierOf(j)]++
+		}
+		for m := range models {
+			free := max(h.plan.Limits[m]-running[m], 0)
+			if startsM[m] > free {
+				t.Fatalf("step %d: model %d started %d with %d free slots", step, m, startsM[m], free)
+			}
+			if len(h.plan.Start) < freeC && waitM[m] > 0 && startsM[m] < free {
+				t.Fatalf("step %d: model %d left %d free slots with %d jobs waiting and containers to spare",
+					step, m, free-startsM[m], waitM[m])
+			}
+			if got := s.WaitingOn(ModelID(m)); got != waitM[m] {
+				t.Fatalf("step %d: WaitingOn(%d) = %d, oracle %d", step, m, got, waitM[m])
+			}
+		}
+		for tier := Tier(1); tier <= 3; tier++ {
+			if got := s.WaitingInTier(tier); got != waitT[tier] {
+				t.Fatalf("step %d: WaitingInTier(%d) = %d, oracle %d", step, tier, got, waitT[tier])
+			}
+		}
+		if s.Waiting() != len(waiting) {
+			t.Fatalf("step %d: Waiting = %d, oracle %d", step, s.Waiting(), len(waiting))
+		}
+		h.now = h.now.Add(h.tick)
+		peak = max(peak, len(waiting))
+		if len(h.plan.Start) == freeC && len(waiting) > 0 {
+			poolBound++
+		}
+	}
+	if peak < 50 || (containers == 30 && poolBound < 10) {
+		t.Errorf("the run exercised too little: peak backlog %d, %d ticks with the pool exhausted", peak, poolBound)
+	}
+	t.Logf("peak backlog %d, pool exhausted on %d ticks, %d still waiting", peak, poolBound, len(waiting))
 }

@@ -54,3 +54,17 @@ type SeriesRow struct {
 	Inflight int32   // calls the provider has accepted and not finished
 	Waiting  int32   // jobs of this model waiting for admission
 }
+
+// ProductionStats is one replayed production stream over the whole run.
+type ProductionStats struct {
+	Name           string  `json:"name"`
+	Model          string  `json:"model"`
+	Arrived        int64   `json:"arrived"`
+	Answered       int64   `json:"answered"`
+	Rejected429    int64   `json:"rejected_429"`
+	RejectedOutage int64   `json:"rejected_outage"`
+	Failed         int64   `json:"failed"`
+	FailedMinutes  int64   `json:"failed_minutes"`
+	LatencySum     float64 `json:"-"`
+	LatencyMean    float64 `json:"latency_mean_s"`
+}

@@ -29,6 +29,7 @@ type RunData struct {
 	Fairness      FairnessData
 	Disturbances  []Disturbance
 	BatchProgress []BatchProgressRow
+	Production    []ProductionStats
 }
 
 // Summary is the content of summary.json.
@@ -50,12 +51,14 @@ type Run struct {
 	Window [2]float64 `json:"window_s"`
 	Events uint64     `json:"events"`
 	// JobsArrived and JobsCompleted count the whole run, warm-up included.
-	JobsArrived   int64            `json:"jobs_arrived"`
-	JobsCompleted int64            `json:"jobs_completed"`
-	Total         Lane             `json:"total"`
-	Lanes         []Lane           `json:"lanes"`
-	Fairness      FairnessSummary  `json:"fairness"`
-	Convergence   []ConvergenceRow `json:"convergence"`
+	JobsArrived   int64           `json:"jobs_arrived"`
+	JobsCompleted int64           `json:"jobs_completed"`
+	Total         Lane            `json:"total"`
+	Lanes         []Lane          `json:"lanes"`
+	Fairness      FairnessSummary `json:"fairness"`
+	// Production is each replayed production stream (whole run).
+	Production  []ProductionStats `json:"production,omitempty"`
+	Convergence []ConvergenceRow  `json:"convergence"`
 }
 
 // Lane is one model's metrics over the measurement window.
@@ -136,6 +139,10 @@ func Summarize(d RunData) Run {
 	}
 	run.Total = lane(all, d)
 	run.Fairness = summarizeFairness(d.Fairness)
+	for _, p := range d.Production {
+		p.LatencyMean = ratio(p.LatencySum, float64(p.Answered))
+		run.Production = append(run.Production, p)
+	}
 	run.Convergence = Convergence(d.Series, d.Models, d.Disturbances, d.WindowEnd)
 	if run.Convergence == nil {
 		run.Convergence = []ConvergenceRow{}

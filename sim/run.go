@@ -49,6 +49,7 @@ func (w *World) Measured() results.RunData {
 		Fairness:      w.Fairness(),
 		Disturbances:  w.sc.Disturbances(),
 		BatchProgress: w.fair.progress,
+		Production:    w.Production(),
 	}
 }
 
@@ -73,7 +74,9 @@ func (s *Scenario) Disturbances() []results.Disturbance {
 
 // Compare runs several policies on the identical job stream (same scenario,
 // same seed), each on its own goroutine, and returns their worlds in order.
-func Compare(sc *Scenario, seed uint64, names []string, progress func(i int, now, end Time)) ([]*World, error) {
+// newSource, if set, opens the job stream for each run (e.g. a trace reader);
+// otherwise each run draws it from the scenario's generator.
+func Compare(sc *Scenario, seed uint64, names []string, newSource func() (workloads.Source, error), progress func(i int, now, end Time)) ([]*World, error) {
 	worlds := make([]*World, len(names))
 	errs := make([]error, len(names))
 	done := make(chan struct{}, len(names))
@@ -81,6 +84,11 @@ func Compare(sc *Scenario, seed uint64, names []string, progress func(i int, now
 		go func() {
 			defer func() { done <- struct{}{} }()
 			spec := RunSpec{Policy: name, Seed: seed}
+			if newSource != nil {
+				if spec.Source, errs[i] = newSource(); errs[i] != nil {
+					return
+				}
+			}
 			if progress != nil {
 				spec.Progress = func(now, end Time) { progress(i, now, end) }
 			}

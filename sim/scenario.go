@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -34,16 +35,17 @@ type Scenario struct {
 	Gateway       GatewayConfig   `yaml:"gateway" json:"gateway"`
 	Organisations []OrgConfig     `yaml:"organisations" json:"organisations"`
 	// ModelDefaults applies to every model and model group before its own keys.
-	ModelDefaults ModelConfig      `yaml:"model_defaults" json:"model_defaults"`
-	Models        []ModelConfig    `yaml:"models" json:"models"`
-	ModelGroups   []ModelGroup     `yaml:"model_groups" json:"model_groups"`
-	Events        []CapacityEvent  `yaml:"events" json:"events"`
-	Workload      workloads.Config `yaml:"workload" json:"workload"`
-	Policies      PolicyConfigs    `yaml:"policies" json:"policies"`
-	catalogue     []ModelConfig    // explicit models then groups, defaults applied
-	source        []string         // scenario path of each catalogue entry
-	file          string           // where it was loaded from, for messages
-	root          *yaml.Node       // parsed document, for line numbers
+	ModelDefaults ModelConfig        `yaml:"model_defaults" json:"model_defaults"`
+	Models        []ModelConfig      `yaml:"models" json:"models"`
+	ModelGroups   []ModelGroup       `yaml:"model_groups" json:"model_groups"`
+	Events        []CapacityEvent    `yaml:"events" json:"events"`
+	Workload      workloads.Config   `yaml:"workload" json:"workload"`
+	Production    []ProductionConfig `yaml:"production" json:"production,omitempty"`
+	Policies      PolicyConfigs      `yaml:"policies" json:"policies"`
+	catalogue     []ModelConfig      // explicit models then groups, defaults applied
+	source        []string           // scenario path of each catalogue entry
+	file          string             // where it was loaded from, for messages
+	root          *yaml.Node         // parsed document, for line numbers
 }
 
 // ContainerConfig is the container pool.
@@ -424,6 +426,12 @@ func (s *Scenario) build() error {
 		if i > 0 && e.At < s.Events[i-1].At {
 			return fieldErr(p+".at", "events must be in time order (%v after %v)", e.At, s.Events[i-1].At)
 		}
+	}
+	if err := s.validateProduction(seen); err != nil {
+		return err
+	}
+	if !isEmbedded(s.file) {
+		s.Workload.ResolvePaths(filepath.Dir(s.file))
 	}
 	if err := s.Workload.Validate(names); err != nil {
 		return prefixed("workload", err)

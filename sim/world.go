@@ -24,6 +24,7 @@ const (
 	evRetry          // A: call slot
 	evToolDone       // A: job slot
 	evCapacity       // A: scenario event index
+	evProduction     // A: production stream index
 )
 
 // Epoch is the wall-clock instant virtual time zero maps to when a policy is
@@ -107,13 +108,14 @@ const (
 )
 
 type callState struct {
-	job      int32
+	job      int32 // job slot; -1-i for production stream i
 	model    int32
 	in, out  int32
 	attempts int32
 	phase    uint8
 	u        float64 // latency variation draw
 	queuedAt Time
+	born     Time
 	serial   int64
 }
 
@@ -187,6 +189,7 @@ type World struct {
 	err      error
 	capEvent []CapacityEvent
 	fair     fairness
+	prod     []productionStream
 }
 
 // Counts are whole-run totals, for conservation checks.
@@ -256,6 +259,10 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 // Run simulates the scenario to its end.
 func (w *World) Run() error {
 	w.more = w.pull()
+	if err := w.openProduction(); err != nil {
+		return err
+	}
+	defer w.closeProduction()
 	if w.trig.Tick > 0 {
 		w.eng.Schedule(0, evTick, 0, 0)
 	}
@@ -339,8 +346,14 @@ func (w *World) Handle(ev Event) {
 	case evCallDone:
 		w.callDone(ev.A)
 	case evRetry:
-		w.enqueueCall(ev.A)
-		w.dispatch(w.calls[ev.A].model)
+		if cs := &w.calls[ev.A]; cs.job < 0 {
+			w.send(ev.A, &w.models[cs.model])
+		} else {
+			w.enqueueCall(ev.A)
+			w.dispatch(cs.model)
+		}
+	case evProduction:
+		w.productionArrival(ev.A)
 	case evToolDone:
 		w.nextTurn(ev.A)
 	case evCapacity:
@@ -475,21 +488,27 @@ func (w *World) nextTurn(slot int32) {
 	model := int32(j.w.Model)
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)
-		var c int32
-		if l := len(w.freeC); l > 0 {
-			c, w.freeC = w.freeC[l-1], w.freeC[:l-1]
-		} else {
-			w.calls = append(w.calls, callState{})
-			c = int32(len(w.calls) - 1)
-		}
-		w.calls[c] = callState{job: slot, model: model, in: int32(in), out: int32(out), u: u, serial: w.serial}
-		w.serial++
-		w.counts.CallsCreated++
-		w.record(&w.calls[c], LogCallCreate)
-		w.enqueueCall(c)
+		w.enqueueCall(w.newCall(slot, model, in, out, u))
 	}
 	w.updateGatewayOnly(j, before)
 	w.dispatch(model)
+}
+
+// newCall takes a call slot for a job's call (job >= 0) or a production
+// request (job = -1 - stream).
+func (w *World) newCall(job, model int32, in, out int, u float64) int32 {
+	var c int32
+	if l := len(w.freeC); l > 0 {
+		c, w.freeC = w.freeC[l-1], w.freeC[:l-1]
+	} else {
+		w.calls = append(w.calls, callState{})
+		c = int32(len(w.calls) - 1)
+	}
+	w.calls[c] = callState{job: job, model: model, in: int32(in), out: int32(out), u: u, serial: w.serial, born: w.now()}
+	w.serial++
+	w.counts.CallsCreated++
+	w.record(&w.calls[c], LogCallCreate)
+	return c
 }
 
 // enqueueCall puts a call at the tail of its model's gateway queue.
@@ -526,7 +545,9 @@ func (w *World) send(c int32, m *modelState) {
 	if m.streams == 0 {
 		w.record(cs, LogCallOutage)
 		w.counts.RejectedOutage++
-		if w.inWindow() {
+		if p := w.prodStream(cs); p != nil {
+			p.stats.RejectedOutage++
+		} else if w.inWindow() {
 			m.raw.Errors++
 		}
 		w.backoff(c, 0)
@@ -536,7 +557,9 @@ func (w *World) send(c int32, m *modelState) {
 		if retryAfter, ok := w.orgs[m.org].admit(w.now(), tokens); !ok {
 			w.record(cs, LogCall429)
 			w.counts.Rejected429++
-			if w.inWindow() {
+			if p := w.prodStream(cs); p != nil {
+				p.stats.Rejected429++
+			} else if w.inWindow() {
 				m.raw.Rejected429++
 			}
 			if retryAfter < 0 { // larger than the quota itself: can never succeed
@@ -548,14 +571,16 @@ func (w *World) send(c int32, m *modelState) {
 		}
 	}
 	w.record(cs, LogCallAccept)
-	m.gwInflight++
 	m.provInflight++
 	cs.phase = callProvider
-	j := &w.jobs[cs.job]
-	w.settle(j)
-	before := gatewayOnly(j)
-	j.service++
-	w.updateGatewayOnly(j, before)
+	if cs.job >= 0 {
+		m.gwInflight++
+		j := &w.jobs[cs.job]
+		w.settle(j)
+		before := gatewayOnly(j)
+		j.service++
+		w.updateGatewayOnly(j, before)
+	}
 	if m.provBusy < m.streams {
 		w.serve(c, m)
 	} else {
@@ -565,7 +590,11 @@ func (w *World) send(c int32, m *modelState) {
 
 func (w *World) record(cs *callState, ev LogEvent) {
 	if w.opts.Log {
-		w.log = append(w.log, LogRecord{T: w.now(), Event: ev, Job: w.jobs[cs.job].id, Call: cs.serial,
+		job := policies.JobID(-1)
+		if cs.job >= 0 {
+			job = w.jobs[cs.job].id
+		}
+		w.log = append(w.log, LogRecord{T: w.now(), Event: ev, Job: job, Call: cs.serial,
 			Model: cs.model, Org: int32(w.models[cs.model].org), Tokens: cs.in + cs.out, Try: cs.attempts})
 	}
 }
@@ -613,15 +642,21 @@ func (w *World) callDone(c int32) {
 	m := &w.models[cs.model]
 	m.provBusy--
 	m.provInflight--
-	m.gwInflight--
 	w.setLevel(&m.busy, m.provBusy, &m.raw.BusyArea)
-	if w.inWindow() {
-		m.raw.Calls++
-	}
 	w.counts.CallsAnswered++
 	w.record(cs, LogCallAnswer)
 	for m.provQueue.Len() > 0 && m.provBusy < m.streams {
 		w.serve(m.provQueue.Pop(), m)
+	}
+	if p := w.prodStream(cs); p != nil {
+		p.stats.Answered++
+		p.stats.LatencySum += (w.now() - cs.born).Seconds()
+		w.freeC = append(w.freeC, c)
+		return
+	}
+	m.gwInflight--
+	if w.inWindow() {
+		m.raw.Calls++
 	}
 	j := &w.jobs[cs.job]
 	w.settle(j)
@@ -636,6 +671,15 @@ func (w *World) failCall(c int32) {
 	cs := &w.calls[c]
 	w.counts.CallsFailed++
 	w.record(cs, LogCallFail)
+	if p := w.prodStream(cs); p != nil {
+		p.stats.Failed++
+		if minute := int64(w.now() / Minute); minute != p.lastFailMinute {
+			p.lastFailMinute = minute
+			p.stats.FailedMinutes++
+		}
+		w.freeC = append(w.freeC, c)
+		return
+	}
 	if w.inWindow() {
 		w.models[cs.model].raw.Failed++
 	}
@@ -663,7 +707,11 @@ func (w *World) callFinished(c int32, j *jobState, before bool) {
 func (w *World) backoff(c int32, retryAfter Time) {
 	cs := &w.calls[c]
 	r := &w.sc.Gateway.Retry
-	if r.MaxAttempts > 0 && int(cs.attempts) >= r.MaxAttempts {
+	maxAttempts := r.MaxAttempts
+	if p := w.prodStream(cs); p != nil {
+		maxAttempts = p.cfg.MaxAttempts
+	}
+	if maxAttempts > 0 && int(cs.attempts) >= maxAttempts {
 		w.failCall(c)
 		return
 	}
@@ -802,7 +850,7 @@ func (w *World) GatewayDepth(model policies.ModelID) (int, time.Time) {
 			return int(m.depthHist[i]), Epoch.Add(w.depthTimes[i].Duration())
 		}
 	}
-	return 0, Epoch
+	return 0, time.Time{} // no reading yet: a policy must treat it as stale
 }
 
 // Lanes is what was measured on each model, in catalogue order.

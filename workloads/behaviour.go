@@ -27,6 +27,10 @@ type Behaviour struct {
 	PhaseSwitch *PhaseSwitch `yaml:"phase_switch,omitempty" json:"phase_switch,omitempty"`
 	// Grading optionally chains a grading job on a judge model.
 	Grading *Grading `yaml:"grading,omitempty" json:"grading,omitempty"`
+	// Plan, when set, replaces every distribution above: the job makes
+	// exactly the calls the plan lists (see CallPlan). Only job traces set
+	// it (PlanBehaviour); a scenario cannot.
+	Plan *CallPlan `yaml:"-" json:"-"`
 }
 
 // PhaseSwitch: from turn ceil(AtFraction × turns) on, fan-out is drawn from Fanout.
@@ -53,6 +57,9 @@ func SingleCall(output float64) Behaviour {
 
 // Validate checks every distribution; field is the behaviour's path.
 func (b *Behaviour) Validate(field string) error {
+	if b.Plan != nil {
+		return b.Plan.Validate(field + ".plan")
+	}
 	for _, d := range []struct {
 		name string
 		dist Dist
@@ -100,33 +107,43 @@ func (b *Behaviour) ApplyDefaults() {
 // the simulator can keep millions in a slice. Every draw for turn t comes from
 // a stream seeded by (job seed, t), so a job behaves identically whatever the
 // policy and whatever else the simulator draws in between.
+//
+// A behaviour with a Plan is followed call by call: the turns, the calls of
+// each turn, their tokens and the tool time are the plan's; only the latency
+// variation u of each call is drawn, from the same (seed, turn) stream.
 type Agent struct {
 	b       *Behaviour
 	seed    uint64
-	turn    int // turns started so far
-	turns   int
-	switchT int // first turn of the second phase; > turns if none
-	context int // input tokens of the next call
-	turnOut int // output tokens produced in the current turn
+	turn    int32 // turns started so far
+	turns   int32
+	switchT int32 // first turn of the second phase; > turns if none
+	call    int32 // calls drawn in the current turn (plan mode)
+	context int   // input tokens of the next call
+	turnOut int   // output tokens produced in the current turn
 }
 
 // Start draws the job's length. src is a scratch generator the agent reseeds.
 func (a *Agent) Start(b *Behaviour, seed uint64, src *rand.PCG) {
 	*a = Agent{b: b, seed: seed}
+	if p := b.Plan; p != nil {
+		a.turns = int32(len(p.Turns))
+		a.switchT = a.turns + 1
+		return
+	}
 	src.Seed(seed, 0x7475726e73) // "turns"
-	a.turns = atLeastOne(b.Turns.Sample(src))
+	a.turns = int32(atLeastOne(b.Turns.Sample(src)))
 	a.switchT = a.turns + 1
 	if b.PhaseSwitch != nil {
-		a.switchT = int(math.Ceil(b.PhaseSwitch.AtFraction * float64(a.turns)))
+		a.switchT = int32(math.Ceil(b.PhaseSwitch.AtFraction * float64(a.turns)))
 	}
 	a.context = int(math.Round(b.PromptTokens.Sample(src)))
 }
 
 // Turns is the number of turns the job will run.
-func (a *Agent) Turns() int { return a.turns }
+func (a *Agent) Turns() int { return int(a.turns) }
 
 // Turn is the number of turns started so far.
-func (a *Agent) Turn() int { return a.turn }
+func (a *Agent) Turn() int { return int(a.turn) }
 
 // NextTurn starts the next turn and returns how many parallel calls it makes;
 // ok is false when the job has finished its last turn.
@@ -136,7 +153,11 @@ func (a *Agent) NextTurn(src *rand.PCG) (calls int, ok bool) {
 	}
 	a.turn++
 	a.turnOut = 0
+	a.call = 0
 	src.Seed(a.seed, uint64(a.turn))
+	if p := a.b.Plan; p != nil {
+		return len(p.Turns[a.turn-1].Calls), true
+	}
 	fan := a.b.Fanout
 	if a.turn >= a.switchT {
 		fan = a.b.PhaseSwitch.Fanout
@@ -148,6 +169,11 @@ func (a *Agent) NextTurn(src *rand.PCG) (calls int, ok bool) {
 // and u, a uniform draw in [0,1) the provider turns into latency variation.
 // Call it right after NextTurn, once per call.
 func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
+	if p := a.b.Plan; p != nil {
+		c := p.Turns[a.turn-1].Calls[a.call]
+		a.call++
+		return c.In, c.Out, unit(src)
+	}
 	out = int(math.Round(a.b.OutputTokens.Sample(src)))
 	a.turnOut += out
 	return a.context, out, unit(src)
@@ -156,6 +182,9 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 // EndTurn draws the tool step that follows the turn and grows the context by
 // the turn's outputs and the tool's tokens.
 func (a *Agent) EndTurn(src *rand.PCG) (tool time.Duration) {
+	if p := a.b.Plan; p != nil {
+		return p.Turns[a.turn-1].Tool
+	}
 	src.Seed(a.seed, uint64(a.turn)|1<<40)
 	a.context += a.turnOut + int(math.Round(a.b.ToolTokens.Sample(src)))
 	return time.Duration(a.b.ToolSeconds.Sample(src) * float64(time.Second))

@@ -14,4 +14,16 @@
 // tokens and tool time from distributions, an optional chained grading job.
 // Every draw of turn t comes from a stream seeded by (job seed, t), so a job
 // behaves the same whatever the policy does around it.
+//
+// Job traces (trace.go, TRACE_FORMAT.md) are files of jobs, JSON Lines or
+// CSV, versioned per record: TraceWriter/WriteTrace write any Source,
+// TraceReader streams one back as a Source (one record in memory), and
+// ValidateTrace lists every bad record as FILE:LINE: field: problem. A job
+// names a behaviour class and seed (a generated trace replays identically)
+// or carries an explicit CallPlan, which the Agent follows call by call.
+//
+// Public request traces (requests.go) — the Azure LLM inference trace and the
+// Mooncake trace — stream as CallSources for open-loop replay (speed-up,
+// offset, loop, horizon), and serve as empirical token-length distributions
+// (Dist kind empirical).
 package workloads

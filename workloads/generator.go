@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"sort"
 	"time"
 )
@@ -206,6 +207,7 @@ type Generator struct {
 	behaviour []*Behaviour
 	mixCum    []float64
 	judgeOf   map[*Behaviour]*Behaviour
+	classes   map[string]*Behaviour
 
 	accountTier []int8
 	projectTier []int8
@@ -260,14 +262,12 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 	if len(g.cold) > 1 {
 		g.zipf = rand.NewZipf(g.rng, cfg.Models.ZipfS, 1, uint64(len(g.cold)-1))
 	}
-	// Behaviour classes in name order, each with its defaults applied.
-	classes := make(map[string]*Behaviour)
-	names := sortedNames(cfg.Behaviours)
-	for _, name := range names {
-		b := cfg.Behaviours[name]
-		b.ApplyDefaults()
-		classes[name] = &b
+	classes, err := BehaviourClasses(cfg)
+	if err != nil {
+		return nil, err
 	}
+	g.classes = classes
+	names := sortedNames(classes)
 	mix := cfg.BehaviourMix
 	if len(mix) == 0 {
 		mix = map[string]float64{}
@@ -281,17 +281,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		g.behaviour = append(g.behaviour, classes[name])
 		g.mixCum = append(g.mixCum, cum)
 	}
-	g.judgeOf = make(map[*Behaviour]*Behaviour)
-	single := SingleCall(400)
-	for _, name := range names {
-		if gr := classes[name].Grading; gr != nil {
-			if jb, ok := classes[gr.Behaviour]; ok {
-				g.judgeOf[classes[name]] = jb
-			} else {
-				g.judgeOf[classes[name]] = &single
-			}
-		}
-	}
+	g.judgeOf = GradingBehaviours(classes)
 	// Tiers of accounts and projects are fixed for the run.
 	g.accountTier = make([]int8, cfg.Accounts)
 	for a := range g.accountTier {
@@ -313,6 +303,60 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		sort.Slice(g.burstTimes[i], func(a, b int) bool { return g.burstTimes[i][a] < g.burstTimes[i][b] })
 	}
 	return g, nil
+}
+
+// BehaviourClasses builds the behaviour classes of a workload by name, each
+// a fresh copy with its defaults applied and validated. The generator builds
+// its classes with it, so a trace reader given the same config gets classes
+// equal in value to the generator's.
+func BehaviourClasses(cfg Config) (map[string]*Behaviour, error) {
+	classes := make(map[string]*Behaviour, len(cfg.Behaviours))
+	for _, name := range sortedNames(cfg.Behaviours) {
+		b := cfg.Behaviours[name]
+		b.ApplyDefaults()
+		if err := b.Validate("behaviours." + name); err != nil {
+			return nil, err
+		}
+		if g := b.Grading; g != nil {
+			if _, ok := cfg.Behaviours[g.Behaviour]; g.Behaviour != "" && !ok {
+				return nil, fmt.Errorf("behaviours.%s.grading.behaviour: unknown behaviour %q", name, g.Behaviour)
+			}
+		}
+		classes[name] = &b
+	}
+	return classes, nil
+}
+
+// GradingBehaviours maps each class with a grading step to the behaviour of
+// its grading job: the class its grading.behaviour names, or a single call
+// of 400 output tokens (one shared value) when it names none. The generator
+// and the trace reader resolve a job's JudgeBehaviour with it.
+func GradingBehaviours(classes map[string]*Behaviour) map[*Behaviour]*Behaviour {
+	judgeOf := make(map[*Behaviour]*Behaviour)
+	single := SingleCall(400)
+	for _, name := range sortedNames(classes) {
+		if gr := classes[name].Grading; gr != nil {
+			if jb, ok := classes[gr.Behaviour]; ok {
+				judgeOf[classes[name]] = jb
+			} else {
+				judgeOf[classes[name]] = &single
+			}
+		}
+	}
+	return judgeOf
+}
+
+// Classes is the generator's behaviour classes by name: the pointers its
+// jobs carry (see ClassNames for the inverse a trace writer takes).
+func (g *Generator) Classes() map[string]*Behaviour { return g.classes }
+
+// ClassNames inverts a class map: behaviour pointer to class name.
+func ClassNames(classes map[string]*Behaviour) map[*Behaviour]string {
+	names := make(map[*Behaviour]string, len(classes))
+	for name, b := range classes {
+		names[b] = name
+	}
+	return names
 }
 
 func (g *Generator) drawTier() int8 {
@@ -439,4 +483,29 @@ func (g *Generator) drawBehaviour() *Behaviour {
 		}
 	}
 	return g.behaviour[len(g.behaviour)-1]
+}
+
+// ResolvePaths makes the files of empirical distributions (batch sizes and
+// every behaviour's distributions) relative to dir instead of the working
+// directory, leaving absolute paths alone. A scenario loader calls it with
+// the scenario file's directory before Validate.
+func (c *Config) ResolvePaths(dir string) {
+	fix := func(d *Dist) {
+		if d.Kind == "empirical" && d.File != "" && !filepath.IsAbs(d.File) {
+			d.File = filepath.Join(dir, d.File)
+		}
+	}
+	fix(&c.Batches.Size)
+	fix(&c.Background.Size)
+	for name, b := range c.Behaviours {
+		for _, d := range []*Dist{&b.Turns, &b.Fanout, &b.PromptTokens, &b.OutputTokens, &b.ToolTokens, &b.ToolSeconds} {
+			fix(d)
+		}
+		if b.PhaseSwitch != nil {
+			ps := *b.PhaseSwitch
+			fix(&ps.Fanout)
+			b.PhaseSwitch = &ps
+		}
+		c.Behaviours[name] = b
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/workloads"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,27 +18,31 @@ func newApp() *cli.App {
 	seedFlag := &cli.Uint64Flag{Name: "seed", Usage: "random seed: the same scenario and seed give the same results", Value: 1}
 	outFlag := &cli.StringFlag{Name: "out", Usage: "directory for summary.json and series.csv (created if missing)", Value: "out"}
 	topFlag := &cli.IntFlag{Name: "top", Usage: "lanes to show in the table, busiest first (0 = all)", Value: 15}
+	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see workloads/TRACE_FORMAT.md) instead of the scenario's generator"}
+	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
 	return &cli.App{
 		Name:  "sim",
 		Usage: "discrete-event lab for LLM-evaluation job scheduling",
 		Commands: []*cli.Command{{
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",
-			UsageText: "sim run [--scenario FILE] [--policy NAME] [--seed N] [--out DIR]",
-			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag,
+			UsageText: "sim run [--scenario FILE] [--policy NAME] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
+			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag,
 				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}},
 			Action: func(c *cli.Context) error {
-				return runCommand(c.App.Writer, c.String("scenario"), c.String("policy"), c.Uint64("seed"), c.String("out"), c.Int("top"))
+				return runCommand(c.App.Writer, options{scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy")})
 			},
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
-			UsageText: "sim compare [--scenario FILE] [--seed N] [--out DIR]",
-			Flags:     []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag},
+			UsageText: "sim compare [--scenario FILE] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
+			Flags:     []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag},
 			Action: func(c *cli.Context) error {
-				return compareCommand(c.App.Writer, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.Int("top"))
+				return compareCommand(c.App.Writer, options{scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid")})
 			},
-		}, {
+		}, traceCommand(), {
 			Name:  "scenarios",
 			Usage: "list the embedded scenarios, or print one with --show NAME",
 			Flags: []cli.Flag{&cli.StringFlag{Name: "show", Usage: "print this embedded scenario's YAML"}},
@@ -59,15 +64,47 @@ func newApp() *cli.App {
 	}
 }
 
-func runCommand(out io.Writer, scenario, policy string, seed uint64, dir string, top int) error {
-	sc, err := sim.LoadScenario(scenario)
+// options are the flags run and compare share.
+type options struct {
+	scenario, policy, dir, trace string
+	seed                         uint64
+	top                          int
+	skipInvalid                  bool
+}
+
+// prepare loads the scenario and, with --trace, validates the whole trace
+// before anything is simulated.
+func prepare(o options) (*sim.Scenario, func() (workloads.Source, error), error) {
+	sc, err := sim.LoadScenario(o.scenario)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.trace == "" {
+		if o.skipInvalid {
+			return nil, nil, fmt.Errorf("--skip-invalid needs --trace")
+		}
+		return sc, nil, nil
+	}
+	newSource, err := openJobTrace(o.trace, sc, o.skipInvalid, os.Stderr)
+	return sc, newSource, err
+}
+
+func runCommand(out io.Writer, o options) error {
+	sc, newSource, err := prepare(o)
 	if err != nil {
 		return err
 	}
+	policy, seed, dir, top := o.policy, o.seed, o.dir, o.top
 	if _, err := sim.NewPolicy(policy, sc); err != nil {
 		return err
 	}
-	w, err := sim.Execute(sc, sim.RunSpec{Policy: policy, Seed: seed})
+	spec := sim.RunSpec{Policy: policy, Seed: seed}
+	if newSource != nil {
+		if spec.Source, err = newSource(); err != nil {
+			return err
+		}
+	}
+	w, err := sim.Execute(sc, spec)
 	if err != nil {
 		return err
 	}
@@ -87,13 +124,14 @@ func runCommand(out io.Writer, scenario, policy string, seed uint64, dir string,
 	return nil
 }
 
-func compareCommand(out io.Writer, scenario string, seed uint64, dir string, top int) error {
-	sc, err := sim.LoadScenario(scenario)
+func compareCommand(out io.Writer, o options) error {
+	sc, newSource, err := prepare(o)
 	if err != nil {
 		return err
 	}
+	seed, dir, top := o.seed, o.dir, o.top
 	names := []string{"fixed-lane", "scheduler"}
-	worlds, err := sim.Compare(sc, seed, names, nil)
+	worlds, err := sim.Compare(sc, seed, names, newSource, nil)
 	if err != nil {
 		return err
 	}

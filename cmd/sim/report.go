@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/evalsched/lab/results"
+	"github.com/urfave/cli/v2"
+)
+
+// reportCommand is `sim report --in DIR`: figures, report.html and
+// report.md for an output directory written by sim run or sim compare.
+func reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "report",
+		Usage:     "write report.html (self-contained), report.md and figures/ (PNG and SVG) for an output directory of sim run or sim compare",
+		UsageText: "sim report [--in DIR]",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "in", Usage: "output directory holding summary.json, series.csv and batches.csv; the report is written into it",
+			Value: "out"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return fmt.Errorf("report: unexpected argument %q (use --in DIR)", c.Args().First())
+			}
+			return writeReport(c.String("in"))
+		},
+	}
+}
+
+// writeReport writes DIR/report.html, DIR/report.md and DIR/figures/ from the
+// outputs in DIR, and says so on stderr.
+func writeReport(dir string) error {
+	if err := results.WriteReport(dir, toolVersion()); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s, %s and %s\n", filepath.Join(dir, "report.html"), filepath.Join(dir, "report.md"),
+		filepath.Join(dir, "figures")+string(filepath.Separator))
+	return nil
+}
+
+// toolVersion describes this binary: module version, VCS revision when the
+// build recorded one, and the Go version.
+func toolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "sim (unknown build)"
+	}
+	parts := []string{"sim " + bi.Main.Version}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if modified == "true" {
+			rev += "+dirty"
+		}
+		parts = append(parts, "rev "+rev)
+	}
+	parts = append(parts, bi.GoVersion)
+	return strings.Join(parts, ", ")
+}

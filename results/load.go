@@ -1,0 +1,215 @@
+package results
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Outputs is an output directory read back: summary.json, series.csv and
+// batches.csv as sim run or sim compare wrote them.
+type Outputs struct {
+	Dir     string
+	Summary Summary
+	Series  []SeriesRecord
+	// SeriesExtra names the series.csv columns beyond SeriesCSVHeader, in
+	// file order; each record's Extra holds their values (NaN if unparsable).
+	SeriesExtra []string
+	Batches     []BatchRecord
+
+	names map[string]string
+}
+
+// SeriesRecord is one row of series.csv.
+type SeriesRecord struct {
+	Policy   string
+	Model    string
+	T        float64
+	Running  int32
+	Limit    int32 // -1 if the policy keeps none
+	Depth    int32
+	Inflight int32
+	Waiting  int32
+	Extra    []float64
+}
+
+// BatchRecord is one row of batches.csv.
+type BatchRecord struct {
+	Policy string
+	BatchProgressRow
+}
+
+// LoadOutputs reads an output directory. summary.json must exist; a missing
+// series.csv or batches.csv reads as no rows (older outputs lack
+// batches.csv). Columns are found by header name, so columns added later are
+// tolerated (kept in SeriesExtra for series.csv).
+func LoadOutputs(dir string) (*Outputs, error) {
+	o := &Outputs{Dir: dir}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &o.Summary); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	}
+	if o.Summary.Schema != "" && o.Summary.Schema != "evalsched-summary" {
+		return nil, fmt.Errorf("%s: schema %q is not evalsched-summary", filepath.Join(dir, "summary.json"), o.Summary.Schema)
+	}
+	if o.Summary.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: schema_version %d is newer than this tool's %d", filepath.Join(dir, "summary.json"), o.Summary.SchemaVersion, SchemaVersion)
+	}
+	if err := readCSV(filepath.Join(dir, "series.csv"), o.addSeries); err != nil {
+		return nil, err
+	}
+	if err := readCSV(filepath.Join(dir, "batches.csv"), o.addBatch); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// readCSV calls row for every record after the header; a missing file is no
+// rows.
+func readCSV(path string, row func(col map[string]int, header, rec []string) error) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReaderSize(f, 1<<16))
+	r.ReuseRecord = true
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	header = append([]string(nil), header...)
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := row(col, header, rec); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+	}
+}
+
+// fields reads named columns of one record.
+type fields struct {
+	col map[string]int
+	rec []string
+	err error
+}
+
+func (f *fields) str(name string) string {
+	i, ok := f.col[name]
+	if !ok {
+		if f.err == nil {
+			f.err = fmt.Errorf("no column %q", name)
+		}
+		return ""
+	}
+	return f.rec[i]
+}
+
+func (f *fields) num(name string) float64 {
+	s := f.str(name)
+	if f.err != nil {
+		return 0
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && f.err == nil {
+		f.err = fmt.Errorf("%s: %q is not a number", name, s)
+	}
+	return v
+}
+
+func (f *fields) i32(name string) int32 {
+	s := f.str(name)
+	if f.err != nil {
+		return 0
+	}
+	v, err := strconv.ParseInt(s, 10, 32)
+	if err != nil && f.err == nil {
+		f.err = fmt.Errorf("%s: %q is not an integer", name, s)
+	}
+	return int32(v)
+}
+
+var seriesCols = map[string]bool{"policy": true, "t_s": true, "model": true, "running": true, "limit": true,
+	"gateway_depth": true, "provider_inflight": true, "waiting": true}
+
+func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
+	if o.SeriesExtra == nil {
+		o.SeriesExtra = []string{}
+		for _, h := range header {
+			if !seriesCols[h] {
+				o.SeriesExtra = append(o.SeriesExtra, h)
+			}
+		}
+	}
+	f := fields{col: col, rec: rec}
+	r := SeriesRecord{Policy: f.str("policy"), Model: f.str("model"), T: f.num("t_s"), Running: f.i32("running"),
+		Limit: f.i32("limit"), Depth: f.i32("gateway_depth"), Inflight: f.i32("provider_inflight"), Waiting: f.i32("waiting")}
+	if f.err != nil {
+		return f.err
+	}
+	r.Policy, r.Model = o.intern(r.Policy), o.intern(r.Model)
+	if len(o.SeriesExtra) > 0 {
+		r.Extra = make([]float64, len(o.SeriesExtra))
+		for i, h := range o.SeriesExtra {
+			v, err := strconv.ParseFloat(rec[col[h]], 64)
+			if err != nil {
+				v = math.NaN()
+			}
+			r.Extra[i] = v
+		}
+	}
+	o.Series = append(o.Series, r)
+	return nil
+}
+
+func (o *Outputs) addBatch(col map[string]int, _, rec []string) error {
+	f := fields{col: col, rec: rec}
+	r := BatchRecord{Policy: f.str("policy"), BatchProgressRow: BatchProgressRow{T: f.num("t_s"), Batch: f.str("batch"),
+		Model: f.str("model"), Class: f.str("class"), Jobs: f.i32("jobs"), Started: f.i32("started"), Done: f.i32("done")}}
+	if f.err != nil {
+		return f.err
+	}
+	r.Policy, r.Batch, r.Model, r.Class = o.intern(r.Policy), o.intern(r.Batch), o.intern(r.Model), o.intern(r.Class)
+	o.Batches = append(o.Batches, r)
+	return nil
+}
+
+// intern returns one shared copy of s: series and batch files repeat a few
+// hundred names thousands of times.
+func (o *Outputs) intern(s string) string {
+	if o.names == nil {
+		o.names = map[string]string{}
+	}
+	if v, ok := o.names[s]; ok {
+		return v
+	}
+	o.names[s] = s
+	return s
+}

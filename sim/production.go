@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/workloads"
+)
+
+// ProductionConfig replays a public request trace as production traffic:
+// open-loop calls on one model that share its provider streams and its
+// organisation's quotas with the evaluation jobs. They go to the provider
+// directly (not through the evaluation gateway's queue) and on a 429 back off
+// and retry like gateway calls, up to MaxAttempts.
+type ProductionConfig struct {
+	Name   string `yaml:"name" json:"name"`
+	Trace  string `yaml:"trace" json:"trace"`   // path; relative paths are relative to the scenario file
+	Format string `yaml:"format" json:"format"` // azure, mooncake, or empty to infer from the extension
+	Model  string `yaml:"model" json:"model"`
+	// Speedup compresses time (2 = twice the request rate); Loop restarts
+	// the trace at its end until the run ends; Offset delays it.
+	Speedup     float64       `yaml:"speedup" json:"speedup"`
+	Loop        bool          `yaml:"loop" json:"loop"`
+	Offset      time.Duration `yaml:"offset" json:"offset"`
+	MaxAttempts int           `yaml:"max_attempts" json:"max_attempts"`
+}
+
+func (s *Scenario) validateProduction(known map[string]string) error {
+	for i := range s.Production {
+		p := &s.Production[i]
+		path := fmt.Sprintf("production[%d]", i)
+		if p.Name == "" {
+			p.Name = fmt.Sprintf("production-%d", i)
+		}
+		if _, ok := known[p.Model]; !ok {
+			return fieldErr(path+".model", "unknown model %q", p.Model)
+		}
+		if p.Trace == "" {
+			return fieldErr(path+".trace", "missing")
+		}
+		switch p.Format {
+		case "", "azure", "mooncake":
+		default:
+			return fieldErr(path+".format", "unknown %q (want azure or mooncake)", p.Format)
+		}
+		if p.Speedup < 0 {
+			return fieldErr(path+".speedup", "must be >= 0, got %g", p.Speedup)
+		}
+		if p.Offset < 0 {
+			return fieldErr(path+".offset", "must be >= 0, got %v", p.Offset)
+		}
+		if p.MaxAttempts == 0 {
+			p.MaxAttempts = 3
+		}
+		if p.MaxAttempts < 0 {
+			return fieldErr(path+".max_attempts", "must be >= 1, got %d", p.MaxAttempts)
+		}
+		if !filepath.IsAbs(p.Trace) && !isEmbedded(s.file) {
+			p.Trace = filepath.Join(filepath.Dir(s.file), p.Trace)
+		}
+		// Open once to check the file and its format before any run starts.
+		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{Horizon: time.Minute})
+		if err != nil {
+			return fieldErr(path+".trace", "%v", err)
+		}
+		src.Next()
+		err = src.Err()
+		closer.Close()
+		if err != nil {
+			return fieldErr(path+".trace", "%v", err)
+		}
+	}
+	return nil
+}
+
+func isEmbedded(file string) bool { return len(file) > 9 && file[:9] == "embedded:" }
+
+// productionStream is one replayed trace in a run.
+type productionStream struct {
+	cfg    *ProductionConfig
+	model  int32
+	src    workloads.CallSource
+	closer io.Closer
+	next   workloads.Call
+	stats  results.ProductionStats
+	// lastFailMinute is the last minute in which a call failed for good.
+	lastFailMinute int64
+}
+
+// openProduction opens every production trace for a run.
+func (w *World) openProduction() error {
+	index := map[string]int32{}
+	for i, m := range w.sc.Catalogue() {
+		index[m] = int32(i)
+	}
+	for i := range w.sc.Production {
+		p := &w.sc.Production[i]
+		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{
+			Speedup: p.Speedup, Loop: p.Loop, Offset: p.Offset, Horizon: w.sc.Duration})
+		if err != nil {
+			return fmt.Errorf("production %s: %w", p.Name, err)
+		}
+		w.prod = append(w.prod, productionStream{cfg: p, model: index[p.Model], src: src, closer: closer,
+			stats: results.ProductionStats{Name: p.Name, Model: p.Model}, lastFailMinute: -1})
+		w.pullProduction(int32(i))
+	}
+	return nil
+}
+
+func (w *World) closeProduction() {
+	for i := range w.prod {
+		w.prod[i].closer.Close()
+		if err := w.prod[i].src.Err(); err != nil && w.err == nil {
+			w.err = fmt.Errorf("production %s: %w", w.prod[i].cfg.Name, err)
+		}
+	}
+}
+
+func (w *World) pullProduction(i int32) {
+	p := &w.prod[i]
+	call, ok := p.src.Next()
+	if !ok {
+		return
+	}
+	at := FromDuration(call.Arrival)
+	if at < w.now() {
+		at = w.now()
+	}
+	p.next = call
+	w.eng.Schedule(at, evProduction, i, 0)
+}
+
+// productionArrival turns the stream's next request into a call sent
+// straight to the provider.
+func (w *World) productionArrival(i int32) {
+	p := &w.prod[i]
+	call := p.next
+	w.pullProduction(i)
+	c := w.newCall(-1-i, p.model, call.In, call.Out, 0.5)
+	p.stats.Arrived++
+	w.send(c, &w.models[p.model])
+}
+
+// prodStream is the production stream of a call, or nil for an evaluation call.
+func (w *World) prodStream(cs *callState) *productionStream {
+	if cs.job >= 0 {
+		return nil
+	}
+	return &w.prod[-1-cs.job]
+}
+
+// Production is each production stream's statistics over the whole run.
+func (w *World) Production() []results.ProductionStats {
+	out := make([]results.ProductionStats, len(w.prod))
+	for i := range w.prod {
+		out[i] = w.prod[i].stats
+	}
+	return out
+}

@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var azureConv = filepath.Join("..", "..", "shared", "traces", "AzureLLMInferenceTrace_conv.csv")
+
+func productionScenario(t *testing.T, evalPerHour float64) *Scenario {
+	t.Helper()
+	trace, err := filepath.Abs(azureConv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	background := ""
+	if evalPerHour > 0 {
+		background = fmt.Sprintf("background: {rate_per_hour: %g, size: 1}", evalPerHour)
+	}
+	sc, err := ParseScenario("prod.yaml", []byte(fmt.Sprintf(`
+name: prod
+duration: 30m
+warmup: 0s
+containers: {capacity: 100000, startup: 0s}
+organisations: [{name: shared, tpm: 600000}]
+models:
+  - {name: m, org: shared, streams: 5000, ttft: 500ms, decode_rate: 100}
+production:
+  - {name: azure-conv, trace: %q, format: azure, model: m, max_attempts: 3}
+workload:
+  accounts: 1
+  projects_per_account: 1
+  models: {hot: [m], hot_share: 1}
+  %s
+  behaviours:
+    one: {turns: 1, fanout: 1, prompt_tokens: 2000, output_tokens: 500, tool_seconds: 0}
+policies:
+  fixed_lane: {global_cap: 100000}
+gateway: {retry: {base: 1s, max: 30s}}
+`, trace, background)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestProductionTraffic replays the Azure conversation trace as production
+// calls on a model whose organisation's TPM quota the evaluation jobs share.
+// Production is served and counted apart from the evaluation lanes, and its
+// 429s rise with the evaluation load.
+func TestProductionTraffic(t *testing.T) {
+	if _, err := os.Stat(azureConv); err != nil {
+		t.Fatalf("the shipped trace is missing: %v", err)
+	}
+	var prev int64 = -1
+	var first, last int64
+	for i, evalPerHour := range []float64{0, 1800, 3600, 7200} {
+		sc := productionScenario(t, evalPerHour)
+		w := runLogged(t, sc, "fixed-lane", 1)
+		prod := w.Production()
+		if len(prod) != 1 {
+			t.Fatalf("want one production stream, got %d", len(prod))
+		}
+		p := prod[0]
+		// From the log: production calls carry no job; evaluation calls do.
+		var prodAnswered, evalAnswered, prod429 int64
+		for _, r := range w.Log() {
+			switch {
+			case r.Event == LogCallAnswer && r.Job < 0:
+				prodAnswered++
+			case r.Event == LogCallAnswer:
+				evalAnswered++
+			case r.Event == LogCall429 && r.Job < 0:
+				prod429++
+			}
+		}
+		lane := w.Lanes()[0]
+		if prodAnswered != p.Answered || prod429 != p.Rejected429 {
+			t.Errorf("load %g: production stats %+v disagree with the log (%d answered, %d 429s)", evalPerHour, p, prodAnswered, prod429)
+		}
+		if lane.Calls != evalAnswered {
+			t.Errorf("load %g: evaluation lane counts %d calls, the log %d evaluation answers: production leaked into the lane", evalPerHour, lane.Calls, evalAnswered)
+		}
+		if p.Arrived < 9000 || p.Answered+p.Failed > p.Arrived {
+			t.Errorf("load %g: production %+v: expected about 30 minutes of the trace (~9,900 requests)", evalPerHour, p)
+		}
+		t.Logf("eval %5.0f jobs/h: production %d arrived, %d answered, %d 429s, %d failed; evaluation %d calls, %d 429s",
+			evalPerHour, p.Arrived, p.Answered, p.Rejected429, p.Failed, lane.Calls, lane.Rejected429)
+		if p.Rejected429 < prev {
+			t.Errorf("production 429s fell from %d to %d as evaluation load rose to %g jobs/h", prev, p.Rejected429, evalPerHour)
+		}
+		prev = p.Rejected429
+		if i == 0 {
+			first = p.Rejected429
+		}
+		last = p.Rejected429
+	}
+	if last <= first || last == 0 {
+		t.Errorf("production 429s did not rise with evaluation load: %d at none, %d at the highest", first, last)
+	}
+}

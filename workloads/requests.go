@@ -1,0 +1,419 @@
+package workloads
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Call is one request of a public LLM request trace: when it arrives and its
+// tokens. Such traces carry no job, project or model: they replay open-loop
+// production traffic, or serve as empirical token-length distributions.
+type Call struct {
+	Arrival time.Duration
+	In, Out int
+}
+
+// CallSource yields calls in non-decreasing arrival order, one at a time.
+type CallSource interface {
+	// Next returns the next call; ok is false at the end or on error.
+	Next() (Call, bool)
+	// Err is the error that ended the stream early, if any.
+	Err() error
+}
+
+// ReplayOptions shape a request trace's arrivals. With the zero value the
+// trace plays once in real time from 0.
+//
+// A record at raw time t (relative to the file's first record) arrives at
+//
+//	Offset + (k·span + t)/Speedup
+//
+// on its k-th pass (k = 0 without Loop), where span is the time from the
+// first record to the last: a looped trace restarts right at its last
+// record. Calls at or after Horizon are not yielded.
+type ReplayOptions struct {
+	// Speedup divides the trace's times: 0 or 1 is real time, 2 twice as fast.
+	Speedup float64
+	// Loop restarts after the last record, shifted by the trace's span, until
+	// Horizon (which Loop needs).
+	Loop bool
+	// Offset is added to every arrival.
+	Offset time.Duration
+	// Horizon stops the replay at this arrival time; 0 = the end of the file.
+	Horizon time.Duration
+}
+
+// RequestFormats are the request-trace formats OpenRequestTrace reads.
+var RequestFormats = []string{"azure", "mooncake"}
+
+// requestFormat resolves a format name, or infers it from the extension.
+func requestFormat(path, format string) (string, error) {
+	switch format {
+	case "azure", "mooncake":
+		return format, nil
+	case "":
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".csv":
+			return "azure", nil
+		case ".jsonl":
+			return "mooncake", nil
+		}
+		return "", fmt.Errorf("%s: cannot infer the request-trace format from the extension (want .csv for azure or .jsonl for mooncake, or give the format)", path)
+	}
+	return "", fmt.Errorf("unknown request-trace format %q (want azure or mooncake)", format)
+}
+
+// OpenRequestTrace opens a public request trace for streaming replay.
+//
+//   - "azure": the Azure LLM inference trace, CSV with the header
+//     TIMESTAMP,ContextTokens,GeneratedTokens (columns in any order, extra
+//     columns ignored); TIMESTAMP like 2023-11-16 18:17:03.9799600 (Go
+//     layout 2006-01-02 15:04:05.9999999); CRLF or LF line ends, trailing
+//     newline optional.
+//   - "mooncake": the Mooncake trace, JSON Lines with timestamp
+//     (milliseconds from the start), input_length, output_length; other
+//     fields (hash_ids) are ignored.
+//   - "": inferred from the extension, .csv azure, .jsonl mooncake.
+//
+// Arrivals are relative to the first record and must not decrease. Errors
+// are of the form FILE:LINE: field: problem. The caller closes the Closer.
+func OpenRequestTrace(path, format string, opt ReplayOptions) (CallSource, io.Closer, error) {
+	format, err := requestFormat(path, format)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := opt.validate(); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &requestReader{f: f, name: path, format: format, opt: opt}
+	if r.opt.Speedup == 0 {
+		r.opt.Speedup = 1
+	}
+	r.rewind()
+	return r, f, nil
+}
+
+func (o ReplayOptions) validate() error {
+	if !(o.Speedup >= 0) || math.IsInf(o.Speedup, 0) {
+		return fmt.Errorf("speedup: must be >= 0 and finite, got %g", o.Speedup)
+	}
+	if o.Horizon < 0 {
+		return fmt.Errorf("horizon: must be >= 0, got %v", o.Horizon)
+	}
+	if o.Loop && o.Horizon == 0 {
+		return errors.New("loop: needs a horizon")
+	}
+	return nil
+}
+
+// requestReader streams one request trace; with Loop it seeks back to the
+// start after the last record.
+type requestReader struct {
+	f      io.ReadSeeker
+	name   string
+	format string
+	opt    ReplayOptions
+
+	// per pass
+	br     *bufio.Reader
+	cr     *csv.Reader
+	cols   [3]int // azure: TIMESTAMP, ContextTokens, GeneratedTokens
+	line   int
+	pass   int
+	inPass int // records read in this pass
+
+	t0      time.Time     // azure: the first record's time
+	haveT0  bool          // t0 / ms0 set
+	ms0     float64       // mooncake: the first record's timestamp
+	prevRaw time.Duration // previous raw time in this pass
+	span    time.Duration // last raw time of the first pass
+	records int           // records in one pass
+	err     error
+	done    bool
+}
+
+func (r *requestReader) Err() error { return r.err }
+
+func (r *requestReader) fail(line int, field, format string, args ...any) {
+	r.err = TraceError{File: r.name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	r.done = true
+}
+
+// rewind starts a pass from the top of the file.
+func (r *requestReader) rewind() {
+	if _, err := r.f.Seek(0, io.SeekStart); err != nil {
+		r.err, r.done = err, true
+		return
+	}
+	r.line, r.inPass, r.prevRaw = 0, 0, 0
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(r.f, 64<<10)
+	} else {
+		r.br.Reset(r.f)
+	}
+	if r.format == "azure" {
+		r.cr = csv.NewReader(r.br)
+		r.cr.ReuseRecord = true
+		r.cr.FieldsPerRecord = -1
+		r.readAzureHeader()
+	}
+}
+
+func (r *requestReader) readAzureHeader() {
+	rec, err := r.cr.Read()
+	if err == io.EOF {
+		r.fail(1, "header", "empty file (want TIMESTAMP,ContextTokens,GeneratedTokens)")
+		return
+	}
+	if err != nil {
+		r.csvError(err)
+		return
+	}
+	r.cols = [3]int{-1, -1, -1}
+	for i, h := range rec {
+		switch strings.TrimPrefix(strings.TrimSpace(h), "\ufeff") {
+		case "TIMESTAMP":
+			r.cols[0] = i
+		case "ContextTokens":
+			r.cols[1] = i
+		case "GeneratedTokens":
+			r.cols[2] = i
+		}
+	}
+	for i, name := range []string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"} {
+		if r.cols[i] < 0 {
+			r.fail(1, name, "missing column (header %q)", strings.Join(rec, ","))
+			return
+		}
+	}
+	r.line = 1
+}
+
+func (r *requestReader) csvError(err error) {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		r.fail(pe.Line, "record", "%v", pe.Err)
+		return
+	}
+	r.err, r.done = fmt.Errorf("%s: %w", r.name, err), true
+}
+
+// AzureLayout is the time layout of the Azure LLM inference trace.
+const AzureLayout = "2006-01-02 15:04:05.9999999"
+
+// Next returns the next call of the replay.
+func (r *requestReader) Next() (Call, bool) {
+	for !r.done {
+		raw, in, out, ok := r.readRaw()
+		if r.done {
+			return Call{}, false
+		}
+		if !ok { // end of a pass
+			if r.pass == 0 {
+				r.records, r.span = r.inPass, r.prevRaw
+			}
+			if !r.opt.Loop || r.records == 0 {
+				r.done = true
+				return Call{}, false
+			}
+			if r.span == 0 {
+				r.fail(r.line, "timestamp", "cannot loop: the trace spans no time")
+				return Call{}, false
+			}
+			r.pass++
+			r.rewind()
+			continue
+		}
+		at := r.opt.Offset + r.scale(time.Duration(r.pass)*r.span+raw)
+		if r.opt.Horizon > 0 && at >= r.opt.Horizon {
+			r.done = true
+			return Call{}, false
+		}
+		return Call{Arrival: at, In: in, Out: out}, true
+	}
+	return Call{}, false
+}
+
+func (r *requestReader) scale(d time.Duration) time.Duration {
+	if r.opt.Speedup == 1 {
+		return d
+	}
+	return time.Duration(math.Round(float64(d) / r.opt.Speedup))
+}
+
+// readRaw reads the next record of the pass: its time relative to the file's
+// first record and its tokens; ok is false at the end of the pass.
+func (r *requestReader) readRaw() (raw time.Duration, in, out int, ok bool) {
+	if r.format == "azure" {
+		raw, in, out, ok = r.readAzure()
+	} else {
+		raw, in, out, ok = r.readMooncake()
+	}
+	if !ok || r.done {
+		return 0, 0, 0, false
+	}
+	if raw < r.prevRaw {
+		field := "TIMESTAMP"
+		if r.format == "mooncake" {
+			field = "timestamp"
+		}
+		r.fail(r.line, field, "out of order: %s s after the first record, before the previous record's %s s", formatSeconds(raw), formatSeconds(r.prevRaw))
+		return 0, 0, 0, false
+	}
+	r.prevRaw = raw
+	r.inPass++
+	return raw, in, out, true
+}
+
+func (r *requestReader) readAzure() (time.Duration, int, int, bool) {
+	if r.done {
+		return 0, 0, 0, false
+	}
+	rec, err := r.cr.Read()
+	if err == io.EOF {
+		return 0, 0, 0, false
+	}
+	if err != nil {
+		r.csvError(err)
+		return 0, 0, 0, false
+	}
+	r.line, _ = r.cr.FieldPos(0)
+	for i, name := range []string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"} {
+		if r.cols[i] >= len(rec) {
+			r.fail(r.line, name, "missing: the row has %d fields", len(rec))
+			return 0, 0, 0, false
+		}
+	}
+	t, err := time.Parse(AzureLayout, strings.TrimSpace(rec[r.cols[0]]))
+	if err != nil {
+		r.fail(r.line, "TIMESTAMP", "want a time like 2023-11-16 18:17:03.9799600, got %q", rec[r.cols[0]])
+		return 0, 0, 0, false
+	}
+	in, ok := r.tokens("ContextTokens", rec[r.cols[1]])
+	if !ok {
+		return 0, 0, 0, false
+	}
+	out, ok := r.tokens("GeneratedTokens", rec[r.cols[2]])
+	if !ok {
+		return 0, 0, 0, false
+	}
+	if !r.haveT0 {
+		r.t0, r.haveT0 = t, true
+	}
+	return t.Sub(r.t0), in, out, true
+}
+
+func (r *requestReader) tokens(field, s string) (int, bool) {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || v < 0 || v > maxPlanTokens {
+		r.fail(r.line, field, "want a token count (an integer in [0, %d]), got %q", maxPlanTokens, s)
+		return 0, false
+	}
+	return int(v), true
+}
+
+// mooncakeRecord is one Mooncake line; unknown fields (hash_ids) are ignored.
+type mooncakeRecord struct {
+	Timestamp    *float64 `json:"timestamp"`
+	InputLength  *int64   `json:"input_length"`
+	OutputLength *int64   `json:"output_length"`
+}
+
+func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
+	for !r.done {
+		line, err := readLine(r.br)
+		if len(line) == 0 && err == io.EOF {
+			return 0, 0, 0, false
+		}
+		if err != nil && err != io.EOF {
+			r.err, r.done = fmt.Errorf("%s: %w", r.name, err), true
+			return 0, 0, 0, false
+		}
+		r.line++
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var rec mooncakeRecord
+		if jerr := json.Unmarshal(line, &rec); jerr != nil {
+			var te *json.UnmarshalTypeError
+			switch {
+			case errors.As(jerr, &te) && te.Field != "":
+				r.fail(r.line, te.Field, "want a number, got JSON %s", te.Value)
+			case err == io.EOF:
+				r.fail(r.line, "record", "truncated last line: %v", jerr)
+			default:
+				r.fail(r.line, "record", "%v", jerr)
+			}
+			return 0, 0, 0, false
+		}
+		switch {
+		case rec.Timestamp == nil:
+			r.fail(r.line, "timestamp", "missing")
+		case rec.InputLength == nil:
+			r.fail(r.line, "input_length", "missing")
+		case rec.OutputLength == nil:
+			r.fail(r.line, "output_length", "missing")
+		case !(*rec.Timestamp >= 0) || math.IsInf(*rec.Timestamp, 0):
+			r.fail(r.line, "timestamp", "want milliseconds >= 0, got %g", *rec.Timestamp)
+		case *rec.InputLength < 0 || *rec.InputLength > maxPlanTokens:
+			r.fail(r.line, "input_length", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.InputLength)
+		case *rec.OutputLength < 0 || *rec.OutputLength > maxPlanTokens:
+			r.fail(r.line, "output_length", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.OutputLength)
+		}
+		if r.done {
+			return 0, 0, 0, false
+		}
+		ms, in, out := *rec.Timestamp, int(*rec.InputLength), int(*rec.OutputLength)
+		if !r.haveT0 {
+			r.ms0, r.haveT0 = ms, true
+		}
+		return time.Duration(math.Round((ms - r.ms0) * 1e6)), in, out, true
+	}
+	return 0, 0, 0, false
+}
+
+// maxLine bounds one line of a trace, so a binary or corrupt file cannot make
+// a reader hold it whole.
+const maxLine = 16 << 20
+
+// readLine returns the next line without its line end (\n or \r\n); err is
+// io.EOF for a last line without a newline (and an empty line at the end).
+// The slice is valid until the next read.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull {
+			line, err = br.ReadSlice('\n')
+			buf = append(buf, line...)
+			if len(buf) > maxLine {
+				return nil, fmt.Errorf("line longer than %d bytes", maxLine)
+			}
+		}
+		line = buf
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if err == nil {
+		return line, nil
+	}
+	return line, io.EOF
+}

@@ -10,8 +10,12 @@ import (
 	"text/tabwriter"
 )
 
-// SeriesCSVHeader is the header of series.csv.
+// SeriesCSVHeader is the base header of series.csv (the columns every reader needs).
 const SeriesCSVHeader = "policy,t_s,model,running,limit,gateway_depth,provider_inflight,waiting"
+
+// SeriesCSVQuotaColumns follow the base columns in series.csv: 429s since the
+// previous sample and the fullest quota window's share of its limit.
+const SeriesCSVQuotaColumns = "rejected_429,quota_use"
 
 // BatchesCSVHeader is the header of batches.csv: progress of tracked batches.
 const BatchesCSVHeader = "policy,t_s,batch,model,class,jobs,started,done"
@@ -26,10 +30,12 @@ func AppendSeriesCSV(buf *bytes.Buffer, policy string, models []string, rows []S
 		b = strconv.AppendFloat(b, r.T, 'f', -1, 64)
 		b = append(b, ',')
 		b = append(b, models[r.Model]...)
-		for _, v := range []int32{r.Running, r.Limit, r.Depth, r.Inflight, r.Waiting} {
+		for _, v := range []int32{r.Running, r.Limit, r.Depth, r.Inflight, r.Waiting, r.Rejected429} {
 			b = append(b, ',')
 			b = strconv.AppendInt(b, int64(v), 10)
 		}
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, float64(r.QuotaUse), 'f', 4, 32)
 		b = append(b, '\n')
 		buf.Write(b)
 	}
@@ -42,7 +48,7 @@ func WriteOutputs(dir string, s Summary, models []string, data []RunData) error 
 		return err
 	}
 	var csv bytes.Buffer
-	csv.WriteString(SeriesCSVHeader + "\n")
+	csv.WriteString(SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n")
 	for _, d := range data {
 		AppendSeriesCSV(&csv, d.Policy, models, d.Series)
 	}

@@ -53,6 +53,12 @@ type SeriesRow struct {
 	Depth    int32   // gateway queue depth
 	Inflight int32   // calls the provider has accepted and not finished
 	Waiting  int32   // jobs of this model waiting for admission
+	// Rejected429 counts the model's tries (evaluation and production)
+	// rejected by a quota since the previous sample.
+	Rejected429 int32
+	// QuotaUse is the fullest of the model's organisation's quota windows at
+	// the sample, as a share of its limit (0 without quotas).
+	QuotaUse float32
 }
 
 // ProductionStats is one replayed production stream over the whole run.

@@ -59,6 +59,8 @@ type Run struct {
 	// Production is each replayed production stream (whole run).
 	Production  []ProductionStats `json:"production,omitempty"`
 	Convergence []ConvergenceRow  `json:"convergence"`
+	// Disturbances are the start, bursts and capacity events of the scenario.
+	Disturbances []Disturbance `json:"disturbances"`
 }
 
 // Lane is one model's metrics over the measurement window.
@@ -144,6 +146,7 @@ func Summarize(d RunData) Run {
 		run.Production = append(run.Production, p)
 	}
 	run.Convergence = Convergence(d.Series, d.Models, d.Disturbances, d.WindowEnd)
+	run.Disturbances = append([]Disturbance{}, d.Disturbances...)
 	if run.Convergence == nil {
 		run.Convergence = []ConvergenceRow{}
 	}
@@ -241,6 +244,11 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	// CreateTemp makes the file private; outputs are ordinary files.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}

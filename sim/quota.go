@@ -78,3 +78,14 @@ func (o *orgState) admit(now Time, tokens float64) (retryAfter Time, ok bool) {
 	}
 	return 0, true
 }
+
+// use is the fullest window's share of its limit at now.
+func (o *orgState) use(now Time) float64 {
+	u := 0.0
+	for i := range o.windows {
+		q := &o.windows[i]
+		q.expire(now)
+		u = max(u, q.sum/q.limit)
+	}
+	return u
+}

@@ -133,6 +133,7 @@ type modelState struct {
 
 	running int // jobs holding a container
 	waiting int // jobs waiting for admission
+	rej429  int // 429s since the last series sample
 
 	depthHist []int32 // delayed readings, indexed like World.depthTimes
 
@@ -557,6 +558,7 @@ func (w *World) send(c int32, m *modelState) {
 		if retryAfter, ok := w.orgs[m.org].admit(w.now(), tokens); !ok {
 			w.record(cs, LogCall429)
 			w.counts.Rejected429++
+			m.rej429++
 			if p := w.prodStream(cs); p != nil {
 				p.stats.Rejected429++
 			} else if w.inWindow() {
@@ -804,13 +806,19 @@ func (w *World) sample() {
 	t := w.now().Seconds()
 	for i := range w.models {
 		m := &w.models[i]
-		if m.running == 0 && m.queue.Len() == 0 && m.provInflight == 0 && m.waiting == 0 {
+		if m.running == 0 && m.queue.Len() == 0 && m.provInflight == 0 && m.waiting == 0 && m.rej429 == 0 {
 			continue
+		}
+		var use float64
+		if m.org >= 0 {
+			use = w.orgs[m.org].use(w.now())
 		}
 		w.series = append(w.series, results.SeriesRow{
 			T: t, Model: int32(i), Running: int32(m.running), Limit: int32(w.limits[i]),
 			Depth: int32(m.queue.Len()), Inflight: int32(m.provInflight), Waiting: int32(m.waiting),
+			Rejected429: int32(m.rej429), QuotaUse: float32(use),
 		})
+		m.rej429 = 0
 	}
 	w.fairSample()
 	if w.opts.Progress != nil {

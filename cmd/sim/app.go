@@ -20,6 +20,7 @@ func newApp() *cli.App {
 	topFlag := &cli.IntFlag{Name: "top", Usage: "lanes to show in the table, busiest first (0 = all)", Value: 15}
 	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see workloads/TRACE_FORMAT.md) instead of the scenario's generator"}
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
+	reportFlag := &cli.BoolFlag{Name: "report", Usage: "also write report.html, report.md and figures/ into --out (as sim report does)"}
 	return &cli.App{
 		Name:  "sim",
 		Usage: "discrete-event lab for LLM-evaluation job scheduling",
@@ -27,22 +28,22 @@ func newApp() *cli.App {
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",
 			UsageText: "sim run [--scenario FILE] [--policy NAME] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag,
+			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
 				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}},
 			Action: func(c *cli.Context) error {
-				return runCommand(c.App.Writer, options{scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
-					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy")})
+				return withReport(c, runCommand(c.App.Writer, options{scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy")}))
 			},
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
 			UsageText: "sim compare [--scenario FILE] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags:     []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag},
+			Flags:     []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag},
 			Action: func(c *cli.Context) error {
-				return compareCommand(c.App.Writer, options{scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
-					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid")})
+				return withReport(c, compareCommand(c.App.Writer, options{scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid")}))
 			},
-		}, traceCommand(), {
+		}, traceCommand(), reportCommand(), {
 			Name:  "scenarios",
 			Usage: "list the embedded scenarios, or print one with --show NAME",
 			Flags: []cli.Flag{&cli.StringFlag{Name: "show", Usage: "print this embedded scenario's YAML"}},
@@ -62,6 +63,14 @@ func newApp() *cli.App {
 			},
 		}},
 	}
+}
+
+// withReport writes the report after a successful run when --report is set.
+func withReport(c *cli.Context, err error) error {
+	if err != nil || !c.Bool("report") {
+		return err
+	}
+	return writeReport(c.String("out"))
 }
 
 // options are the flags run and compare share.
@@ -104,6 +113,9 @@ func runCommand(out io.Writer, o options) error {
 			return err
 		}
 	}
+	if p := newProgress(os.Stderr, "run "+policy, 1); p != nil {
+		spec.Progress = func(now, end sim.Time) { p(0, now, end) }
+	}
 	w, err := sim.Execute(sc, spec)
 	if err != nil {
 		return err
@@ -131,7 +143,7 @@ func compareCommand(out io.Writer, o options) error {
 	}
 	seed, dir, top := o.seed, o.dir, o.top
 	names := []string{"fixed-lane", "scheduler"}
-	worlds, err := sim.Compare(sc, seed, names, newSource, nil)
+	worlds, err := sim.Compare(sc, seed, names, newSource, newProgress(os.Stderr, "compare", len(names)))
 	if err != nil {
 		return err
 	}

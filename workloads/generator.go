@@ -207,6 +207,7 @@ type Generator struct {
 	behaviour []*Behaviour
 	mixCum    []float64
 	judgeOf   map[*Behaviour]*Behaviour
+	index     map[string]int // model name → catalogue index
 	classes   map[string]*Behaviour
 
 	accountTier []int8
@@ -282,6 +283,10 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		g.mixCum = append(g.mixCum, cum)
 	}
 	g.judgeOf = GradingBehaviours(classes)
+	g.index = make(map[string]int, len(models))
+	for i, m := range models {
+		g.index[m] = i
+	}
 	// Tiers of accounts and projects are fixed for the run.
 	g.accountTier = make([]int8, cfg.Accounts)
 	for a := range g.accountTier {
@@ -400,11 +405,7 @@ func (g *Generator) Next() (Job, bool) {
 	job.Seed = g.rng.Uint64()
 	job.Judge = -1
 	if gr := job.Behaviour.Grading; gr != nil && g.rng.Float64() < gr.Probability {
-		for i, m := range g.models {
-			if m == gr.Judge {
-				job.Judge = i
-			}
-		}
+		job.Judge = g.index[gr.Judge] // validated: the judge is in the catalogue
 		job.JudgeBehaviour = g.judgeOf[job.Behaviour]
 	}
 	return job, true

@@ -124,3 +124,68 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareReport: compare --report writes a self-contained report.
+func TestCompareReport(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := runSim(t, "compare", "--scenario", "testdata/small.yaml", "--out", dir, "--report")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(html), "data:image/png;base64,"); n < 5 {
+		t.Errorf("report.html inlines %d images, want every figure", n)
+	}
+	for _, bad := range []string{"http://", "https://", "src=\"figures/"} {
+		if strings.Contains(string(html), bad) {
+			t.Errorf("report.html contains %q: not self-contained", bad)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.md")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestTraceCLI: gen → validate → run --trace; a corrupted trace is refused
+// with its line and field and leaves no output, unless --skip-invalid.
+func TestTraceCLI(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "jobs.jsonl")
+	if _, stderr, code := runSim(t, "trace", "gen", "--scenario", "testdata/small.yaml", "--seed", "3", "--out", trace); code != 0 {
+		t.Fatalf("trace gen: exit %d: %s", code, stderr)
+	}
+	if out, stderr, code := runSim(t, "trace", "validate", "--scenario", "testdata/small.yaml", trace); code != 0 {
+		t.Fatalf("trace validate of a generated trace: exit %d: %s%s", code, out, stderr)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) < 10 {
+		t.Fatalf("trace too short: %d lines", len(lines))
+	}
+	lines[4] = strings.Replace(lines[4], `"model":"`, `"model":"no-such-`, 1)
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runSim(t, "trace", "validate", "--scenario", "testdata/small.yaml", bad)
+	if code == 0 || !strings.Contains(out+stderr, "bad.jsonl:5: model") {
+		t.Errorf("validate of a bad trace: exit %d, output %q %q; want bad.jsonl:5: model", code, out, stderr)
+	}
+	refused := filepath.Join(dir, "refused")
+	if _, stderr, code := runSim(t, "run", "--scenario", "testdata/small.yaml", "--trace", bad, "--out", refused); code == 0 || !strings.Contains(stderr, "bad.jsonl:5") {
+		t.Errorf("run with a bad trace: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(refused); !os.IsNotExist(err) {
+		t.Errorf("a refused trace left output at %s", refused)
+	}
+	skipped := filepath.Join(dir, "skipped")
+	if _, stderr, code := runSim(t, "run", "--scenario", "testdata/small.yaml", "--trace", bad, "--skip-invalid", "--out", skipped); code != 0 || !strings.Contains(stderr, "bad.jsonl:5") {
+		t.Errorf("run --skip-invalid: exit %d, stderr %q (want the skipped record listed)", code, stderr)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 )
@@ -65,6 +66,9 @@ type ModelMix struct {
 	Hot      []string `yaml:"hot" json:"hot"`
 	HotShare float64  `yaml:"hot_share" json:"hot_share"`
 	ZipfS    float64  `yaml:"zipf_s" json:"zipf_s"`
+	// Exclude lists models no batch is drawn for (e.g. a judge model that
+	// only serves grading jobs).
+	Exclude []string `yaml:"exclude" json:"exclude,omitempty"`
 }
 
 // BatchProcess is a stream of batches: Poisson at RatePerHour, plus bursts of
@@ -123,6 +127,19 @@ func (c *Config) Validate(models []string) error {
 		if _, ok := index[h]; !ok {
 			return fmt.Errorf("models.hot[%d]: unknown model %q", i, h)
 		}
+	}
+	excluded := map[string]bool{}
+	for i, e := range c.Models.Exclude {
+		if _, ok := index[e]; !ok {
+			return fmt.Errorf("models.exclude[%d]: unknown model %q", i, e)
+		}
+		if slices.Contains(c.Models.Hot, e) {
+			return fmt.Errorf("models.exclude[%d]: %q is also hot", i, e)
+		}
+		excluded[e] = true
+	}
+	if len(c.Models.Hot) == 0 && len(excluded) == len(models) {
+		return fmt.Errorf("models.exclude: every model is excluded")
 	}
 	if len(c.Models.Hot) == 0 && c.Models.HotShare > 0 {
 		return fmt.Errorf("models.hot_share: %g but no hot models listed", c.Models.HotShare)
@@ -250,10 +267,13 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 	for i, m := range models {
 		index[m] = i
 	}
-	isHot := make(map[int]bool)
+	isHot := make(map[int]bool) // hot or excluded: not in the Zipf draw
 	for _, h := range cfg.Models.Hot {
 		g.hot = append(g.hot, index[h])
 		isHot[index[h]] = true
+	}
+	for _, e := range cfg.Models.Exclude {
+		isHot[index[e]] = true
 	}
 	for i := range models {
 		if !isHot[i] {

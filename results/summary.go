@@ -42,6 +42,11 @@ type Summary struct {
 	// Comparison pairs runs[0] (baseline, "old") with runs[1] ("new") by
 	// lane; only sim compare writes it.
 	Comparison []LaneComparison `json:"comparison,omitempty"`
+	// Seeds and MultiplierAcrossSeeds: with compare --seeds K, the seeds run
+	// and each lane's multiplier over them (runs and comparison hold the
+	// first seed).
+	Seeds                 []uint64         `json:"seeds,omitempty"`
+	MultiplierAcrossSeeds []MultiplierStat `json:"multiplier_across_seeds,omitempty"`
 }
 
 // Run is one policy's results.

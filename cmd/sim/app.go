@@ -37,11 +37,15 @@ func newApp() *cli.App {
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
-			UsageText: "sim compare [--scenario FILE] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags:     []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag},
+			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K] [--out DIR] [--trace FILE [--skip-invalid]]",
+			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
+				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1}},
 			Action: func(c *cli.Context) error {
+				if k := c.Int("seeds"); k < 1 || k > 1000 {
+					return fmt.Errorf("--seeds: must be in 1..1000, got %d", k)
+				}
 				return withReport(c, compareCommand(c.App.Writer, options{scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
-					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid")}))
+					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds")}))
 			},
 		}, traceCommand(), reportCommand(), {
 			Name:  "scenarios",
@@ -78,6 +82,7 @@ type options struct {
 	scenario, policy, dir, trace string
 	seed                         uint64
 	top                          int
+	seeds                        int // compare: how many seeds, from seed on
 	skipInvalid                  bool
 }
 
@@ -157,6 +162,21 @@ func compareCommand(out io.Writer, o options) error {
 	rows := results.Compare(runs[0], runs[1])
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: rows}
+	if o.seeds > 1 {
+		// Further seeds, one pair at a time (each pair already uses two cores);
+		// only their comparisons are kept.
+		perSeed := [][]results.LaneComparison{rows}
+		summary.Seeds = []uint64{seed}
+		for k := 1; k < o.seeds; k++ {
+			ws, err := sim.Compare(sc, seed+uint64(k), names, newSource, newProgress(os.Stderr, fmt.Sprintf("seed %d", seed+uint64(k)), len(names)))
+			if err != nil {
+				return err
+			}
+			perSeed = append(perSeed, results.Compare(results.Summarize(ws[0].Measured()), results.Summarize(ws[1].Measured())))
+			summary.Seeds = append(summary.Seeds, seed+uint64(k))
+		}
+		summary.MultiplierAcrossSeeds = results.MultiplierCI(perSeed)
+	}
 	if err := results.WriteOutputs(dir, summary, sc.Catalogue(), data); err != nil {
 		return err
 	}
@@ -164,6 +184,12 @@ func compareCommand(out io.Writer, o options) error {
 		sc.Name, seed, names[0], names[1], runs[0].Window[0], runs[0].Window[1])
 	if err := results.WriteCompareTable(out, runs[0], runs[1], rows, top); err != nil {
 		return err
+	}
+	if len(summary.MultiplierAcrossSeeds) > 0 {
+		fmt.Fprintf(out, "multiplier over seeds %d..%d (mean and 95%% confidence interval):\n", seed, seed+uint64(o.seeds)-1)
+		if err := results.WriteMultiplierTable(out, summary.MultiplierAcrossSeeds, top); err != nil {
+			return err
+		}
 	}
 	for i, r := range runs {
 		f := r.Fairness

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -187,5 +189,70 @@ func TestTraceCLI(t *testing.T) {
 	skipped := filepath.Join(dir, "skipped")
 	if _, stderr, code := runSim(t, "run", "--scenario", "testdata/small.yaml", "--trace", bad, "--skip-invalid", "--out", skipped); code != 0 || !strings.Contains(stderr, "bad.jsonl:5") {
 		t.Errorf("run --skip-invalid: exit %d, stderr %q (want the skipped record listed)", code, stderr)
+	}
+}
+
+// TestCompareSeeds: --seeds K reports each lane's multiplier over K seeds,
+// and its mean equals the mean of K single-seed comparisons run separately.
+func TestCompareSeeds(t *testing.T) {
+	dir := t.TempDir()
+	if _, stderr, code := runSim(t, "compare", "--scenario", "testdata/small.yaml", "--seed", "5", "--seeds", "3", "--out", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	type cmpRow struct {
+		Model      string   `json:"model"`
+		Multiplier *float64 `json:"multiplier"`
+	}
+	var s struct {
+		Seeds []uint64 `json:"seeds"`
+		Stats []struct {
+			Model string  `json:"model"`
+			Seeds int     `json:"seeds"`
+			Mean  float64 `json:"mean"`
+			Low   float64 `json:"ci95_low"`
+			High  float64 `json:"ci95_high"`
+		} `json:"multiplier_across_seeds"`
+	}
+	readJSON(t, filepath.Join(dir, "summary.json"), &s)
+	if len(s.Seeds) != 3 || s.Seeds[0] != 5 || s.Seeds[2] != 7 {
+		t.Fatalf("seeds = %v, want [5 6 7]", s.Seeds)
+	}
+	// Independently: three single-seed compares.
+	sum := 0.0
+	for seed := 5; seed <= 7; seed++ {
+		one := t.TempDir()
+		if _, stderr, code := runSim(t, "compare", "--scenario", "testdata/small.yaml", "--seed", strconv.Itoa(seed), "--out", one); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var r struct {
+			Comparison []cmpRow `json:"comparison"`
+		}
+		readJSON(t, filepath.Join(one, "summary.json"), &r)
+		for _, c := range r.Comparison {
+			if c.Model == "hot-a" {
+				sum += *c.Multiplier
+			}
+		}
+	}
+	for _, st := range s.Stats {
+		if st.Model != "hot-a" {
+			continue
+		}
+		if st.Seeds != 3 || math.Abs(st.Mean-sum/3) > 1e-9 || !(st.Low <= st.Mean && st.Mean <= st.High) {
+			t.Errorf("hot-a over seeds: %+v, want mean %v inside its interval", st, sum/3)
+		}
+		return
+	}
+	t.Fatal("no multiplier over seeds for hot-a")
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatal(err)
 	}
 }

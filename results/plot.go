@@ -1555,7 +1555,7 @@ func tierFigure(o *Outputs) figSpec {
 		timeAxis(&p.X, unit, end)
 		p.Y.Min, p.Y.Max = 0, 1
 		row = append(row, p)
-		caps = append(caps, fmt.Sprintf("%s overall %s", r.Policy, formatTierShares(r.Fairness.TierShares)))
+		caps = append(caps, fmt.Sprintf("%s overall %s", r.Policy, FormatTierShares(r.Fairness.TierShares)))
 	}
 	var legend []legendEntry
 	for k, t := range tiers {
@@ -1572,7 +1572,8 @@ func tierFigure(o *Outputs) figSpec {
 		draw: figureWithLegend(title, [][]*plot.Plot{row}, legend)}
 }
 
-func formatTierShares(m map[string]float64) string {
+// FormatTierShares prints tier shares as "tier 1 10%, tier 2 24%, ...".
+func FormatTierShares(m map[string]float64) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

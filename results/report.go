@@ -199,7 +199,7 @@ func fairnessTable(s Summary) table {
 		f := r.Fairness
 		t.Rows = append(t.Rows, []string{roleName(s, i), f2(f.JainMean), fmt.Sprint(len(f.Windows)), fmt.Sprint(f.SmallBatches),
 			fmt.Sprint(f.SmallUnfinished), f0(f.SmallMakespan.P50), f0(f.SmallMakespan.P90), fmt.Sprint(f.BehindLarge),
-			f0(f.BehindLargeMakespan.P50), f0(f.BehindLargeMakespan.P90), formatTierShares(f.TierShares)})
+			f0(f.BehindLargeMakespan.P50), f0(f.BehindLargeMakespan.P90), FormatTierShares(f.TierShares)})
 	}
 	return t
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/evalsched/lab/results"
@@ -193,22 +192,10 @@ func compareCommand(out io.Writer, o options) error {
 	}
 	for i, r := range runs {
 		f := r.Fairness
-		fmt.Fprintf(out, "%-10s  jain %.3f  small batches behind large: %d, makespan p50 %.0f s p90 %.0f s  tier shares %v\n",
-			names[i], f.JainMean, f.BehindLarge, f.BehindLargeMakespan.P50, f.BehindLargeMakespan.P90, formatShares(f.TierShares))
+		fmt.Fprintf(out, "%-10s  jain %.3f  small batches behind large: %d, makespan p50 %.0f s p90 %.0f s  tier shares: %s\n",
+			names[i], f.JainMean, f.BehindLarge, f.BehindLargeMakespan.P50, f.BehindLargeMakespan.P90, results.FormatTierShares(f.TierShares))
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }
 
-func formatShares(m map[string]float64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s:%.0f%%", k, 100*m[k]))
-	}
-	return strings.Join(parts, " ")
-}

@@ -198,4 +198,3 @@ func compareCommand(out io.Writer, o options) error {
 	fmt.Fprintf(os.Stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }
-

@@ -784,6 +784,9 @@ func rejectionFigures(o *Outputs) []figSpec {
 	if f, ok := rejectionSeriesFigure(o); ok {
 		figs = append(figs, f)
 	}
+	if f, ok := quotaUseFigure(o); ok {
+		figs = append(figs, f)
+	}
 	if len(figs) == 0 {
 		figs = append(figs, placeholder(name, "Rate-limit rejections (429)",
 			fmt.Sprintf("the runs had %d rejections in total but no lane lists any", total)))
@@ -791,30 +794,54 @@ func rejectionFigures(o *Outputs) []figSpec {
 	return figs
 }
 
-// rejectionSeriesFigure plots a rejected_429 series.csv column over time,
+// rejectionSeriesFigure plots the rejected_429 series.csv column over time,
 // summed over models, if the file has one.
 func rejectionSeriesFigure(o *Outputs) (figSpec, bool) {
+	return extraSeriesFigure(o, "rejected_429", func(acc, v float64) float64 { return acc + v }, 1, true,
+		"rejections-429-over-time", "429s over time (all models)", "429s per sample interval",
+		"Tries rejected with 429 per series interval, summed over all models, "+
+			"from series.csv's rejected_429 column. Look for bursts of 429s after bursts of batches or when the scheduler raises a limit.")
+}
+
+// quotaUseFigure plots the quota_use series.csv column over time: at each
+// sample, the fullest quota window of any organisation, as a percentage.
+func quotaUseFigure(o *Outputs) (figSpec, bool) {
+	return extraSeriesFigure(o, "quota_use", math.Max, 100, false,
+		"quota-use-over-time", "Rate-limit usage over time (fullest quota window)", "% of the limit in use",
+		"At each sample, the fullest rolling quota window (rpm, tpm, rpd or tpd) of any organisation a busy model belongs to, "+
+			"as a percentage of its limit, from series.csv's quota_use column. Near 100% the provider answers 429: "+
+			"look for the policy that keeps usage pinned at the limit, and for how long.")
+}
+
+// extraSeriesFigure plots one optional series.csv column over time, per
+// policy, combining the models of a sample with combine; scale multiplies
+// the values; the legend goes at the top or the bottom, where the lines
+// leave room. ok is false when the column is missing or all zero.
+func extraSeriesFigure(o *Outputs, column string, combine func(acc, v float64) float64, scale float64, legendTop bool, name, title, ylabel, caption string) (figSpec, bool) {
 	col := -1
 	for i, h := range o.SeriesExtra {
-		if h == "rejected_429" {
+		if h == column {
 			col = i
 		}
 	}
 	if col < 0 {
 		return figSpec{}, false
 	}
-	scale, unit := timeUnit(runEnd(o))
-	p := newPlot("429s over time (all models)", "time ("+unit+")", "429s per sample interval")
+	tscale, unit := timeUnit(runEnd(o))
+	p := newPlot(title, "time ("+unit+")", ylabel)
 	newGrid(p, true, true)
 	pidx := policyIndex(o.Summary)
+	any := false
 	for k, pol := range policies(o) {
-		sum := map[float64]float64{}
+		acc := map[float64]float64{}
 		for _, r := range o.Series {
 			if r.Policy == pol && col < len(r.Extra) {
-				sum[r.T] += fin(r.Extra[col])
+				v := scale * fin(r.Extra[col])
+				acc[r.T] = combine(acc[r.T], v)
+				any = any || v != 0
 			}
 		}
-		xys := sortedXY(sum, scale)
+		xys := sortedXY(acc, tscale)
 		if len(xys) == 0 {
 			continue
 		}
@@ -831,11 +858,12 @@ func rejectionSeriesFigure(o *Outputs) (figSpec, bool) {
 		p.Add(l)
 		p.Legend.Add(pol, l)
 	}
+	if !any {
+		return figSpec{}, false
+	}
 	timeAxis(&p.X, unit, runEnd(o))
-	p.Legend.Top = true
-	return plotFigure("rejections-429-over-time", "429s over time", "Tries rejected with 429 per series interval, summed over all models, "+
-		"from series.csv's rejected_429 column. Look for bursts of 429s after bursts of batches or when the scheduler raises a limit.",
-		10*vg.Inch, 4*vg.Inch, p), true
+	p.Legend.Top = legendTop
+	return plotFigure(name, title, caption, 10*vg.Inch, 4*vg.Inch, p), true
 }
 
 func sortedXY(m map[float64]float64, scale float64) plotter.XYs {

@@ -1,7 +1,9 @@
 package results
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -239,25 +241,41 @@ func WriteJSON(path string, v any) error {
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic streams write's output (buffered) into a temporary file in
+// path's directory and renames it into place only if everything succeeded,
+// so a failure leaves neither half a file nor the temporary one.
+func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err = write(w); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
+	if err = w.Flush(); err != nil {
 		return err
 	}
 	// CreateTemp makes the file private; outputs are ordinary files.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
+	if err = f.Chmod(0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // FairnessSummary is a run's fairness: Jain's index per window over the

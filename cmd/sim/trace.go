@@ -8,12 +8,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/sim"
 	"github.com/evalsched/lab/workloads"
 	"github.com/urfave/cli/v2"
@@ -101,7 +101,7 @@ func traceGen(stdout io.Writer, scenario string, seed uint64, out, format string
 		return fmt.Errorf("%s: workload: %w", sc.File(), err)
 	}
 	var n int
-	err = traceWriteAtomic(out, func(w io.Writer) error {
+	err = results.WriteAtomic(out, func(w io.Writer) error {
 		var err error
 		n, err = workloads.WriteTrace(w, format, gen, sc.Catalogue(), workloads.ClassNames(gen.Classes()))
 		return err
@@ -113,39 +113,6 @@ func traceGen(stdout io.Writer, scenario string, seed uint64, out, format string
 	return nil
 }
 
-// traceWriteAtomic writes path through a temporary file in the same
-// directory, renamed into place only when write and close succeed, so a
-// failure leaves nothing behind.
-func traceWriteAtomic(path string, write func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err = write(w); err != nil {
-		return err
-	}
-	if err = w.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
 
 // traceMaxListed bounds the bad records an error message lists.
 const traceMaxListed = 50

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/sim"
 	"github.com/evalsched/lab/workloads"
 	"github.com/google/go-cmp/cmp"
@@ -130,7 +131,7 @@ func TestTraceGenLeavesNothing(t *testing.T) {
 	}
 	// A write failing half-way leaves nothing either.
 	path := filepath.Join(dir, "d.jsonl")
-	err := traceWriteAtomic(path, func(w io.Writer) error {
+	err := results.WriteAtomic(path, func(w io.Writer) error {
 		io.WriteString(w, strings.Repeat("x", 3<<20))
 		return errors.New("disk on fire")
 	})

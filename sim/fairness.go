@@ -98,12 +98,12 @@ func (w *World) fairStart(j *jobState) {
 	b := f.batches[j.w.Batch]
 	b.waiting--
 	b.started++
-	f.tierWindow[int8(effectiveTier(j))]++
+	f.tierWindow[int8(j.tier)]++
 	if b.arrived > LargeBatch {
 		f.largeWaiting[b.model]--
 	}
 	if w.inWindow() {
-		f.tierAdmitted[int8(effectiveTier(j))]++
+		f.tierAdmitted[int8(j.tier)]++
 	}
 }
 
@@ -111,18 +111,6 @@ func (w *World) fairFinish(j *jobState) {
 	b := w.fair.batches[j.w.Batch]
 	b.done++
 	b.lastFinish = w.now()
-}
-
-func effectiveTier(j *jobState) int8 {
-	switch {
-	case j.w.BatchTier != 0:
-		return j.w.BatchTier
-	case j.w.ProjectTier != 0:
-		return j.w.ProjectTier
-	case j.w.AccountTier != 0:
-		return j.w.AccountTier
-	}
-	return 3 // policies.DefaultTier
 }
 
 // fairSample is called every series interval: it keeps the backlog flags and

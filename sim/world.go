@@ -87,6 +87,7 @@ type jobState struct {
 	w        workloads.Job
 	grading  bool
 	project  int32
+	tier     policies.Tier // effective tier, for the achieved tier shares
 	agent    workloads.Agent
 	phase    uint8
 	pending  int32 // calls of the current turn not yet answered
@@ -160,7 +161,6 @@ type World struct {
 	opts   Options
 	source workloads.Source
 	next   workloads.Job
-	more   bool
 
 	agentSrc  *rand.PCG  // reseeded per job turn (see workloads.Agent)
 	gatewayRn *rand.Rand // backoff jitter
@@ -259,7 +259,7 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 
 // Run simulates the scenario to its end.
 func (w *World) Run() error {
-	w.more = w.pull()
+	w.pull()
 	if err := w.openProduction(); err != nil {
 		return err
 	}
@@ -304,20 +304,20 @@ func (w *World) Run() error {
 	return nil
 }
 
-// pull fetches the next job from the source and schedules its arrival.
-func (w *World) pull() bool {
+// pull fetches the next job from the source and schedules its arrival; at
+// the end of the stream nothing is scheduled.
+func (w *World) pull() {
 	job, ok := w.source.Next()
 	if !ok {
-		return false
+		return
 	}
 	at := FromDuration(job.Arrival)
 	if at < w.eng.Now() {
 		w.err = fmt.Errorf("job %d arrives at %v, before the previous one (%v): arrivals must be in order", job.ID, job.Arrival, w.eng.Now().Duration())
-		return false
+		return
 	}
 	w.next = job
 	w.eng.Schedule(at, evArrival, 0, 0)
-	return true
 }
 
 // Handle dispatches one event.
@@ -325,7 +325,7 @@ func (w *World) Handle(ev Event) {
 	switch ev.Kind {
 	case evArrival:
 		job := w.next
-		w.more = w.pull()
+		w.pull()
 		w.arrive(job, false)
 		if w.trig.OnEvent {
 			w.decide()
@@ -370,13 +370,7 @@ func (w *World) inWindow() bool { return w.now() >= w.windowStart }
 
 // arrive registers a job and hands it to the policy.
 func (w *World) arrive(job workloads.Job, grading bool) {
-	var slot int32
-	if n := len(w.free); n > 0 {
-		slot, w.free = w.free[n-1], w.free[:n-1]
-	} else {
-		w.jobs = append(w.jobs, jobState{})
-		slot = int32(len(w.jobs) - 1)
-	}
+	slot := takeSlot(&w.jobs, &w.free)
 	if job.Model < 0 || job.Model >= len(w.models) {
 		w.err = fmt.Errorf("job %d: model index %d outside the catalogue", job.ID, job.Model)
 		return
@@ -393,11 +387,13 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 	if w.inWindow() {
 		m.raw.Arrived++
 	}
-	w.pol.Enqueue(Epoch.Add(w.now().Duration()), policies.Job{
+	pj := policies.Job{
 		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
 		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
 		Model: policies.ModelID(job.Model), Arrival: Epoch.Add(w.now().Duration()),
-	})
+	}
+	w.jobs[slot].tier = pj.EffectiveTier()
+	w.pol.Enqueue(pj.Arrival, pj)
 }
 
 // decide asks the policy which jobs to start and starts them.
@@ -457,8 +453,9 @@ func (w *World) settle(j *jobState) {
 // gatewayOnly is whether the job holds its container only to wait on the gateway.
 func gatewayOnly(j *jobState) bool { return j.phase == jobLLM && j.service == 0 }
 
-// setJobState applies a change to a job (phase, service count) keeping the
-// per-model count of gateway-only jobs right.
+// updateGatewayOnly keeps the per-model count of gateway-only jobs right
+// after a change to a job's phase or service count; before is
+// gatewayOnly(j) from before the change.
 func (w *World) updateGatewayOnly(j *jobState, before bool) {
 	if after := gatewayOnly(j); after != before {
 		m := &w.models[j.w.Model]
@@ -498,13 +495,7 @@ func (w *World) nextTurn(slot int32) {
 // newCall takes a call slot for a job's call (job >= 0) or a production
 // request (job = -1 - stream).
 func (w *World) newCall(job, model int32, in, out int, u float64) int32 {
-	var c int32
-	if l := len(w.freeC); l > 0 {
-		c, w.freeC = w.freeC[l-1], w.freeC[:l-1]
-	} else {
-		w.calls = append(w.calls, callState{})
-		c = int32(len(w.calls) - 1)
-	}
+	c := takeSlot(&w.calls, &w.freeC)
 	w.calls[c] = callState{job: job, model: model, in: int32(in), out: int32(out), u: u, serial: w.serial, born: w.now()}
 	w.serial++
 	w.counts.CallsCreated++
@@ -925,3 +916,16 @@ func (w *World) Now() Time { return w.now() }
 
 // EventsProcessed is the number of engine events dispatched.
 func (w *World) EventsProcessed() uint64 { return w.eng.Processed() }
+
+// takeSlot reuses a freed slot of a table, or grows the table by one; the
+// tables only grow, so a run's steady state allocates nothing here.
+func takeSlot[T any](table *[]T, free *[]int32) int32 {
+	if n := len(*free); n > 0 {
+		slot := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return slot
+	}
+	var zero T
+	*table = append(*table, zero)
+	return int32(len(*table) - 1)
+}

@@ -113,7 +113,6 @@ func traceGen(stdout io.Writer, scenario string, seed uint64, out, format string
 	return nil
 }
 
-
 // traceMaxListed bounds the bad records an error message lists.
 const traceMaxListed = 50
 

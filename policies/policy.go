@@ -1,7 +1,7 @@
 package policies
 
 import (
-	"fmt"
+	"github.com/evalsched/lab/internal/field"
 	"time"
 )
 
@@ -100,7 +100,8 @@ type Policy interface {
 	Waiting() int
 }
 
-// Errorf builds a config error naming the field at fault.
-func fieldError(field string, format string, args ...any) error {
-	return fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
+// fieldError builds a config error naming the field at fault, as a
+// *field.Error so callers can place it under their own path with errors.As.
+func fieldError(path string, format string, args ...any) error {
+	return field.Errorf(path, format, args...)
 }

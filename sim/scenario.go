@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/evalsched/lab/internal/field"
 	"io"
 	"math"
 	"os"
@@ -452,6 +453,10 @@ func (s *Scenario) build() error {
 }
 
 func prefixed(prefix string, err error) error {
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		return &pathError{path: prefix + "." + fe.Path, msg: fe.Msg}
+	}
 	msg := err.Error()
 	if i := strings.Index(msg, ": "); i > 0 {
 		return &pathError{path: prefix + "." + msg[:i], msg: msg[i+2:]}

@@ -21,8 +21,9 @@ func newApp() *cli.App {
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
 	reportFlag := &cli.BoolFlag{Name: "report", Usage: "also write report.html, report.md and figures/ into --out (as sim report does)"}
 	return &cli.App{
-		Name:  "sim",
-		Usage: "discrete-event lab for LLM-evaluation job scheduling",
+		Name:      "sim",
+		ErrWriter: os.Stderr,
+		Usage:     "discrete-event lab for LLM-evaluation job scheduling",
 		Commands: []*cli.Command{{
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",
@@ -30,7 +31,7 @@ func newApp() *cli.App {
 			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
 				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}},
 			Action: func(c *cli.Context) error {
-				return withReport(c, runCommand(c.App.Writer, options{scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+				return withReport(c, runCommand(c.App.Writer, options{stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy")}))
 			},
 		}, {
@@ -43,7 +44,7 @@ func newApp() *cli.App {
 				if k := c.Int("seeds"); k < 1 || k > 1000 {
 					return fmt.Errorf("--seeds: must be in 1..1000, got %d", k)
 				}
-				return withReport(c, compareCommand(c.App.Writer, options{scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+				return withReport(c, compareCommand(c.App.Writer, options{stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds")}))
 			},
 		}, traceCommand(), reportCommand(), {
@@ -73,7 +74,7 @@ func withReport(c *cli.Context, err error) error {
 	if err != nil || !c.Bool("report") {
 		return err
 	}
-	return writeReport(c.String("out"))
+	return writeReport(c.App.ErrWriter, c.String("out"))
 }
 
 // options are the flags run and compare share.
@@ -83,6 +84,7 @@ type options struct {
 	top                          int
 	seeds                        int // compare: how many seeds, from seed on
 	skipInvalid                  bool
+	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
 }
 
 // prepare loads the scenario and, with --trace, validates the whole trace
@@ -98,7 +100,7 @@ func prepare(o options) (*sim.Scenario, func() (workloads.Source, error), error)
 		}
 		return sc, nil, nil
 	}
-	newSource, err := openJobTrace(o.trace, sc, o.skipInvalid, os.Stderr)
+	newSource, err := openJobTrace(o.trace, sc, o.skipInvalid, o.stderr)
 	return sc, newSource, err
 }
 
@@ -117,7 +119,7 @@ func runCommand(out io.Writer, o options) error {
 			return err
 		}
 	}
-	if p := newProgress(os.Stderr, "run "+policy, 1); p != nil {
+	if p := newProgress(o.stderr, "run "+policy, 1); p != nil {
 		spec.Progress = func(now, end sim.Time) { p(0, now, end) }
 	}
 	w, err := sim.Execute(sc, spec)
@@ -136,7 +138,7 @@ func runCommand(out io.Writer, o options) error {
 	if err := results.WriteRunTable(out, run, top); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }
 
@@ -147,7 +149,7 @@ func compareCommand(out io.Writer, o options) error {
 	}
 	seed, dir, top := o.seed, o.dir, o.top
 	names := []string{"fixed-lane", "scheduler"}
-	worlds, err := sim.Compare(sc, seed, names, newSource, newProgress(os.Stderr, "compare", len(names)))
+	worlds, err := sim.Compare(sc, seed, names, newSource, newProgress(o.stderr, "compare", len(names)))
 	if err != nil {
 		return err
 	}
@@ -167,7 +169,7 @@ func compareCommand(out io.Writer, o options) error {
 		perSeed := [][]results.LaneComparison{rows}
 		summary.Seeds = []uint64{seed}
 		for k := 1; k < o.seeds; k++ {
-			ws, err := sim.Compare(sc, seed+uint64(k), names, newSource, newProgress(os.Stderr, fmt.Sprintf("seed %d", seed+uint64(k)), len(names)))
+			ws, err := sim.Compare(sc, seed+uint64(k), names, newSource, newProgress(o.stderr, fmt.Sprintf("seed %d", seed+uint64(k)), len(names)))
 			if err != nil {
 				return err
 			}
@@ -195,6 +197,6 @@ func compareCommand(out io.Writer, o options) error {
 		fmt.Fprintf(out, "%-10s  jain %.3f  small batches behind large: %d, makespan p50 %.0f s p90 %.0f s  tier shares: %s\n",
 			names[i], f.JainMean, f.BehindLarge, f.BehindLargeMakespan.P50, f.BehindLargeMakespan.P90, results.FormatTierShares(f.TierShares))
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }

@@ -7,8 +7,9 @@ import (
 )
 
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "sim:", err)
+	app := newApp()
+	if err := app.Run(os.Args); err != nil {
+		fmt.Fprintln(app.ErrWriter, "sim:", err)
 		os.Exit(1)
 	}
 }

@@ -256,3 +256,22 @@ func readJSON(t *testing.T, path string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// TestErrWriter runs the app in-process: progress and "wrote" lines go to the
+// app's ErrWriter, the table to its Writer, so an embedding program (or a
+// test) captures both.
+func TestErrWriter(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &errb
+	if err := app.Run([]string{"sim", "run", "--out", dir, "--seed", "2"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "wrote " + dir + "/summary.json"; !strings.Contains(errb.String(), want) {
+		t.Errorf("ErrWriter got %q, want it to contain %q", errb.String(), want)
+	}
+	if strings.Contains(out.String(), "wrote ") || !strings.Contains(out.String(), "(all)") {
+		t.Errorf("Writer got %q: want the table and no \"wrote\" line", out.String())
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -24,18 +25,18 @@ func reportCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return fmt.Errorf("report: unexpected argument %q (use --in DIR)", c.Args().First())
 			}
-			return writeReport(c.String("in"))
+			return writeReport(c.App.ErrWriter, c.String("in"))
 		},
 	}
 }
 
 // writeReport writes DIR/report.html, DIR/report.md and DIR/figures/ from the
 // outputs in DIR, and says so on stderr.
-func writeReport(dir string) error {
+func writeReport(stderr io.Writer, dir string) error {
 	if err := results.WriteReport(dir, toolVersion()); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s, %s and %s\n", filepath.Join(dir, "report.html"), filepath.Join(dir, "report.md"),
+	fmt.Fprintf(stderr, "wrote %s, %s and %s\n", filepath.Join(dir, "report.html"), filepath.Join(dir, "report.md"),
 		filepath.Join(dir, "figures")+string(filepath.Separator))
 	return nil
 }

@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 // review the diff.
 func TestCompareGolden(t *testing.T) {
 	dir := t.TempDir()
-	if err := compareCommand(io.Discard, options{scenario: "testdata/small.yaml", seed: 42, dir: dir, top: 10}); err != nil {
+	if err := compareCommand(io.Discard, options{stderr: io.Discard, scenario: "testdata/small.yaml", seed: 42, dir: dir, top: 10}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "summary.json"))

@@ -31,11 +31,16 @@ func (s *Scheduler) heapUp(l *lane, i int) {
 		if !s.older(h[i], h[parent]) {
 			break
 		}
-		h[i], h[parent] = h[parent], h[i]
-		s.recs[h[i]].hpos = int32(i)
-		s.recs[h[parent]].hpos = int32(parent)
+		s.heapSwap(h, i, parent)
 		i = parent
 	}
+}
+
+// heapSwap swaps two heap entries and keeps their records' positions.
+func (s *Scheduler) heapSwap(h []int32, i, j int) {
+	h[i], h[j] = h[j], h[i]
+	s.recs[h[i]].hpos = int32(i)
+	s.recs[h[j]].hpos = int32(j)
 }
 
 func (s *Scheduler) heapDown(l *lane, i0 int) bool {
@@ -53,9 +58,7 @@ func (s *Scheduler) heapDown(l *lane, i0 int) bool {
 		if !s.older(h[c], h[i]) {
 			break
 		}
-		h[i], h[c] = h[c], h[i]
-		s.recs[h[i]].hpos = int32(i)
-		s.recs[h[c]].hpos = int32(c)
+		s.heapSwap(h, i, c)
 		i = c
 	}
 	return i > i0

@@ -3,7 +3,6 @@ package policies
 import (
 	"fmt"
 	"github.com/evalsched/lab/internal/ring"
-	"sort"
 	"time"
 )
 
@@ -44,15 +43,6 @@ func (c FixedLaneConfig) Validate(models []string) error {
 		return fieldError("lanes", "caps add up to %d, above global_cap %d", sum, c.GlobalCap)
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // FixedLane is the baseline policy: first come first served within a lane, a

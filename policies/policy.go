@@ -2,6 +2,7 @@ package policies
 
 import (
 	"github.com/evalsched/lab/internal/field"
+	"sort"
 	"time"
 )
 
@@ -104,4 +105,15 @@ type Policy interface {
 // *field.Error so callers can place it under their own path with errors.As.
 func fieldError(path string, format string, args ...any) error {
 	return field.Errorf(path, format, args...)
+}
+
+// sortedKeys lists a config map's keys in order, so that validation reports
+// the same first error on every run.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

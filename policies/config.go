@@ -1,0 +1,233 @@
+package policies
+
+import (
+	"math"
+	"time"
+)
+
+// StepMode is how the concurrency controller moves a limit by one step.
+type StepMode string
+
+const (
+	// StepAdditive moves a limit by Step jobs.
+	StepAdditive StepMode = "additive"
+	// StepMultiplicative multiplies a limit by Factor to raise it and divides
+	// it by Factor to lower it, rounding to the nearest job and moving it by
+	// at least one job either way.
+	StepMultiplicative StepMode = "multiplicative"
+)
+
+// Built-in defaults, used where a config leaves a field at its zero value.
+const (
+	DefaultSchedulerTick  = 10 * time.Second
+	DefaultTargetDepth    = 8
+	DefaultMinLimit       = 1
+	DefaultMaxLimit       = 10000
+	DefaultInitialLimit   = 4
+	DefaultStep           = 1
+	DefaultFactor         = 1.25
+	DefaultTierShare      = 0.8
+	defaultStaleAfterTick = 3 // stale_after defaults to this many ticks
+)
+
+// SchedulerConfig configures the production scheduler. It is meant to be
+// loaded from YAML or JSON; a field left at its zero value means "use the
+// default", so a scenario sets only what it changes. WithDefaults spells the
+// defaults out; per-model fields left at zero inherit the global ones.
+//
+// Durations are time.Duration: a string such as "10s" in YAML, nanoseconds in
+// JSON.
+type SchedulerConfig struct {
+	// Tick is the period of Decide (0 → 10s). The controller moves each
+	// limit at most one step per tick.
+	Tick time.Duration `yaml:"tick" json:"tick"`
+	// TargetDepth is the gateway queue depth (calls waiting for the model)
+	// the controller steers to (0 → 8; must be ≥ 1).
+	TargetDepth int `yaml:"target_depth" json:"target_depth"`
+	// DepthTolerance widens the hold band above the target: the limit is
+	// lowered only when the depth exceeds TargetDepth+DepthTolerance
+	// (0 → no band: lower on anything above the target).
+	DepthTolerance int `yaml:"depth_tolerance" json:"depth_tolerance"`
+	// MinLimit and MaxLimit bound every limit (0 → 1 and 10000).
+	MinLimit int `yaml:"min_limit" json:"min_limit"`
+	MaxLimit int `yaml:"max_limit" json:"max_limit"`
+	// InitialLimit is every limit at start (0 → 4). A model inheriting it
+	// gets it clamped into that model's [min_limit, max_limit].
+	InitialLimit int `yaml:"initial_limit" json:"initial_limit"`
+	// StepMode is "additive" (the default when empty) or "multiplicative".
+	StepMode StepMode `yaml:"step_mode" json:"step_mode"`
+	// Step is the additive step in jobs (0 → 1).
+	Step int `yaml:"step" json:"step"`
+	// Factor is the multiplicative step, > 1 (0 → 1.25).
+	Factor float64 `yaml:"factor" json:"factor"`
+	// Smoothing is the weight alpha of an exponentially weighted moving
+	// average of the depth readings, in [0, 1]: 0 or 1 means no smoothing.
+	Smoothing float64 `yaml:"smoothing" json:"smoothing"`
+	// StaleAfter: a depth reading taken longer than this before now is
+	// stale, and the controller holds (0 → 3 × Tick).
+	StaleAfter time.Duration `yaml:"stale_after" json:"stale_after"`
+	// TierShare is the share of the slots left to it that the highest
+	// backlogged tier takes, in (0, 1] (0 → 0.8; 1 means strict priority).
+	TierShare float64 `yaml:"tier_share" json:"tier_share"`
+	// Models overrides the limits and target per model name.
+	Models map[string]ModelLimits `yaml:"models,omitempty" json:"models,omitempty"`
+}
+
+// ModelLimits overrides the global controller settings for one model. A zero
+// field inherits the global value.
+type ModelLimits struct {
+	TargetDepth  int `yaml:"target_depth,omitempty" json:"target_depth,omitempty"`
+	MinLimit     int `yaml:"min_limit,omitempty" json:"min_limit,omitempty"`
+	MaxLimit     int `yaml:"max_limit,omitempty" json:"max_limit,omitempty"`
+	InitialLimit int `yaml:"initial_limit,omitempty" json:"initial_limit,omitempty"`
+}
+
+// DefaultSchedulerConfig is the config with every default spelled out.
+func DefaultSchedulerConfig() SchedulerConfig {
+	return SchedulerConfig{}.WithDefaults()
+}
+
+// WithDefaults returns c with every zero global field replaced by its default.
+// Per-model overrides are left as they are (zero = inherit); ForModel
+// resolves them. Negative values are kept, for Validate to report.
+func (c SchedulerConfig) WithDefaults() SchedulerConfig {
+	if c.Tick == 0 {
+		c.Tick = DefaultSchedulerTick
+	}
+	if c.TargetDepth == 0 {
+		c.TargetDepth = DefaultTargetDepth
+	}
+	if c.MinLimit == 0 {
+		c.MinLimit = DefaultMinLimit
+	}
+	if c.MaxLimit == 0 {
+		c.MaxLimit = DefaultMaxLimit
+	}
+	if c.InitialLimit == 0 {
+		c.InitialLimit = min(max(DefaultInitialLimit, c.MinLimit), c.MaxLimit)
+	}
+	if c.StepMode == "" {
+		c.StepMode = StepAdditive
+	}
+	if c.Step == 0 {
+		c.Step = DefaultStep
+	}
+	if c.Factor == 0 {
+		c.Factor = DefaultFactor
+	}
+	if c.StaleAfter == 0 && c.Tick > 0 {
+		c.StaleAfter = defaultStaleAfterTick * c.Tick
+	}
+	if c.TierShare == 0 {
+		c.TierShare = DefaultTierShare
+	}
+	return c
+}
+
+// ForModel resolves the effective settings of one model: the model's own
+// overrides over the global values over the defaults. An inherited initial
+// limit is clamped into the model's range; an explicit one is not (Validate
+// reports it).
+func (c SchedulerConfig) ForModel(name string) ModelLimits {
+	c = c.WithDefaults()
+	o := c.Models[name]
+	r := ModelLimits{TargetDepth: c.TargetDepth, MinLimit: c.MinLimit, MaxLimit: c.MaxLimit}
+	if o.TargetDepth != 0 {
+		r.TargetDepth = o.TargetDepth
+	}
+	if o.MinLimit != 0 {
+		r.MinLimit = o.MinLimit
+	}
+	if o.MaxLimit != 0 {
+		r.MaxLimit = o.MaxLimit
+	}
+	if o.InitialLimit != 0 {
+		r.InitialLimit = o.InitialLimit
+	} else {
+		r.InitialLimit = min(max(c.InitialLimit, r.MinLimit), r.MaxLimit)
+	}
+	return r
+}
+
+// Validate checks the config, with defaults applied, against the model
+// catalogue. Errors name the field at fault, e.g.
+// "models.gpt-5.5.min_limit: must be <= max_limit (3 > 2)".
+func (c SchedulerConfig) Validate(models []string) error {
+	c = c.WithDefaults()
+	if c.Tick < 0 {
+		return fieldError("tick", "must be > 0, got %v", c.Tick)
+	}
+	if c.TargetDepth < 1 {
+		return fieldError("target_depth", "must be >= 1, got %d", c.TargetDepth)
+	}
+	if c.DepthTolerance < 0 {
+		return fieldError("depth_tolerance", "must be >= 0, got %d", c.DepthTolerance)
+	}
+	if c.MinLimit < 1 {
+		return fieldError("min_limit", "must be >= 1, got %d", c.MinLimit)
+	}
+	if c.MaxLimit < 1 {
+		return fieldError("max_limit", "must be >= 1, got %d", c.MaxLimit)
+	}
+	if c.MinLimit > c.MaxLimit {
+		return fieldError("min_limit", "must be <= max_limit (%d > %d)", c.MinLimit, c.MaxLimit)
+	}
+	if c.InitialLimit < c.MinLimit || c.InitialLimit > c.MaxLimit {
+		return fieldError("initial_limit", "must be within [min_limit, max_limit] = [%d, %d], got %d",
+			c.MinLimit, c.MaxLimit, c.InitialLimit)
+	}
+	switch c.StepMode {
+	case StepAdditive, StepMultiplicative:
+	default:
+		return fieldError("step_mode", "must be %q or %q, got %q", StepAdditive, StepMultiplicative, c.StepMode)
+	}
+	if c.Step < 1 {
+		return fieldError("step", "must be >= 1, got %d", c.Step)
+	}
+	if !(c.Factor > 1) || math.IsInf(c.Factor, 0) {
+		return fieldError("factor", "must be > 1, got %g", c.Factor)
+	}
+	if !(c.Smoothing >= 0 && c.Smoothing <= 1) {
+		return fieldError("smoothing", "must be within [0, 1] (0 or 1 = off), got %g", c.Smoothing)
+	}
+	if c.StaleAfter < 0 {
+		return fieldError("stale_after", "must be > 0, got %v", c.StaleAfter)
+	}
+	if !(c.TierShare > 0 && c.TierShare <= 1) {
+		return fieldError("tier_share", "must be within (0, 1], got %g", c.TierShare)
+	}
+	return c.validateModels(models)
+}
+
+// validateModels checks the per-model overrides of c, defaults applied, in
+// name order so the first error reported does not depend on map order.
+func (c SchedulerConfig) validateModels(models []string) error {
+	known := make(map[string]bool, len(models))
+	for _, m := range models {
+		known[m] = true
+	}
+	for _, name := range sortedKeys(c.Models) {
+		o := c.Models[name]
+		p := "models." + name
+		if !known[name] {
+			return fieldError(p, "unknown model %q", name)
+		}
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{"target_depth", o.TargetDepth}, {"min_limit", o.MinLimit}, {"max_limit", o.MaxLimit}, {"initial_limit", o.InitialLimit}} {
+			if f.v < 0 {
+				return fieldError(p+"."+f.name, "must be >= 1 (0 = inherit), got %d", f.v)
+			}
+		}
+		r := c.ForModel(name)
+		if r.MinLimit > r.MaxLimit {
+			return fieldError(p+".min_limit", "must be <= max_limit (%d > %d)", r.MinLimit, r.MaxLimit)
+		}
+		if r.InitialLimit < r.MinLimit || r.InitialLimit > r.MaxLimit {
+			return fieldError(p+".initial_limit", "must be within [min_limit, max_limit] = [%d, %d], got %d",
+				r.MinLimit, r.MaxLimit, r.InitialLimit)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package policies
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Action is what the concurrency controller did to a model's limit on the
+// last tick.
+type Action int8
+
+const (
+	// ActionHold: the depth was within the hold band.
+	ActionHold Action = iota
+	// ActionRaise: below target, jobs waiting, limit binding.
+	ActionRaise
+	// ActionLower: above the target (plus tolerance).
+	ActionLower
+	// ActionNotBinding: below target, but raising would start nothing: no
+	// job of the model was waiting, or the limit was not what stopped starts.
+	ActionNotBinding
+	// ActionStale: the depth reading was stale (or never taken).
+	ActionStale
+	// ActionBelowRunning: above target, but the limit is already below the
+	// running count: no job starts either way, and lowering further would
+	// only dig a hole the limit must later climb out of (wind-down).
+	ActionBelowRunning
+)
+
+var actionNames = [...]string{"hold", "raise", "lower", "not-binding", "stale", "below-running"}
+
+func (a Action) String() string {
+	if int(a) < len(actionNames) && a >= 0 {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("Action(%d)", int(a))
+}
+
+// controller holds the settings of the limit controller, the same for every
+// model; the per-model part is a limitState.
+type controller struct {
+	staleAfter time.Duration
+	step       int
+	factor     float64
+	mult       bool
+	tolerance  float64
+	smoothing  float64 // 0 = off
+}
+
+func newController(cfg SchedulerConfig) controller {
+	c := controller{
+		staleAfter: cfg.StaleAfter,
+		step:       cfg.Step,
+		factor:     cfg.Factor,
+		mult:       cfg.StepMode == StepMultiplicative,
+		tolerance:  float64(cfg.DepthTolerance),
+	}
+	if cfg.Smoothing > 0 && cfg.Smoothing < 1 {
+		c.smoothing = cfg.Smoothing
+	}
+	return c
+}
+
+// limitState is one model's running-job limit and what its controller
+// remembers between ticks.
+type limitState struct {
+	limit    int
+	target   float64
+	minL     int
+	maxL     int
+	depth    float64 // last reading used (smoothed if configured)
+	haveEWMA bool
+	lastAsOf time.Time // time of the last reading fed into the average
+	action   Action
+}
+
+func newLimitState(r ModelLimits) limitState {
+	return limitState{limit: r.InitialLimit, target: float64(r.TargetDepth), minL: r.MinLimit, maxL: r.MaxLimit}
+}
+
+// control runs the controller: one step per model per tick.
+//
+// A raise needs the limit to be binding: with the slots the model has free
+// now (limit − running, where running already excludes the jobs that finished
+// since the last tick), admission would start every slot and still leave jobs
+// of the model waiting, with containers left over. If the model's waiting jobs
+// fit in its free slots, or the container pool cannot even fill the free slots
+// of every model, a higher limit would start nothing more this tick: raising
+// then only winds the limit up, to be paid for later in a flood of starts.
+func (s *Scheduler) control(now time.Time, state State, containers int) {
+	fillable := 0
+	for i := range s.models {
+		m := &s.models[i]
+		m.running = state.Running(ModelID(i))
+		fillable += min(m.waiting, max(m.limit-m.running, 0))
+	}
+	spare := containers > fillable
+	for i := range s.models {
+		m := &s.models[i]
+		depth, asOf := state.GatewayDepth(ModelID(i))
+		binding := spare && m.waiting > max(m.limit-m.running, 0)
+		s.ctl.tick(&m.limitState, now, depth, asOf, m.running, binding)
+		s.limits[i] = m.limit
+	}
+}
+
+// tick moves one model's limit at most one step, given its depth reading
+// taken at asOf, its running count, and whether its limit is binding (see
+// Scheduler.control): raise below target when binding, lower above target
+// plus tolerance unless already below running, hold otherwise or when the
+// reading is stale.
+func (c *controller) tick(ls *limitState, now time.Time, depth int, asOf time.Time, running int, binding bool) {
+	if asOf.IsZero() || now.Sub(asOf) > c.staleAfter {
+		ls.action = ActionStale
+		return
+	}
+	d := float64(depth)
+	if c.smoothing > 0 {
+		switch {
+		case !ls.haveEWMA:
+			ls.haveEWMA = true
+			ls.lastAsOf = asOf
+		case asOf.After(ls.lastAsOf):
+			d = c.smoothing*d + (1-c.smoothing)*ls.depth
+			ls.lastAsOf = asOf
+		default: // the same reading again: do not count it twice
+			d = ls.depth
+		}
+	}
+	ls.depth = d
+	l := ls.limit
+	switch {
+	case d < ls.target:
+		if binding {
+			ls.limit = c.raise(l, ls.maxL)
+			ls.action = ActionRaise
+		} else {
+			ls.action = ActionNotBinding
+		}
+	case d > ls.target+c.tolerance && l < running:
+		ls.action = ActionBelowRunning
+	case d > ls.target+c.tolerance:
+		ls.limit = c.lower(l, ls.minL)
+		ls.action = ActionLower
+	default:
+		ls.action = ActionHold
+	}
+}
+
+func (c *controller) raise(l, hi int) int {
+	n := l + c.step
+	if c.mult {
+		n = max(int(math.Round(float64(l)*c.factor)), l+1)
+	}
+	return min(n, hi)
+}
+
+func (c *controller) lower(l, lo int) int {
+	n := l - c.step
+	if c.mult {
+		n = min(int(math.Round(float64(l)/c.factor)), l-1)
+	}
+	return max(n, lo)
+}

@@ -1114,36 +1114,22 @@ func hotLanes(o *Outputs) []string {
 	return out
 }
 
-// disturbance is a marked instant: a capacity event (model set) or a burst.
-type disturbance struct {
-	t     float64
-	label string // short: "slowdown", "burst"
-	model string // "" = every model
-}
-
-// disturbances are those named in the runs' convergence tables (the summary
-// keeps no other list of them), without the start of the run.
-func disturbances(s Summary) []disturbance {
-	seen := map[string]bool{}
-	var out []disturbance
+// disturbances are those named in the runs' convergence tables (marked only
+// where a limit had to settle), without the start of the run.
+func disturbances(s Summary) []Disturbance {
+	seen := map[Disturbance]bool{}
+	var out []Disturbance
 	for _, r := range s.Runs {
 		for _, c := range r.Convergence {
-			key := fmt.Sprintf("%g|%s", c.At, c.Disturbance)
-			if seen[key] || c.Disturbance == "start" || math.IsNaN(c.At) {
+			d := c.Disturbance
+			if seen[d] || d.isStart() {
 				continue
 			}
-			seen[key] = true
-			d := disturbance{t: c.At, label: c.Disturbance}
-			if at := strings.Index(c.Disturbance, "@"); at >= 0 {
-				d.label = c.Disturbance[:at]
-				if colon := strings.Index(c.Disturbance[at:], ":"); colon >= 0 {
-					d.model = c.Disturbance[at+colon+1:]
-				}
-			}
+			seen[d] = true
 			out = append(out, d)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].t < out[j].t })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
 	return out
 }
 
@@ -1193,7 +1179,7 @@ func timelineFigures(o *Outputs) []figSpec {
 	return figs
 }
 
-func timelineFigure(o *Outputs, model string, by map[seriesKey][]SeriesRecord, grid map[string][]float64, ds []disturbance) figSpec {
+func timelineFigure(o *Outputs, model string, by map[seriesKey][]SeriesRecord, grid map[string][]float64, ds []Disturbance) figSpec {
 	name := "timeline-" + safeName(model)
 	title := model + ": running jobs, running-job limit and gateway depth"
 	s := o.Summary
@@ -1256,16 +1242,16 @@ func timelineFigure(o *Outputs, model string, by map[seriesKey][]SeriesRecord, g
 	}
 	var events []string
 	for _, d := range ds {
-		if d.model != "" && d.model != model {
+		if d.Model != "" && d.Model != model {
 			continue
 		}
 		c := grey
-		if d.model != "" {
+		if d.Model != "" {
 			c = eventRed
 		}
-		marks.add(d.t/scale, d.label, c, false)
-		bare.add(d.t/scale, "", c, false)
-		events = append(events, fmt.Sprintf("%s at %s", d.label, formatClock(d.t)))
+		marks.add(d.Seconds()/scale, d.Kind, c, false)
+		bare.add(d.Seconds()/scale, "", c, false)
+		events = append(events, fmt.Sprintf("%s at %s", d.Kind, formatClock(d.Seconds())))
 	}
 	top.Add(marks)
 	bottom.Add(bare)
@@ -1315,11 +1301,7 @@ func laneFacts(s Summary, model string) string {
 			if c.TimeToBand >= 0 {
 				band = fmt.Sprintf("in band after %.0f s", c.TimeToBand)
 			}
-			label := c.Disturbance
-			if at := strings.Index(label, "@"); at >= 0 {
-				label = label[:at]
-			}
-			conv = append(conv, fmt.Sprintf("%s → %.0f (%s)", label, c.Settled, band))
+			conv = append(conv, fmt.Sprintf("%s → %.0f (%s)", c.Disturbance.Kind, c.Settled, band))
 		}
 		if len(conv) > 0 {
 			out += fmt.Sprintf("Settled limit under %s after each disturbance: %s. ", r.Policy, strings.Join(conv, ", "))

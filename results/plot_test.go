@@ -303,7 +303,7 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1,
 				Runs: []results.Run{run("fixed-lane", 300, 1800, lane("busy", 20), lane("stuck", 0)), run("scheduler", 300, 1800, a, b)}}
 			s.Comparison = results.Compare(s.Runs[0], s.Runs[1])
-			s.Runs[1].Convergence = []results.ConvergenceRow{{Model: "stuck", Disturbance: "slowdown@10m0s:stuck", At: 600, Settled: 3, TimeToBand: -1}}
+			s.Runs[1].Convergence = []results.ConvergenceRow{{Model: "stuck", Disturbance: results.Disturbance{Kind: "slowdown", At: 10 * time.Minute, Model: "stuck"}, Settled: 3, TimeToBand: -1}}
 			s.Runs[1].Fairness.Windows = []results.FairnessWindow{{Start: 300, End: 900, Backlogged: 2, Jain: 0.5, TierAdmitted: map[string]int64{"1": 0, "3": 0}},
 				{Start: 900, End: 1500, Backlogged: 3, Jain: 1, TierAdmitted: map[string]int64{"2": 4}}}
 			writeSummary(t, dir, s)

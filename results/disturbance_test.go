@@ -31,36 +31,28 @@ func TestDisturbanceJSON(t *testing.T) {
 			`{"model":"m","disturbance":"a@b@1m0s:org:model@x","at_s":60,"settled_limit":3,"time_to_band_s":-1,"overshoot":0,"oscillation":0}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := json.Marshal(tc.d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.json, string(got)); diff != "" {
-				t.Errorf("Disturbance JSON (-want +got):\n%s", diff)
-			}
-			var back Disturbance
-			if err := json.Unmarshal(got, &back); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.d, back); diff != "" {
-				t.Errorf("Disturbance read back (-want +got):\n%s", diff)
-			}
-			row := ConvergenceRow{Model: "m", Disturbance: tc.d, Settled: 3, TimeToBand: -1}
-			got, err = json.Marshal(row)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.row, string(got)); diff != "" {
-				t.Errorf("ConvergenceRow JSON (-want +got):\n%s", diff)
-			}
-			var rowBack ConvergenceRow
-			if err := json.Unmarshal(got, &rowBack); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(row, rowBack); diff != "" {
-				t.Errorf("ConvergenceRow read back (-want +got):\n%s", diff)
-			}
+			jsonRoundTrip(t, tc.d, tc.json)
+			jsonRoundTrip(t, ConvergenceRow{Model: "m", Disturbance: tc.d, Settled: 3, TimeToBand: -1}, tc.row)
 		})
+	}
+}
+
+// jsonRoundTrip checks that v marshals to want and reads back as v.
+func jsonRoundTrip[T any](t *testing.T, v T, want string) {
+	t.Helper()
+	got, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("%T JSON (-want +got):\n%s", v, diff)
+	}
+	var back T
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(v, back); diff != "" {
+		t.Errorf("%T read back (-want +got):\n%s", v, diff)
 	}
 }
 

@@ -1,15 +1,9 @@
 package results
 
 import (
+	"encoding/json"
 	"sort"
 )
-
-// Disturbance is an instant after which a controller must settle again: the
-// start of the run, a burst of batches, a provider capacity change.
-type Disturbance struct {
-	T     float64 `json:"t_s"`
-	Label string  `json:"label"`
-}
 
 // ConvergenceRow is how one model's running-job limit behaved after one
 // disturbance, up to the next one (or the end of the run).
@@ -21,7 +15,19 @@ type Disturbance struct {
 //   - Overshoot: how far past Settled the limit went on the far side from
 //     where it started, as a fraction of Settled (0 if it never crossed).
 //   - Oscillation: half the peak-to-peak range of the limit once in band.
+//
+// In summary.json the disturbance is its label and its instant "at_s".
 type ConvergenceRow struct {
+	Model       string
+	Disturbance Disturbance
+	Settled     float64
+	TimeToBand  float64
+	Overshoot   float64
+	Oscillation float64
+}
+
+// convergenceJSON is the form of a ConvergenceRow in summary.json.
+type convergenceJSON struct {
 	Model       string  `json:"model"`
 	Disturbance string  `json:"disturbance"`
 	At          float64 `json:"at_s"`
@@ -29,6 +35,23 @@ type ConvergenceRow struct {
 	TimeToBand  float64 `json:"time_to_band_s"`
 	Overshoot   float64 `json:"overshoot"`
 	Oscillation float64 `json:"oscillation"`
+}
+
+// MarshalJSON writes the row with the disturbance as its label and instant.
+func (c ConvergenceRow) MarshalJSON() ([]byte, error) {
+	return json.Marshal(convergenceJSON{Model: c.Model, Disturbance: c.Disturbance.Label(), At: c.Disturbance.Seconds(),
+		Settled: c.Settled, TimeToBand: c.TimeToBand, Overshoot: c.Overshoot, Oscillation: c.Oscillation})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *ConvergenceRow) UnmarshalJSON(data []byte) error {
+	var j convergenceJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*c = ConvergenceRow{Model: j.Model, Disturbance: ParseDisturbance(j.Disturbance, j.At),
+		Settled: j.Settled, TimeToBand: j.TimeToBand, Overshoot: j.Overshoot, Oscillation: j.Oscillation}
+	return nil
 }
 
 // Convergence measures every model whose limit moved at all, after every
@@ -41,7 +64,7 @@ func Convergence(series []SeriesRow, models []string, ds []Disturbance, end floa
 		}
 	}
 	ds = append([]Disturbance(nil), ds...)
-	sort.SliceStable(ds, func(i, j int) bool { return ds[i].T < ds[j].T })
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].At < ds[j].At })
 	var ids []int32
 	for m, rows := range byModel {
 		lo, hi := rows[0].Limit, rows[0].Limit
@@ -57,14 +80,14 @@ func Convergence(series []SeriesRow, models []string, ds []Disturbance, end floa
 	for _, m := range ids {
 		rows := byModel[m]
 		for i, d := range ds {
-			t1 := end
+			t0, t1 := d.Seconds(), end
 			if i+1 < len(ds) {
-				t1 = ds[i+1].T
+				t1 = ds[i+1].Seconds()
 			}
 			var seg []float64
 			var ts []float64
 			for _, r := range rows {
-				if r.T >= d.T && r.T < t1 {
+				if r.T >= t0 && r.T < t1 {
 					seg = append(seg, float64(r.Limit))
 					ts = append(ts, r.T)
 				}
@@ -83,13 +106,13 @@ func convergeSegment(model string, d Disturbance, seg, ts []float64) Convergence
 	sort.Float64s(tail)
 	settled := tail[len(tail)/2]
 	band := max(0.1*settled, 2)
-	row := ConvergenceRow{Model: model, Disturbance: d.Label, At: d.T, Settled: settled, TimeToBand: -1}
+	row := ConvergenceRow{Model: model, Disturbance: d, Settled: settled, TimeToBand: -1}
 	k := len(seg)
 	for k > 0 && abs(seg[k-1]-settled) <= band {
 		k--
 	}
 	if k < len(seg) {
-		row.TimeToBand = ts[k] - d.T
+		row.TimeToBand = ts[k] - d.Seconds()
 		lo, hi := seg[k], seg[k]
 		for _, v := range seg[k:] {
 			lo, hi = min(lo, v), max(hi, v)

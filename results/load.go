@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/evalsched/lab/internal/field"
 )
 
 // Outputs is an output directory read back: summary.json, series.csv and
@@ -109,12 +111,13 @@ func readCSV(path string, row func(col map[string]int, header, rec []string) err
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		if err := row(col, header, rec); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
+			return field.In(path, line, err)
 		}
 	}
 }
 
-// fields reads named columns of one record.
+// fields reads named columns of one record; a bad value is a *field.Error
+// naming its column.
 type fields struct {
 	col map[string]int
 	rec []string
@@ -125,7 +128,7 @@ func (f *fields) str(name string) string {
 	i, ok := f.col[name]
 	if !ok {
 		if f.err == nil {
-			f.err = fmt.Errorf("no column %q", name)
+			f.err = &field.Error{Msg: fmt.Sprintf("no column %q", name)}
 		}
 		return ""
 	}
@@ -139,7 +142,7 @@ func (f *fields) num(name string) float64 {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil && f.err == nil {
-		f.err = fmt.Errorf("%s: %q is not a number", name, s)
+		f.err = field.Errorf(name, "%q is not a number", s)
 	}
 	return v
 }
@@ -151,7 +154,7 @@ func (f *fields) i32(name string) int32 {
 	}
 	v, err := strconv.ParseInt(s, 10, 32)
 	if err != nil && f.err == nil {
-		f.err = fmt.Errorf("%s: %q is not an integer", name, s)
+		f.err = field.Errorf(name, "%q is not an integer", s)
 	}
 	return int32(v)
 }

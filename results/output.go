@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -22,47 +23,53 @@ const BatchesCSVHeader = "policy,t_s,batch,model,class,jobs,started,done"
 
 // AppendSeriesCSV appends one run's time series as CSV rows (no header).
 func AppendSeriesCSV(buf *bytes.Buffer, policy string, models []string, rows []SeriesRow) {
-	var b []byte
+	w := csv.NewWriter(buf)
+	rec := make([]string, 10)
 	for _, r := range rows {
-		b = b[:0]
-		b = append(b, policy...)
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, r.T, 'f', -1, 64)
-		b = append(b, ',')
-		b = append(b, models[r.Model]...)
-		for _, v := range []int32{r.Running, r.Limit, r.Depth, r.Inflight, r.Waiting, r.Rejected429} {
-			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(v), 10)
+		rec[0], rec[1], rec[2] = policy, strconv.FormatFloat(r.T, 'f', -1, 64), models[r.Model]
+		for i, v := range []int32{r.Running, r.Limit, r.Depth, r.Inflight, r.Waiting, r.Rejected429} {
+			rec[3+i] = strconv.FormatInt(int64(v), 10)
 		}
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, float64(r.QuotaUse), 'f', 4, 32)
-		b = append(b, '\n')
-		buf.Write(b)
+		rec[9] = strconv.FormatFloat(float64(r.QuotaUse), 'f', 4, 32)
+		w.Write(rec) // a bytes.Buffer does not fail; Flush reports nothing
 	}
+	w.Flush()
 }
 
-// WriteOutputs writes summary.json and series.csv into dir (created if
-// missing), each atomically.
+// AppendBatchesCSV appends one run's batch progress as CSV rows (no header).
+func AppendBatchesCSV(buf *bytes.Buffer, policy string, rows []BatchProgressRow) {
+	w := csv.NewWriter(buf)
+	rec := make([]string, 8)
+	for _, r := range rows {
+		rec[0], rec[1], rec[2], rec[3], rec[4] = policy, strconv.FormatFloat(r.T, 'f', -1, 64), r.Batch, r.Model, r.Class
+		for i, v := range []int32{r.Jobs, r.Started, r.Done} {
+			rec[5+i] = strconv.FormatInt(int64(v), 10)
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+}
+
+// WriteOutputs writes summary.json, series.csv and batches.csv into dir
+// (created if missing), each atomically.
 func WriteOutputs(dir string, s Summary, models []string, data []RunData) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var csv bytes.Buffer
-	csv.WriteString(SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n")
+	var buf bytes.Buffer
+	buf.WriteString(SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n")
 	for _, d := range data {
-		AppendSeriesCSV(&csv, d.Policy, models, d.Series)
+		AppendSeriesCSV(&buf, d.Policy, models, d.Series)
 	}
-	if err := WriteFileAtomic(dir+"/series.csv", csv.Bytes()); err != nil {
+	if err := WriteFileAtomic(dir+"/series.csv", buf.Bytes()); err != nil {
 		return err
 	}
-	csv.Reset()
-	csv.WriteString(BatchesCSVHeader + "\n")
+	buf.Reset()
+	buf.WriteString(BatchesCSVHeader + "\n")
 	for _, d := range data {
-		for _, r := range d.BatchProgress {
-			fmt.Fprintf(&csv, "%s,%s,%s,%s,%s,%d,%d,%d\n", d.Policy, strconv.FormatFloat(r.T, 'f', -1, 64), r.Batch, r.Model, r.Class, r.Jobs, r.Started, r.Done)
-		}
+		AppendBatchesCSV(&buf, d.Policy, d.BatchProgress)
 	}
-	if err := WriteFileAtomic(dir+"/batches.csv", csv.Bytes()); err != nil {
+	if err := WriteFileAtomic(dir+"/batches.csv", buf.Bytes()); err != nil {
 		return err
 	}
 	return WriteJSON(dir+"/summary.json", s)

@@ -213,7 +213,7 @@ func convergenceTables(s Summary) []table {
 				"(fraction of settled) and half the peak-to-peak range once in band.",
 			Head: []string{"model", "disturbance", "at", "settled limit", "time to band s", "overshoot", "oscillation"}}
 		for _, c := range r.Convergence {
-			t.Rows = append(t.Rows, []string{c.Model, c.Disturbance, formatClock(c.At), f0(c.Settled), f0(c.TimeToBand),
+			t.Rows = append(t.Rows, []string{c.Model, c.Disturbance.Label(), formatClock(c.Disturbance.Seconds()), f0(c.Settled), f0(c.TimeToBand),
 				pct(c.Overshoot), f1(c.Oscillation)})
 		}
 		if len(t.Rows) == 0 {

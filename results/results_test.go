@@ -3,6 +3,7 @@ package results
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -43,8 +44,8 @@ func TestConvergenceStep(t *testing.T) {
 		}
 		rows = append(rows, SeriesRow{T: float64(10 * i), Model: 0, Limit: limit})
 	}
-	got := Convergence(rows, []string{"m"}, []Disturbance{{T: 0, Label: "start"}}, 600)
-	want := []ConvergenceRow{{Model: "m", Disturbance: "start", At: 0, Settled: 101, TimeToBand: 130,
+	got := Convergence(rows, []string{"m"}, []Disturbance{{Kind: "start"}}, 600)
+	want := []ConvergenceRow{{Model: "m", Disturbance: Disturbance{Kind: "start", At: 0}, Settled: 101, TimeToBand: 130,
 		Overshoot: 14.0 / 101, Oscillation: 0.5}}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-9, 1e-9)); diff != "" {
 		t.Errorf("Convergence (-want +got):\n%s", diff)
@@ -61,8 +62,8 @@ func TestConvergenceSkipsFlatAndSplitsSegments(t *testing.T) {
 		}
 		rows = append(rows, SeriesRow{T: float64(i), Model: 1, Limit: l})
 	}
-	got := Convergence(rows, []string{"flat", "step"}, []Disturbance{{T: 20, Label: "cut"}, {T: 0, Label: "start"}}, 40)
-	if len(got) != 2 || got[0].Disturbance != "start" || got[1].Disturbance != "cut" {
+	got := Convergence(rows, []string{"flat", "step"}, []Disturbance{{Kind: "cut", At: 20 * time.Second}, {Kind: "start"}}, 40)
+	if len(got) != 2 || got[0].Disturbance.Kind != "start" || got[1].Disturbance.Kind != "cut" {
 		t.Fatalf("want rows for start and cut of model step only, got %+v", got)
 	}
 	if got[0].Settled != 50 || got[0].TimeToBand != 0 || got[1].Settled != 20 || got[1].TimeToBand != 0 {

@@ -56,18 +56,18 @@ func (w *World) Measured() results.RunData {
 // Disturbances are the instants a controller must settle after: the start,
 // every burst of batches, every capacity event.
 func (s *Scenario) Disturbances() []results.Disturbance {
-	ds := []results.Disturbance{{T: 0, Label: "start"}}
+	ds := []results.Disturbance{{Kind: results.DisturbanceStart}}
 	for _, bp := range []workloads.BatchProcess{s.Workload.Batches, s.Workload.Background} {
 		for _, b := range bp.Bursts {
-			ds = append(ds, results.Disturbance{T: b.At.Seconds(), Label: "burst@" + b.At.String()})
+			ds = append(ds, results.Disturbance{Kind: results.DisturbanceBurst, At: b.At})
 		}
 	}
 	for _, e := range s.Events {
-		label := e.Label
-		if label == "" {
-			label = "capacity"
+		kind := e.Label
+		if kind == "" {
+			kind = results.DisturbanceCapacity
 		}
-		ds = append(ds, results.Disturbance{T: e.At.Seconds(), Label: label + "@" + e.At.String() + ":" + e.Model})
+		ds = append(ds, results.Disturbance{Kind: kind, At: e.At, Model: e.Model})
 	}
 	return ds
 }

@@ -8,71 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/evalsched/lab/results"
-	"github.com/evalsched/lab/sim"
 )
-
-// The fixtures: a short comparison and a single run of the default
-// scenario, simulated once per test binary and written into each test's own
-// directory as sim compare / sim run would write them.
-var (
-	fixtureOnce sync.Once
-	fixture     struct {
-		models  []string
-		compare results.Summary
-		single  results.Summary
-		data    []results.RunData
-	}
-	fixtureErr error
-)
-
-func fixtures(t *testing.T) (compareDir, runDir string) {
-	t.Helper()
-	fixtureOnce.Do(func() { fixtureErr = simulateFixtures() })
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
-	}
-	dir := t.TempDir()
-	compareDir, runDir = filepath.Join(dir, "compare"), filepath.Join(dir, "run")
-	if err := results.WriteOutputs(compareDir, fixture.compare, fixture.models, fixture.data); err != nil {
-		t.Fatal(err)
-	}
-	// The single run is the scheduler's: sim run's output shape.
-	if err := results.WriteOutputs(runDir, fixture.single, fixture.models, fixture.data[1:]); err != nil {
-		t.Fatal(err)
-	}
-	return compareDir, runDir
-}
-
-func simulateFixtures() error {
-	sc, err := sim.LoadScenario("embedded:default")
-	if err != nil {
-		return err
-	}
-	// Long enough for the burst of large batches at 40m.
-	sc.Duration = 45 * time.Minute
-	sc.Warmup = 5 * time.Minute
-	worlds, err := sim.Compare(sc, 1, []string{"fixed-lane", "scheduler"}, nil, nil)
-	if err != nil {
-		return err
-	}
-	var runs []results.Run
-	for _, w := range worlds {
-		d := w.Measured()
-		fixture.data = append(fixture.data, d)
-		runs = append(runs, results.Summarize(d))
-	}
-	fixture.models = sc.Catalogue()
-	fixture.compare = results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion, Scenario: sc.Name, Seed: 1,
-		Runs: runs, Comparison: results.Compare(runs[0], runs[1])}
-	fixture.single = results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion, Scenario: sc.Name, Seed: 1,
-		Runs: runs[1:]}
-	return nil
-}
 
 // checkFigures checks every figure's files: non-empty, a PNG that decodes,
 // an SVG that parses with an svg root element.
@@ -194,75 +134,6 @@ func TestWriteFiguresSingleRun(t *testing.T) {
 	}
 }
 
-func TestLoadOutputs(t *testing.T) {
-	dir, _ := fixtures(t)
-	o, err := results.LoadOutputs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(o.Summary.Runs) != 2 || len(o.Summary.Comparison) == 0 {
-		t.Fatalf("summary: %d runs, %d comparison rows", len(o.Summary.Runs), len(o.Summary.Comparison))
-	}
-	for _, f := range []struct {
-		file string
-		n    int
-	}{{"series.csv", len(o.Series)}, {"batches.csv", len(o.Batches)}} {
-		data, err := os.ReadFile(filepath.Join(dir, f.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if lines := bytes.Count(data, []byte("\n")) - 1; lines != f.n {
-			t.Errorf("%s: %d rows read, %d in the file", f.file, f.n, lines)
-		}
-	}
-	if len(o.Series) == 0 {
-		t.Fatal("no series row")
-	}
-	r := o.Series[0]
-	if r.Policy != "fixed-lane" || r.Model == "" || r.T <= 0 {
-		t.Errorf("first series row %+v", r)
-	}
-	if _, err := results.LoadOutputs(t.TempDir()); err == nil {
-		t.Error("an empty directory loaded")
-	}
-}
-
-func TestLoadOutputsExtraColumnsAndErrors(t *testing.T) {
-	dir := t.TempDir()
-	writeSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1})
-	write(t, dir, "series.csv", "t_s,policy,model,running,limit,gateway_depth,provider_inflight,waiting,rejected_429\n10,p,m,1,2,3,4,5,6\n")
-	o, err := results.LoadOutputs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(o.SeriesExtra) != 1 || o.SeriesExtra[0] != "rejected_429" || len(o.Series) != 1 || o.Series[0].Extra[0] != 6 ||
-		o.Series[0].T != 10 || o.Series[0].Waiting != 5 {
-		t.Errorf("extra columns: %+v %+v", o.SeriesExtra, o.Series)
-	}
-	write(t, dir, "series.csv", results.SeriesCSVHeader+"\np,10,m,x,2,3,4,5\n")
-	if _, err := results.LoadOutputs(dir); err == nil || !strings.Contains(err.Error(), "series.csv:2") {
-		t.Errorf("bad number: %v", err)
-	}
-	write(t, dir, "series.csv", "policy,t_s\np,10\n")
-	if _, err := results.LoadOutputs(dir); err == nil || !strings.Contains(err.Error(), "no column") {
-		t.Errorf("missing column: %v", err)
-	}
-}
-
-func write(t *testing.T, dir, name, content string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeSummary(t *testing.T, dir string, s results.Summary) {
-	t.Helper()
-	if err := results.WriteJSON(filepath.Join(dir, "summary.json"), s); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // degenerate outputs: none may panic, and each still gives every figure
 // file and a report.
 func degenerateCases() map[string]func(t *testing.T, dir string) {
@@ -303,7 +174,7 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1,
 				Runs: []results.Run{run("fixed-lane", 300, 1800, lane("busy", 20), lane("stuck", 0)), run("scheduler", 300, 1800, a, b)}}
 			s.Comparison = results.Compare(s.Runs[0], s.Runs[1])
-			s.Runs[1].Convergence = []results.ConvergenceRow{{Model: "stuck", Disturbance: "slowdown@10m0s:stuck", At: 600, Settled: 3, TimeToBand: -1}}
+			s.Runs[1].Convergence = []results.ConvergenceRow{{Model: "stuck", Disturbance: results.Disturbance{Kind: "slowdown", At: 10 * time.Minute, Model: "stuck"}, Settled: 3, TimeToBand: -1}}
 			s.Runs[1].Fairness.Windows = []results.FairnessWindow{{Start: 300, End: 900, Backlogged: 2, Jain: 0.5, TierAdmitted: map[string]int64{"1": 0, "3": 0}},
 				{Start: 900, End: 1500, Backlogged: 3, Jain: 1, TierAdmitted: map[string]int64{"2": 4}}}
 			writeSummary(t, dir, s)

@@ -110,13 +110,17 @@ func (w *World) openProduction() error {
 	return nil
 }
 
-func (w *World) closeProduction() {
+// closeProduction closes every production trace and returns the first
+// trace error met during the run.
+func (w *World) closeProduction() error {
+	var first error
 	for i := range w.prod {
 		w.prod[i].closer.Close()
-		if err := w.prod[i].src.Err(); err != nil && w.err == nil {
-			w.err = fmt.Errorf("production %s: %w", w.prod[i].cfg.Name, err)
+		if err := w.prod[i].src.Err(); err != nil && first == nil {
+			first = fmt.Errorf("production %s: %w", w.prod[i].cfg.Name, err)
 		}
 	}
+	return first
 }
 
 func (w *World) pullProduction(i int32) {

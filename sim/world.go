@@ -257,13 +257,21 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 	return w, nil
 }
 
-// Run simulates the scenario to its end.
+// Run simulates the scenario to its end. An error of the job source or of a
+// production trace, even one found mid-run, is returned.
 func (w *World) Run() error {
 	w.pull()
-	if err := w.openProduction(); err != nil {
-		return err
+	err := w.openProduction()
+	if err == nil {
+		err = w.run()
 	}
-	defer w.closeProduction()
+	if cerr := w.closeProduction(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (w *World) run() error {
 	if w.trig.Tick > 0 {
 		w.eng.Schedule(0, evTick, 0, 0)
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -78,16 +77,15 @@ func (s *Scenario) validateProduction(known map[string]string) error {
 
 func isEmbedded(file string) bool { return len(file) > 9 && file[:9] == "embedded:" }
 
-// productionStream is one replayed trace in a run.
+// productionStream is one replayed trace in a run: a source of calls of its
+// own kind (productionCall), owned by the stream. Its statistics are kept by
+// the recorder.
 type productionStream struct {
 	cfg    *ProductionConfig
 	model  int32
 	src    workloads.CallSource
 	closer io.Closer
 	next   workloads.Call
-	stats  results.ProductionStats
-	// lastFailMinute is the last minute in which a call failed for good.
-	lastFailMinute int64
 }
 
 // openProduction opens every production trace for a run.
@@ -103,8 +101,7 @@ func (w *World) openProduction() error {
 		if err != nil {
 			return fmt.Errorf("production %s: %w", p.Name, err)
 		}
-		w.prod = append(w.prod, productionStream{cfg: p, model: index[p.Model], src: src, closer: closer,
-			stats: results.ProductionStats{Name: p.Name, Model: p.Model}, lastFailMinute: -1})
+		w.prod = append(w.prod, productionStream{cfg: p, model: index[p.Model], src: src, closer: closer})
 		w.pullProduction(int32(i))
 	}
 	return nil
@@ -143,24 +140,7 @@ func (w *World) productionArrival(i int32) {
 	p := &w.prod[i]
 	call := p.next
 	w.pullProduction(i)
-	c := w.newCall(-1-i, p.model, call.In, call.Out, 0.5)
-	p.stats.Arrived++
-	w.send(c, &w.models[p.model])
-}
-
-// prodStream is the production stream of a call, or nil for an evaluation call.
-func (w *World) prodStream(cs *callState) *productionStream {
-	if cs.job >= 0 {
-		return nil
-	}
-	return &w.prod[-1-cs.job]
-}
-
-// Production is each production stream's statistics over the whole run.
-func (w *World) Production() []results.ProductionStats {
-	out := make([]results.ProductionStats, len(w.prod))
-	for i := range w.prod {
-		out[i] = w.prod[i].stats
-	}
-	return out
+	c := w.newCall(productionCall, i, p.model, call.In, call.Out, 0.5)
+	w.rec.prod[i].arrived++
+	w.send(c)
 }

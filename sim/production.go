@@ -3,8 +3,9 @@ package sim
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
+
+	"github.com/evalsched/lab/internal/field"
 
 	"github.com/evalsched/lab/workloads"
 )
@@ -27,55 +28,45 @@ type ProductionConfig struct {
 	MaxAttempts int           `yaml:"max_attempts" json:"max_attempts"`
 }
 
-func (s *Scenario) validateProduction(known map[string]string) error {
+func (s *Scenario) validateProduction() error {
 	for i := range s.Production {
 		p := &s.Production[i]
 		path := fmt.Sprintf("production[%d]", i)
-		if p.Name == "" {
-			p.Name = fmt.Sprintf("production-%d", i)
-		}
-		if _, ok := known[p.Model]; !ok {
-			return fieldErr(path+".model", "unknown model %q", p.Model)
-		}
-		if p.Trace == "" {
-			return fieldErr(path+".trace", "missing")
-		}
-		switch p.Format {
-		case "", "azure", "mooncake":
-		default:
-			return fieldErr(path+".format", "unknown %q (want azure or mooncake)", p.Format)
-		}
-		if p.Speedup < 0 {
-			return fieldErr(path+".speedup", "must be >= 0, got %g", p.Speedup)
-		}
-		if p.Offset < 0 {
-			return fieldErr(path+".offset", "must be >= 0, got %v", p.Offset)
-		}
-		if p.MaxAttempts == 0 {
-			p.MaxAttempts = 3
-		}
-		if p.MaxAttempts < 0 {
-			return fieldErr(path+".max_attempts", "must be >= 1, got %d", p.MaxAttempts)
-		}
-		if !filepath.IsAbs(p.Trace) && !isEmbedded(s.file) {
-			p.Trace = filepath.Join(filepath.Dir(s.file), p.Trace)
-		}
-		// Open once to check the file and its format before any run starts.
-		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{Horizon: time.Minute})
-		if err != nil {
-			return fieldErr(path+".trace", "%v", err)
-		}
-		src.Next()
-		err = src.Err()
-		closer.Close()
-		if err != nil {
-			return fieldErr(path+".trace", "%v", err)
+		switch {
+		case !s.hasModel(p.Model):
+			return field.Errorf(path+".model", "unknown model %q", p.Model)
+		case p.Trace == "":
+			return field.Errorf(path+".trace", "missing")
+		case p.Format != "" && p.Format != "azure" && p.Format != "mooncake":
+			return field.Errorf(path+".format", "unknown %q (want azure or mooncake)", p.Format)
+		case p.Speedup < 0:
+			return field.Errorf(path+".speedup", "must be >= 0, got %g", p.Speedup)
+		case p.Offset < 0:
+			return field.Errorf(path+".offset", "must be >= 0, got %v", p.Offset)
+		case p.MaxAttempts < 0:
+			return field.Errorf(path+".max_attempts", "must be >= 1, got %d", p.MaxAttempts)
 		}
 	}
 	return nil
 }
 
-func isEmbedded(file string) bool { return len(file) > 9 && file[:9] == "embedded:" }
+// loadProduction opens each trace once to check the file and its format
+// before any run starts.
+func (s *Scenario) loadProduction() error {
+	for i := range s.Production {
+		p := &s.Production[i]
+		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{Horizon: time.Minute})
+		if err == nil {
+			src.Next()
+			err = src.Err()
+			closer.Close()
+		}
+		if err != nil {
+			return field.Errorf(fmt.Sprintf("production[%d].trace", i), "%v", err)
+		}
+	}
+	return nil
+}
 
 // productionStream is one replayed trace in a run: a source of calls of its
 // own kind (productionCall), owned by the stream. Its statistics are kept by

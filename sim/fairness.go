@@ -56,8 +56,8 @@ func newFairness(models int) fairness {
 		largeWaiting: make([]int, models), tierAdmitted: map[int8]int64{}, tierWindow: map[int8]int64{}}
 }
 
-func (w *World) fairArrive(j *jobState) {
-	f := &w.fair
+func (r *recorder) fairArrive(j *jobState) {
+	f := &r.fair
 	p, ok := f.projects[j.w.Project]
 	if !ok {
 		p = int32(len(f.projectState))
@@ -68,7 +68,7 @@ func (w *World) fairArrive(j *jobState) {
 	j.project = p
 	b := f.batches[j.w.Batch]
 	if b == nil {
-		b = &batchState{name: j.w.Batch, model: j.w.Model, firstArrive: w.now(), behindLarge: f.largeWaiting[j.w.Model] > 0}
+		b = &batchState{name: j.w.Batch, model: j.w.Model, firstArrive: r.now(), behindLarge: f.largeWaiting[j.w.Model] > 0}
 		f.batches[j.w.Batch] = b
 		f.batchOrder = append(f.batchOrder, j.w.Batch)
 		if b.behindLarge {
@@ -90,8 +90,8 @@ func (w *World) fairArrive(j *jobState) {
 	}
 }
 
-func (w *World) fairStart(j *jobState) {
-	f := &w.fair
+func (r *recorder) fairStart(j *jobState) {
+	f := &r.fair
 	ps := &f.projectState[j.project]
 	ps.waiting--
 	ps.admitted++
@@ -102,24 +102,24 @@ func (w *World) fairStart(j *jobState) {
 	if b.arrived > LargeBatch {
 		f.largeWaiting[b.model]--
 	}
-	if w.inWindow() {
+	if r.inWindow() {
 		f.tierAdmitted[int8(j.tier)]++
 	}
 }
 
-func (w *World) fairFinish(j *jobState) {
-	b := w.fair.batches[j.w.Batch]
+func (r *recorder) fairFinish(j *jobState) {
+	b := r.fair.batches[j.w.Batch]
 	b.done++
-	b.lastFinish = w.now()
+	b.lastFinish = r.now()
 }
 
 // fairSample is called every series interval: it keeps the backlog flags and
 // closes a fairness window every FairnessWindow.
-func (w *World) fairSample() {
-	f := &w.fair
-	now := w.now()
-	if now-f.windowStart >= FromDuration(w.sc.FairnessWindow) {
-		if f.windowStart >= w.windowStart {
+func (r *recorder) fairSample() {
+	f := &r.fair
+	now := r.now()
+	if now-f.windowStart >= r.fairWindow {
+		if f.windowStart >= r.windowStart {
 			var xs []float64
 			for i := range f.projectState {
 				if f.projectState[i].backloggedSoFar {
@@ -152,7 +152,7 @@ func (w *World) fairSample() {
 			class = "large"
 		}
 		f.progress = append(f.progress, results.BatchProgressRow{T: now.Seconds(), Batch: b.name,
-			Model: w.models[b.model].cfg.Name, Class: class, Jobs: int32(b.arrived), Started: int32(b.started), Done: int32(b.done)})
+			Model: r.names[b.model], Class: class, Jobs: int32(b.arrived), Started: int32(b.started), Done: int32(b.done)})
 		if b.done < b.arrived {
 			kept = append(kept, b)
 		}
@@ -160,19 +160,19 @@ func (w *World) fairSample() {
 	f.tracked = kept
 }
 
-// Fairness returns the run's fairness measurements.
-func (w *World) Fairness() results.FairnessData {
-	f := &w.fair
+// fairness returns the run's fairness measurements.
+func (r *recorder) fairness() results.FairnessData {
+	f := &r.fair
 	d := results.FairnessData{Windows: f.windows, TierAdmitted: map[string]int64{}}
 	for t, n := range f.tierAdmitted {
 		d.TierAdmitted[tierName(t)] = n
 	}
 	for _, name := range f.batchOrder {
 		b := f.batches[name]
-		if b.arrived > SmallBatch || b.firstArrive < w.windowStart {
+		if b.arrived > SmallBatch || b.firstArrive < r.windowStart {
 			continue
 		}
-		row := results.BatchRow{Batch: name, Model: w.models[b.model].cfg.Name, Jobs: b.arrived,
+		row := results.BatchRow{Batch: name, Model: r.names[b.model], Jobs: b.arrived,
 			Arrival: b.firstArrive.Seconds(), BehindLarge: b.behindLarge, Done: b.done}
 		if b.done == b.arrived {
 			row.Makespan = (b.lastFinish - b.firstArrive).Seconds()

@@ -21,8 +21,3 @@ func NewPolicy(name string, s *Scenario) (policies.Policy, error) {
 	}
 	return nil, fmt.Errorf("unknown policy %q (want %s)", name, strings.Join(PolicyNames, " or "))
 }
-
-func (s *Scenario) validateScheduler(names []string) error {
-	s.Policies.Scheduler = s.Policies.Scheduler.WithDefaults()
-	return s.Policies.Scheduler.Validate(names)
-}

@@ -3,10 +3,10 @@ package sim
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
-	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/internal/field"
+
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -28,66 +28,55 @@ type ProductionConfig struct {
 	MaxAttempts int           `yaml:"max_attempts" json:"max_attempts"`
 }
 
-func (s *Scenario) validateProduction(known map[string]string) error {
+func (s *Scenario) validateProduction() error {
 	for i := range s.Production {
 		p := &s.Production[i]
 		path := fmt.Sprintf("production[%d]", i)
-		if p.Name == "" {
-			p.Name = fmt.Sprintf("production-%d", i)
-		}
-		if _, ok := known[p.Model]; !ok {
-			return fieldErr(path+".model", "unknown model %q", p.Model)
-		}
-		if p.Trace == "" {
-			return fieldErr(path+".trace", "missing")
-		}
-		switch p.Format {
-		case "", "azure", "mooncake":
-		default:
-			return fieldErr(path+".format", "unknown %q (want azure or mooncake)", p.Format)
-		}
-		if p.Speedup < 0 {
-			return fieldErr(path+".speedup", "must be >= 0, got %g", p.Speedup)
-		}
-		if p.Offset < 0 {
-			return fieldErr(path+".offset", "must be >= 0, got %v", p.Offset)
-		}
-		if p.MaxAttempts == 0 {
-			p.MaxAttempts = 3
-		}
-		if p.MaxAttempts < 0 {
-			return fieldErr(path+".max_attempts", "must be >= 1, got %d", p.MaxAttempts)
-		}
-		if !filepath.IsAbs(p.Trace) && !isEmbedded(s.file) {
-			p.Trace = filepath.Join(filepath.Dir(s.file), p.Trace)
-		}
-		// Open once to check the file and its format before any run starts.
-		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{Horizon: time.Minute})
-		if err != nil {
-			return fieldErr(path+".trace", "%v", err)
-		}
-		src.Next()
-		err = src.Err()
-		closer.Close()
-		if err != nil {
-			return fieldErr(path+".trace", "%v", err)
+		switch {
+		case !s.hasModel(p.Model):
+			return field.Errorf(path+".model", "unknown model %q", p.Model)
+		case p.Trace == "":
+			return field.Errorf(path+".trace", "missing")
+		case p.Format != "" && p.Format != "azure" && p.Format != "mooncake":
+			return field.Errorf(path+".format", "unknown %q (want azure or mooncake)", p.Format)
+		case p.Speedup < 0:
+			return field.Errorf(path+".speedup", "must be >= 0, got %g", p.Speedup)
+		case p.Offset < 0:
+			return field.Errorf(path+".offset", "must be >= 0, got %v", p.Offset)
+		case p.MaxAttempts < 0:
+			return field.Errorf(path+".max_attempts", "must be >= 1, got %d", p.MaxAttempts)
 		}
 	}
 	return nil
 }
 
-func isEmbedded(file string) bool { return len(file) > 9 && file[:9] == "embedded:" }
+// loadProduction opens each trace once to check the file and its format
+// before any run starts.
+func (s *Scenario) loadProduction() error {
+	for i := range s.Production {
+		p := &s.Production[i]
+		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{Horizon: time.Minute})
+		if err == nil {
+			src.Next()
+			err = src.Err()
+			closer.Close()
+		}
+		if err != nil {
+			return field.Errorf(fmt.Sprintf("production[%d].trace", i), "%v", err)
+		}
+	}
+	return nil
+}
 
-// productionStream is one replayed trace in a run.
+// productionStream is one replayed trace in a run: a source of calls of its
+// own kind (productionCall), owned by the stream. Its statistics are kept by
+// the recorder.
 type productionStream struct {
 	cfg    *ProductionConfig
 	model  int32
 	src    workloads.CallSource
 	closer io.Closer
 	next   workloads.Call
-	stats  results.ProductionStats
-	// lastFailMinute is the last minute in which a call failed for good.
-	lastFailMinute int64
 }
 
 // openProduction opens every production trace for a run.
@@ -103,20 +92,23 @@ func (w *World) openProduction() error {
 		if err != nil {
 			return fmt.Errorf("production %s: %w", p.Name, err)
 		}
-		w.prod = append(w.prod, productionStream{cfg: p, model: index[p.Model], src: src, closer: closer,
-			stats: results.ProductionStats{Name: p.Name, Model: p.Model}, lastFailMinute: -1})
+		w.prod = append(w.prod, productionStream{cfg: p, model: index[p.Model], src: src, closer: closer})
 		w.pullProduction(int32(i))
 	}
 	return nil
 }
 
-func (w *World) closeProduction() {
+// closeProduction closes every production trace and returns the first
+// trace error met during the run.
+func (w *World) closeProduction() error {
+	var first error
 	for i := range w.prod {
 		w.prod[i].closer.Close()
-		if err := w.prod[i].src.Err(); err != nil && w.err == nil {
-			w.err = fmt.Errorf("production %s: %w", w.prod[i].cfg.Name, err)
+		if err := w.prod[i].src.Err(); err != nil && first == nil {
+			first = fmt.Errorf("production %s: %w", w.prod[i].cfg.Name, err)
 		}
 	}
+	return first
 }
 
 func (w *World) pullProduction(i int32) {
@@ -139,24 +131,7 @@ func (w *World) productionArrival(i int32) {
 	p := &w.prod[i]
 	call := p.next
 	w.pullProduction(i)
-	c := w.newCall(-1-i, p.model, call.In, call.Out, 0.5)
-	p.stats.Arrived++
-	w.send(c, &w.models[p.model])
-}
-
-// prodStream is the production stream of a call, or nil for an evaluation call.
-func (w *World) prodStream(cs *callState) *productionStream {
-	if cs.job >= 0 {
-		return nil
-	}
-	return &w.prod[-1-cs.job]
-}
-
-// Production is each production stream's statistics over the whole run.
-func (w *World) Production() []results.ProductionStats {
-	out := make([]results.ProductionStats, len(w.prod))
-	for i := range w.prod {
-		out[i] = w.prod[i].stats
-	}
-	return out
+	c := w.newCall(productionCall, i, p.model, call.In, call.Out, 0.5)
+	w.rec.prod[i].arrived++
+	w.send(c)
 }

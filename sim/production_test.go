@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -99,5 +100,53 @@ func TestProductionTraffic(t *testing.T) {
 	}
 	if last <= first || last == 0 {
 		t.Errorf("production 429s did not rise with evaluation load: %d at none, %d at the highest", first, last)
+	}
+}
+
+// TestRunReturnsProductionTraceError: a production trace whose first record
+// is good passes validation; a malformed record found mid-run must fail the
+// run rather than be dropped after Run has returned.
+func TestRunReturnsProductionTraceError(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		trace   string
+		wantErr string // "" = no error
+	}{
+		{"good", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,374,44\n2023-11-16 18:15:50.0,396,109\n", ""},
+		{"malformed line mid-run", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,374,44\n2023-11-16 18:15:50.0,396,109\n2023-11-16 18:15:55.0,oops,12\n", "production p:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			trace := filepath.Join(t.TempDir(), "trace.csv")
+			if err := os.WriteFile(trace, []byte(tc.trace), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sc, err := ParseScenario("prod.yaml", []byte(fmt.Sprintf(`
+name: prod
+duration: 10m
+containers: {capacity: 10}
+models:
+  - {name: m, streams: 5, ttft: 500ms, decode_rate: 100}
+production:
+  - {name: p, trace: %q, format: azure, model: m}
+workload:
+  accounts: 1
+  projects_per_account: 1
+  models: {hot: [m], hot_share: 1}
+  behaviours:
+    one: {turns: 1, fanout: 1, prompt_tokens: 20, output_tokens: 5, tool_seconds: 0}
+`, trace)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Execute(sc, RunSpec{Policy: "fixed-lane", Seed: 1})
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("Execute: %v", err)
+			case tc.wantErr != "" && err == nil:
+				t.Fatalf("Execute returned no error, want one containing %q", tc.wantErr)
+			case tc.wantErr != "" && !strings.Contains(err.Error(), tc.wantErr):
+				t.Fatalf("Execute: %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
 	}
 }

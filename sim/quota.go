@@ -14,6 +14,26 @@ type quotaWindow struct {
 	sum     float64
 }
 
+// orgState is one organisation's quota windows.
+type orgState struct {
+	windows []quotaWindow
+}
+
+// newOrgState has a window for each quota the organisation sets (0 = none).
+func newOrgState(o OrgConfig) orgState {
+	var ws []quotaWindow
+	for _, q := range []struct {
+		limit  float64
+		span   Time
+		tokens bool
+	}{{o.RPM, Minute, false}, {o.TPM, Minute, true}, {o.RPD, 24 * Hour, false}, {o.TPD, 24 * Hour, true}} {
+		if q.limit > 0 {
+			ws = append(ws, quotaWindow{limit: q.limit, span: q.span, tokens: q.tokens})
+		}
+	}
+	return orgState{windows: ws}
+}
+
 type quotaEntry struct {
 	t   Time
 	amt float64

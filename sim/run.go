@@ -48,7 +48,7 @@ func (w *World) Measured() results.RunData {
 		Models:        w.sc.Catalogue(),
 		Fairness:      w.Fairness(),
 		Disturbances:  w.sc.Disturbances(),
-		BatchProgress: w.fair.progress,
+		BatchProgress: w.rec.fair.progress,
 		Production:    w.Production(),
 	}
 }

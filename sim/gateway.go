@@ -1,0 +1,121 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/evalsched/lab/internal/ring"
+	"github.com/evalsched/lab/workloads"
+)
+
+// Gateway is the LLM gateway in front of the providers: one FIFO queue of
+// evaluation calls per model, each with a hand-set in-flight limit, the
+// backoff of rejected tries, and the queue depth a policy reads, optionally
+// served stale by a delayed metrics pipeline.
+type Gateway struct {
+	lanes []gatewayLane
+	retry *RetryConfig
+	rn    *rand.Rand // backoff jitter
+
+	delay       Time   // depth_delay
+	sampleTimes []Time // ring of delayed-depth sample times; nil: a policy reads the live depth
+	head, count int
+}
+
+// gatewayLane is one model's queue.
+type gatewayLane struct {
+	queue    ring.Ring[int32]
+	inflight int // sent and accepted by the provider, not yet answered
+	limit    int
+	history  []int32 // delayed depth readings, indexed like Gateway.sampleTimes
+}
+
+func newGateway(cfg *GatewayConfig, models []ModelConfig, seed uint64) Gateway {
+	g := Gateway{
+		lanes: make([]gatewayLane, len(models)),
+		retry: &cfg.Retry,
+		rn:    rand.New(rand.NewPCG(workloads.Stream(seed, "gateway"), 2)),
+		delay: FromDuration(cfg.DepthDelay),
+	}
+	n := 0
+	if cfg.DepthDelay > 0 {
+		n = int(cfg.DepthDelay/cfg.DepthSample) + 2
+		g.sampleTimes = make([]Time, n)
+	}
+	for i := range models {
+		g.lanes[i].limit = models[i].InflightLimit
+		if n > 0 {
+			g.lanes[i].history = make([]int32, n)
+		}
+	}
+	return g
+}
+
+// Depth is the number of calls queued for model.
+func (g *Gateway) Depth(model int32) int { return g.lanes[model].queue.Len() }
+
+// push queues a call at the tail of its model's queue and returns the depth.
+func (g *Gateway) push(model, c int32) int {
+	q := &g.lanes[model].queue
+	q.Push(c)
+	return q.Len()
+}
+
+// pop takes the next call to send, if the in-flight limit allows one.
+func (g *Gateway) pop(model int32) (int32, bool) {
+	l := &g.lanes[model]
+	if l.inflight >= l.limit || l.queue.Len() == 0 {
+		return 0, false
+	}
+	return l.queue.Pop(), true
+}
+
+// sent and answered count a call in and out of the in-flight limit.
+func (g *Gateway) sent(model int32)     { g.lanes[model].inflight++ }
+func (g *Gateway) answered(model int32) { g.lanes[model].inflight-- }
+
+// retryDelay is the backoff before the next try of a call rejected on its
+// attempts-th try: min(max, base × multiplier^(attempts-1)) × (1 − jitter × U),
+// and with honour_retry_after never less than the provider's retryAfter.
+func (g *Gateway) retryDelay(attempts int32, retryAfter Time) Time {
+	r := g.retry
+	d := float64(r.Base) * math.Pow(r.Multiplier, float64(attempts-1))
+	d = math.Min(d, float64(r.Max))
+	d *= 1 - r.Jitter*g.rn.Float64()
+	delay := FromDuration(time.Duration(d))
+	if *r.HonourRetryAfter && retryAfter > delay {
+		delay = retryAfter
+	}
+	return delay
+}
+
+// sampleDepth records the depth readings a delayed metrics pipeline serves.
+func (g *Gateway) sampleDepth(now Time) {
+	n := len(g.sampleTimes)
+	g.head = (g.head + 1) % n
+	g.sampleTimes[g.head] = now
+	for i := range g.lanes {
+		g.lanes[i].history[g.head] = int32(g.lanes[i].queue.Len())
+	}
+	g.count = min(g.count+1, n)
+}
+
+// reading is the depth a policy reads at now: the newest reading at least
+// depth_delay old, as a lagging metrics pipeline would serve it, and when it
+// was taken.
+func (g *Gateway) reading(model int32, now Time) (int, time.Time) {
+	l := &g.lanes[model]
+	if g.sampleTimes == nil {
+		return l.queue.Len(), Epoch.Add(now.Duration())
+	}
+	cutoff := now - g.delay
+	n := len(g.sampleTimes)
+	for k := 0; k < g.count; k++ {
+		i := (g.head - k + n) % n
+		if g.sampleTimes[i] <= cutoff {
+			return int(l.history[i]), Epoch.Add(g.sampleTimes[i].Duration())
+		}
+	}
+	return 0, time.Time{} // no reading yet: a policy must treat it as stale
+}

@@ -1,0 +1,238 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/workloads"
+)
+
+// The job lifecycle: arrival (handed to the policy) → start (a container is
+// taken) → container ready → turns of parallel calls and tool steps → finish
+// (container released; a grading job may follow).
+
+// Job phases.
+const (
+	jobWaiting uint8 = iota
+	jobStarting
+	jobLLM
+	jobTool
+)
+
+type jobState struct {
+	id       policies.JobID
+	w        workloads.Job
+	grading  bool
+	project  int32
+	tier     policies.Tier // effective tier, for the achieved tier shares
+	agent    workloads.Agent
+	phase    uint8
+	pending  int32 // calls of the current turn not yet answered
+	service  int32 // of which accepted by the provider
+	arrival  Time
+	admitted Time
+	ready    Time
+	mark     Time // last time the time split was brought up to date
+	gateway  Time
+	llm      Time
+	tool     Time
+}
+
+// modelJobs counts one model's jobs by where they are.
+type modelJobs struct {
+	running int // holding a container
+	waiting int // waiting for admission
+}
+
+// pull fetches the next job from the source and schedules its arrival; at
+// the end of the stream nothing is scheduled.
+func (w *World) pull() {
+	job, ok := w.source.Next()
+	if !ok {
+		return
+	}
+	at := FromDuration(job.Arrival)
+	if at < w.eng.Now() {
+		w.err = fmt.Errorf("job %d arrives at %v, before the previous one (%v): arrivals must be in order", job.ID, job.Arrival, w.eng.Now().Duration())
+		return
+	}
+	w.next = job
+	w.eng.Schedule(at, evArrival, 0, 0)
+}
+
+// arrive registers a job and hands it to the policy.
+func (w *World) arrive(job workloads.Job, grading bool) {
+	slot := takeSlot(&w.jobs, &w.free)
+	if job.Model < 0 || job.Model >= len(w.load) {
+		w.err = fmt.Errorf("job %d: model index %d outside the catalogue", job.ID, job.Model)
+		return
+	}
+	id := w.nextID
+	w.nextID++
+	w.jobs[slot] = jobState{id: id, w: job, arrival: w.now(), phase: jobWaiting, grading: grading}
+	w.byID[id] = slot
+	w.rec.jobArrived(&w.jobs[slot])
+	w.load[job.Model].waiting++
+	pj := policies.Job{
+		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
+		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
+		Model: policies.ModelID(job.Model), Arrival: Epoch.Add(w.now().Duration()),
+	}
+	w.jobs[slot].tier = pj.EffectiveTier()
+	w.pol.Enqueue(pj.Arrival, pj)
+}
+
+// decide asks the policy which jobs to start and starts them.
+func (w *World) decide() {
+	w.plan.Reset()
+	w.pol.Decide(Epoch.Add(w.now().Duration()), w, &w.plan)
+	if w.plan.Limits != nil {
+		copy(w.limits, w.plan.Limits)
+	}
+	for _, id := range w.plan.Start {
+		w.start(id)
+	}
+}
+
+// start gives a waiting job a container.
+func (w *World) start(id policies.JobID) {
+	slot, ok := w.byID[id]
+	if !ok || w.jobs[slot].phase != jobWaiting {
+		w.err = fmt.Errorf("policy %s started job %d, which is not waiting", w.pol.Name(), id)
+		return
+	}
+	if w.containersUsed >= w.sc.Containers.Capacity {
+		w.err = fmt.Errorf("policy %s started job %d with no free container (capacity %d)", w.pol.Name(), id, w.sc.Containers.Capacity)
+		return
+	}
+	w.containersUsed++
+	j := &w.jobs[slot]
+	j.phase = jobStarting
+	j.admitted = w.now()
+	n := &w.load[j.w.Model]
+	n.waiting--
+	n.running++
+	w.rec.jobStarted(j, n.running)
+	w.eng.After(FromDuration(w.sc.Containers.Startup), evContainerReady, slot, 0)
+}
+
+// containerReady: the job's container has started; its first turn begins.
+func (w *World) containerReady(slot int32) {
+	j := &w.jobs[slot]
+	j.ready = w.now()
+	j.mark = j.ready
+	w.nextTurn(slot)
+}
+
+// settle brings a job's time split up to now, before its state changes.
+func (w *World) settle(j *jobState) {
+	d := w.now() - j.mark
+	j.mark = w.now()
+	switch {
+	case j.phase == jobTool:
+		j.tool += d
+	case j.phase == jobLLM && j.service > 0:
+		j.llm += d
+	case j.phase == jobLLM:
+		j.gateway += d
+	}
+}
+
+// gatewayOnly is whether the job holds its container only to wait on the gateway.
+func gatewayOnly(j *jobState) bool { return j.phase == jobLLM && j.service == 0 }
+
+// updateGatewayOnly keeps the per-model count of gateway-only jobs right
+// after a change to a job's phase or service count; before is
+// gatewayOnly(j) from before the change.
+func (w *World) updateGatewayOnly(j *jobState, before bool) {
+	if after := gatewayOnly(j); after != before {
+		w.rec.gatewayOnly(j.w.Model, after)
+	}
+}
+
+// nextTurn starts the job's next turn, or finishes it.
+func (w *World) nextTurn(slot int32) {
+	j := &w.jobs[slot]
+	w.settle(j)
+	before := gatewayOnly(j)
+	if j.agent.Turn() == 0 && j.phase == jobStarting {
+		j.agent.Start(j.w.Behaviour, j.w.Seed, w.agentSrc)
+	}
+	n, ok := j.agent.NextTurn(w.agentSrc)
+	if !ok {
+		w.finish(slot)
+		return
+	}
+	j.phase = jobLLM
+	j.pending = int32(n)
+	j.service = 0
+	model := int32(j.w.Model)
+	for k := 0; k < n; k++ {
+		in, out, u := j.agent.NextCall(w.agentSrc)
+		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, u))
+	}
+	w.updateGatewayOnly(j, before)
+	w.dispatch(model)
+}
+
+// callAccepted: the provider accepted a try of one of the job's calls.
+func (w *World) callAccepted(slot int32) {
+	j := &w.jobs[slot]
+	w.settle(j)
+	before := gatewayOnly(j)
+	j.service++
+	w.updateGatewayOnly(j, before)
+}
+
+// callEnded retires a call of the job's turn, answered by the provider or
+// given up; the last one ends the turn with a tool step.
+func (w *World) callEnded(c int32, answered bool) {
+	slot := w.calls[c].owner
+	j := &w.jobs[slot]
+	w.settle(j)
+	before := gatewayOnly(j)
+	if answered {
+		j.service--
+	}
+	w.freeC = append(w.freeC, c)
+	j.pending--
+	if j.pending > 0 {
+		w.updateGatewayOnly(j, before)
+		return
+	}
+	tool := j.agent.EndTurn(w.agentSrc)
+	j.phase = jobTool
+	w.updateGatewayOnly(j, before)
+	w.eng.After(FromDuration(tool), evToolDone, slot, 0)
+}
+
+// finish ends a job: it releases its container and may chain a grading job.
+func (w *World) finish(slot int32) {
+	j := &w.jobs[slot]
+	w.containersUsed--
+	n := &w.load[j.w.Model]
+	n.running--
+	w.rec.jobFinished(j, n.running)
+	id, model := j.id, j.w.Model
+	grade := j.w
+	delete(w.byID, id)
+	*j = jobState{}
+	w.free = append(w.free, slot)
+	w.pol.Finished(Epoch.Add(w.now().Duration()), id, policies.ModelID(model))
+	if grade.Judge >= 0 {
+		grade.Model, grade.Behaviour = grade.Judge, grade.JudgeBehaviour
+		grade.Judge, grade.JudgeBehaviour = -1, nil
+		grade.Seed = grade.Seed*0x9e3779b97f4a7c15 + 1
+		grade.Arrival = w.now().Duration()
+		w.arrive(grade, true)
+	}
+	if w.trig.OnEvent {
+		w.decide()
+	}
+}
+
+// Running implements policies.State.
+func (w *World) Running(m policies.ModelID) int { return w.load[m].running }
+
+// FreeContainers implements policies.State.
+func (w *World) FreeContainers() int { return w.sc.Containers.Capacity - w.containersUsed }

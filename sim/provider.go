@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/evalsched/lab/internal/ring"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Provider is the model deployments behind the gateway: per model its
+// streams (after capacity events), the calls it has accepted (in service or
+// waiting for a stream) and its latency model, plus the organisations'
+// rolling-window quotas (quota.go) that every try is checked against.
+type Provider struct {
+	models []deployment
+	orgs   []orgState
+}
+
+// deployment is one model's provider.
+type deployment struct {
+	cfg       *ModelConfig
+	org       int              // -1: no quotas
+	inflight  int              // accepted, in service or waiting for a stream
+	busy      int              // streams in service
+	waiting   ring.Ring[int32] // accepted calls waiting for a stream
+	streams   int              // current, after capacity events
+	latFactor float64
+}
+
+// verdict is the provider's answer to one try of a call.
+type verdict uint8
+
+const (
+	accepted verdict = iota
+	rejectedOutage
+	rejected429
+)
+
+func newProvider(orgs []OrgConfig, cfgs []ModelConfig) Provider {
+	var p Provider
+	orgIndex := map[string]int{}
+	for i, o := range orgs {
+		orgIndex[o.Name] = i
+		p.orgs = append(p.orgs, newOrgState(o))
+	}
+	p.models = make([]deployment, len(cfgs))
+	for i := range cfgs {
+		d := &p.models[i]
+		d.cfg = &cfgs[i]
+		d.org = -1
+		if o, ok := orgIndex[d.cfg.Org]; ok {
+			d.org = o
+		}
+		d.streams = d.cfg.Streams
+		d.latFactor = 1
+	}
+	return p
+}
+
+// offer checks one try of a call of tokens (input + output) on model against
+// its capacity and its organisation's quotas; an accepted try is counted in
+// the quota windows. A 429 comes with the retry-after at which the try would
+// fit (negative: never, it is larger than a quota).
+func (p *Provider) offer(model int32, now Time, tokens float64) (verdict, Time) {
+	d := &p.models[model]
+	if d.streams == 0 {
+		return rejectedOutage, 0
+	}
+	if d.org >= 0 {
+		if retryAfter, ok := p.orgs[d.org].admit(now, tokens); !ok {
+			return rejected429, retryAfter
+		}
+	}
+	return accepted, 0
+}
+
+// accept takes an accepted call: true if a stream is free to serve it now,
+// else it waits for one.
+func (p *Provider) accept(model, c int32) bool {
+	d := &p.models[model]
+	d.inflight++
+	if d.busy < d.streams {
+		return true
+	}
+	d.waiting.Push(c)
+	return false
+}
+
+// next is the accepted call that waited longest, if a stream is free for it.
+func (p *Provider) next(model int32) (int32, bool) {
+	d := &p.models[model]
+	if d.waiting.Len() == 0 || d.busy >= d.streams {
+		return 0, false
+	}
+	return d.waiting.Pop(), true
+}
+
+// start puts a call with out output tokens and latency draw u on a stream
+// and returns how long it takes to answer.
+func (p *Provider) start(model, out int32, u float64) Time {
+	d := &p.models[model]
+	d.busy++
+	base := d.cfg.TTFT.Seconds() + float64(out)/d.cfg.DecodeRate
+	lat := base * d.latFactor * slowdown(d.cfg.Slowdown, float64(d.busy)/float64(d.cfg.Streams)) * jitter(d.cfg.Jitter, u)
+	return FromSeconds(lat)
+}
+
+// done frees the stream of an answered call.
+func (p *Provider) done(model int32) {
+	d := &p.models[model]
+	d.busy--
+	d.inflight--
+}
+
+// apply applies a capacity event: streams and latency against the
+// configured deployment.
+func (d *deployment) apply(e CapacityEvent) {
+	if e.Capacity != nil {
+		d.streams = int(math.Floor(float64(d.cfg.Streams) * *e.Capacity))
+	}
+	if e.Latency != nil {
+		d.latFactor = *e.Latency
+	}
+}
+
+// quotaUse is the fullest of the model's organisation's quota windows as a
+// share of its limit, 0 without quotas.
+func (p *Provider) quotaUse(model int32, now Time) float64 {
+	if d := &p.models[model]; d.org >= 0 {
+		return p.orgs[d.org].use(now)
+	}
+	return 0
+}
+
+func slowdown(s SlowdownConfig, util float64) float64 {
+	if s.Max <= 1 || util <= s.Knee {
+		return 1
+	}
+	x := math.Min(1, (util-s.Knee)/(1-s.Knee))
+	return 1 + (s.Max-1)*x
+}
+
+// jitter turns a uniform draw into a latency factor of mean 1.
+func jitter(j JitterConfig, u float64) float64 {
+	u = math.Min(math.Max(u, 1e-12), 1-1e-12)
+	switch j.Dist {
+	case "exponential":
+		// Not distuv.Exponential.Quantile: it computes -log(1-u), which
+		// rounds differently from -log1p(-u) for about 1 draw in 2,000
+		// (TestJitterQuantiles), and results must stay bit-identical.
+		return -math.Log1p(-u)
+	case "lognormal":
+		sigma := math.Sqrt(math.Log1p(j.CV * j.CV))
+		return distuv.LogNormal{Mu: -sigma * sigma / 2, Sigma: sigma}.Quantile(u)
+	}
+	return 1
+}

@@ -1,0 +1,314 @@
+package sim
+
+import (
+	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/results"
+)
+
+// recorder keeps what a run measures apart from the state of the world:
+// time integrals and counters per lane, production statistics, whole-run
+// counts, the event log, the time series and the fairness bookkeeping
+// (fairness.go). The world tells it what happened; it turns that into the
+// results package's input per series sample (rows) or at the end (lanes,
+// production).
+type recorder struct {
+	eng              *Engine // the clock
+	windowStart, end Time    // the measurement window
+	fairWindow       Time
+	names            []string // model names, catalogue order
+	lanes            []laneMeter
+	prod             []prodMeter
+	counts           Counts
+	logOn            bool
+	log              []LogRecord
+	series           []results.SeriesRow
+	fair             fairness
+}
+
+// laneMeter is what is measured on one model over the window.
+type laneMeter struct {
+	depth, busy, running, gwOnly level
+	arrived, started, completed  int64
+	times                        []results.JobTimes
+	calls, rejected429, errors   int64
+	failed, queueEntries         int64
+	queueWaitSum                 float64
+	// rejectedSinceSample counts 429s (evaluation and production, whole
+	// run) since the previous series row.
+	rejectedSinceSample int
+}
+
+// prodMeter is one production stream's statistics over the whole run.
+type prodMeter struct {
+	arrived, answered, rejected429, rejectedOutage int64
+	failed, failedMinutes                          int64
+	latencySum                                     float64
+	lastFailMinute                                 int64 // the last minute in which a call failed for good
+}
+
+// level integrates a piecewise-constant quantity over the measurement window.
+type level struct {
+	v    int
+	last Time
+	area float64
+}
+
+// Counts are whole-run totals, for conservation checks.
+type Counts struct {
+	JobsArrived, JobsStarted, JobsCompleted  int64
+	CallsCreated, CallsAnswered, CallsFailed int64
+	Tries, Rejected429, RejectedOutage       int64
+}
+
+// LogRecord is one event in the life of a job or a call.
+type LogRecord struct {
+	T      Time
+	Event  LogEvent
+	Job    policies.JobID
+	Call   int64 // serial number of the call, -1 for job events
+	Model  int32
+	Org    int32 // -1: no quotas
+	Tokens int32 // input + output tokens of the call
+	Try    int32 // 1 for a call's first try
+	// Grading marks the arrival of a chained grading job.
+	Grading bool
+}
+
+// LogEvent is what happened.
+type LogEvent uint8
+
+const (
+	LogJobArrive LogEvent = iota
+	LogJobStart
+	LogJobFinish
+	LogCallCreate
+	LogCallAccept // counted against the quotas and served
+	LogCall429    // rejected by a quota
+	LogCallOutage // rejected: provider has no capacity
+	LogCallAnswer // the provider answered
+	LogCallFail   // the gateway gave up on the call
+)
+
+func newRecorder(sc *Scenario, eng *Engine, log bool) recorder {
+	names := sc.Catalogue()
+	r := recorder{
+		eng: eng, windowStart: FromDuration(sc.Warmup), end: FromDuration(sc.Duration),
+		fairWindow: FromDuration(sc.FairnessWindow), names: names,
+		lanes: make([]laneMeter, len(names)), prod: make([]prodMeter, len(sc.Production)),
+		logOn: log, fair: newFairness(len(names)),
+	}
+	for i := range r.prod {
+		r.prod[i].lastFailMinute = -1
+	}
+	return r
+}
+
+func (r *recorder) now() Time      { return r.eng.Now() }
+func (r *recorder) inWindow() bool { return r.now() >= r.windowStart }
+
+// set changes a level's value, adding the time it held the old value within
+// the window to its area.
+func (r *recorder) set(l *level, v int) {
+	now := r.now()
+	if l.v != 0 {
+		from := max(l.last, r.windowStart)
+		to := min(now, r.end)
+		if to > from {
+			l.area += float64(l.v) * (to - from).Seconds()
+		}
+	}
+	l.v, l.last = v, now
+}
+
+// flush brings every integral up to now (the end of the run).
+func (r *recorder) flush() {
+	for i := range r.lanes {
+		m := &r.lanes[i]
+		for _, l := range []*level{&m.depth, &m.busy, &m.running, &m.gwOnly} {
+			r.set(l, l.v)
+		}
+	}
+}
+
+func (r *recorder) depth(model int32, v int)   { r.set(&r.lanes[model].depth, v) }
+func (r *recorder) busy(model int32, v int)    { r.set(&r.lanes[model].busy, v) }
+func (r *recorder) running(model int32, v int) { r.set(&r.lanes[model].running, v) }
+
+// gatewayOnly moves a model's count of jobs holding a container only to wait
+// on the gateway by one, up or down.
+func (r *recorder) gatewayOnly(model int, up bool) {
+	l := &r.lanes[model].gwOnly
+	v := l.v - 1
+	if up {
+		v = l.v + 1
+	}
+	r.set(l, v)
+}
+
+func (r *recorder) logJob(j *jobState, ev LogEvent) {
+	if r.logOn {
+		r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: j.id, Call: -1, Model: int32(j.w.Model), Org: -1, Grading: j.grading})
+	}
+}
+
+// logCall records a call event; the caller checks logOn first.
+func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org int) {
+	r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: job, Call: cs.serial,
+		Model: cs.model, Org: int32(org), Tokens: cs.in + cs.out, Try: cs.attempts})
+}
+
+func (r *recorder) jobArrived(j *jobState) {
+	r.counts.JobsArrived++
+	r.logJob(j, LogJobArrive)
+	r.fairArrive(j)
+	if r.inWindow() {
+		r.lanes[j.w.Model].arrived++
+	}
+}
+
+func (r *recorder) jobStarted(j *jobState, running int) {
+	r.logJob(j, LogJobStart)
+	r.fairStart(j)
+	m := &r.lanes[j.w.Model]
+	r.set(&m.running, running)
+	r.counts.JobsStarted++
+	if r.inWindow() {
+		m.started++
+	}
+}
+
+func (r *recorder) jobFinished(j *jobState, running int) {
+	m := &r.lanes[j.w.Model]
+	r.set(&m.running, running)
+	r.counts.JobsCompleted++
+	r.logJob(j, LogJobFinish)
+	r.fairFinish(j)
+	if r.inWindow() {
+		m.completed++
+		m.times = append(m.times, results.JobTimes{
+			Queued:  float32((j.admitted - j.arrival).Seconds()),
+			Start:   float32((j.ready - j.admitted).Seconds()),
+			Gateway: float32(j.gateway.Seconds()),
+			LLM:     float32(j.llm.Seconds()),
+			Tool:    float32(j.tool.Seconds()),
+		})
+	}
+}
+
+// dequeued: a try left the gateway queue after waiting there.
+func (r *recorder) dequeued(model int32, depth int, waited Time) {
+	m := &r.lanes[model]
+	r.set(&m.depth, depth)
+	if r.inWindow() {
+		m.queueEntries++
+		m.queueWaitSum += waited.Seconds()
+	}
+}
+
+func (r *recorder) outage(cs *callState) {
+	r.counts.RejectedOutage++
+	if cs.kind == productionCall {
+		r.prod[cs.owner].rejectedOutage++
+	} else if r.inWindow() {
+		r.lanes[cs.model].errors++
+	}
+}
+
+func (r *recorder) rejected(cs *callState) {
+	r.counts.Rejected429++
+	m := &r.lanes[cs.model]
+	m.rejectedSinceSample++
+	if cs.kind == productionCall {
+		r.prod[cs.owner].rejected429++
+	} else if r.inWindow() {
+		m.rejected429++
+	}
+}
+
+func (r *recorder) answered(cs *callState) {
+	if cs.kind == productionCall {
+		p := &r.prod[cs.owner]
+		p.answered++
+		p.latencySum += (r.now() - cs.born).Seconds()
+	} else if r.inWindow() {
+		r.lanes[cs.model].calls++
+	}
+}
+
+func (r *recorder) failed(cs *callState) {
+	r.counts.CallsFailed++
+	if cs.kind == productionCall {
+		p := &r.prod[cs.owner]
+		p.failed++
+		if minute := int64(r.now() / Minute); minute != p.lastFailMinute {
+			p.lastFailMinute = minute
+			p.failedMinutes++
+		}
+	} else if r.inWindow() {
+		r.lanes[cs.model].failed++
+	}
+}
+
+// sample appends one time-series row per model with anything going on.
+func (w *World) sample() {
+	now := w.now()
+	t := now.Seconds()
+	for i := range w.rec.lanes {
+		m, model := &w.rec.lanes[i], int32(i)
+		jobs, depth, inflight := w.load[i], w.gw.Depth(model), w.prov.models[i].inflight
+		if jobs.running == 0 && depth == 0 && inflight == 0 && jobs.waiting == 0 && m.rejectedSinceSample == 0 {
+			continue
+		}
+		use := w.prov.quotaUse(model, now)
+		w.rec.series = append(w.rec.series, results.SeriesRow{
+			T: t, Model: model, Running: int32(jobs.running), Limit: int32(w.limits[i]),
+			Depth: int32(depth), Inflight: int32(inflight), Waiting: int32(jobs.waiting),
+			Rejected429: int32(m.rejectedSinceSample), QuotaUse: float32(use),
+		})
+		m.rejectedSinceSample = 0
+	}
+	w.rec.fairSample()
+	if w.opts.Progress != nil {
+		w.opts.Progress(now, w.rec.end)
+	}
+}
+
+// Lanes is what was measured on each model, in catalogue order.
+func (w *World) Lanes() []results.LaneRaw {
+	out := make([]results.LaneRaw, len(w.rec.lanes))
+	for i := range w.rec.lanes {
+		m := &w.rec.lanes[i]
+		out[i] = results.LaneRaw{
+			Model: w.rec.names[i], Streams: w.prov.models[i].cfg.Streams,
+			Arrived: m.arrived, Started: m.started, Completed: m.completed, Times: m.times,
+			Calls: m.calls, Rejected429: m.rejected429, Errors: m.errors, Failed: m.failed,
+			QueueEntries: m.queueEntries, QueueWaitSum: m.queueWaitSum,
+			DepthArea: m.depth.area, BusyArea: m.busy.area, RunningArea: m.running.area, GatewayOnlyArea: m.gwOnly.area,
+		}
+	}
+	return out
+}
+
+// Production is each production stream's statistics over the whole run.
+func (w *World) Production() []results.ProductionStats {
+	out := make([]results.ProductionStats, len(w.rec.prod))
+	for i := range w.rec.prod {
+		p, cfg := &w.rec.prod[i], &w.sc.Production[i]
+		out[i] = results.ProductionStats{Name: cfg.Name, Model: cfg.Model,
+			Arrived: p.arrived, Answered: p.answered, Rejected429: p.rejected429, RejectedOutage: p.rejectedOutage,
+			Failed: p.failed, FailedMinutes: p.failedMinutes, LatencySum: p.latencySum}
+	}
+	return out
+}
+
+// Series is the time series sampled every series_interval.
+func (w *World) Series() []results.SeriesRow { return w.rec.series }
+
+// Log is the event log (Options.Log).
+func (w *World) Log() []LogRecord { return w.rec.log }
+
+// Counts are the whole-run totals.
+func (w *World) Counts() Counts { return w.rec.counts }
+
+// Fairness returns the run's fairness measurements.
+func (w *World) Fairness() results.FairnessData { return w.rec.fairness() }

@@ -1,0 +1,59 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestScenarioErrorText pins the whole text of each validation error, from
+// every source (sim's own checks, workloads, policies, production traces),
+// so restructuring the checks cannot change a message.
+func TestScenarioErrorText(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{"zero duration", "duration: 1h", "duration: 0s", "dir/bad.yaml:2: duration: must be > 0, got 0s"},
+		{"warmup past duration", "warmup: 5m", "warmup: 2h", "dir/bad.yaml:3: warmup: must be in [0, duration), got 2h0m0s"},
+		{"fairness window below series", "warmup: 5m", "warmup: 5m\nseries_interval: 20m", "dir/bad.yaml: fairness_window: must be >= series_interval (20m0s), got 10m0s"},
+		{"negative capacity", "capacity: 100", "capacity: -1", "dir/bad.yaml:4: containers.capacity: must be > 0, got -1"},
+		{"negative startup", "startup: 5s", "startup: -5s", "dir/bad.yaml:4: containers.startup: must be >= 0, got -5s"},
+		{"retry max below base", "warmup: 5m", "warmup: 5m\ngateway: {retry: {base: 2s, max: 1s}}", "dir/bad.yaml:4: gateway.retry.max: must be >= base (2s), got 1s"},
+		{"negative depth delay", "warmup: 5m", "warmup: 5m\ngateway: {depth_delay: -1s}", "dir/bad.yaml:4: gateway.depth_delay: must be >= 0, got -1s"},
+		{"negative rpm", "rpm: 100", "rpm: -3", "dir/bad.yaml:6: organisations[0].rpm: must be >= 0 (0 = no limit), got -3"},
+		{"duplicate org", "  - {name: o, rpm: 100}\n", "  - {name: o, rpm: 100}\n  - {name: o}\n", `dir/bad.yaml:7: organisations[1].name: duplicate organisation "o"`},
+		{"zero decode rate", "    decode_rate: 50\n", "    decode_rate: 0\n", "dir/bad.yaml:11: models[0].decode_rate: must be > 0 tokens/s, got 0"},
+		{"unknown org", "    org: o\n", "    org: nope\n", `dir/bad.yaml:9: models[0].org: unknown organisation "nope"`},
+		{"duplicate model", "{name: b,", "{name: a,", `dir/bad.yaml:12: models[1].name: duplicate model "a" (also models[0])`},
+		{"lognormal without cv", "    decode_rate: 50\n", "    decode_rate: 50\n    jitter: {dist: lognormal}\n", "dir/bad.yaml:12: models[0].jitter.cv: must be > 0 for lognormal, got 0"},
+		{"group count", "workload:", "model_groups:\n  - {prefix: g, count: 0, streams: 1, decode_rate: 1}\nworkload:", "dir/bad.yaml:14: model_groups[0].count: must be >= 1, got 0"},
+		{"group jitter", "workload:", "model_groups:\n  - {prefix: g, count: 2, streams: 1, decode_rate: 1, jitter: {dist: weird}}\nworkload:", `dir/bad.yaml:14: model_groups[0].jitter.dist: unknown "weird" (want none, exponential or lognormal)`},
+		{"event unknown model", "workload:", "events:\n  - {at: 1m, model: zz, capacity: 0}\nworkload:", `dir/bad.yaml:14: events[0].model: unknown model "zz"`},
+		{"event sets nothing", "workload:", "events:\n  - {at: 1m, model: a}\nworkload:", "dir/bad.yaml:14: events[0]: sets neither capacity nor latency"},
+		{"events out of order", "workload:", "events:\n  - {at: 2m, model: a, capacity: 1}\n  - {at: 1m, model: a, capacity: 0}\nworkload:", "dir/bad.yaml:15: events[1].at: events must be in time order (1m0s after 2m0s)"},
+		{"production unknown model", "workload:", "production:\n  - {trace: x.csv, model: zz}\nworkload:", `dir/bad.yaml:14: production[0].model: unknown model "zz"`},
+		{"production missing trace", "workload:", "production:\n  - {trace: /nonexistent/x.csv, format: azure, model: a}\nworkload:", "dir/bad.yaml:14: production[0].trace: open /nonexistent/x.csv: no such file or directory"},
+		{"production bad speedup", "workload:", "production:\n  - {trace: x.csv, model: a, speedup: -1}\nworkload:", "dir/bad.yaml:14: production[0].speedup: must be >= 0, got -1"},
+		{"workload unknown hot model", "hot: [a]", "hot: [zz]", `dir/bad.yaml:17: workload.models.hot[0]: unknown model "zz"`},
+		{"workload bad distribution", "x: {turns: 2}", "x: {turns: {dist: pareto, min: 0, max: 5, alpha: 1}}", "dir/bad.yaml:22: workload.behaviours.x.turns.min: must be > 0, got 0"},
+		{"lane cap above global cap", "lanes: {a: 20}", "lanes: {a: 80}", "dir/bad.yaml:26: policies.fixed_lane.lanes.a: cap 80 is above global_cap 50"},
+		{"unknown lane model", "lanes: {a: 20}", "lanes: {zz: 20}", `dir/bad.yaml:26: policies.fixed_lane.lanes.zz: unknown model "zz"`},
+		{"global cap above containers", "global_cap: 50", "global_cap: 500", "dir/bad.yaml:25: policies.fixed_lane.global_cap: 500 is above containers.capacity 100"},
+		{"scheduler target", "    lanes: {a: 20}\n", "    lanes: {a: 20}\n  scheduler: {target_depth: -4}\n", "dir/bad.yaml:27: policies.scheduler.target_depth: must be >= 1, got -4"},
+		{"wrong type", "streams: 10", "streams: ten", "dir/bad.yaml: line 10: cannot unmarshal !!str `ten` into int"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(validScenario, tc.old) {
+				t.Fatalf("test bug: %q not in the base scenario", tc.old)
+			}
+			_, err := ParseScenario("dir/bad.yaml", []byte(strings.Replace(validScenario, tc.old, tc.new, 1)))
+			if err == nil {
+				t.Fatal("broken scenario accepted")
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/evalsched/lab/internal/field"
 )
 
 // Job is one job as a workload produces it.
@@ -86,116 +88,143 @@ type Burst struct {
 	Spread  time.Duration `yaml:"spread" json:"spread"`
 }
 
-// Validate checks the config against the model catalogue. Errors name the
-// field relative to the workload block.
+// Validate checks the config against the model catalogue and compiles the
+// batch-size distributions. Errors are *field.Error with the path relative
+// to the workload block (models.hot[0], behaviours.x.turns.min).
 func (c *Config) Validate(models []string) error {
 	if len(models) == 0 {
-		return fmt.Errorf("models: the catalogue is empty")
+		return field.Errorf("models", "the catalogue is empty")
 	}
 	index := make(map[string]int, len(models))
 	for i, m := range models {
 		index[m] = i
 	}
 	if c.Accounts < 1 {
-		return fmt.Errorf("accounts: must be >= 1, got %d", c.Accounts)
+		return field.Errorf("accounts", "must be >= 1, got %d", c.Accounts)
 	}
 	if c.ProjectsPerAccount < 1 {
-		return fmt.Errorf("projects_per_account: must be >= 1, got %d", c.ProjectsPerAccount)
+		return field.Errorf("projects_per_account", "must be >= 1, got %d", c.ProjectsPerAccount)
 	}
+	for _, check := range []func() error{
+		c.validateTiers,
+		func() error { return c.validateModels(models, index) },
+		c.validateBatches,
+		func() error { return c.validateBehaviours(index) },
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateTiers() error {
 	for i, w := range c.Tiers.Account {
 		if w < 0 {
-			return fmt.Errorf("tiers.account[%d]: weight must be >= 0, got %g", i, w)
+			return field.Errorf(fmt.Sprintf("tiers.account[%d]", i), "weight must be >= 0, got %g", w)
 		}
 	}
 	if len(c.Tiers.Account) > 100 {
-		return fmt.Errorf("tiers.account: at most 100 tiers, got %d", len(c.Tiers.Account))
+		return field.Errorf("tiers.account", "at most 100 tiers, got %d", len(c.Tiers.Account))
 	}
 	for _, p := range []struct {
 		name string
 		v    float64
 	}{{"tiers.project_override", c.Tiers.ProjectOverride}, {"tiers.batch_override", c.Tiers.BatchOverride}, {"models.hot_share", c.Models.HotShare}} {
 		if !(p.v >= 0 && p.v <= 1) {
-			return fmt.Errorf("%s: must be in [0, 1], got %g", p.name, p.v)
+			return field.Errorf(p.name, "must be in [0, 1], got %g", p.v)
 		}
 	}
 	for _, name := range sortedNames(c.Tiers.Pinned) {
 		if t := c.Tiers.Pinned[name]; t < 1 || t > 100 {
-			return fmt.Errorf("tiers.pinned.%s: tier must be in 1..100, got %d", name, t)
+			return field.Errorf("tiers.pinned."+name, "tier must be in 1..100, got %d", t)
 		}
 	}
+	return nil
+}
+
+func (c *Config) validateModels(models []string, index map[string]int) error {
 	for i, h := range c.Models.Hot {
 		if _, ok := index[h]; !ok {
-			return fmt.Errorf("models.hot[%d]: unknown model %q", i, h)
+			return field.Errorf(fmt.Sprintf("models.hot[%d]", i), "unknown model %q", h)
 		}
 	}
 	excluded := map[string]bool{}
 	for i, e := range c.Models.Exclude {
+		path := fmt.Sprintf("models.exclude[%d]", i)
 		if _, ok := index[e]; !ok {
-			return fmt.Errorf("models.exclude[%d]: unknown model %q", i, e)
+			return field.Errorf(path, "unknown model %q", e)
 		}
 		if slices.Contains(c.Models.Hot, e) {
-			return fmt.Errorf("models.exclude[%d]: %q is also hot", i, e)
+			return field.Errorf(path, "%q is also hot", e)
 		}
 		excluded[e] = true
 	}
 	if len(c.Models.Hot) == 0 && len(excluded) == len(models) {
-		return fmt.Errorf("models.exclude: every model is excluded")
+		return field.Errorf("models.exclude", "every model is excluded")
 	}
 	if len(c.Models.Hot) == 0 && c.Models.HotShare > 0 {
-		return fmt.Errorf("models.hot_share: %g but no hot models listed", c.Models.HotShare)
+		return field.Errorf("models.hot_share", "%g but no hot models listed", c.Models.HotShare)
 	}
 	if len(c.Models.Hot) < len(models) && c.Models.HotShare < 1 && !(c.Models.ZipfS > 1) {
-		return fmt.Errorf("models.zipf_s: must be > 1, got %g", c.Models.ZipfS)
+		return field.Errorf("models.zipf_s", "must be > 1, got %g", c.Models.ZipfS)
 	}
+	return nil
+}
+
+func (c *Config) validateBatches() error {
 	for _, p := range []struct {
 		name string
 		bp   *BatchProcess
 	}{{"batches", &c.Batches}, {"background", &c.Background}} {
 		if p.bp.RatePerHour < 0 {
-			return fmt.Errorf("%s.rate_per_hour: must be >= 0, got %g", p.name, p.bp.RatePerHour)
+			return field.Errorf(p.name+".rate_per_hour", "must be >= 0, got %g", p.bp.RatePerHour)
 		}
 		if p.bp.RatePerHour > 0 || len(p.bp.Bursts) > 0 {
-			if err := p.bp.Size.Validate(p.name + ".size"); err != nil {
+			if err := p.bp.Size.compileAt(p.name + ".size"); err != nil {
 				return err
 			}
 		}
 		for i, b := range p.bp.Bursts {
 			if b.At < 0 || b.Batches < 1 || b.Spread < 0 {
-				return fmt.Errorf("%s.bursts[%d]: need at >= 0, batches >= 1, spread >= 0", p.name, i)
+				return field.Errorf(fmt.Sprintf("%s.bursts[%d]", p.name, i), "need at >= 0, batches >= 1, spread >= 0")
 			}
 		}
 	}
+	return nil
+}
+
+func (c *Config) validateBehaviours(index map[string]int) error {
 	if len(c.Behaviours) == 0 {
-		return fmt.Errorf("behaviours: at least one behaviour class is needed")
+		return field.Errorf("behaviours", "at least one behaviour class is needed")
 	}
 	for _, name := range sortedNames(c.Behaviours) {
-		b := c.Behaviours[name]
-		b.ApplyDefaults()
-		if err := b.Validate("behaviours." + name); err != nil {
+		b, err := behaviourClass(c.Behaviours, name)
+		if err != nil {
 			return err
 		}
 		if g := b.Grading; g != nil {
 			if _, ok := index[g.Judge]; !ok {
-				return fmt.Errorf("behaviours.%s.grading.judge: unknown model %q", name, g.Judge)
+				return field.Errorf("behaviours."+name+".grading.judge", "unknown model %q", g.Judge)
 			}
-			if _, ok := c.Behaviours[g.Behaviour]; g.Behaviour != "" && !ok {
-				return fmt.Errorf("behaviours.%s.grading.behaviour: unknown behaviour %q", name, g.Behaviour)
-			}
+		}
+		if err := checkGradingClass(c.Behaviours, name); err != nil {
+			return err
 		}
 	}
 	total := 0.0
 	for _, name := range sortedNames(c.BehaviourMix) {
 		w := c.BehaviourMix[name]
 		if _, ok := c.Behaviours[name]; !ok {
-			return fmt.Errorf("behaviour_mix.%s: unknown behaviour", name)
+			return field.Errorf("behaviour_mix."+name, "unknown behaviour")
 		}
 		if w < 0 {
-			return fmt.Errorf("behaviour_mix.%s: weight must be >= 0, got %g", name, w)
+			return field.Errorf("behaviour_mix."+name, "weight must be >= 0, got %g", w)
 		}
 		total += w
 	}
 	if len(c.BehaviourMix) > 0 && total == 0 {
-		return fmt.Errorf("behaviour_mix: weights add up to 0")
+		return field.Errorf("behaviour_mix", "weights add up to 0")
 	}
 	return nil
 }
@@ -337,19 +366,37 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 func BehaviourClasses(cfg Config) (map[string]*Behaviour, error) {
 	classes := make(map[string]*Behaviour, len(cfg.Behaviours))
 	for _, name := range sortedNames(cfg.Behaviours) {
-		b := cfg.Behaviours[name]
-		b.ApplyDefaults()
-		if err := b.Validate("behaviours." + name); err != nil {
+		b, err := behaviourClass(cfg.Behaviours, name)
+		if err != nil {
 			return nil, err
 		}
-		if g := b.Grading; g != nil {
-			if _, ok := cfg.Behaviours[g.Behaviour]; g.Behaviour != "" && !ok {
-				return nil, fmt.Errorf("behaviours.%s.grading.behaviour: unknown behaviour %q", name, g.Behaviour)
-			}
+		if err := checkGradingClass(cfg.Behaviours, name); err != nil {
+			return nil, err
 		}
-		classes[name] = &b
+		classes[name] = b
 	}
 	return classes, nil
+}
+
+// behaviourClass is a fresh copy of the named class with its defaults
+// applied, validated and compiled.
+func behaviourClass(behaviours map[string]Behaviour, name string) (*Behaviour, error) {
+	b := behaviours[name]
+	b.ApplyDefaults()
+	if err := b.Validate("behaviours." + name); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// checkGradingClass checks that the class a grading step names exists.
+func checkGradingClass(behaviours map[string]Behaviour, name string) error {
+	if g := behaviours[name].Grading; g != nil {
+		if _, ok := behaviours[g.Behaviour]; g.Behaviour != "" && !ok {
+			return field.Errorf("behaviours."+name+".grading.behaviour", "unknown behaviour %q", g.Behaviour)
+		}
+	}
+	return nil
 }
 
 // GradingBehaviours maps each class with a grading step to the behaviour of

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"github.com/evalsched/lab/internal/field"
 	"path/filepath"
 	"strings"
 )
@@ -108,20 +109,10 @@ func TraceFormat(name, format string) (string, error) {
 	return "", fmt.Errorf("unknown trace format %q (want jsonl or csv)", format)
 }
 
-// TraceError is one problem in a trace file: FILE:LINE: FIELD: problem.
-type TraceError struct {
-	File  string
-	Line  int
-	Field string // "record" for the record as a whole
-	Msg   string
-}
-
-func (e TraceError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
-}
+// TraceError is one problem in a trace file, rendered FILE:LINE: FIELD:
+// problem: the lab's field error, its Path the field (column) at fault or
+// "record" for the record as a whole. Read it with errors.As.
+type TraceError = field.Error
 
 // TraceOptions tune a TraceReader.
 type TraceOptions struct {
@@ -134,7 +125,7 @@ type TraceOptions struct {
 	UniqueIDs bool
 	// OnSkip, if set, receives each skipped record's error instead of the
 	// reader keeping it for Skipped.
-	OnSkip func(TraceError)
+	OnSkip func(*TraceError)
 }
 
 // The fields of a record, in the order the writer emits them.

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/evalsched/lab/internal/field"
 	"hash/maphash"
 	"io"
 	"strings"
@@ -46,10 +47,10 @@ type TraceReader struct {
 	// last strings, reused while they repeat (jobs of a batch)
 	account, project, batch string
 
-	rawOK  bool       // the record parsed (else recErr says why)
-	recErr TraceError // the current record's problem
+	rawOK  bool        // the record parsed (else recErr says why)
+	recErr *TraceError // the current record's problem
 
-	skipped  []TraceError
+	skipped  []*TraceError
 	nSkipped int
 	err      error
 	done     bool
@@ -95,7 +96,7 @@ func NewTraceReader(r io.Reader, name, format string, catalogue []string, classe
 func (t *TraceReader) Err() error { return t.err }
 
 // Skipped is every record skipped so far (SkipInvalid without OnSkip).
-func (t *TraceReader) Skipped() []TraceError { return t.skipped }
+func (t *TraceReader) Skipped() []*TraceError { return t.skipped }
 
 // SkippedCount is the number of records skipped so far.
 func (t *TraceReader) SkippedCount() int { return t.nSkipped }
@@ -109,8 +110,8 @@ func (t *TraceReader) Line() int { return t.line }
 // ID is the trace id of the job last returned by Next.
 func (t *TraceReader) ID() string { return string(t.id) }
 
-func (t *TraceReader) fatal(line int, field, format string, args ...any) {
-	t.err = TraceError{File: t.name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+func (t *TraceReader) fatal(line int, path, format string, args ...any) {
+	t.err = &field.Error{File: t.name, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
 	t.done = true
 }
 
@@ -128,9 +129,9 @@ func (t *TraceReader) Next() (Job, bool) {
 			}
 			continue
 		}
-		job, field, msg := t.build()
-		if field != "" {
-			t.recErr = TraceError{File: t.name, Line: t.line, Field: field, Msg: msg}
+		job, err := t.build()
+		if err != nil {
+			t.recErr = t.locate(err)
 			if t.reject() {
 				return Job{}, false
 			}
@@ -159,9 +160,16 @@ func (t *TraceReader) reject() bool {
 }
 
 // badRecord marks the current record bad for a syntax-level problem.
-func (t *TraceReader) badRecord(field, format string, args ...any) {
+func (t *TraceReader) badRecord(path, format string, args ...any) {
 	t.rawOK = false
-	t.recErr = TraceError{File: t.name, Line: t.line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	t.recErr = t.locate(field.Errorf(path, format, args...))
+}
+
+// locate places a problem of the current record at its file and line.
+func (t *TraceReader) locate(err error) *TraceError {
+	var fe *field.Error
+	errors.As(field.In(t.name, t.line, err), &fe)
+	return fe
 }
 
 // readRecord reads the next record into t.raw; false at the end of the file
@@ -307,6 +315,3 @@ func (t *TraceReader) readCSV() bool {
 	}
 	return true
 }
-
-// build types the fields of a parsed record into a job; field is non-empty
-// (with msg) for the record's first problem.

@@ -3,6 +3,7 @@ package workloads
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/evalsched/lab/internal/field"
 	"hash/maphash"
 	"io"
 	"strconv"
@@ -10,7 +11,34 @@ import (
 	"time"
 )
 
-func (t *TraceReader) build() (job Job, field, msg string) {
+// build types the fields of a parsed record into a job. The error is the
+// record's first problem, a *field.Error at the field (not yet located in
+// the file), checked in the order the format documents.
+func (t *TraceReader) build() (Job, error) {
+	job := Job{Judge: -1}
+	if err := t.checkShape(); err != nil {
+		return job, err
+	}
+	t.id = append(t.id[:0], t.raw[fID].text...)
+	if err := t.typeFields(&job); err != nil {
+		return job, err
+	}
+	if err := t.resolve(&job); err != nil {
+		return job, err
+	}
+	if err := t.checkOrder(job.Arrival); err != nil {
+		return job, err
+	}
+	r := &t.raw
+	job.Account = intern(&t.account, r[fAccount].text)
+	job.Project = intern(&t.project, r[fProject].text)
+	job.Batch = intern(&t.batch, r[fBatch].text)
+	return job, nil
+}
+
+// checkShape checks the version, then that the required fields are there
+// and the string fields are non-empty strings.
+func (t *TraceReader) checkShape() error {
 	r := &t.raw
 	// An empty string in an optional field is an absent one, as in CSV.
 	for _, f := range []int{fGrading, fClass, fPlan} {
@@ -20,124 +48,121 @@ func (t *TraceReader) build() (job Job, field, msg string) {
 	}
 	// v first: a different version may mean different fields.
 	if !r[fV].present() {
-		return job, "v", fmt.Sprintf("missing (the format version, %d)", TraceVersion)
+		return field.Errorf("v", "missing (the format version, %d)", TraceVersion)
 	}
-	if v, err := t.uintField(fV, 1<<31); err != "" {
-		return job, "v", err
+	if v, err := t.uintField(fV, 1<<31); err != nil {
+		return err
 	} else if v != TraceVersion {
-		return job, "v", fmt.Sprintf("unsupported version %d (this reader reads %d)", v, TraceVersion)
+		return field.Errorf("v", "unsupported version %d (this reader reads %d)", v, TraceVersion)
 	}
 	for _, f := range []int{fID, fArrival, fAccount, fProject, fBatch, fModel} {
 		if !r[f].present() {
-			return job, fieldNames[f], "missing"
+			return field.Errorf(fieldNames[f], "missing")
 		}
 	}
 	if !r[fClass].present() && !r[fPlan].present() {
-		return job, "class", "missing: a job needs a class or a plan"
+		return field.Errorf("class", "missing: a job needs a class or a plan")
 	}
 	for _, f := range []int{fID, fAccount, fProject, fBatch, fModel, fGrading, fClass} {
 		if r[f].present() && r[f].kind != 's' && r[f].kind != 'c' {
-			return job, fieldNames[f], "want a string, got " + kindName(r[f].kind)
+			return field.Errorf(fieldNames[f], "want a string, got %s", kindName(r[f].kind))
 		}
 	}
 	for _, f := range []int{fID, fAccount, fProject, fBatch, fModel} {
 		if r[f].kind == 's' && len(r[f].text) == 0 {
-			return job, fieldNames[f], "empty"
+			return field.Errorf(fieldNames[f], "empty")
 		}
 	}
-	t.id = append(t.id[:0], r[fID].text...)
-	// arrival
-	if err := t.wantNumber(fArrival); err != "" {
-		return job, "arrival_s", err
+	return nil
+}
+
+// typeFields reads the arrival, the tiers and the seed into job.
+func (t *TraceReader) typeFields(job *Job) error {
+	r := &t.raw
+	if err := t.wantNumber(fArrival); err != nil {
+		return err
 	}
 	arrival, err := parseSeconds(string(r[fArrival].text))
 	if err != nil {
-		return job, "arrival_s", err.Error()
+		return field.Under("arrival_s", err)
 	}
 	if arrival < 0 {
-		return job, "arrival_s", fmt.Sprintf("must be >= 0, got %s", r[fArrival].text)
+		return field.Errorf("arrival_s", "must be >= 0, got %s", r[fArrival].text)
 	}
 	job.Arrival = arrival
-	// tiers
-	for i, f := range []int{fAccountTier, fProjectTier, fBatchTier} {
-		if !r[f].present() {
-			continue
-		}
-		v, err := t.uintField(f, 100)
-		if err != "" {
-			return job, fieldNames[f], err
-		}
-		switch i {
-		case 0:
-			job.AccountTier = int8(v)
-		case 1:
-			job.ProjectTier = int8(v)
-		default:
-			job.BatchTier = int8(v)
+	for i, tier := range []*int8{&job.AccountTier, &job.ProjectTier, &job.BatchTier} {
+		if f := fAccountTier + i; r[f].present() {
+			v, err := t.uintField(f, 100)
+			if err != nil {
+				return err
+			}
+			*tier = int8(v)
 		}
 	}
-	// seed
-	if r[fSeed].present() {
-		v, err := t.uintField(fSeed, 1<<64-1)
-		if err != "" {
-			return job, "seed", err
-		}
-		job.Seed = v
-	} else {
+	if !r[fSeed].present() {
 		job.Seed = Stream(0, string(t.id))
+		return nil
 	}
-	// class or plan
+	v, err := t.uintField(fSeed, 1<<64-1)
+	job.Seed = v
+	return err
+}
+
+// resolve sets the job's behaviour (its class or plan), model and grading
+// model and behaviour against the scenario.
+func (t *TraceReader) resolve(job *Job) error {
+	r := &t.raw
 	var class *Behaviour
 	switch {
 	case r[fClass].present() && r[fPlan].present():
-		return job, "plan", "a job has a class or a plan, not both"
+		return field.Errorf("plan", "a job has a class or a plan, not both")
 	case r[fPlan].present():
 		plan, err := t.plan()
 		if err != nil {
-			return job, "plan", err.Error()
+			return field.Under("plan", err)
 		}
 		if err := plan.Validate("plan"); err != nil {
-			return job, "plan", strings.TrimPrefix(err.Error(), "plan: ")
+			return err
 		}
 		job.Behaviour = PlanBehaviour(plan)
 	default:
 		var ok bool
 		if class, ok = t.classes[string(r[fClass].text)]; !ok {
-			return job, "class", fmt.Sprintf("unknown behaviour class %q (the scenario has %s)", r[fClass].text, strings.Join(sortedNames(t.classes), ", "))
+			return field.Errorf("class", "unknown behaviour class %q (the scenario has %s)", r[fClass].text, strings.Join(sortedNames(t.classes), ", "))
 		}
 		job.Behaviour = class
 	}
-	// models
 	var ok bool
 	if job.Model, ok = t.models[string(r[fModel].text)]; !ok {
-		return job, "model", fmt.Sprintf("unknown model %q", r[fModel].text)
+		return field.Errorf("model", "unknown model %q", r[fModel].text)
 	}
-	job.Judge = -1
 	if r[fGrading].present() && len(r[fGrading].text) > 0 {
 		if job.Judge, ok = t.models[string(r[fGrading].text)]; !ok {
-			return job, "grading", fmt.Sprintf("unknown model %q", r[fGrading].text)
+			return field.Errorf("grading", "unknown model %q", r[fGrading].text)
 		}
 		job.JudgeBehaviour = t.single
 		if jb := t.judgeOf[class]; class != nil && jb != nil {
 			job.JudgeBehaviour = jb
 		}
 	}
-	// order, then uniqueness
-	if t.haveLast && job.Arrival < t.last {
-		return job, "arrival_s", fmt.Sprintf("out of order: %s s is before the previous job's %s s", formatSeconds(job.Arrival), formatSeconds(t.last))
+	return nil
+}
+
+// checkOrder checks the arrival against the last good record's, then (with
+// UniqueIDs) that the id is new, and records both.
+func (t *TraceReader) checkOrder(arrival time.Duration) error {
+	if t.haveLast && arrival < t.last {
+		return field.Errorf("arrival_s", "out of order: %s s is before the previous job's %s s", formatSeconds(arrival), formatSeconds(t.last))
 	}
 	if t.ids != nil {
 		h := maphash.Bytes(t.seedHash, t.id)
 		if first, dup := t.ids[h]; dup {
-			return job, "id", fmt.Sprintf("duplicate id %q (first at line %d)", t.id, first)
+			return field.Errorf("id", "duplicate id %q (first at line %d)", t.id, first)
 		}
 		t.ids[h] = int32(min(t.line, 1<<31-1))
 	}
-	t.last, t.haveLast = job.Arrival, true
-	job.Account = intern(&t.account, r[fAccount].text)
-	job.Project = intern(&t.project, r[fProject].text)
-	job.Batch = intern(&t.batch, r[fBatch].text)
-	return job, "", ""
+	t.last, t.haveLast = arrival, true
+	return nil
 }
 
 // intern returns b as a string, reusing *last when equal.
@@ -149,24 +174,24 @@ func intern(last *string, b []byte) string {
 }
 
 // wantNumber checks a JSON field is a number (CSV cells are parsed later).
-func (t *TraceReader) wantNumber(f int) string {
+func (t *TraceReader) wantNumber(f int) error {
 	if k := t.raw[f].kind; k != 'n' && k != 'c' {
-		return "want a number, got " + kindName(k)
+		return field.Errorf(fieldNames[f], "want a number, got %s", kindName(k))
 	}
-	return ""
+	return nil
 }
 
 // uintField reads an unsigned integer field no larger than max.
-func (t *TraceReader) uintField(f int, max uint64) (uint64, string) {
-	if err := t.wantNumber(f); err != "" {
+func (t *TraceReader) uintField(f int, max uint64) (uint64, error) {
+	if err := t.wantNumber(f); err != nil {
 		return 0, err
 	}
 	s := string(t.raw[f].text)
 	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || v > max {
-		return 0, fmt.Sprintf("want an integer in [0, %d], got %s", max, strconv.Quote(s))
+		return 0, field.Errorf(fieldNames[f], "want an integer in [0, %d], got %s", max, strconv.Quote(s))
 	}
-	return v, ""
+	return v, nil
 }
 
 // plan reads the plan field: a JSON array, or the compact encoding (a JSON
@@ -192,9 +217,9 @@ func (t *TraceReader) plan() (*CallPlan, error) {
 
 // TraceReport is what ValidateTrace found.
 type TraceReport struct {
-	Records int          // records read (not counting a CSV header or blank lines)
-	Valid   int          // good records
-	Errors  []TraceError // every bad record's first problem, in file order
+	Records int           // records read (not counting a CSV header or blank lines)
+	Valid   int           // good records
+	Errors  []*TraceError // every bad record's first problem, in file order
 	// Of the good records:
 	ClassJobs, PlanJobs, Graded int
 	First, Last                 time.Duration // first and last arrival
@@ -211,7 +236,7 @@ func ValidateTrace(r io.Reader, name, format string, catalogue []string, classes
 	var rep TraceReport
 	tr := NewTraceReader(r, name, format, catalogue, classes, TraceOptions{
 		SkipInvalid: true, UniqueIDs: true,
-		OnSkip: func(e TraceError) { rep.Errors = append(rep.Errors, e) },
+		OnSkip: func(e *TraceError) { rep.Errors = append(rep.Errors, e) },
 	})
 	for job, ok := tr.Next(); ok; job, ok = tr.Next() {
 		if rep.Valid == 0 {

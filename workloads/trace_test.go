@@ -301,7 +301,7 @@ func jline(id, at string) string {
 
 // TestTraceErrors: every kind of bad record is reported with its line and
 // field, by ValidateTrace (all of them) and by a reader (the first).
-func TestTraceErrors(t *testing.T) {
+func TestTraceErrors(t *testing.T) { // long: one table row per kind of bad record
 	classes, err := BehaviourClasses(testConfig())
 	if err != nil {
 		t.Fatal(err)

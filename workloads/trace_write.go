@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -52,87 +53,112 @@ func NewTraceWriter(w io.Writer, format string, catalogue []string, classNames m
 // reader would reject: out of order, an unknown model or class, a grading
 // behaviour other than the one the reader derives.
 func (tw *TraceWriter) Write(job Job) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("job %d: %s", job.ID, fmt.Sprintf(format, args...))
+	class, grading, err := tw.check(job)
+	if err != nil {
+		return fmt.Errorf("job %d: %w", job.ID, err)
 	}
+	tw.last = job.Arrival
+	tw.n++
+	if tw.format == "csv" {
+		return tw.writeCSV(job, class, grading)
+	}
+	tw.line = tw.appendJSON(tw.line[:0], job, class, grading)
+	_, err = tw.w.Write(tw.line)
+	return err
+}
+
+// check refuses what a reader would reject; else it returns the job's class
+// name ("" for a plan job) and grading model ("" for none).
+func (tw *TraceWriter) check(job Job) (class, grading string, err error) {
 	if job.Arrival < 0 || (tw.n > 0 && job.Arrival < tw.last) {
-		return bad("arrival %v out of order (previous %v)", job.Arrival, tw.last)
+		return "", "", fmt.Errorf("arrival %v out of order (previous %v)", job.Arrival, tw.last)
 	}
 	if job.Model < 0 || job.Model >= len(tw.catalogue) {
-		return bad("model index %d outside the catalogue", job.Model)
+		return "", "", fmt.Errorf("model index %d outside the catalogue", job.Model)
 	}
 	for _, s := range []struct{ name, v string }{{"account", job.Account}, {"project", job.Project}, {"batch", job.Batch}} {
 		if s.v == "" {
-			return bad("%s: empty", s.name)
+			return "", "", fmt.Errorf("%s: empty", s.name)
 		}
 	}
 	for _, tier := range []int8{job.AccountTier, job.ProjectTier, job.BatchTier} {
 		if tier < 0 || tier > 100 {
-			return bad("tier %d outside 0..100", tier)
+			return "", "", fmt.Errorf("tier %d outside 0..100", tier)
 		}
 	}
 	if job.Behaviour == nil {
-		return bad("no behaviour")
+		return "", "", errors.New("no behaviour")
 	}
 	class, isClass := tw.names[job.Behaviour]
 	plan := job.Behaviour.Plan
 	if plan == nil && !isClass {
-		return bad("behaviour is not one of the named classes")
+		return "", "", errors.New("behaviour is not one of the named classes")
 	}
 	if plan != nil {
 		if err := plan.Validate("plan"); err != nil {
-			return bad("%v", err)
+			return "", "", err
+		}
+		class = ""
+	}
+	if job.Judge < 0 {
+		return class, "", nil
+	}
+	if err := tw.checkGrading(job); err != nil {
+		return "", "", err
+	}
+	return class, tw.catalogue[job.Judge], nil
+}
+
+// checkGrading checks a graded job's grading behaviour is the one a reader
+// derives: the class's grading class, or a single call.
+func (tw *TraceWriter) checkGrading(job Job) error {
+	if job.Judge >= len(tw.catalogue) {
+		return fmt.Errorf("judge model index %d outside the catalogue", job.Judge)
+	}
+	want := (*Behaviour)(nil)
+	if gr := job.Behaviour.Grading; job.Behaviour.Plan == nil && gr != nil {
+		want = tw.byName[gr.Behaviour]
+	}
+	jb := job.JudgeBehaviour
+	switch {
+	case jb == nil:
+		return errors.New("grading job without a behaviour")
+	case want != nil && jb != want && *jb != *want:
+		return fmt.Errorf("grading behaviour is not the class's grading class %q", job.Behaviour.Grading.Behaviour)
+	case want == nil && *jb != SingleCall(400):
+		return errors.New("grading behaviour is not a single call, which is all a trace can carry here")
+	}
+	return nil
+}
+
+// writeCSV writes a checked job as a CSV row.
+func (tw *TraceWriter) writeCSV(job Job, class, grading string) error {
+	c := tw.cells
+	c[fV] = strconv.Itoa(TraceVersion)
+	c[fID] = strconv.FormatInt(job.ID, 10)
+	c[fArrival] = formatSeconds(job.Arrival)
+	c[fAccount], c[fProject], c[fBatch] = job.Account, job.Project, job.Batch
+	for i, tier := range []int8{job.AccountTier, job.ProjectTier, job.BatchTier} {
+		c[fAccountTier+i] = ""
+		if tier != 0 {
+			c[fAccountTier+i] = strconv.Itoa(int(tier))
 		}
 	}
-	grading := ""
-	if job.Judge >= 0 {
-		if job.Judge >= len(tw.catalogue) {
-			return bad("judge model index %d outside the catalogue", job.Judge)
-		}
-		grading = tw.catalogue[job.Judge]
-		want := (*Behaviour)(nil)
-		if gr := job.Behaviour.Grading; plan == nil && gr != nil {
-			want = tw.byName[gr.Behaviour]
-		}
-		jb := job.JudgeBehaviour
-		switch {
-		case jb == nil:
-			return bad("grading job without a behaviour")
-		case want != nil && jb != want && *jb != *want:
-			return bad("grading behaviour is not the class's grading class %q", job.Behaviour.Grading.Behaviour)
-		case want == nil && *jb != SingleCall(400):
-			return bad("grading behaviour is not a single call, which is all a trace can carry here")
-		}
+	c[fModel] = tw.catalogue[job.Model]
+	c[fGrading] = grading
+	c[fClass], c[fPlan] = class, ""
+	if plan := job.Behaviour.Plan; plan != nil {
+		c[fPlan] = plan.String()
 	}
-	tw.last = job.Arrival
-	tw.n++
-	id := strconv.FormatInt(job.ID, 10)
-	if tw.format == "csv" {
-		c := tw.cells
-		c[fV] = strconv.Itoa(TraceVersion)
-		c[fID] = id
-		c[fArrival] = formatSeconds(job.Arrival)
-		c[fAccount], c[fProject], c[fBatch] = job.Account, job.Project, job.Batch
-		for i, tier := range []int8{job.AccountTier, job.ProjectTier, job.BatchTier} {
-			c[fAccountTier+i] = ""
-			if tier != 0 {
-				c[fAccountTier+i] = strconv.Itoa(int(tier))
-			}
-		}
-		c[fModel] = tw.catalogue[job.Model]
-		c[fGrading] = grading
-		c[fClass], c[fPlan] = "", ""
-		if plan != nil {
-			c[fPlan] = plan.String()
-		} else {
-			c[fClass] = class
-		}
-		c[fSeed] = strconv.FormatUint(job.Seed, 10)
-		return tw.csv.Write(c)
-	}
-	b := append(tw.line[:0], `{"v":`...)
+	c[fSeed] = strconv.FormatUint(job.Seed, 10)
+	return tw.csv.Write(c)
+}
+
+// appendJSON appends a checked job as a JSON Lines record.
+func (tw *TraceWriter) appendJSON(b []byte, job Job, class, grading string) []byte {
+	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, TraceVersion, 10)
-	b = appendJSONField(b, "id", id)
+	b = appendJSONField(b, "id", strconv.FormatInt(job.ID, 10))
 	b = append(b, `,"arrival_s":`...)
 	b = appendSeconds(b, job.Arrival)
 	b = appendJSONField(b, "account", job.Account)
@@ -150,7 +176,7 @@ func (tw *TraceWriter) Write(job Job) error {
 	if grading != "" {
 		b = appendJSONField(b, "grading", grading)
 	}
-	if plan != nil {
+	if plan := job.Behaviour.Plan; plan != nil {
 		b = append(b, `,"plan":`...)
 		b = plan.AppendJSON(b)
 	} else {
@@ -158,10 +184,7 @@ func (tw *TraceWriter) Write(job Job) error {
 	}
 	b = append(b, `,"seed":`...)
 	b = strconv.AppendUint(b, job.Seed, 10)
-	b = append(b, '}', '\n')
-	tw.line = b
-	_, err := tw.w.Write(b)
-	return err
+	return append(b, '}', '\n')
 }
 
 // Flush writes out what is buffered.

@@ -53,7 +53,7 @@ func (d Dist) kindSampler() (sampler, error) {
 		if !(d.Mean > 0) {
 			return nil, field.Errorf("mean", "must be > 0, got %g", d.Mean)
 		}
-		return exponentialSampler{distuv.Exponential{Rate: 1 / d.Mean}, clip{d.Min, d.Max}, d.Mean}, nil
+		return exponentialSampler{distuv.Exponential{Rate: 1 / d.Mean}, clipped{d.Min, d.Max, d.Mean}}, nil
 	case "lognormal":
 		if !(d.Median > 0) {
 			return nil, field.Errorf("median", "must be > 0, got %g", d.Median)
@@ -61,8 +61,8 @@ func (d Dist) kindSampler() (sampler, error) {
 		if d.Sigma < 0 {
 			return nil, field.Errorf("sigma", "must be >= 0, got %g", d.Sigma)
 		}
-		return lognormalSampler{distuv.LogNormal{Mu: math.Log(d.Median), Sigma: d.Sigma}, clip{d.Min, d.Max},
-			d.Median * math.Exp(d.Sigma*d.Sigma/2)}, nil
+		return lognormalSampler{distuv.LogNormal{Mu: math.Log(d.Median), Sigma: d.Sigma},
+			clipped{d.Min, d.Max, d.Median * math.Exp(d.Sigma*d.Sigma/2)}}, nil
 	case "pareto":
 		return d.compilePareto()
 	case "empirical":
@@ -106,10 +106,12 @@ func (d Dist) compileEmpirical() (sampler, error) {
 	return empiricalSampler{col}, nil
 }
 
-// clip bounds exponential and lognormal draws to [min, max] (max 0: none).
-type clip struct{ min, max float64 }
+// clipped bounds exponential and lognormal draws to [min, max] (max 0:
+// none) and keeps their mean as earlier versions computed it (1/Rate and
+// exp(Mu+σ²/2) may differ from it in the last bit).
+type clipped struct{ min, max, meanValue float64 }
 
-func (c clip) apply(v float64) float64 {
+func (c clipped) apply(v float64) float64 {
 	if v < c.min {
 		v = c.min
 	}
@@ -118,6 +120,8 @@ func (c clip) apply(v float64) float64 {
 	}
 	return v
 }
+
+func (c clipped) mean() float64 { return c.meanValue }
 
 type fixedSampler float64
 
@@ -132,8 +136,7 @@ func (u uniformSampler) mean() float64                  { return u.Mean() }
 
 type exponentialSampler struct {
 	distuv.Exponential
-	clip
-	meanValue float64 // the mean as given (1/Rate may differ in the last bit)
+	clipped
 }
 
 func (e exponentialSampler) sample(src rand.Source) float64 {
@@ -141,12 +144,10 @@ func (e exponentialSampler) sample(src rand.Source) float64 {
 	d.Src = src
 	return e.apply(d.Rand())
 }
-func (e exponentialSampler) mean() float64 { return e.meanValue }
 
 type lognormalSampler struct {
 	distuv.LogNormal
-	clip
-	meanValue float64 // median·exp(σ²/2), as earlier versions computed it
+	clipped
 }
 
 func (l lognormalSampler) sample(src rand.Source) float64 {
@@ -154,7 +155,6 @@ func (l lognormalSampler) sample(src rand.Source) float64 {
 	d.Src = src
 	return l.apply(d.Rand())
 }
-func (l lognormalSampler) mean() float64 { return l.meanValue }
 
 // boundedPareto is the Pareto distribution with shape Alpha truncated to
 // [Min, Max] (distuv.Pareto is unbounded).

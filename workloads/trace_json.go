@@ -17,12 +17,15 @@ import (
 // (validation, then a pass per run) feels end to end: see
 // BenchmarkJSONRecord in trace_json_test.go, which runs both, and
 // TestJSONSplitMatchesDecoder, which checks they split records alike.
-func (t *TraceReader) parseJSON(line []byte, last bool) {
+func (t *TraceReader) parseJSON(line []byte, last bool) { t.splitJSON(line, last, jsonMembers) }
+
+// splitJSON splits a record with members, which walks an object's members.
+func (t *TraceReader) splitJSON(line []byte, last bool, members func([]byte, func(key, val []byte) error) error) {
 	obj, ok := t.jsonObject(line, last)
 	if !ok {
 		return
 	}
-	err := jsonMembers(obj, func(key, val []byte) error {
+	err := members(obj, func(key, val []byte) error {
 		return t.setJSONField(jsonKey(key), val)
 	})
 	if err != nil {

@@ -13,17 +13,7 @@ import (
 // members instead of the scanner: the alternative BenchmarkJSONRecord
 // measures, and the reference TestJSONSplitMatchesDecoder checks against.
 func (t *TraceReader) parseJSONDecoder(line []byte, last bool) {
-	obj, ok := t.jsonObject(line, last)
-	if !ok {
-		return
-	}
-	err := decoderMembers(obj, func(key, val []byte) error {
-		return t.setJSONField(jsonKey(key), val)
-	})
-	if err != nil {
-		t.rawOK = false
-		t.recErr = t.locate(err)
-	}
+	t.splitJSON(line, last, decoderMembers)
 }
 
 const jsonSpace = " \t\r\n"

@@ -22,6 +22,11 @@
 // names a behaviour class and seed (a generated trace replays identically)
 // or carries an explicit CallPlan, which the Agent follows call by call.
 //
+// Every validation error (of a workload config, a behaviour, a distribution,
+// a trace record) is an *internal/field.Error locating the field, read with
+// errors.As; TraceError is that type. Validation compiles each Dist once into
+// a sampler (dist_sampler.go) that draws without looking at its kind again.
+//
 // Public request traces (requests.go) — the Azure LLM inference trace and the
 // Mooncake trace — stream as CallSources for open-loop replay (speed-up,
 // offset, loop, horizon), and serve as empirical token-length distributions

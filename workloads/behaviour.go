@@ -1,10 +1,11 @@
 package workloads
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/evalsched/lab/internal/field"
 )
 
 // Behaviour is a class of agent job: how many turns it runs, how many parallel
@@ -55,36 +56,39 @@ func SingleCall(output float64) Behaviour {
 	}
 }
 
-// Validate checks every distribution; field is the behaviour's path.
-func (b *Behaviour) Validate(field string) error {
+// Validate checks every distribution and compiles it for drawing; path is
+// the behaviour's path in errors, which are *field.Error.
+func (b *Behaviour) Validate(path string) error {
 	if b.Plan != nil {
-		return b.Plan.Validate(field + ".plan")
+		return b.Plan.Validate(path + ".plan")
 	}
 	for _, d := range []struct {
 		name string
-		dist Dist
+		dist *Dist
 	}{
-		{"turns", b.Turns}, {"fanout", b.Fanout}, {"prompt_tokens", b.PromptTokens},
-		{"output_tokens", b.OutputTokens}, {"tool_tokens", b.ToolTokens}, {"tool_seconds", b.ToolSeconds},
+		{"turns", &b.Turns}, {"fanout", &b.Fanout}, {"prompt_tokens", &b.PromptTokens},
+		{"output_tokens", &b.OutputTokens}, {"tool_tokens", &b.ToolTokens}, {"tool_seconds", &b.ToolSeconds},
 	} {
-		if err := d.dist.Validate(field + "." + d.name); err != nil {
+		if err := d.dist.compileAt(path + "." + d.name); err != nil {
 			return err
 		}
 	}
 	if p := b.PhaseSwitch; p != nil {
 		if !(p.AtFraction > 0 && p.AtFraction < 1) {
-			return fmt.Errorf("%s.phase_switch.at_fraction: must be in (0, 1), got %g", field, p.AtFraction)
+			return field.Errorf(path+".phase_switch.at_fraction", "must be in (0, 1), got %g", p.AtFraction)
 		}
-		if err := p.Fanout.Validate(field + ".phase_switch.fanout"); err != nil {
+		ps := *p // the behaviour's own copy: a copied Behaviour shares the pointer
+		if err := ps.Fanout.compileAt(path + ".phase_switch.fanout"); err != nil {
 			return err
 		}
+		b.PhaseSwitch = &ps
 	}
 	if g := b.Grading; g != nil {
 		if !(g.Probability >= 0 && g.Probability <= 1) {
-			return fmt.Errorf("%s.grading.probability: must be in [0, 1], got %g", field, g.Probability)
+			return field.Errorf(path+".grading.probability", "must be in [0, 1], got %g", g.Probability)
 		}
 		if g.Judge == "" {
-			return fmt.Errorf("%s.grading.judge: missing judge model", field)
+			return field.Errorf(path+".grading.judge", "missing judge model")
 		}
 	}
 	return nil

@@ -3,13 +3,12 @@ package workloads
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"sync"
 
+	"github.com/evalsched/lab/internal/field"
 	"go.yaml.in/yaml/v3"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Dist describes a random quantity in a scenario. In YAML a bare number is a
@@ -43,10 +42,12 @@ type Dist struct {
 	File   string `yaml:"file,omitempty" json:"file,omitempty"`
 	Format string `yaml:"format,omitempty" json:"format,omitempty"`
 	Column string `yaml:"column,omitempty" json:"column,omitempty"`
+
+	s sampler // compiled by validation (compileAt, Fixed); nil before
 }
 
 // Fixed is a distribution that always yields v.
-func Fixed(v float64) Dist { return Dist{Kind: "fixed", Value: v} }
+func Fixed(v float64) Dist { return Dist{Kind: "fixed", Value: v, s: fixedSampler(v)} }
 
 // UnmarshalYAML accepts a bare number as a fixed value.
 func (d *Dist) UnmarshalYAML(node *yaml.Node) error {
@@ -80,133 +81,59 @@ func (d *Dist) UnmarshalYAML(node *yaml.Node) error {
 // IsZero reports whether the distribution was left unset.
 func (d Dist) IsZero() bool { return d == Dist{} }
 
-// Validate checks the parameters; field names the place in the scenario.
-// nonNegative requires every value to be >= 0, minValue (if > 0) that the
-// smallest possible value is at least that.
-func (d Dist) Validate(field string) error {
-	bad := func(sub, format string, args ...any) error {
-		return fmt.Errorf("%s.%s: %s", field, sub, fmt.Sprintf(format, args...))
+// Equal reports whether two distributions have the same parameters, whether
+// or not either has been compiled (go-cmp compares Dists with it).
+func (d Dist) Equal(o Dist) bool {
+	d.s, o.s = nil, nil
+	return d == o
+}
+
+// Validate checks the parameters; path names the distribution in errors,
+// which are *field.Error at the parameter at fault (path.mean, ...).
+func (d Dist) Validate(path string) error {
+	_, err := d.compile()
+	return field.Under(path, err)
+}
+
+// compileAt validates d and keeps its sampler, so that drawing from it does
+// not look at the kind again; path names d in errors, as for Validate.
+func (d *Dist) compileAt(path string) error {
+	s, err := d.compile()
+	if err != nil {
+		return field.Under(path, err)
 	}
-	switch d.Kind {
-	case "fixed":
-		if d.Value < 0 || math.IsNaN(d.Value) {
-			return bad("value", "must be >= 0, got %g", d.Value)
-		}
-	case "uniform":
-		if d.Min < 0 || d.Max < d.Min {
-			return bad("max", "need 0 <= min <= max, got min %g max %g", d.Min, d.Max)
-		}
-	case "exponential":
-		if !(d.Mean > 0) {
-			return bad("mean", "must be > 0, got %g", d.Mean)
-		}
-	case "lognormal":
-		if !(d.Median > 0) {
-			return bad("median", "must be > 0, got %g", d.Median)
-		}
-		if d.Sigma < 0 {
-			return bad("sigma", "must be >= 0, got %g", d.Sigma)
-		}
-	case "pareto":
-		if !(d.Min > 0) {
-			return bad("min", "must be > 0, got %g", d.Min)
-		}
-		if !(d.Max > d.Min) {
-			return bad("max", "must be > min (%g), got %g", d.Min, d.Max)
-		}
-		if !(d.Alpha > 0) {
-			return bad("alpha", "must be > 0, got %g", d.Alpha)
-		}
-	case "empirical":
-		if d.File == "" {
-			return bad("file", "missing: an empirical distribution needs a request-trace file")
-		}
-		if d.Column != "input" && d.Column != "output" {
-			return bad("column", "want input or output, got %q", d.Column)
-		}
-		if d.Min != 0 || d.Max != 0 {
-			return bad("min", "min and max do not apply to an empirical distribution")
-		}
-		if _, err := requestFormat(d.File, d.Format); err != nil {
-			return bad("format", "%v", err)
-		}
-		if _, err := empiricalValues(d); err != nil {
-			return bad("file", "%v", err)
-		}
-	case "":
-		return fmt.Errorf("%s.dist: missing (fixed, uniform, exponential, lognormal, pareto or empirical)", field)
-	default:
-		return bad("dist", "unknown distribution %q (want fixed, uniform, exponential, lognormal, pareto or empirical)", d.Kind)
-	}
-	if d.Kind != "uniform" && d.Kind != "pareto" && d.Max > 0 && d.Max < d.Min {
-		return bad("max", "must be >= min (%g), got %g", d.Min, d.Max)
-	}
+	d.s = s
 	return nil
 }
 
-// Sample draws one value using src.
+// Sample draws one value using src. A Dist that was not validated is
+// compiled on the way (and panics if it is invalid).
 func (d Dist) Sample(src rand.Source) float64 {
-	var v float64
-	switch d.Kind {
-	case "fixed":
-		return d.Value
-	case "uniform":
-		return d.Min + (d.Max-d.Min)*unit(src)
-	case "exponential":
-		v = distuv.Exponential{Rate: 1 / d.Mean, Src: src}.Rand()
-	case "lognormal":
-		v = distuv.LogNormal{Mu: math.Log(d.Median), Sigma: d.Sigma, Src: src}.Rand()
-	case "pareto":
-		// Bounded Pareto by inverse CDF on [min, max].
-		u := unit(src)
-		ratio := math.Pow(d.Min/d.Max, d.Alpha)
-		return d.Min / math.Pow(1-u*(1-ratio), 1/d.Alpha)
-	case "empirical":
-		vals, err := empiricalValues(d)
-		if err != nil {
-			panic("workloads: sampling an unvalidated empirical distribution: " + err.Error())
-		}
-		return vals.v[uint64n(src, uint64(len(vals.v)))]
-	default:
-		panic("workloads: sampling an unvalidated distribution " + strconv.Quote(d.Kind))
+	if d.s == nil {
+		d.s = d.mustCompile()
 	}
-	if v < d.Min {
-		v = d.Min
-	}
-	if d.Max > 0 && v > d.Max {
-		v = d.Max
-	}
-	return v
+	return d.s.sample(src)
 }
 
-// Mean is the distribution's expected value (before clipping).
+// MeanValue is the distribution's expected value (before clipping); NaN
+// for an invalid distribution.
 func (d Dist) MeanValue() float64 {
-	switch d.Kind {
-	case "fixed":
-		return d.Value
-	case "uniform":
-		return (d.Min + d.Max) / 2
-	case "exponential":
-		return d.Mean
-	case "lognormal":
-		return d.Median * math.Exp(d.Sigma*d.Sigma/2)
-	case "pareto":
-		a, l, h := d.Alpha, d.Min, d.Max
-		if a == 1 {
-			return h * l / (h - l) * math.Log(h/l)
+	if d.s == nil {
+		s, err := d.compile()
+		if err != nil {
+			return math.NaN()
 		}
-		return math.Pow(l, a) / (1 - math.Pow(l/h, a)) * a / (a - 1) * (1/math.Pow(l, a-1) - 1/math.Pow(h, a-1))
-	case "empirical":
-		if vals, err := empiricalValues(d); err == nil {
-			return vals.mean
-		}
+		d.s = s
 	}
-	return math.NaN()
+	return d.s.mean()
 }
 
-// unit is a uniform draw in [0, 1) from src.
-func unit(src rand.Source) float64 {
-	return float64(src.Uint64()<<11>>11) / (1 << 53)
+func (d Dist) mustCompile() sampler {
+	s, err := d.compile()
+	if err != nil {
+		panic("workloads: sampling an invalid distribution: " + err.Error())
+	}
+	return s
 }
 
 // atLeastOne rounds a drawn count to an integer >= 1.
@@ -216,18 +143,6 @@ func atLeastOne(v float64) int {
 		return 1
 	}
 	return n
-}
-
-// uint64n is a uniform draw in [0, n) from src (Lemire's method, unbiased).
-func uint64n(src rand.Source, n uint64) uint64 {
-	hi, lo := bits.Mul64(src.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(src.Uint64(), n)
-		}
-	}
-	return hi
 }
 
 // empiricalColumn is one column of a request trace, loaded once.

@@ -15,12 +15,17 @@
 // Every draw of turn t comes from a stream seeded by (job seed, t), so a job
 // behaves the same whatever the policy does around it.
 //
-// Job traces (trace.go, TRACE_FORMAT.md) are files of jobs, JSON Lines or
+// Job traces (trace_*.go, TRACE_FORMAT.md) are files of jobs, JSON Lines or
 // CSV, versioned per record: TraceWriter/WriteTrace write any Source,
 // TraceReader streams one back as a Source (one record in memory), and
 // ValidateTrace lists every bad record as FILE:LINE: field: problem. A job
 // names a behaviour class and seed (a generated trace replays identically)
 // or carries an explicit CallPlan, which the Agent follows call by call.
+//
+// Every validation error (of a workload config, a behaviour, a distribution,
+// a trace record) is an *internal/field.Error locating the field, read with
+// errors.As; TraceError is that type. Validation compiles each Dist once into
+// a sampler (dist_sampler.go) that draws without looking at its kind again.
 //
 // Public request traces (requests.go) — the Azure LLM inference trace and the
 // Mooncake trace — stream as CallSources for open-loop replay (speed-up,

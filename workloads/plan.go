@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"github.com/evalsched/lab/internal/field"
 	"math"
 	"strconv"
 	"strings"
@@ -44,25 +45,25 @@ func (p *CallPlan) Calls() int {
 }
 
 // Validate checks the plan: at least one turn, at least one call per turn,
-// tokens in [0, 2^31), tool time >= 0. field names the plan in errors.
-func (p *CallPlan) Validate(field string) error {
+// tokens in [0, 2^31), tool time >= 0. path names the plan in errors (*field.Error).
+func (p *CallPlan) Validate(path string) error {
 	if len(p.Turns) == 0 {
-		return fmt.Errorf("%s: no turns", field)
+		return field.Errorf(path, "no turns")
 	}
 	for i, t := range p.Turns {
 		if len(t.Calls) == 0 {
-			return fmt.Errorf("%s: turn %d: no calls", field, i+1)
+			return field.Errorf(path, "turn %d: no calls", i+1)
 		}
 		for k, c := range t.Calls {
 			if c.In < 0 || c.Out < 0 {
-				return fmt.Errorf("%s: turn %d call %d: negative tokens (%d in, %d out)", field, i+1, k+1, c.In, c.Out)
+				return field.Errorf(path, "turn %d call %d: negative tokens (%d in, %d out)", i+1, k+1, c.In, c.Out)
 			}
 			if c.In > maxPlanTokens || c.Out > maxPlanTokens {
-				return fmt.Errorf("%s: turn %d call %d: tokens above %d", field, i+1, k+1, maxPlanTokens)
+				return field.Errorf(path, "turn %d call %d: tokens above %d", i+1, k+1, maxPlanTokens)
 			}
 		}
 		if t.Tool < 0 {
-			return fmt.Errorf("%s: turn %d: negative tool seconds %s", field, i+1, formatSeconds(t.Tool))
+			return field.Errorf(path, "turn %d: negative tool seconds %s", i+1, formatSeconds(t.Tool))
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/evalsched/lab/internal/field"
 	"io"
 	"math"
 	"os"
@@ -110,13 +111,13 @@ func OpenRequestTrace(path, format string, opt ReplayOptions) (CallSource, io.Cl
 
 func (o ReplayOptions) validate() error {
 	if !(o.Speedup >= 0) || math.IsInf(o.Speedup, 0) {
-		return fmt.Errorf("speedup: must be >= 0 and finite, got %g", o.Speedup)
+		return field.Errorf("speedup", "must be >= 0 and finite, got %g", o.Speedup)
 	}
 	if o.Horizon < 0 {
-		return fmt.Errorf("horizon: must be >= 0, got %v", o.Horizon)
+		return field.Errorf("horizon", "must be >= 0, got %v", o.Horizon)
 	}
 	if o.Loop && o.Horizon == 0 {
-		return errors.New("loop: needs a horizon")
+		return field.Errorf("loop", "needs a horizon")
 	}
 	return nil
 }
@@ -149,8 +150,8 @@ type requestReader struct {
 
 func (r *requestReader) Err() error { return r.err }
 
-func (r *requestReader) fail(line int, field, format string, args ...any) {
-	r.err = TraceError{File: r.name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+func (r *requestReader) fail(line int, path, format string, args ...any) {
+	r.err = &field.Error{File: r.name, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
 	r.done = true
 }
 
@@ -268,11 +269,11 @@ func (r *requestReader) readRaw() (raw time.Duration, in, out int, ok bool) {
 		return 0, 0, 0, false
 	}
 	if raw < r.prevRaw {
-		field := "TIMESTAMP"
+		col := "TIMESTAMP"
 		if r.format == "mooncake" {
-			field = "timestamp"
+			col = "timestamp"
 		}
-		r.fail(r.line, field, "out of order: %s s after the first record, before the previous record's %s s", formatSeconds(raw), formatSeconds(r.prevRaw))
+		r.fail(r.line, col, "out of order: %s s after the first record, before the previous record's %s s", formatSeconds(raw), formatSeconds(r.prevRaw))
 		return 0, 0, 0, false
 	}
 	r.prevRaw = raw
@@ -318,10 +319,10 @@ func (r *requestReader) readAzure() (time.Duration, int, int, bool) {
 	return t.Sub(r.t0), in, out, true
 }
 
-func (r *requestReader) tokens(field, s string) (int, bool) {
+func (r *requestReader) tokens(col, s string) (int, bool) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || v < 0 || v > maxPlanTokens {
-		r.fail(r.line, field, "want a token count (an integer in [0, %d]), got %q", maxPlanTokens, s)
+		r.fail(r.line, col, "want a token count (an integer in [0, %d]), got %q", maxPlanTokens, s)
 		return 0, false
 	}
 	return int(v), true

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/internal/field"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -298,7 +301,7 @@ func jline(id, at string) string {
 
 // TestTraceErrors: every kind of bad record is reported with its line and
 // field, by ValidateTrace (all of them) and by a reader (the first).
-func TestTraceErrors(t *testing.T) {
+func TestTraceErrors(t *testing.T) { // long: one table row per kind of bad record
 	classes, err := BehaviourClasses(testConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -371,7 +374,7 @@ func TestTraceErrors(t *testing.T) {
 				File, Field string
 				Line, Valid int
 			}
-			if diff := cmp.Diff(where{name, tc.field, tc.line, tc.wantValid}, where{e.File, e.Field, e.Line, rep.Valid}); diff != "" {
+			if diff := cmp.Diff(where{name, tc.field, tc.line, tc.wantValid}, where{e.File, e.Path, e.Line, rep.Valid}); diff != "" {
 				t.Errorf("%v (-want +got):\n%s", e, diff)
 			}
 			if !strings.Contains(e.Msg, tc.msg) {
@@ -542,5 +545,49 @@ func TestTraceFormatExamples(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTraceErrorIsFieldError: a bad record's error, however wrapped, reads
+// back with errors.As as the lab's *field.Error with its file, line and
+// field path.
+func TestTraceErrorIsFieldError(t *testing.T) {
+	classes, err := BehaviourClasses(testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := []string{jline("j1", "1"), jline("j2", "2")}
+	for _, tc := range []struct {
+		name, file, text string
+		want             field.Error
+	}{
+		{"jsonl field", "jobs.jsonl", lines(good, strings.Replace(jline("j3", "3"), `"m-a"`, `"gpt-9"`, 1)),
+			field.Error{File: "jobs.jsonl", Line: 3, Path: "model", Msg: `unknown model "gpt-9"`}},
+		{"jsonl record", "jobs.jsonl", lines(good, `[1,2]`),
+			field.Error{File: "jobs.jsonl", Line: 3, Path: "record", Msg: "want a JSON object, got an array"}},
+		{"jsonl plan", "jobs.jsonl", lines(good, `{"v":1,"id":"j3","arrival_s":3,"account":"a","project":"p","batch":"b","model":"m-a","plan":"1:1;2:-2"}`),
+			field.Error{File: "jobs.jsonl", Line: 3, Path: "plan", Msg: "turn 2 call 1: negative tokens (2 in, -2 out)"}},
+		{"csv field", "jobs.csv", csvText("j3,1.5,m-a,agentic,1,"),
+			field.Error{File: "jobs.csv", Line: 4, Path: "arrival_s", Msg: "out of order: 1.5 s is before the previous job's 2 s"}},
+		{"csv header", "jobs.csv", "v,id,arrival_s,account,project,batch,model,class,colour\n",
+			field.Error{File: "jobs.csv", Line: 1, Path: "colour", Msg: "unknown column (known: " + strings.Join(fieldNames[:], ", ") + ")"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewTraceReader(strings.NewReader(tc.text), tc.file, "", testCatalogue, classes, TraceOptions{})
+			drainErr(r)
+			var fe *field.Error
+			if !errors.As(fmt.Errorf("replaying: %w", r.Err()), &fe) {
+				t.Fatalf("error %v (%T) is not a *field.Error", r.Err(), r.Err())
+			}
+			if diff := cmp.Diff(tc.want, *fe); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// drainErr reads a source to its end, ignoring the jobs.
+func drainErr(src Source) {
+	for _, ok := src.Next(); ok; _, ok = src.Next() {
 	}
 }

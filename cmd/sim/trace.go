@@ -195,7 +195,7 @@ func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Wri
 	catalogue := sc.Catalogue()
 	// Skipping the records validation found needs the same duplicate check.
 	opts := workloads.TraceOptions{SkipInvalid: skipInvalid, UniqueIDs: len(rep.Errors) > 0,
-		OnSkip: func(workloads.TraceError) {}}
+		OnSkip: func(*workloads.TraceError) {}}
 	return func() (workloads.Source, error) {
 		f, err := os.Open(path)
 		if err != nil {

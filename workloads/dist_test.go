@@ -1,0 +1,121 @@
+package workloads
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/evalsched/lab/internal/field"
+	"github.com/google/go-cmp/cmp"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// referenceSample is Dist.Sample as it was before distributions were
+// compiled: one switch on the kind per draw.
+func referenceSample(d Dist, src rand.Source) float64 {
+	var v float64
+	switch d.Kind {
+	case "fixed":
+		return d.Value
+	case "uniform":
+		return d.Min + (d.Max-d.Min)*unit(src)
+	case "exponential":
+		v = distuv.Exponential{Rate: 1 / d.Mean, Src: src}.Rand()
+	case "lognormal":
+		v = distuv.LogNormal{Mu: math.Log(d.Median), Sigma: d.Sigma, Src: src}.Rand()
+	case "pareto":
+		u := unit(src)
+		ratio := math.Pow(d.Min/d.Max, d.Alpha)
+		return d.Min / math.Pow(1-u*(1-ratio), 1/d.Alpha)
+	}
+	if v < d.Min {
+		v = d.Min
+	}
+	if d.Max > 0 && v > d.Max {
+		v = d.Max
+	}
+	return v
+}
+
+// TestSamplersBitIdentical: a compiled distribution draws, bit for bit, what
+// the per-draw switch drew, from the same source.
+func TestSamplersBitIdentical(t *testing.T) {
+	for i, d := range []Dist{
+		Fixed(3),
+		{Kind: "uniform", Min: 1, Max: 8},
+		{Kind: "uniform", Min: 0.3, Max: 0.3},
+		{Kind: "exponential", Mean: 2.5},
+		{Kind: "exponential", Mean: 2.5, Min: 0.5, Max: 4},
+		{Kind: "lognormal", Median: 400, Sigma: 0.8},
+		{Kind: "lognormal", Median: 400, Sigma: 0.8, Min: 100, Max: 900},
+		{Kind: "pareto", Min: 10, Max: 50000, Alpha: 1.1},
+		{Kind: "pareto", Min: 2, Max: 30, Alpha: 1},
+	} {
+		t.Run(fmt.Sprintf("%d-%s", i, d.Kind), func(t *testing.T) {
+			if err := d.compileAt("d"); err != nil {
+				t.Fatal(err)
+			}
+			got, want := rand.NewPCG(5, 6), rand.NewPCG(5, 6)
+			for i := 0; i < 20000; i++ {
+				g, w := d.Sample(got), referenceSample(d, want)
+				if math.Float64bits(g) != math.Float64bits(w) {
+					t.Fatalf("draw %d: %v, want %v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// TestSamplerMatchesQuantile: uniform and bounded Pareto draws are the
+// quantile of one unit draw; the uniform one is gonum's.
+func TestSamplerMatchesQuantile(t *testing.T) {
+	u := distuv.Uniform{Min: 1, Max: 8}
+	p := newBoundedPareto(10, 50000, 1.1)
+	for _, x := range []float64{0, 0.25, 0.5, 0.999} {
+		if got, want := u.Quantile(x), 1+(8-1)*x; got != want {
+			t.Errorf("uniform quantile(%g) = %v, want %v", x, got, want)
+		}
+		if q := p.Quantile(x); q < p.Min || q > p.Max {
+			t.Errorf("pareto quantile(%g) = %v outside [%g, %g]", x, q, p.Min, p.Max)
+		}
+	}
+}
+
+// TestConfigErrorsAreFieldErrors: workload validation errors read back with
+// errors.As as *field.Error at the field's path, with the text unchanged.
+func TestConfigErrorsAreFieldErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*Config)
+		path   string
+		text   string
+	}{
+		{"hot model", func(c *Config) { c.Models.Hot = []string{"gpt-9"} }, "models.hot[0]", `models.hot[0]: unknown model "gpt-9"`},
+		{"turns", func(c *Config) {
+			c.Behaviours["x"] = Behaviour{Turns: Dist{Kind: "pareto", Min: 0, Max: 3, Alpha: 1}}
+		}, "behaviours.x.turns.min", "behaviours.x.turns.min: must be > 0, got 0"},
+		{"missing dist", func(c *Config) { c.Batches.Size = Dist{Value: 3} }, "batches.size.dist",
+			"batches.size.dist: missing (fixed, uniform, exponential, lognormal, pareto or empirical)"},
+		{"phase switch", func(c *Config) {
+			c.Behaviours["x"] = Behaviour{PhaseSwitch: &PhaseSwitch{AtFraction: 2, Fanout: Fixed(1)}}
+		}, "behaviours.x.phase_switch.at_fraction", "behaviours.x.phase_switch.at_fraction: must be in (0, 1), got 2"},
+		{"judge", func(c *Config) { c.Behaviours["single"] = Behaviour{Grading: &Grading{Judge: "nobody"}} },
+			"behaviours.single.grading.judge", `behaviours.single.grading.judge: unknown model "nobody"`},
+		{"mix", func(c *Config) { c.BehaviourMix = map[string]float64{"ghost": 1} }, "behaviour_mix.ghost", "behaviour_mix.ghost: unknown behaviour"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig()
+			tc.change(&cfg)
+			err := cfg.Validate(testCatalogue)
+			var fe *field.Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v (%T) is not a *field.Error", err, err)
+			}
+			if diff := cmp.Diff([]string{tc.path, tc.text}, []string{fe.Path, err.Error()}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -321,38 +321,20 @@ func (s *Scenario) hasModel(name string) bool {
 }
 
 func (s *Scenario) validateWorkload() error {
-	return under("workload", s.Workload.Validate(s.Catalogue()))
+	return field.Under("workload", s.Workload.Validate(s.Catalogue()))
 }
 
 func (s *Scenario) validatePolicies() error {
 	names := s.Catalogue()
 	if err := s.Policies.FixedLane.Validate(names); err != nil {
-		return under("policies.fixed_lane", err)
+		return field.Under("policies.fixed_lane", err)
 	}
 	if s.Policies.FixedLane.GlobalCap > s.Containers.Capacity {
 		return field.Errorf("policies.fixed_lane.global_cap", "%d is above containers.capacity %d", s.Policies.FixedLane.GlobalCap, s.Containers.Capacity)
 	}
-	return under("policies.scheduler", s.Policies.Scheduler.Validate(names))
+	return field.Under("policies.scheduler", s.Policies.Scheduler.Validate(names))
 }
 
-// under places an error of another package at prefix. A *field.Error keeps
-// its path under prefix. The fallback exists for errors that are not
-// *field.Error (workloads' plain "path: msg" validation errors, until they
-// are converted): their text is split on the first ": " into path and
-// message.
-func under(prefix string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var fe *field.Error
-	if !errors.As(err, &fe) {
-		msg := err.Error()
-		if i := strings.Index(msg, ": "); i > 0 {
-			err = &field.Error{Path: msg[:i], Msg: msg[i+2:]}
-		}
-	}
-	return field.Under(prefix, err)
-}
 
 // locate adds the file and the line of its field to a validation error.
 func (s *Scenario) locate(err error) error {

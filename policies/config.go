@@ -1,7 +1,10 @@
 package policies
 
 import (
+	"github.com/evalsched/lab/internal/field"
+	"maps"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -155,46 +158,46 @@ func (c SchedulerConfig) ForModel(name string) ModelLimits {
 func (c SchedulerConfig) Validate(models []string) error {
 	c = c.WithDefaults()
 	if c.Tick < 0 {
-		return fieldError("tick", "must be > 0, got %v", c.Tick)
+		return field.Errorf("tick", "must be > 0, got %v", c.Tick)
 	}
 	if c.TargetDepth < 1 {
-		return fieldError("target_depth", "must be >= 1, got %d", c.TargetDepth)
+		return field.Errorf("target_depth", "must be >= 1, got %d", c.TargetDepth)
 	}
 	if c.DepthTolerance < 0 {
-		return fieldError("depth_tolerance", "must be >= 0, got %d", c.DepthTolerance)
+		return field.Errorf("depth_tolerance", "must be >= 0, got %d", c.DepthTolerance)
 	}
 	if c.MinLimit < 1 {
-		return fieldError("min_limit", "must be >= 1, got %d", c.MinLimit)
+		return field.Errorf("min_limit", "must be >= 1, got %d", c.MinLimit)
 	}
 	if c.MaxLimit < 1 {
-		return fieldError("max_limit", "must be >= 1, got %d", c.MaxLimit)
+		return field.Errorf("max_limit", "must be >= 1, got %d", c.MaxLimit)
 	}
 	if c.MinLimit > c.MaxLimit {
-		return fieldError("min_limit", "must be <= max_limit (%d > %d)", c.MinLimit, c.MaxLimit)
+		return field.Errorf("min_limit", "must be <= max_limit (%d > %d)", c.MinLimit, c.MaxLimit)
 	}
 	if c.InitialLimit < c.MinLimit || c.InitialLimit > c.MaxLimit {
-		return fieldError("initial_limit", "must be within [min_limit, max_limit] = [%d, %d], got %d",
+		return field.Errorf("initial_limit", "must be within [min_limit, max_limit] = [%d, %d], got %d",
 			c.MinLimit, c.MaxLimit, c.InitialLimit)
 	}
 	switch c.StepMode {
 	case StepAdditive, StepMultiplicative:
 	default:
-		return fieldError("step_mode", "must be %q or %q, got %q", StepAdditive, StepMultiplicative, c.StepMode)
+		return field.Errorf("step_mode", "must be %q or %q, got %q", StepAdditive, StepMultiplicative, c.StepMode)
 	}
 	if c.Step < 1 {
-		return fieldError("step", "must be >= 1, got %d", c.Step)
+		return field.Errorf("step", "must be >= 1, got %d", c.Step)
 	}
 	if !(c.Factor > 1) || math.IsInf(c.Factor, 0) {
-		return fieldError("factor", "must be > 1, got %g", c.Factor)
+		return field.Errorf("factor", "must be > 1, got %g", c.Factor)
 	}
 	if !(c.Smoothing >= 0 && c.Smoothing <= 1) {
-		return fieldError("smoothing", "must be within [0, 1] (0 or 1 = off), got %g", c.Smoothing)
+		return field.Errorf("smoothing", "must be within [0, 1] (0 or 1 = off), got %g", c.Smoothing)
 	}
 	if c.StaleAfter < 0 {
-		return fieldError("stale_after", "must be > 0, got %v", c.StaleAfter)
+		return field.Errorf("stale_after", "must be > 0, got %v", c.StaleAfter)
 	}
 	if !(c.TierShare > 0 && c.TierShare <= 1) {
-		return fieldError("tier_share", "must be within (0, 1], got %g", c.TierShare)
+		return field.Errorf("tier_share", "must be within (0, 1], got %g", c.TierShare)
 	}
 	return c.validateModels(models)
 }
@@ -206,26 +209,26 @@ func (c SchedulerConfig) validateModels(models []string) error {
 	for _, m := range models {
 		known[m] = true
 	}
-	for _, name := range sortedKeys(c.Models) {
+	for _, name := range slices.Sorted(maps.Keys(c.Models)) {
 		o := c.Models[name]
 		p := "models." + name
 		if !known[name] {
-			return fieldError(p, "unknown model %q", name)
+			return field.Errorf(p, "unknown model %q", name)
 		}
 		for _, f := range []struct {
 			name string
 			v    int
 		}{{"target_depth", o.TargetDepth}, {"min_limit", o.MinLimit}, {"max_limit", o.MaxLimit}, {"initial_limit", o.InitialLimit}} {
 			if f.v < 0 {
-				return fieldError(p+"."+f.name, "must be >= 1 (0 = inherit), got %d", f.v)
+				return field.Errorf(p+"."+f.name, "must be >= 1 (0 = inherit), got %d", f.v)
 			}
 		}
 		r := c.ForModel(name)
 		if r.MinLimit > r.MaxLimit {
-			return fieldError(p+".min_limit", "must be <= max_limit (%d > %d)", r.MinLimit, r.MaxLimit)
+			return field.Errorf(p+".min_limit", "must be <= max_limit (%d > %d)", r.MinLimit, r.MaxLimit)
 		}
 		if r.InitialLimit < r.MinLimit || r.InitialLimit > r.MaxLimit {
-			return fieldError(p+".initial_limit", "must be within [min_limit, max_limit] = [%d, %d], got %d",
+			return field.Errorf(p+".initial_limit", "must be within [min_limit, max_limit] = [%d, %d], got %d",
 				r.MinLimit, r.MaxLimit, r.InitialLimit)
 		}
 	}

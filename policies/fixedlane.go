@@ -2,7 +2,10 @@ package policies
 
 import (
 	"fmt"
+	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/internal/ring"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -18,29 +21,29 @@ type FixedLaneConfig struct {
 // Validate checks the config against the model catalogue.
 func (c FixedLaneConfig) Validate(models []string) error {
 	if c.GlobalCap <= 0 {
-		return fieldError("global_cap", "must be > 0, got %d", c.GlobalCap)
+		return field.Errorf("global_cap", "must be > 0, got %d", c.GlobalCap)
 	}
 	known := make(map[string]bool, len(models))
 	for _, m := range models {
 		known[m] = true
 	}
 	sum := 0
-	for _, name := range sortedKeys(c.Lanes) {
+	for _, name := range slices.Sorted(maps.Keys(c.Lanes)) {
 		cap := c.Lanes[name]
-		field := fmt.Sprintf("lanes.%s", name)
+		path := fmt.Sprintf("lanes.%s", name)
 		if !known[name] {
-			return fieldError(field, "unknown model %q", name)
+			return field.Errorf(path, "unknown model %q", name)
 		}
 		if cap <= 0 {
-			return fieldError(field, "cap must be > 0, got %d", cap)
+			return field.Errorf(path, "cap must be > 0, got %d", cap)
 		}
 		if cap > c.GlobalCap {
-			return fieldError(field, "cap %d is above global_cap %d", cap, c.GlobalCap)
+			return field.Errorf(path, "cap %d is above global_cap %d", cap, c.GlobalCap)
 		}
 		sum += cap
 	}
 	if sum > c.GlobalCap {
-		return fieldError("lanes", "caps add up to %d, above global_cap %d", sum, c.GlobalCap)
+		return field.Errorf("lanes", "caps add up to %d, above global_cap %d", sum, c.GlobalCap)
 	}
 	return nil
 }
@@ -61,7 +64,7 @@ func NewFixedLane(cfg FixedLaneConfig, models []string) (*FixedLane, error) {
 	if err := cfg.Validate(models); err != nil {
 		return nil, fmt.Errorf("fixed-lane: %w", err)
 	}
-	names := sortedKeys(cfg.Lanes)
+	names := slices.Sorted(maps.Keys(cfg.Lanes))
 	laneIndex := make(map[string]int, len(names))
 	p := &FixedLane{laneOf: make([]int, len(models))}
 	shared := cfg.GlobalCap

@@ -1,8 +1,6 @@
 package policies
 
 import (
-	"github.com/evalsched/lab/internal/field"
-	"sort"
 	"time"
 )
 
@@ -99,21 +97,4 @@ type Policy interface {
 	Decide(now time.Time, state State, plan *Plan)
 	// Waiting is the number of jobs queued in the policy.
 	Waiting() int
-}
-
-// fieldError builds a config error naming the field at fault, as a
-// *field.Error so callers can place it under their own path with errors.As.
-func fieldError(path string, format string, args ...any) error {
-	return field.Errorf(path, format, args...)
-}
-
-// sortedKeys lists a config map's keys in order, so that validation reports
-// the same first error on every run.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,9 +2,9 @@ package workloads
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/evalsched/lab/internal/field"
@@ -107,7 +107,7 @@ func (c *Config) validateTiers() error {
 			return field.Errorf(p.name, "must be in [0, 1], got %g", p.v)
 		}
 	}
-	for _, name := range sortedNames(c.Tiers.Pinned) {
+	for _, name := range slices.Sorted(maps.Keys(c.Tiers.Pinned)) {
 		if t := c.Tiers.Pinned[name]; t < 1 || t > 100 {
 			return field.Errorf("tiers.pinned."+name, "tier must be in 1..100, got %d", t)
 		}
@@ -170,7 +170,7 @@ func (c *Config) validateBehaviours(index map[string]int) error {
 	if len(c.Behaviours) == 0 {
 		return field.Errorf("behaviours", "at least one behaviour class is needed")
 	}
-	for _, name := range sortedNames(c.Behaviours) {
+	for _, name := range slices.Sorted(maps.Keys(c.Behaviours)) {
 		b, err := behaviourClass(c.Behaviours, name)
 		if err != nil {
 			return err
@@ -185,7 +185,7 @@ func (c *Config) validateBehaviours(index map[string]int) error {
 		}
 	}
 	total := 0.0
-	for _, name := range sortedNames(c.BehaviourMix) {
+	for _, name := range slices.Sorted(maps.Keys(c.BehaviourMix)) {
 		w := c.BehaviourMix[name]
 		if _, ok := c.Behaviours[name]; !ok {
 			return field.Errorf("behaviour_mix."+name, "unknown behaviour")
@@ -201,22 +201,13 @@ func (c *Config) validateBehaviours(index map[string]int) error {
 	return nil
 }
 
-func sortedNames[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // BehaviourClasses builds the behaviour classes of a workload by name, each
 // a fresh copy with its defaults applied and validated. The generator builds
 // its classes with it, so a trace reader given the same config gets classes
 // equal in value to the generator's.
 func BehaviourClasses(cfg Config) (map[string]*Behaviour, error) {
 	classes := make(map[string]*Behaviour, len(cfg.Behaviours))
-	for _, name := range sortedNames(cfg.Behaviours) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Behaviours)) {
 		b, err := behaviourClass(cfg.Behaviours, name)
 		if err != nil {
 			return nil, err
@@ -257,7 +248,7 @@ func checkGradingClass(behaviours map[string]Behaviour, name string) error {
 func GradingBehaviours(classes map[string]*Behaviour) map[*Behaviour]*Behaviour {
 	judgeOf := make(map[*Behaviour]*Behaviour)
 	single := SingleCall(400)
-	for _, name := range sortedNames(classes) {
+	for _, name := range slices.Sorted(maps.Keys(classes)) {
 		if gr := classes[name].Grading; gr != nil {
 			if jb, ok := classes[gr.Behaviour]; ok {
 				judgeOf[classes[name]] = jb

@@ -2,8 +2,10 @@ package workloads
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"time"
 )
@@ -113,7 +115,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		return nil, err
 	}
 	g.classes = classes
-	names := sortedNames(classes)
+	names := slices.Sorted(maps.Keys(classes))
 	mix := cfg.BehaviourMix
 	if len(mix) == 0 {
 		mix = map[string]float64{}
@@ -122,7 +124,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		}
 	}
 	cum := 0.0
-	for _, name := range sortedNames(mix) {
+	for _, name := range slices.Sorted(maps.Keys(mix)) {
 		cum += mix[name]
 		g.behaviour = append(g.behaviour, classes[name])
 		g.mixCum = append(g.mixCum, cum)

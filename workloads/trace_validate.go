@@ -6,6 +6,8 @@ import (
 	"github.com/evalsched/lab/internal/field"
 	"hash/maphash"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,7 +130,7 @@ func (t *TraceReader) resolve(job *Job) error {
 	default:
 		var ok bool
 		if class, ok = t.classes[string(r[fClass].text)]; !ok {
-			return field.Errorf("class", "unknown behaviour class %q (the scenario has %s)", r[fClass].text, strings.Join(sortedNames(t.classes), ", "))
+			return field.Errorf("class", "unknown behaviour class %q (the scenario has %s)", r[fClass].text, strings.Join(slices.Sorted(maps.Keys(t.classes)), ", "))
 		}
 		job.Behaviour = class
 	}

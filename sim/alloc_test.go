@@ -11,9 +11,9 @@ import (
 // M/M/c scenario. Every job there is its own batch (background batches of
 // size 1), and what is allocated is per batch, outside the event loop:
 // workloads.Generator.startBatch formats the account, project and batch
-// names (fmt.Sprintf, about 4 allocations) and the recorder's fairness
-// bookkeeping keeps one batchState per batch (1, plus amortised map and
-// slice growth). Measured: 6.0 per job.
+// names (fmt.Sprintf and its boxed arguments, about 4.7 allocations) and
+// the recorder's fairness bookkeeping keeps one batchState per batch (about
+// 1.3 with amortised map and slice growth). Measured: 6.0 per job.
 const mmcAllocBudgetPerJob = 7
 
 // allocRun is one steady-state measurement: a long run minus a short one,

@@ -23,6 +23,7 @@ package sim
 // differences.
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
@@ -195,6 +196,7 @@ func engMMcDraws() (inter, service []Time) {
 // engMMc is the M/M/c model state, shared by the engine and reference
 // drivers so that both run exactly the same logic.
 type engMMc struct {
+	servers        int
 	inter, service []Time
 	ia, is         int
 	busy, queued   int
@@ -231,7 +233,7 @@ func (h *engMMcHandler) Handle(ev Event) {
 	switch ev.Kind {
 	case engKindArrival:
 		h.e.After(h.nextInter(), engKindArrival, 0, 0)
-		if h.busy < engMMcServers {
+		if h.busy < h.servers {
 			h.busy++
 			h.e.After(h.nextService(), engKindDeparture, 0, 0)
 		} else {
@@ -251,7 +253,7 @@ func (h *engMMcHandler) Handle(ev Event) {
 // engMMcEngine runs events events of the M/M/c model on the engine.
 func engMMcEngine(events int, inter, service []Time) *engMMc {
 	e := NewEngine()
-	h := &engMMcHandler{e: e, engMMc: engMMc{inter: inter, service: service}}
+	h := &engMMcHandler{e: e, engMMc: engMMc{servers: engMMcServers, inter: inter, service: service}}
 	e.Schedule(0, engKindArrival, 0, 0)
 	for range events {
 		e.Step(h)
@@ -260,20 +262,28 @@ func engMMcEngine(events int, inter, service []Time) *engMMc {
 }
 
 // engMMcReference runs events events of the same model on the reference
-// heap. The event kind is carried in the low bit of the sequence number,
-// which leaves the (at, seq) order unchanged.
+// heap.
 func engMMcReference(events int, inter, service []Time) *engMMc {
+	m := &engMMc{servers: engMMcServers, inter: inter, service: service}
+	m.runReference(events, math.MaxInt)
+	return m
+}
+
+// runReference runs the model on the reference heap for at most events
+// events, stopping early once customers customers have departed. The event
+// kind is carried in the low bit of the sequence number, which leaves the
+// (at, seq) order unchanged.
+func (m *engMMc) runReference(events, customers int) {
 	const arrival, departure = 0, 1
 	q := &engRefHeap{items: make([]engRefItem, 0, 16)}
-	m := &engMMc{inter: inter, service: service}
 	q.push(0, arrival)
-	for range events {
+	for i := 0; i < events && m.departures < customers; i++ {
 		ev := q.pop()
 		now := Time(ev.at)
 		m.advance(now)
 		if ev.seq&1 == arrival {
 			q.push(int64(now+m.nextInter()), arrival)
-			if m.busy < engMMcServers {
+			if m.busy < m.servers {
 				m.busy++
 				q.push(int64(now+m.nextService()), departure)
 			} else {
@@ -289,7 +299,6 @@ func engMMcReference(events int, inter, service []Time) *engMMc {
 			}
 		}
 	}
-	return m
 }
 
 // BenchmarkMMc runs an M/M/c queue (c=8, rho=0.9); one op is one event.

@@ -11,7 +11,7 @@ import (
 // mmcScenario is single-call jobs with Poisson arrivals at rate lambda (per
 // second) on a model with c streams and exponential service of mean 1 s:
 // the gateway queue in front of the provider is an M/M/c queue.
-func mmcScenario(t *testing.T, c int, lambda float64, hours float64) *Scenario {
+func mmcScenario(t testing.TB, c int, lambda float64, hours float64) *Scenario {
 	t.Helper()
 	yaml := fmt.Sprintf(`
 name: mmc

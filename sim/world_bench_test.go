@@ -1,60 +1,108 @@
 package sim
 
 import (
+	"flag"
+	"runtime"
+	"runtime/metrics"
+	"sync"
 	"testing"
 	"time"
 )
 
-// BenchmarkWorld runs the default scenario cut to one hour under each policy
-// and reports events per second and allocations per event. Allocations come
-// from per-job records (measurements, logs), not from the event loop: see
-// TestEngineZeroAllocsPerEvent for the engine alone.
+var (
+	benchScenario = flag.String("scenario", DefaultScenario,
+		"scenario BenchmarkWorld runs: an embedded name or a file")
+	benchScenarioDuration = flag.Duration("scenario-duration", time.Hour,
+		"BenchmarkWorld cuts the scenario to this long (warm-up a sixth of it); 0 runs it whole")
+)
+
+// BenchmarkWorld runs a scenario under each policy, by default the
+// embedded default scenario cut to one hour:
+//
+//	go test -bench World -run '^$' -benchtime=1x ./sim/ -scenario studio-week -scenario-duration 0
+//
+// It reports jobs/s (jobs arrived per wall second), events/s, ns/event,
+// allocations, and two peaks of the heap during the runs, from
+// runtime/metrics sampled every millisecond by a goroutine:
+//
+//   - peak-heap-B: /memory/classes/heap/objects:bytes, the bytes of heap
+//     objects, live or dead but not yet swept. What the process holds in
+//     objects at that instant; it depends on GOGC.
+//   - peak-live-B: /gc/heap/live:bytes, the heap marked live by the last
+//     GC. What the run retains; updated only at each GC, so a run that
+//     collects rarely may under-report it.
+//
+// Scenario parsing is outside the timer. Allocations come from per-job and
+// per-batch records (measurements, logs, names), not from the event loop:
+// see TestWorldSteadyStateAllocations.
 func BenchmarkWorld(b *testing.B) {
+	sc, err := LoadScenario(*benchScenario)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if d := *benchScenarioDuration; d > 0 && d < sc.Duration {
+		sc.Duration, sc.Warmup = d, d/6
+	}
 	for _, policy := range PolicyNames {
 		b.Run(policy, func(b *testing.B) {
-			sc, err := LoadScenario("embedded:default")
-			if err != nil {
-				b.Fatal(err)
-			}
-			sc.Duration = time.Hour
-			sc.Warmup = 10 * time.Minute
 			b.ReportAllocs()
 			var events uint64
+			var jobs int64
+			peak := startHeapPeaks()
 			for i := 0; i < b.N; i++ {
 				w, err := Execute(sc, RunSpec{Policy: policy, Seed: 1})
 				if err != nil {
 					b.Fatal(err)
 				}
 				events += w.EventsProcessed()
+				jobs += w.Counts().JobsArrived
 			}
-			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+			objects, live := peak()
+			secs := b.Elapsed().Seconds()
+			b.ReportMetric(float64(jobs)/secs, "jobs/s")
+			b.ReportMetric(float64(events)/secs, "events/s")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+			b.ReportMetric(float64(objects), "peak-heap-B")
+			b.ReportMetric(float64(live), "peak-live-B")
 		})
 	}
 }
 
-// TestWorldAllocationsPerEvent: the world's event loop allocates nothing per
-// event; what it allocates is per job (job maps, per-job measurements) and
-// amortised slice growth. A per-event allocation would push this ratio to 1.
-func TestWorldAllocationsPerEvent(t *testing.T) {
-	sc, err := LoadScenario("embedded:default")
-	if err != nil {
-		t.Fatal(err)
+// startHeapPeaks samples the heap (see BenchmarkWorld) every millisecond
+// until the returned function is called, which returns the peaks.
+func startHeapPeaks() (stop func() (objects, live uint64)) {
+	runtime.GC()
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/heap/live:bytes"},
 	}
-	sc.Duration = 30 * time.Minute
-	sc.Warmup = 5 * time.Minute
-	var events, jobs uint64
-	allocs := testing.AllocsPerRun(1, func() {
-		w, err := Execute(sc, RunSpec{Policy: "scheduler", Seed: 1})
-		if err != nil {
-			t.Fatal(err)
+	var peaks [2]uint64
+	read := func() {
+		metrics.Read(samples)
+		for i, s := range samples {
+			if s.Value.Kind() == metrics.KindUint64 {
+				peaks[i] = max(peaks[i], s.Value.Uint64())
+			}
 		}
-		events = w.EventsProcessed()
-		jobs = uint64(w.Counts().JobsArrived)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				read()
+			}
+		}
 	})
-	perEvent := allocs / float64(events)
-	t.Logf("%.0f allocations for %d events and %d jobs: %.4f per event, %.2f per job", allocs, events, jobs, perEvent, allocs/float64(jobs))
-	if perEvent > 0.1 {
-		t.Errorf("%.3f allocations per event: something allocates in the event loop", perEvent)
+	return func() (uint64, uint64) {
+		close(done)
+		wg.Wait()
+		read()
+		return peaks[0], peaks[1]
 	}
 }

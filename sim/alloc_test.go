@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/evalsched/lab/workloads"
+)
+
+// mmcAllocBudgetPerJob is what the whole world may allocate per job on the
+// M/M/c scenario. Every job there is its own batch (background batches of
+// size 1), and what is allocated is per batch, outside the event loop:
+// workloads.Generator.startBatch formats the account, project and batch
+// names (fmt.Sprintf and its boxed arguments, about 4.7 allocations) and
+// the recorder's fairness bookkeeping keeps one batchState per batch (about
+// 1.3 with amortised map and slice growth). Measured: 6.0 per job.
+const mmcAllocBudgetPerJob = 7
+
+// allocRun is one steady-state measurement: a long run minus a short one,
+// so set-up and slice growth to the steady-state size cancel.
+type allocRun struct {
+	allocs, events, jobs float64
+}
+
+func mallocsDuring(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
+}
+
+// steadyAllocs runs sc cut to short and long jobs-worth of time and returns
+// the difference.
+func steadyAllocs(t *testing.T, sc *Scenario, lambda float64, short, long int) allocRun {
+	t.Helper()
+	var d allocRun
+	for i, n := range []int{short, long} {
+		hours := float64(n) / lambda / 3600
+		s := *sc
+		s.Duration = FromSeconds(hours * 3600).Duration()
+		s.Warmup = s.Duration / 20
+		var w *World
+		allocs := mallocsDuring(func() {
+			var err error
+			if w, err = Execute(&s, RunSpec{Policy: "fixed-lane", Seed: 3}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		sign := float64(2*i - 1) // short: -1, long: +1
+		d.allocs += sign * float64(allocs)
+		d.events += sign * float64(w.EventsProcessed())
+		d.jobs += sign * float64(w.Counts().JobsArrived)
+	}
+	return d
+}
+
+// TestWorldSteadyStateAllocations: on M/M/c the whole world (policy,
+// generator, gateway, provider, recorder) allocates nothing per event in
+// steady state; what it allocates is per job (see mmcAllocBudgetPerJob).
+// Two variants of the scenario with the same jobs but different numbers of
+// events per job (one call, or four turns of two calls) separate the two:
+// the per-event rate is the slope of allocations per job against events per
+// job between them. A single allocation per call, per event of any kind, or
+// per engine event would make it 0.3 to 1; the check is < 0.01.
+func TestWorldSteadyStateAllocations(t *testing.T) {
+	const c = 8
+	variants := []struct {
+		name          string
+		turns, fanout float64
+	}{
+		{"one-call", 1, 1},
+		{"4-turns-of-2-calls", 4, 2},
+	}
+	runs := make([]allocRun, len(variants))
+	for i, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			lambda := 0.9 * c / (v.turns * v.fanout) // ρ = 0.9 at the provider
+			sc := mmcScenario(t, c, lambda, 1)
+			b := sc.Workload.Behaviours["one"]
+			b.Turns, b.Fanout = workloads.Fixed(v.turns), workloads.Fixed(v.fanout)
+			sc.Workload.Behaviours["one"] = b
+			jobs := int(40000 / (v.turns * v.fanout))
+			d := steadyAllocs(t, sc, lambda, jobs/5, jobs)
+			runs[i] = d
+			perJob := d.allocs / d.jobs
+			t.Logf("long minus short run: %.0f allocations, %.0f events, %.0f jobs: %.3f per job, %.4f per event, %.1f events per job",
+				d.allocs, d.events, d.jobs, perJob, d.allocs/d.events, d.events/d.jobs)
+			if perJob > mmcAllocBudgetPerJob {
+				t.Errorf("%.2f allocations per job, budget %d (per-batch names and fairness state)", perJob, mmcAllocBudgetPerJob)
+			}
+		})
+	}
+	a, b := runs[0], runs[1]
+	if a.jobs <= 0 || b.jobs <= 0 {
+		t.Fatal("a variant did not run")
+	}
+	eventsA, eventsB := a.events/a.jobs, b.events/b.jobs
+	if eventsB-eventsA < 5 {
+		t.Fatalf("variants differ by only %.1f events per job", eventsB-eventsA)
+	}
+	perEvent := (b.allocs/b.jobs - a.allocs/a.jobs) / (eventsB - eventsA)
+	t.Logf("allocations per event in steady state: %.5f", perEvent)
+	if perEvent > 0.01 || perEvent < -0.01 {
+		t.Errorf("%.4f allocations per event in steady state, want 0", perEvent)
+	}
+}

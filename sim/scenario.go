@@ -39,10 +39,13 @@ type Scenario struct {
 	Workload      workloads.Config   `yaml:"workload" json:"workload"`
 	Production    []ProductionConfig `yaml:"production" json:"production,omitempty"`
 	Policies      PolicyConfigs      `yaml:"policies" json:"policies"`
-	catalogue     []ModelConfig      // explicit models then groups, defaults applied
-	source        []string           // scenario path of each catalogue entry
-	file          string             // where it was loaded from, for messages
-	root          *yaml.Node         // parsed document, for line numbers
+	// Variants are named overlays of this scenario (see Variant); kept as
+	// YAML and decoded when a variant is asked for.
+	Variants  yaml.Node     `yaml:"variants" json:"-"`
+	catalogue []ModelConfig // explicit models then groups, defaults applied
+	source    []string      // scenario path of each catalogue entry
+	file      string        // where it was loaded from, for messages
+	root      *yaml.Node    // parsed document, for line numbers
 }
 
 // ContainerConfig is the container pool.

@@ -1,0 +1,259 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/evalsched/lab/internal/field"
+	"go.yaml.in/yaml/v3"
+)
+
+// A Variant is a named way to run a scenario: a policy and a partial overlay
+// of scenario keys merged onto the base. Variants of one scenario run on the
+// identical job and production streams (same seed) unless the overlay
+// changes the workload or production itself.
+//
+// In a scenario file:
+//
+//	variants:
+//	  old: {policy: fixed-lane}
+//	  new: {policy: scheduler}
+//	  deep-queue:
+//	    policy: scheduler            # default: scheduler
+//	    policies: {scheduler: {target_depth: 40}}
+//	    models: [{name: gpt-5.5, streams: 450}]
+//
+// Merging: mappings merge key by key, recursively; a sequence whose items
+// all carry a `name` (models, organisations, production, model_groups by
+// prefix) merges item by item on that name, appending new names; any other
+// sequence or scalar is replaced. `name` and `variants` cannot be overlaid.
+type Variant struct {
+	Name     string
+	Policy   string
+	Scenario *Scenario
+}
+
+// DefaultVariantPolicy is the policy of a variant that names none.
+const DefaultVariantPolicy = "scheduler"
+
+// VariantNames lists the scenario's variants in file order.
+func (s *Scenario) VariantNames() []string {
+	n := s.variantsNode()
+	if n == nil {
+		return nil
+	}
+	var names []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		names = append(names, n.Content[i].Value)
+	}
+	return names
+}
+
+func (s *Scenario) variantsNode() *yaml.Node {
+	n := s.section("variants")
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	return n
+}
+
+// Variant builds the named variant: the base document with the variant's
+// overlay merged in, decoded strictly and validated like any scenario, with
+// errors naming the line of the key at fault (in the base or the overlay).
+func (s *Scenario) Variant(name string) (*Variant, error) {
+	vs := s.variantsNode()
+	var overlay *yaml.Node
+	if vs != nil {
+		for i := 0; i+1 < len(vs.Content); i += 2 {
+			if vs.Content[i].Value == name {
+				overlay = vs.Content[i+1]
+			}
+		}
+	}
+	if overlay == nil {
+		have := "none"
+		if names := s.VariantNames(); len(names) > 0 {
+			have = strings.Join(names, ", ")
+		}
+		return nil, fmt.Errorf("%s: no variant %q (have %s)", s.file, name, have)
+	}
+	path := "variants." + name
+	if overlay.Kind != yaml.MappingNode {
+		return nil, field.In(s.file, overlay.Line, field.Errorf(path, "must be a mapping of scenario keys"))
+	}
+	v := &Variant{Name: name, Policy: DefaultVariantPolicy}
+	overlay = cloneNode(overlay)
+	for i := 0; i+1 < len(overlay.Content); i += 2 {
+		k, val := overlay.Content[i], overlay.Content[i+1]
+		switch k.Value {
+		case "policy":
+			if val.Kind != yaml.ScalarNode || !slices.Contains(PolicyNames, val.Value) {
+				return nil, field.In(s.file, val.Line, field.Errorf(path+".policy", "must be one of %s", strings.Join(PolicyNames, ", ")))
+			}
+			v.Policy = val.Value
+		case "name", "variants":
+			return nil, field.In(s.file, k.Line, field.Errorf(path+"."+k.Value, "cannot be set in a variant"))
+		default:
+			continue
+		}
+		overlay.Content = slices.Delete(overlay.Content, i, i+2)
+		i -= 2
+	}
+	root := cloneNode(s.root)
+	doc := root
+	if doc.Kind == yaml.DocumentNode {
+		doc = doc.Content[0]
+	}
+	removeKey(doc, "variants")
+	mergeNode(doc, overlay)
+	sc, err := decodeScenarioNode(s.file, root)
+	if err != nil {
+		return nil, err
+	}
+	v.Scenario = sc
+	return v, nil
+}
+
+// decodeScenarioNode decodes a scenario from a YAML tree (strictly: unknown
+// keys are errors) and builds it. The tree is re-encoded for the strict
+// decoder; line numbers in decoding errors are mapped back to the tree's own.
+func decodeScenarioNode(file string, root *yaml.Node) (*Scenario, error) {
+	data, err := yaml.Marshal(root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var again yaml.Node
+	if err := yaml.Unmarshal(data, &again); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, unwrapYAML(err))
+	}
+	lines := map[int]int{}
+	mapLines(&again, root, lines)
+	s := &Scenario{file: file, root: root}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, remapLines(unwrapYAML(err), lines))
+	}
+	if err := s.build(); err != nil {
+		return nil, s.locate(err)
+	}
+	return s, nil
+}
+
+// mapLines records, for every node of a re-parsed tree, the line of the same
+// node in the tree it was encoded from (the two have the same shape).
+func mapLines(again, orig *yaml.Node, lines map[int]int) {
+	if _, ok := lines[again.Line]; !ok && orig.Line > 0 {
+		lines[again.Line] = orig.Line
+	}
+	for i := 0; i < len(again.Content) && i < len(orig.Content); i++ {
+		mapLines(again.Content[i], orig.Content[i], lines)
+	}
+}
+
+var lineRef = regexp.MustCompile(`line (\d+)`)
+
+// remapLines rewrites "line N" in a decoding error to the original line.
+func remapLines(err error, lines map[int]int) error {
+	msg := lineRef.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		n, _ := strconv.Atoi(m[len("line "):])
+		if o, ok := lines[n]; ok {
+			return "line " + strconv.Itoa(o)
+		}
+		return m
+	})
+	return errors.New(msg)
+}
+
+func cloneNode(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, k := range n.Content {
+		c.Content[i] = cloneNode(k)
+	}
+	return &c
+}
+
+func removeKey(m *yaml.Node, key string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = slices.Delete(m.Content, i, i+2)
+			return
+		}
+	}
+}
+
+// mergeNode merges overlay into base in place (see Variant for the rules).
+func mergeNode(base, overlay *yaml.Node) {
+	for i := 0; i+1 < len(overlay.Content); i += 2 {
+		k, v := overlay.Content[i], overlay.Content[i+1]
+		j := keyIndex(base, k.Value)
+		switch {
+		case j < 0:
+			base.Content = append(base.Content, k, v)
+		case v.Kind == yaml.MappingNode && base.Content[j+1].Kind == yaml.MappingNode:
+			mergeNode(base.Content[j+1], v)
+		case v.Kind == yaml.SequenceNode && base.Content[j+1].Kind == yaml.SequenceNode && keyed(v) && keyed(base.Content[j+1]):
+			mergeKeyed(base.Content[j+1], v)
+		default:
+			// The overlay's key too, so errors name the overlay's line.
+			base.Content[j], base.Content[j+1] = k, v
+		}
+	}
+}
+
+func keyIndex(m *yaml.Node, key string) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// itemKeys are the keys that identify a sequence item for merging.
+var itemKeys = []string{"name", "prefix"}
+
+// itemKey is the identifying key and value of a sequence item, if any.
+func itemKey(item *yaml.Node) (string, string) {
+	if item.Kind != yaml.MappingNode {
+		return "", ""
+	}
+	for _, k := range itemKeys {
+		if j := keyIndex(item, k); j >= 0 && item.Content[j+1].Kind == yaml.ScalarNode {
+			return k, item.Content[j+1].Value
+		}
+	}
+	return "", ""
+}
+
+func keyed(seq *yaml.Node) bool {
+	for _, item := range seq.Content {
+		if k, _ := itemKey(item); k == "" {
+			return false
+		}
+	}
+	return len(seq.Content) > 0
+}
+
+func mergeKeyed(base, overlay *yaml.Node) {
+	for _, item := range overlay.Content {
+		k, name := itemKey(item)
+		found := false
+		for _, b := range base.Content {
+			if bk, bn := itemKey(b); bk == k && bn == name {
+				mergeNode(b, item)
+				found = true
+				break
+			}
+		}
+		if !found {
+			base.Content = append(base.Content, item)
+		}
+	}
+}

@@ -21,8 +21,13 @@ type recorder struct {
 	counts           Counts
 	logOn            bool
 	log              []LogRecord
-	series           []results.SeriesRow
-	fair             fairness
+	// rows receives series.csv and batches.csv rows as they are made
+	// (default: a results.MemoryRows); limits keeps the series rows that
+	// carry a limit, which Convergence reads, when rows does not keep them.
+	rows   results.RowSink
+	mem    *results.MemoryRows // rows, when it is the default
+	limits []results.SeriesRow
+	fair   fairness
 }
 
 // laneMeter is what is measured on one model over the window.
@@ -97,6 +102,8 @@ func newRecorder(sc *Scenario, eng *Engine, log bool) recorder {
 		lanes: make([]laneMeter, len(names)), prod: make([]prodMeter, len(sc.Production)),
 		logOn: log, fair: newFairness(len(names)),
 	}
+	r.mem = &results.MemoryRows{}
+	r.rows = r.mem
 	for i := range r.prod {
 		r.prod[i].lastFailMinute = -1
 	}
@@ -260,14 +267,18 @@ func (w *World) sample() {
 			continue
 		}
 		use := w.prov.quotaUse(model, now)
-		w.rec.series = append(w.rec.series, results.SeriesRow{
+		row := results.SeriesRow{
 			T: t, Model: model, Running: int32(jobs.running), Limit: int32(w.limits[i]),
 			Depth: int32(depth), Inflight: int32(inflight), Waiting: int32(jobs.waiting),
 			Rejected429: int32(m.rejectedSinceSample), QuotaUse: float32(use),
-		})
+		}
+		w.rec.rows.SeriesRow(row)
+		if w.rec.mem == nil && row.Limit >= 0 {
+			w.rec.limits = append(w.rec.limits, row)
+		}
 		m.rejectedSinceSample = 0
 	}
-	w.rec.fairSample()
+	w.rec.fairSample(now+FromDuration(w.sc.SeriesInterval) > w.rec.end)
 	if w.opts.Progress != nil {
 		w.opts.Progress(now, w.rec.end)
 	}
@@ -301,8 +312,29 @@ func (w *World) Production() []results.ProductionStats {
 	return out
 }
 
-// Series is the time series sampled every series_interval.
-func (w *World) Series() []results.SeriesRow { return w.rec.series }
+// StreamRows sends the run's series.csv and batches.csv rows to sink as
+// they are made instead of keeping them; call it before Run. Series then
+// returns only the rows that carry a limit.
+func (w *World) StreamRows(sink results.RowSink) {
+	w.rec.rows, w.rec.mem = sink, nil
+}
+
+// Series is the time series sampled every series_interval (with
+// StreamRows, only its rows with a limit: what Convergence reads).
+func (w *World) Series() []results.SeriesRow {
+	if w.rec.mem != nil {
+		return w.rec.mem.Series
+	}
+	return w.rec.limits
+}
+
+// BatchProgress is the progress of tracked batches (none with StreamRows).
+func (w *World) BatchProgress() []results.BatchProgressRow {
+	if w.rec.mem != nil {
+		return w.rec.mem.Batches
+	}
+	return nil
+}
 
 // Log is the event log (Options.Log).
 func (w *World) Log() []LogRecord { return w.rec.log }

@@ -48,7 +48,7 @@ func (w *World) Measured() results.RunData {
 		Models:        w.sc.Catalogue(),
 		Fairness:      w.Fairness(),
 		Disturbances:  w.sc.Disturbances(),
-		BatchProgress: w.rec.fair.progress,
+		BatchProgress: w.BatchProgress(),
 		Production:    w.Production(),
 	}
 }

@@ -2,8 +2,10 @@ package results
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,6 +33,14 @@ func (m *MemoryRows) SeriesRow(r SeriesRow) { m.Series = append(m.Series, r) }
 // BatchRow keeps a batch progress row.
 func (m *MemoryRows) BatchRow(r BatchProgressRow) { m.Batches = append(m.Batches, r) }
 
+// Discard is a RowSink that drops every row.
+var Discard RowSink = discard{}
+
+type discard struct{}
+
+func (discard) SeriesRow(SeriesRow)       {}
+func (discard) BatchRow(BatchProgressRow) {}
+
 // OutputWriter streams the outputs of one or more runs (sim run, sim
 // compare) into a directory as the runs go: each run's series.csv and
 // batches.csv rows go through buffered writers into temporary files of their
@@ -39,8 +49,9 @@ func (m *MemoryRows) BatchRow(r BatchProgressRow) { m.Batches = append(m.Batches
 // place. Until Commit succeeds nothing in the directory is replaced; Abort
 // (or a failed Commit) removes every temporary file.
 type OutputWriter struct {
-	dir  string
-	runs []*RunWriter
+	dir     string
+	runs    []*RunWriter
+	created bool // dir did not exist: Abort removes it if empty
 }
 
 // RunWriter is the RowSink of one run of an OutputWriter. Write errors are
@@ -65,10 +76,11 @@ const partBuffer = 256 << 10
 // NewOutputWriter creates dir (if missing) and one RunWriter per policy,
 // in the order their rows will appear in the files.
 func NewOutputWriter(dir string, models []string, policies []string) (*OutputWriter, error) {
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	o := &OutputWriter{dir: dir}
+	o := &OutputWriter{dir: dir, created: errors.Is(statErr, fs.ErrNotExist)}
 	for i, p := range policies {
 		r := &RunWriter{policy: p, models: models}
 		o.runs = append(o.runs, r)
@@ -167,33 +179,50 @@ func csvNeedsQuotes(s string) bool {
 }
 
 // Commit joins the runs' rows into series.csv and batches.csv and writes
-// summary.json, each atomically; on any error (including a write error of
-// a run) it removes every temporary file and replaces nothing it had not
-// yet renamed.
+// summary.json. Both CSV files are complete on disk before either is
+// renamed into place, and summary.json is renamed last; on any error
+// (including a write error of a run) every temporary file is removed.
 func (o *OutputWriter) Commit(s Summary) (err error) {
 	defer func() {
 		if err != nil {
 			o.Abort()
 		}
 	}()
-	for _, name := range []string{"series.csv", "batches.csv"} {
-		if err := o.join(name); err != nil {
+	summary, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	names := []string{"series.csv", "batches.csv"}
+	if len(o.runs) == 0 {
+		for i, header := range []string{SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n", BatchesCSVHeader + "\n"} {
+			if err := WriteFileAtomic(filepath.Join(o.dir, names[i]), []byte(header)); err != nil {
+				return err
+			}
+		}
+		return WriteFileAtomic(filepath.Join(o.dir, "summary.json"), append(summary, '\n'))
+	}
+	var files []*part
+	for _, name := range names {
+		p, err := o.join(name)
+		if err != nil {
 			return err
 		}
+		files = append(files, p)
 	}
-	return WriteJSON(filepath.Join(o.dir, "summary.json"), s)
+	for i, p := range files {
+		if err := os.Rename(p.f.Name(), filepath.Join(o.dir, names[i])); err != nil {
+			return err
+		}
+		p.f = nil
+		o.created = false // holds an output now
+	}
+	return WriteFileAtomic(filepath.Join(o.dir, "summary.json"), append(summary, '\n'))
 }
 
-// join appends the later runs' part of a file to the first run's and renames
-// that into place.
-func (o *OutputWriter) join(name string) error {
-	if len(o.runs) == 0 {
-		header := SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n"
-		if name == "batches.csv" {
-			header = BatchesCSVHeader + "\n"
-		}
-		return WriteFileAtomic(filepath.Join(o.dir, name), []byte(header))
-	}
+// join appends the later runs' part of a file to the first run's, closes
+// it and removes the later parts; it returns the first run's part (closed,
+// ready to rename).
+func (o *OutputWriter) join(name string) (*part, error) {
 	pick := func(r *RunWriter) *part {
 		if name == "series.csv" {
 			return &r.series
@@ -207,39 +236,35 @@ func (o *OutputWriter) join(name string) error {
 			p.err = p.w.Flush()
 		}
 		if p.err != nil {
-			return p.err
+			return nil, p.err
 		}
 	}
 	for _, r := range o.runs[1:] {
 		p := pick(r)
 		if _, err := p.f.Seek(0, io.SeekStart); err != nil {
-			return err
+			return nil, err
 		}
 		if _, err := first.w.ReadFrom(p.f); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := first.w.Flush(); err != nil {
-		return err
+		return nil, err
 	}
 	// CreateTemp makes the file private; outputs are ordinary files.
 	if err := first.f.Chmod(0o644); err != nil {
-		return err
+		return nil, err
 	}
 	if err := first.f.Close(); err != nil {
-		return err
+		return nil, err
 	}
-	if err := os.Rename(first.f.Name(), filepath.Join(o.dir, name)); err != nil {
-		return err
-	}
-	first.f = nil
 	for _, r := range o.runs[1:] {
 		p := pick(r)
 		p.f.Close()
 		os.Remove(p.f.Name())
 		p.f = nil
 	}
-	return nil
+	return first, nil
 }
 
 // Abort removes every temporary file not yet renamed into place.
@@ -255,6 +280,10 @@ func (o *OutputWriter) Abort() {
 				p.err = errors.New("output aborted")
 			}
 		}
+	}
+	if o.created {
+		os.Remove(o.dir) // only if empty
+		o.created = false
 	}
 }
 

@@ -1,9 +1,10 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -23,7 +24,7 @@ func WriteRunTable(out io.Writer, run Run, top int) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "model\tcompleted\tjobs/h\tp50 s\tp90 s\twait share\tp90 wait share\tgateway-only ctr-h\t429s\t\n")
 	lanes := append([]Lane(nil), run.Lanes...)
-	sort.SliceStable(lanes, func(i, j int) bool { return lanes[i].ThroughputPerHour > lanes[j].ThroughputPerHour })
+	slices.SortStableFunc(lanes, func(a, b Lane) int { return cmp.Compare(b.ThroughputPerHour, a.ThroughputPerHour) })
 	shown := lanes
 	if top > 0 && len(lanes) > top {
 		shown = lanes[:top]

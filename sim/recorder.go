@@ -24,10 +24,11 @@ type recorder struct {
 	// rows receives series.csv and batches.csv rows as they are made
 	// (default: a results.MemoryRows); limits keeps the series rows that
 	// carry a limit, which Convergence reads, when rows does not keep them.
-	rows   results.RowSink
-	mem    *results.MemoryRows // rows, when it is the default
-	limits []results.SeriesRow
-	fair   fairness
+	rows     results.RowSink
+	mem      *results.MemoryRows // rows, when it is the default
+	interval Time                // series_interval
+	samples  int32               // series samples taken so far
+	fair     fairness
 }
 
 // laneMeter is what is measured on one model over the window.
@@ -41,7 +42,15 @@ type laneMeter struct {
 	// rejectedSinceSample counts 429s (evaluation and production, whole
 	// run) since the previous series row.
 	rejectedSinceSample int
+	// limits are the model's series rows with a limit, as runs of
+	// consecutive samples with one limit (with StreamRows), and the range
+	// of those limits.
+	limits           []limitRun
+	limitLo, limitHi int32
 }
+
+// limitRun is n consecutive series samples from the k-th with one limit.
+type limitRun struct{ k, n, limit int32 }
 
 // prodMeter is one production stream's statistics over the whole run.
 type prodMeter struct {
@@ -98,7 +107,7 @@ func newRecorder(sc *Scenario, eng *Engine, log bool) recorder {
 	names := sc.Catalogue()
 	r := recorder{
 		eng: eng, windowStart: FromDuration(sc.Warmup), end: FromDuration(sc.Duration),
-		fairWindow: FromDuration(sc.FairnessWindow), names: names,
+		fairWindow: FromDuration(sc.FairnessWindow), names: names, interval: FromDuration(sc.SeriesInterval),
 		lanes: make([]laneMeter, len(names)), prod: make([]prodMeter, len(sc.Production)),
 		logOn: log, fair: newFairness(len(names)),
 	}
@@ -274,11 +283,12 @@ func (w *World) sample() {
 		}
 		w.rec.rows.SeriesRow(row)
 		if w.rec.mem == nil && row.Limit >= 0 {
-			w.rec.limits = append(w.rec.limits, row)
+			m.keepLimit(w.rec.samples, row.Limit)
 		}
 		m.rejectedSinceSample = 0
 	}
 	w.rec.fairSample(now+FromDuration(w.sc.SeriesInterval) > w.rec.end)
+	w.rec.samples++
 	if w.opts.Progress != nil {
 		w.opts.Progress(now, w.rec.end)
 	}
@@ -319,13 +329,41 @@ func (w *World) StreamRows(sink results.RowSink) {
 	w.rec.rows, w.rec.mem = sink, nil
 }
 
-// Series is the time series sampled every series_interval (with
-// StreamRows, only its rows with a limit: what Convergence reads).
+// keepLimit records the limit in the k-th sample's row.
+func (m *laneMeter) keepLimit(k, limit int32) {
+	if n := len(m.limits); n > 0 {
+		last := &m.limits[n-1]
+		if last.limit == limit && last.k+last.n == k {
+			last.n++
+			return
+		}
+	} else {
+		m.limitLo, m.limitHi = limit, limit
+	}
+	m.limitLo, m.limitHi = min(m.limitLo, limit), max(m.limitHi, limit)
+	m.limits = append(m.limits, limitRun{k: k, n: 1, limit: limit})
+}
+
+// Series is the time series sampled every series_interval. With
+// StreamRows it is only what Convergence reads: the rows (time, model,
+// limit) of the models whose limit moved, model by model.
 func (w *World) Series() []results.SeriesRow {
 	if w.rec.mem != nil {
 		return w.rec.mem.Series
 	}
-	return w.rec.limits
+	var out []results.SeriesRow
+	for i := range w.rec.lanes {
+		m := &w.rec.lanes[i]
+		if m.limitLo == m.limitHi {
+			continue
+		}
+		for _, run := range m.limits {
+			for k := run.k; k < run.k+run.n; k++ {
+				out = append(out, results.SeriesRow{T: (Time(k) * w.rec.interval).Seconds(), Model: int32(i), Limit: run.limit})
+			}
+		}
+	}
+	return out
 }
 
 // BatchProgress is the progress of tracked batches (none with StreamRows).

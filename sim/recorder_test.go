@@ -6,6 +6,7 @@ import (
 
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/workloads"
+	"github.com/google/go-cmp/cmp"
 )
 
 // runStreamed runs a policy on sc with its rows streamed to a discard sink,
@@ -106,5 +107,35 @@ func TestRetainedStateBounded(t *testing.T) {
 	}
 	if finished[1] < 3*finished[0] {
 		t.Errorf("finished %v jobs: the longer run should finish several times more", finished)
+	}
+}
+
+// TestStreamedSummaryUnchanged: a run whose rows are streamed away keeps
+// only its limits, compactly, and summarises exactly as one that keeps
+// every row (convergence included).
+func TestStreamedSummaryUnchanged(t *testing.T) {
+	for _, policy := range PolicyNames {
+		t.Run(policy, func(t *testing.T) {
+			sc := smallScenario(t, nil)
+			kept := runStreamed(t, sc, policy)
+			pol, err := NewPolicy(policy, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := NewWorld(sc, Options{Seed: 1, Policy: pol})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := full.Run(); err != nil {
+				t.Fatal(err)
+			}
+			want, got := results.Summarize(full.Measured()), results.Summarize(kept.Measured())
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("summary (-want +got):\n%s", diff)
+			}
+			if policy == "scheduler" && len(got.Convergence) == 0 {
+				t.Error("no convergence rows: the test needs a moving limit")
+			}
+		})
 	}
 }

@@ -9,23 +9,33 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// runStreamed runs a policy on sc with its rows streamed to a discard sink,
-// as sim run and sim compare do.
-func runStreamed(t *testing.T, sc *Scenario, policy string) *World {
+// runWorld runs a policy on sc with opts (its Policy set here), calling
+// before, if set, on the world before it runs.
+func runWorld(t *testing.T, sc *Scenario, policy string, opts Options, before func(*World)) *World {
 	t.Helper()
 	pol, err := NewPolicy(policy, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := NewWorld(sc, Options{Seed: 1, Policy: pol})
+	opts.Policy = pol
+	w, err := NewWorld(sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.StreamRows(results.Discard)
+	if before != nil {
+		before(w)
+	}
 	if err := w.Run(); err != nil {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// runStreamed runs a policy on sc with its rows streamed to a discard sink,
+// as sim run and sim compare do.
+func runStreamed(t *testing.T, sc *Scenario, policy string) *World {
+	t.Helper()
+	return runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) { w.StreamRows(results.Discard) })
 }
 
 // TestBatchesPruned: once every batch is done, nothing is left in the
@@ -118,17 +128,7 @@ func TestStreamedSummaryUnchanged(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			sc := smallScenario(t, nil)
 			kept := runStreamed(t, sc, policy)
-			pol, err := NewPolicy(policy, sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			full, err := NewWorld(sc, Options{Seed: 1, Policy: pol})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := full.Run(); err != nil {
-				t.Fatal(err)
-			}
+			full := runWorld(t, sc, policy, Options{Seed: 1}, nil)
 			want, got := results.Summarize(full.Measured()), results.Summarize(kept.Measured())
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("summary (-want +got):\n%s", diff)

@@ -1,9 +1,10 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -53,7 +54,7 @@ func Compare(old, new Run) []LaneComparison {
 			add(o, Lane{})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].NewPerHour > out[j].NewPerHour })
+	slices.SortStableFunc(out, func(a, b LaneComparison) int { return cmp.Compare(b.NewPerHour, a.NewPerHour) })
 	return out
 }
 

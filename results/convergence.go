@@ -1,7 +1,9 @@
 package results
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"sort"
 )
 
@@ -64,7 +66,7 @@ func Convergence(series []SeriesRow, models []string, ds []Disturbance, end floa
 		}
 	}
 	ds = append([]Disturbance(nil), ds...)
-	sort.SliceStable(ds, func(i, j int) bool { return ds[i].At < ds[j].At })
+	slices.SortStableFunc(ds, func(a, b Disturbance) int { return cmp.Compare(a.At, b.At) })
 	var ids []int32
 	for m, rows := range byModel {
 		lo, hi := rows[0].Limit, rows[0].Limit
@@ -75,7 +77,7 @@ func Convergence(series []SeriesRow, models []string, ds []Disturbance, end floa
 			ids = append(ids, m)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	slices.Sort(ids)
 	var out []ConvergenceRow
 	for _, m := range ids {
 		rows := byModel[m]
@@ -84,13 +86,13 @@ func Convergence(series []SeriesRow, models []string, ds []Disturbance, end floa
 			if i+1 < len(ds) {
 				t1 = ds[i+1].Seconds()
 			}
-			var seg []float64
-			var ts []float64
-			for _, r := range rows {
-				if r.T >= t0 && r.T < t1 {
-					seg = append(seg, float64(r.Limit))
-					ts = append(ts, r.T)
-				}
+			// rows are in time order: the segment [t0, t1) is a run of them
+			lo := sort.Search(len(rows), func(k int) bool { return rows[k].T >= t0 })
+			hi := lo + sort.Search(len(rows)-lo, func(k int) bool { return rows[lo+k].T >= t1 })
+			var seg, ts []float64
+			for _, r := range rows[lo:hi] {
+				seg = append(seg, float64(r.Limit))
+				ts = append(ts, r.T)
 			}
 			if len(seg) < 4 {
 				continue
@@ -103,7 +105,7 @@ func Convergence(series []SeriesRow, models []string, ds []Disturbance, end floa
 
 func convergeSegment(model string, d Disturbance, seg, ts []float64) ConvergenceRow {
 	tail := append([]float64(nil), seg[len(seg)*3/4:]...)
-	sort.Float64s(tail)
+	slices.Sort(tail)
 	settled := tail[len(tail)/2]
 	band := max(0.1*settled, 2)
 	row := ConvergenceRow{Model: model, Disturbance: d, Settled: settled, TimeToBand: -1}

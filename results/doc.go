@@ -6,8 +6,9 @@
 // defined once, here and in the README.
 //
 // Files: summary.go, compare.go, fairness.go, convergence.go and
-// disturbance.go the schema and metrics; output.go and load.go writing and
-// reading an output directory; report.go the HTML and Markdown report;
+// disturbance.go the schema and metrics; stream.go streaming an output
+// directory's CSV files as runs go (OutputWriter, atomic commit), output.go
+// the terminal tables and load.go reading an output directory back; report.go the HTML and Markdown report;
 // figures.go the figure list and rendering, fig_style.go the shared style,
 // fig_draw.go and fig_bars.go the shared drawing helpers, fig_data.go the
 // shared data helpers, and one fig_NAME.go per figure with its caption.

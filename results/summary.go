@@ -7,7 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -119,12 +119,14 @@ type Stats struct {
 	P99  float64 `json:"p99"`
 }
 
-// NewStats computes the statistics of xs (which it sorts).
+// NewStats computes the statistics of xs (which it sorts with slices.Sort).
+// The mean is summed over the sorted values, so it does not depend on the
+// order of xs; the percentiles are exact (the empirical quantile).
 func NewStats(xs []float64) Stats {
 	if len(xs) == 0 {
 		return Stats{}
 	}
-	sort.Float64s(xs)
+	slices.Sort(xs)
 	return Stats{
 		Mean: stat.Mean(xs, nil),
 		P50:  stat.Quantile(0.5, stat.Empirical, xs, nil),
@@ -139,14 +141,16 @@ func Summarize(d RunData) Run {
 	run := Run{Policy: d.Policy, Window: [2]float64{d.WindowStart, d.WindowEnd}, Events: d.Events,
 		JobsArrived: d.JobsArrived, JobsCompleted: d.JobsCompleted}
 	all := LaneRaw{Model: "(all)"}
+	times := make([][]JobTimes, 0, len(d.Lanes))
 	for _, raw := range d.Lanes {
 		all.add(raw)
+		times = append(times, raw.Times)
 		if raw.Arrived+raw.Started+raw.Completed+raw.Calls == 0 && raw.RunningArea == 0 {
 			continue
 		}
-		run.Lanes = append(run.Lanes, lane(raw, d))
+		run.Lanes = append(run.Lanes, lane(raw, [][]JobTimes{raw.Times}, d))
 	}
-	run.Total = lane(all, d)
+	run.Total = lane(all, times, d)
 	run.Fairness = summarizeFairness(d.Fairness)
 	for _, p := range d.Production {
 		p.LatencyMean = ratio(p.LatencySum, float64(p.Answered))
@@ -165,7 +169,6 @@ func (a *LaneRaw) add(b LaneRaw) {
 	a.Arrived += b.Arrived
 	a.Started += b.Started
 	a.Completed += b.Completed
-	a.Times = append(a.Times, b.Times...)
 	a.Calls += b.Calls
 	a.Rejected429 += b.Rejected429
 	a.Errors += b.Errors
@@ -178,7 +181,9 @@ func (a *LaneRaw) add(b LaneRaw) {
 	a.GatewayOnlyArea += b.GatewayOnlyArea
 }
 
-func lane(raw LaneRaw, d RunData) Lane {
+// lane computes one lane's metrics; times are its jobs' time splits, in
+// completion order (raw.Times is not read).
+func lane(raw LaneRaw, times [][]JobTimes, d RunData) Lane {
 	span := d.WindowEnd - d.WindowStart
 	l := Lane{
 		Model: raw.Model, Arrived: raw.Arrived, Started: raw.Started, Completed: raw.Completed,
@@ -193,31 +198,71 @@ func lane(raw LaneRaw, d RunData) Lane {
 		CallQueueRate:       ratio(float64(raw.QueueEntries), span),
 		ProviderUtilisation: ratio(raw.BusyArea, span*float64(raw.Streams)),
 	}
-	n := len(raw.Times)
-	parts := make([][]float64, 6)
-	for i := range parts {
-		parts[i] = make([]float64, n)
-	}
-	var wait, total float64
-	type jobTotal struct{ total, wait float64 }
-	byTotal := make([]jobTotal, n)
-	for i, t := range raw.Times {
-		parts[0][i] = t.Total()
-		parts[1][i], parts[2][i], parts[3][i] = float64(t.Queued), float64(t.Start), float64(t.Gateway)
-		parts[4][i], parts[5][i] = float64(t.LLM), float64(t.Tool)
-		wait += t.Waiting()
-		total += t.Total()
-		byTotal[i] = jobTotal{t.Total(), t.Waiting()}
-	}
-	l.WaitShare = ratio(wait, total)
-	if n > 0 {
-		sort.SliceStable(byTotal, func(a, b int) bool { return byTotal[a].total < byTotal[b].total })
-		p90 := byTotal[int(math.Ceil(0.9*float64(n)))-1]
-		l.P90WaitShare = ratio(p90.wait, p90.total)
-	}
-	l.JobTime = Split{Total: NewStats(parts[0]), Queued: NewStats(parts[1]), Start: NewStats(parts[2]),
-		Gateway: NewStats(parts[3]), LLM: NewStats(parts[4]), Tool: NewStats(parts[5])}
+	l.JobTime, l.WaitShare, l.P90WaitShare = splitStats(times)
 	return l
+}
+
+// splitStats summarises the job time split of the jobs in lanes, taken in
+// order (the "(all)" lane passes every lane's jobs without copying them).
+// Each part is gathered into one float64 buffer and sorted (slices.Sort);
+// the mean sums the sorted values, as NewStats does, and the percentiles
+// are read at their ranks, so they are exact. The p90 wait share is that of
+// the job a stable sort by total time would put at the 90th percentile,
+// found by a linear scan instead of sorting the jobs.
+func splitStats(lanes [][]JobTimes) (split Split, waitShare, p90WaitShare float64) {
+	n := 0
+	var wait, total float64
+	for _, ts := range lanes {
+		n += len(ts)
+		for _, t := range ts {
+			wait += t.Waiting()
+			total += t.Total()
+		}
+	}
+	waitShare = ratio(wait, total)
+	if n == 0 {
+		return Split{}, waitShare, 0
+	}
+	buf := make([]float64, 0, n)
+	part := func(f func(JobTimes) float64) Stats {
+		buf = buf[:0]
+		for _, ts := range lanes {
+			for _, t := range ts {
+				buf = append(buf, f(t))
+			}
+		}
+		return NewStats(buf)
+	}
+	split = Split{Queued: part(func(t JobTimes) float64 { return float64(t.Queued) }),
+		Start:   part(func(t JobTimes) float64 { return float64(t.Start) }),
+		Gateway: part(func(t JobTimes) float64 { return float64(t.Gateway) }),
+		LLM:     part(func(t JobTimes) float64 { return float64(t.LLM) }),
+		Tool:    part(func(t JobTimes) float64 { return float64(t.Tool) })}
+	split.Total = part(JobTimes.Total) // last: buf keeps the sorted totals
+	p90 := stableRank(lanes, buf, int(math.Ceil(0.9*float64(n)))-1)
+	return split, waitShare, ratio(p90.Waiting(), p90.Total())
+}
+
+// stableRank returns the job at rank k (0-based) of a stable sort of the
+// jobs of lanes (taken in order) by total time, given their totals sorted.
+// Jobs tied with it keep their order, so it is the (k − c)-th job, in order,
+// of those whose total equals the k-th smallest, c being how many are
+// smaller.
+func stableRank(lanes [][]JobTimes, sorted []float64, k int) JobTimes {
+	v := sorted[k]
+	c, _ := slices.BinarySearch(sorted, v)
+	skip := k - c
+	for _, ts := range lanes {
+		for _, t := range ts {
+			if t.Total() == v {
+				if skip == 0 {
+					return t
+				}
+				skip--
+			}
+		}
+	}
+	panic("results: stableRank: rank not found")
 }
 
 // ratio is a/b, or 0 when b is 0 (no NaN ever reaches the JSON).

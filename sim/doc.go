@@ -27,8 +27,14 @@
 // Measurements are kept as the run goes: time integrals of queue depth,
 // busy streams and running jobs over the measurement window, and per job a
 // split of its time into queued, start-up, gateway wait, LLM service and
-// tool. Options.Log records every job and call event so tests check
-// conservation and quotas from the data rather than from counters.
+// tool (20 bytes a completed job, the only per-job state kept once a job
+// is done). Series and batch-progress rows go to a results.RowSink as they
+// are made (World.StreamRows; by default they are kept in memory), batch
+// progress only at change points; a batch is pruned from the books when its
+// last job is done. Options.Log records every job and call event so tests
+// check conservation and quotas from the data rather than from counters.
+// ExecuteAll runs several specs in parallel and summarises each as soon as
+// it ends.
 //
 // # Randomness
 //

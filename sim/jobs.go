@@ -24,6 +24,7 @@ type jobState struct {
 	w        workloads.Job
 	grading  bool
 	project  int32
+	batch    int32         // the recorder's key for the job's batch
 	tier     policies.Tier // effective tier, for the achieved tier shares
 	agent    workloads.Agent
 	phase    uint8

@@ -21,8 +21,14 @@ type recorder struct {
 	counts           Counts
 	logOn            bool
 	log              []LogRecord
-	series           []results.SeriesRow
-	fair             fairness
+	// rows receives series.csv and batches.csv rows as they are made
+	// (default: a results.MemoryRows); limits keeps the series rows that
+	// carry a limit, which Convergence reads, when rows does not keep them.
+	rows     results.RowSink
+	mem      *results.MemoryRows // rows, when it is the default
+	interval Time                // series_interval
+	samples  int32               // series samples taken so far
+	fair     fairness
 }
 
 // laneMeter is what is measured on one model over the window.
@@ -36,7 +42,15 @@ type laneMeter struct {
 	// rejectedSinceSample counts 429s (evaluation and production, whole
 	// run) since the previous series row.
 	rejectedSinceSample int
+	// limits are the model's series rows with a limit, as runs of
+	// consecutive samples with one limit (with StreamRows), and the range
+	// of those limits.
+	limits           []limitRun
+	limitLo, limitHi int32
 }
+
+// limitRun is n consecutive series samples from the k-th with one limit.
+type limitRun struct{ k, n, limit int32 }
 
 // prodMeter is one production stream's statistics over the whole run.
 type prodMeter struct {
@@ -93,10 +107,12 @@ func newRecorder(sc *Scenario, eng *Engine, log bool) recorder {
 	names := sc.Catalogue()
 	r := recorder{
 		eng: eng, windowStart: FromDuration(sc.Warmup), end: FromDuration(sc.Duration),
-		fairWindow: FromDuration(sc.FairnessWindow), names: names,
+		fairWindow: FromDuration(sc.FairnessWindow), names: names, interval: FromDuration(sc.SeriesInterval),
 		lanes: make([]laneMeter, len(names)), prod: make([]prodMeter, len(sc.Production)),
 		logOn: log, fair: newFairness(len(names)),
 	}
+	r.mem = &results.MemoryRows{}
+	r.rows = r.mem
 	for i := range r.prod {
 		r.prod[i].lastFailMinute = -1
 	}
@@ -260,14 +276,19 @@ func (w *World) sample() {
 			continue
 		}
 		use := w.prov.quotaUse(model, now)
-		w.rec.series = append(w.rec.series, results.SeriesRow{
+		row := results.SeriesRow{
 			T: t, Model: model, Running: int32(jobs.running), Limit: int32(w.limits[i]),
 			Depth: int32(depth), Inflight: int32(inflight), Waiting: int32(jobs.waiting),
 			Rejected429: int32(m.rejectedSinceSample), QuotaUse: float32(use),
-		})
+		}
+		w.rec.rows.SeriesRow(row)
+		if w.rec.mem == nil && row.Limit >= 0 {
+			m.keepLimit(w.rec.samples, row.Limit)
+		}
 		m.rejectedSinceSample = 0
 	}
-	w.rec.fairSample()
+	w.rec.fairSample(now+FromDuration(w.sc.SeriesInterval) > w.rec.end)
+	w.rec.samples++
 	if w.opts.Progress != nil {
 		w.opts.Progress(now, w.rec.end)
 	}
@@ -301,8 +322,57 @@ func (w *World) Production() []results.ProductionStats {
 	return out
 }
 
-// Series is the time series sampled every series_interval.
-func (w *World) Series() []results.SeriesRow { return w.rec.series }
+// StreamRows sends the run's series.csv and batches.csv rows to sink as
+// they are made instead of keeping them; call it before Run. Series then
+// returns only the rows that carry a limit.
+func (w *World) StreamRows(sink results.RowSink) {
+	w.rec.rows, w.rec.mem = sink, nil
+}
+
+// keepLimit records the limit in the k-th sample's row.
+func (m *laneMeter) keepLimit(k, limit int32) {
+	if n := len(m.limits); n > 0 {
+		last := &m.limits[n-1]
+		if last.limit == limit && last.k+last.n == k {
+			last.n++
+			return
+		}
+	} else {
+		m.limitLo, m.limitHi = limit, limit
+	}
+	m.limitLo, m.limitHi = min(m.limitLo, limit), max(m.limitHi, limit)
+	m.limits = append(m.limits, limitRun{k: k, n: 1, limit: limit})
+}
+
+// Series is the time series sampled every series_interval. With
+// StreamRows it is only what Convergence reads: the rows (time, model,
+// limit) of the models whose limit moved, model by model.
+func (w *World) Series() []results.SeriesRow {
+	if w.rec.mem != nil {
+		return w.rec.mem.Series
+	}
+	var out []results.SeriesRow
+	for i := range w.rec.lanes {
+		m := &w.rec.lanes[i]
+		if m.limitLo == m.limitHi {
+			continue
+		}
+		for _, run := range m.limits {
+			for k := run.k; k < run.k+run.n; k++ {
+				out = append(out, results.SeriesRow{T: (Time(k) * w.rec.interval).Seconds(), Model: int32(i), Limit: run.limit})
+			}
+		}
+	}
+	return out
+}
+
+// BatchProgress is the progress of tracked batches (none with StreamRows).
+func (w *World) BatchProgress() []results.BatchProgressRow {
+	if w.rec.mem != nil {
+		return w.rec.mem.Batches
+	}
+	return nil
+}
 
 // Log is the event log (Options.Log).
 func (w *World) Log() []LogRecord { return w.rec.log }

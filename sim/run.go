@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/workloads"
@@ -14,6 +16,9 @@ type RunSpec struct {
 	// Source, if set, replaces the scenario's generator.
 	Source   workloads.Source
 	Progress func(now, end Time)
+	// Rows, if set, receives the run's series.csv and batches.csv rows as
+	// they are made (World.StreamRows); otherwise the world keeps them.
+	Rows results.RowSink
 }
 
 // Execute runs one policy on the scenario and returns the finished world.
@@ -25,6 +30,9 @@ func Execute(sc *Scenario, spec RunSpec) (*World, error) {
 	w, err := NewWorld(sc, Options{Seed: spec.Seed, Policy: pol, Source: spec.Source, Progress: spec.Progress})
 	if err != nil {
 		return nil, err
+	}
+	if spec.Rows != nil {
+		w.StreamRows(spec.Rows)
 	}
 	if err := w.Run(); err != nil {
 		return nil, err
@@ -48,7 +56,7 @@ func (w *World) Measured() results.RunData {
 		Models:        w.sc.Catalogue(),
 		Fairness:      w.Fairness(),
 		Disturbances:  w.sc.Disturbances(),
-		BatchProgress: w.rec.fair.progress,
+		BatchProgress: w.BatchProgress(),
 		Production:    w.Production(),
 	}
 }
@@ -104,4 +112,42 @@ func Compare(sc *Scenario, seed uint64, names []string, newSource func() (worklo
 		}
 	}
 	return worlds, nil
+}
+
+// ExecuteAll runs every spec on the scenario, at most GOMAXPROCS at a time,
+// and summarises each run on its own goroutine as soon as its simulation
+// ends (its world is dropped then). The runs come back in spec order, so the
+// result does not depend on scheduling. newSource, if set, opens the job
+// stream of each run that has no Source.
+func ExecuteAll(sc *Scenario, specs []RunSpec, newSource func() (workloads.Source, error)) ([]results.Run, error) {
+	runs := make([]results.Run, len(specs))
+	errs := make([]error, len(specs))
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i := range specs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			spec := specs[i]
+			if spec.Source == nil && newSource != nil {
+				if spec.Source, errs[i] = newSource(); errs[i] != nil {
+					return
+				}
+			}
+			w, err := Execute(sc, spec)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			runs[i] = results.Summarize(w.Measured())
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", specs[i].Policy, err)
+		}
+	}
+	return runs, nil
 }

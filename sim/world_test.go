@@ -35,18 +35,7 @@ func ptr[T any](v T) *T { return &v }
 
 func runLogged(t *testing.T, sc *Scenario, policy string, seed uint64) *World {
 	t.Helper()
-	pol, err := NewPolicy(policy, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := NewWorld(sc, Options{Seed: seed, Policy: pol, Log: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return w
+	return runWorld(t, sc, policy, Options{Seed: seed, Log: true}, nil)
 }
 
 // TestConservation checks from the event log and the final tables that no job

@@ -114,23 +114,17 @@ func runCommand(out io.Writer, o options) error {
 		return err
 	}
 	spec := sim.RunSpec{Policy: policy, Seed: seed}
-	if newSource != nil {
-		if spec.Source, err = newSource(); err != nil {
-			return err
-		}
-	}
 	if p := newProgress(o.stderr, "run "+policy, 1); p != nil {
 		spec.Progress = func(now, end sim.Time) { p(0, now, end) }
 	}
-	w, err := sim.Execute(sc, spec)
+	done, err := simulate(sc, dir, []sim.RunSpec{spec}, 1, newSource)
 	if err != nil {
 		return err
 	}
-	data := w.Measured()
-	run := results.Summarize(data)
+	run := done.runs[0]
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}}
-	if err := results.WriteOutputs(dir, summary, sc.Catalogue(), []results.RunData{data}); err != nil {
+	if err := done.commit(summary); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "scenario %s, policy %s, seed %d: %d jobs arrived, %d completed, window %.0f-%.0f s\n",
@@ -142,6 +136,41 @@ func runCommand(out io.Writer, o options) error {
 	return nil
 }
 
+// simulated is the runs of one command, summarised, with their outputs
+// streamed so far.
+type simulated struct {
+	runs []results.Run
+	out  *results.OutputWriter
+}
+
+// simulate runs specs in parallel (sim.ExecuteAll); the rows of the first
+// written of them stream into dir's series.csv and batches.csv, which
+// commit completes with summary.json. On error nothing is left in dir.
+func simulate(sc *sim.Scenario, dir string, specs []sim.RunSpec, written int, newSource func() (workloads.Source, error)) (*simulated, error) {
+	policies := make([]string, written)
+	for i := range policies {
+		policies[i] = specs[i].Policy
+	}
+	ow, err := results.NewOutputWriter(dir, sc.Catalogue(), policies)
+	if err != nil {
+		return nil, err
+	}
+	for i := range specs {
+		specs[i].Rows = results.Discard
+		if i < written {
+			specs[i].Rows = ow.Run(i)
+		}
+	}
+	runs, err := sim.ExecuteAll(sc, specs, newSource)
+	if err != nil {
+		ow.Abort()
+		return nil, err
+	}
+	return &simulated{runs: runs, out: ow}, nil
+}
+
+func (s *simulated) commit(summary results.Summary) error { return s.out.Commit(summary) }
+
 func compareCommand(out io.Writer, o options) error {
 	sc, newSource, err := prepare(o)
 	if err != nil {
@@ -149,36 +178,40 @@ func compareCommand(out io.Writer, o options) error {
 	}
 	seed, dir, top := o.seed, o.dir, o.top
 	names := []string{"fixed-lane", "scheduler"}
-	worlds, err := sim.Compare(sc, seed, names, newSource, newProgress(o.stderr, "compare", len(names)))
+	// Every seed's pair at once, at most GOMAXPROCS runs at a time; only the
+	// first seed's runs are written.
+	var specs []sim.RunSpec
+	seeds := max(1, o.seeds)
+	progress := newProgress(o.stderr, "compare", len(names)*seeds)
+	for k := 0; k < seeds; k++ {
+		for _, name := range names {
+			spec := sim.RunSpec{Policy: name, Seed: seed + uint64(k)}
+			if progress != nil {
+				i := len(specs)
+				spec.Progress = func(now, end sim.Time) { progress(i, now, end) }
+			}
+			specs = append(specs, spec)
+		}
+	}
+	done, err := simulate(sc, dir, specs, len(names), newSource)
 	if err != nil {
 		return err
 	}
-	var runs []results.Run
-	var data []results.RunData
-	for _, w := range worlds {
-		d := w.Measured()
-		data = append(data, d)
-		runs = append(runs, results.Summarize(d))
-	}
+	runs := done.runs[:len(names)]
 	rows := results.Compare(runs[0], runs[1])
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: rows}
-	if o.seeds > 1 {
-		// Further seeds, one pair at a time (each pair already uses two cores);
-		// only their comparisons are kept.
+	if seeds > 1 {
 		perSeed := [][]results.LaneComparison{rows}
 		summary.Seeds = []uint64{seed}
-		for k := 1; k < o.seeds; k++ {
-			ws, err := sim.Compare(sc, seed+uint64(k), names, newSource, newProgress(o.stderr, fmt.Sprintf("seed %d", seed+uint64(k)), len(names)))
-			if err != nil {
-				return err
-			}
-			perSeed = append(perSeed, results.Compare(results.Summarize(ws[0].Measured()), results.Summarize(ws[1].Measured())))
+		for k := 1; k < seeds; k++ {
+			pair := done.runs[k*len(names):]
+			perSeed = append(perSeed, results.Compare(pair[0], pair[1]))
 			summary.Seeds = append(summary.Seeds, seed+uint64(k))
 		}
 		summary.MultiplierAcrossSeeds = results.MultiplierCI(perSeed)
 	}
-	if err := results.WriteOutputs(dir, summary, sc.Catalogue(), data); err != nil {
+	if err := done.commit(summary); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "scenario %s, seed %d: old = %s, new = %s, window %.0f-%.0f s\n",

@@ -1,0 +1,141 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/workloads"
+	"github.com/google/go-cmp/cmp"
+)
+
+// runWorld runs a policy on sc with opts (its Policy set here), calling
+// before, if set, on the world before it runs.
+func runWorld(t *testing.T, sc *Scenario, policy string, opts Options, before func(*World)) *World {
+	t.Helper()
+	pol, err := NewPolicy(policy, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Policy = pol
+	w, err := NewWorld(sc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before != nil {
+		before(w)
+	}
+	if err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// runStreamed runs a policy on sc with its rows streamed to a discard sink,
+// as sim run and sim compare do.
+func runStreamed(t *testing.T, sc *Scenario, policy string) *World {
+	t.Helper()
+	return runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) { w.StreamRows(results.Discard) })
+}
+
+// TestBatchesPruned: once every batch is done, nothing is left in the
+// recorder's batch maps nor in its tracking lists.
+func TestBatchesPruned(t *testing.T) {
+	for _, policy := range PolicyNames {
+		t.Run(policy, func(t *testing.T) {
+			// Arrivals only in the first minutes (a burst of large batches
+			// and small ones behind them), then an hour to drain.
+			sc := smallScenario(t, func(sc *Scenario) {
+				sc.Duration = 3 * time.Hour
+				sc.Workload.Batches.RatePerHour = 0
+				sc.Workload.Batches.Size = workloads.Dist{Kind: "uniform", Min: 1001, Max: 1200}
+				sc.Workload.Batches.Bursts = []workloads.Burst{{At: time.Minute, Batches: 2, Spread: time.Minute}}
+				sc.Workload.Background.RatePerHour = 0
+				sc.Workload.Background.Size = workloads.Dist{Kind: "uniform", Min: 5, Max: 40}
+				sc.Workload.Background.Bursts = []workloads.Burst{{At: 6 * time.Minute, Batches: 5, Spread: time.Minute}}
+				sc.Events = nil
+			})
+			w := runStreamed(t, sc, policy)
+			if c := w.Counts(); c.JobsCompleted != c.JobsArrived || c.JobsArrived < 1000 {
+				t.Fatalf("%d of %d jobs completed: the scenario should drain more than 1000", c.JobsCompleted, c.JobsArrived)
+			}
+			f := &w.rec.fair
+			if len(f.batches) != 0 || len(f.batchIDs) != 0 || len(f.tracked) != 0 || len(f.dirty) != 0 {
+				t.Errorf("after every batch finished: %d batches, %d names, %d tracked, %d dirty; want none",
+					len(f.batches), len(f.batchIDs), len(f.tracked), len(f.dirty))
+			}
+			if fd := w.Fairness(); len(fd.SmallBatches) != 5 {
+				t.Errorf("%d small batches kept, want the 5 pruned ones", len(fd.SmallBatches))
+			}
+		})
+	}
+}
+
+// TestRetainedStateBounded: what a streamed run keeps besides the compact
+// per-job time splits is bounded by what is in flight: every batch in the
+// maps still has a job not done, every tracked batch is in the maps, no
+// batch progress row is kept and series rows only where a limit is kept —
+// at two run lengths, the longer one finishing several times more jobs.
+func TestRetainedStateBounded(t *testing.T) {
+	var finished []int64
+	for _, d := range []time.Duration{40 * time.Minute, 3 * time.Hour} {
+		sc := smallScenario(t, func(sc *Scenario) {
+			sc.Duration = d
+			sc.Workload.Batches.Bursts = nil
+		})
+		w := runStreamed(t, sc, "fixed-lane")
+		f := &w.rec.fair
+		live := 0
+		for _, b := range f.batches {
+			if b.done < b.arrived {
+				live++
+			}
+		}
+		// A batch whose jobs are all done stays only while a grading job is
+		// about to arrive: at most the jobs finished at the very last instant.
+		if len(f.batches) != len(f.batchIDs) || len(f.batches)-live > 1 {
+			t.Errorf("%v: %d batches (%d names), of which %d unfinished", d, len(f.batches), len(f.batchIDs), live)
+		}
+		for _, b := range f.tracked {
+			if f.batches[b.id] != b {
+				t.Errorf("%v: tracked batch %s is not live", d, b.name)
+			}
+		}
+		if n := len(w.BatchProgress()); n != 0 {
+			t.Errorf("%v: %d batch progress rows kept, want 0", d, n)
+		}
+		for _, r := range w.Series() {
+			if r.Limit < 0 {
+				t.Fatalf("%v: a series row without a limit is kept", d)
+			}
+		}
+		if len(w.rec.log) != 0 {
+			t.Errorf("%v: %d log records kept without Options.Log", d, len(w.rec.log))
+		}
+		finished = append(finished, w.Counts().JobsCompleted)
+		t.Logf("%v: %d jobs finished, %d batches live, %d tracked", d, w.Counts().JobsCompleted, len(f.batches), len(f.tracked))
+	}
+	if finished[1] < 3*finished[0] {
+		t.Errorf("finished %v jobs: the longer run should finish several times more", finished)
+	}
+}
+
+// TestStreamedSummaryUnchanged: a run whose rows are streamed away keeps
+// only its limits, compactly, and summarises exactly as one that keeps
+// every row (convergence included).
+func TestStreamedSummaryUnchanged(t *testing.T) {
+	for _, policy := range PolicyNames {
+		t.Run(policy, func(t *testing.T) {
+			sc := smallScenario(t, nil)
+			kept := runStreamed(t, sc, policy)
+			full := runWorld(t, sc, policy, Options{Seed: 1}, nil)
+			want, got := results.Summarize(full.Measured()), results.Summarize(kept.Measured())
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("summary (-want +got):\n%s", diff)
+			}
+			if policy == "scheduler" && len(got.Convergence) == 0 {
+				t.Error("no convergence rows: the test needs a moving limit")
+			}
+		})
+	}
+}

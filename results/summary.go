@@ -18,8 +18,9 @@ const SchemaVersion = 1
 
 // RunData is one run as the simulator measured it.
 type RunData struct {
-	Policy        string
-	WindowStart   float64 // seconds
+	Policy        string      // the run's name: the policy, or the variant's name
+	Variant       *RunVariant // set when the run is a scenario variant
+	WindowStart   float64     // seconds
 	WindowEnd     float64
 	PricePerHour  float64 // per container-hour
 	Lanes         []LaneRaw
@@ -49,11 +50,32 @@ type Summary struct {
 	// first seed).
 	Seeds                 []uint64         `json:"seeds,omitempty"`
 	MultiplierAcrossSeeds []MultiplierStat `json:"multiplier_across_seeds,omitempty"`
+	// Variants: with compare --variant A --variant B …, every variant after
+	// the first against the first (comparison above is the first pair).
+	Variants []VariantComparison `json:"variants,omitempty"`
+}
+
+// VariantComparison is one variant against the baseline variant, by lane.
+type VariantComparison struct {
+	Baseline              string           `json:"baseline"`
+	Variant               string           `json:"variant"`
+	Comparison            []LaneComparison `json:"comparison"`
+	MultiplierAcrossSeeds []MultiplierStat `json:"multiplier_across_seeds,omitempty"`
+}
+
+// RunVariant is the scenario variant a run was: its name and the policy it
+// ran.
+type RunVariant struct {
+	Name   string `json:"name"`
+	Policy string `json:"policy"`
 }
 
 // Run is one policy's results.
 type Run struct {
-	Policy string `json:"policy"`
+	// Policy names the run: the policy, or the variant's name when scenario
+	// variants are compared (then Variant says which policy it ran).
+	Policy  string      `json:"policy"`
+	Variant *RunVariant `json:"variant,omitempty"`
 	// Window is the measurement window [start, end] in seconds.
 	Window [2]float64 `json:"window_s"`
 	Events uint64     `json:"events"`
@@ -138,7 +160,7 @@ func NewStats(xs []float64) Stats {
 // Summarize turns a run's measurements into its summary. Lanes with no job
 // in the whole run are left out; the total covers every model.
 func Summarize(d RunData) Run {
-	run := Run{Policy: d.Policy, Window: [2]float64{d.WindowStart, d.WindowEnd}, Events: d.Events,
+	run := Run{Policy: d.Policy, Variant: d.Variant, Window: [2]float64{d.WindowStart, d.WindowEnd}, Events: d.Events,
 		JobsArrived: d.JobsArrived, JobsCompleted: d.JobsCompleted}
 	all := LaneRaw{Model: "(all)"}
 	times := make([][]JobTimes, 0, len(d.Lanes))

@@ -13,6 +13,9 @@ import (
 type RunSpec struct {
 	Policy string
 	Seed   uint64
+	// Variant, if set, runs the variant's scenario (instead of the one
+	// given to ExecuteAll) and names the run after the variant.
+	Variant *Variant
 	// Source, if set, replaces the scenario's generator.
 	Source   workloads.Source
 	Progress func(now, end Time)
@@ -21,13 +24,21 @@ type RunSpec struct {
 	Rows results.RowSink
 }
 
+// Label is the run's name in outputs: the variant's name, else the policy's.
+func (s RunSpec) Label() string {
+	if s.Variant != nil {
+		return s.Variant.Name
+	}
+	return s.Policy
+}
+
 // Execute runs one policy on the scenario and returns the finished world.
 func Execute(sc *Scenario, spec RunSpec) (*World, error) {
 	pol, err := NewPolicy(spec.Policy, sc)
 	if err != nil {
 		return nil, err
 	}
-	w, err := NewWorld(sc, Options{Seed: spec.Seed, Policy: pol, Source: spec.Source, Progress: spec.Progress})
+	w, err := NewWorld(sc, Options{Seed: spec.Seed, Policy: pol, Source: spec.Source, Progress: spec.Progress, Variant: spec.Variant})
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +54,13 @@ func Execute(sc *Scenario, spec RunSpec) (*World, error) {
 // Measured packs a finished world's measurements for the results package.
 func (w *World) Measured() results.RunData {
 	c := w.Counts()
+	name, variant := w.pol.Name(), (*results.RunVariant)(nil)
+	if v := w.opts.Variant; v != nil {
+		name, variant = v.Name, &results.RunVariant{Name: v.Name, Policy: v.Policy}
+	}
 	return results.RunData{
-		Policy:        w.pol.Name(),
+		Policy:        name,
+		Variant:       variant,
 		WindowStart:   w.windowStart.Seconds(),
 		WindowEnd:     w.end.Seconds(),
 		PricePerHour:  w.sc.Containers.PricePerHour,
@@ -130,6 +146,10 @@ func ExecuteAll(sc *Scenario, specs []RunSpec, newSource func() (workloads.Sourc
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			spec := specs[i]
+			sc := sc
+			if spec.Variant != nil {
+				sc, spec.Policy = spec.Variant.Scenario, spec.Variant.Policy
+			}
 			if spec.Source == nil && newSource != nil {
 				if spec.Source, errs[i] = newSource(); errs[i] != nil {
 					return
@@ -146,7 +166,7 @@ func ExecuteAll(sc *Scenario, specs []RunSpec, newSource func() (workloads.Sourc
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", specs[i].Policy, err)
+			return nil, fmt.Errorf("%s: %w", specs[i].Label(), err)
 		}
 	}
 	return runs, nil

@@ -335,7 +335,6 @@ func (s *Scenario) validatePolicies() error {
 	return field.Under("policies.scheduler", s.Policies.Scheduler.Validate(names))
 }
 
-
 // locate adds the file and the line of its field to a validation error.
 func (s *Scenario) locate(err error) error {
 	var fe *field.Error

@@ -39,6 +39,8 @@ type Options struct {
 	Log bool
 	// Progress, if set, is called every series sample with the virtual time.
 	Progress func(now, end Time)
+	// Variant, if set, names the run (Measured) after a scenario variant.
+	Variant *Variant
 }
 
 // World is one run: the engine, the simulated system and the policy driving

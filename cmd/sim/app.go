@@ -37,15 +37,17 @@ func newApp() *cli.App {
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
-			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K] [--out DIR] [--trace FILE [--skip-invalid]]",
+			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K] [--variant A --variant B ...] [--out DIR] [--trace FILE [--skip-invalid]]",
 			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
-				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1}},
+				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1},
+				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"}},
 			Action: func(c *cli.Context) error {
 				if k := c.Int("seeds"); k < 1 || k > 1000 {
 					return fmt.Errorf("--seeds: must be in 1..1000, got %d", k)
 				}
 				return withReport(c, compareCommand(c.App.Writer, options{stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
-					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds")}))
+					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
+					variants: c.StringSlice("variant")}))
 			},
 		}, traceCommand(), reportCommand(), {
 			Name:  "scenarios",
@@ -84,6 +86,7 @@ type options struct {
 	top                          int
 	seeds                        int // compare: how many seeds, from seed on
 	skipInvalid                  bool
+	variants                     []string  // compare: scenario variants, the first the baseline
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
 }
 
@@ -149,7 +152,7 @@ type simulated struct {
 func simulate(sc *sim.Scenario, dir string, specs []sim.RunSpec, written int, newSource func() (workloads.Source, error)) (*simulated, error) {
 	policies := make([]string, written)
 	for i := range policies {
-		policies[i] = specs[i].Policy
+		policies[i] = specs[i].Label()
 	}
 	ow, err := results.NewOutputWriter(dir, sc.Catalogue(), policies)
 	if err != nil {
@@ -176,16 +179,20 @@ func compareCommand(out io.Writer, o options) error {
 	if err != nil {
 		return err
 	}
-	seed, dir, top := o.seed, o.dir, o.top
-	names := []string{"fixed-lane", "scheduler"}
-	// Every seed's pair at once, at most GOMAXPROCS runs at a time; only the
+	arms, err := compareArms(sc, o.variants)
+	if err != nil {
+		return err
+	}
+	seed, dir := o.seed, o.dir
+	// Every seed's runs at once, at most GOMAXPROCS at a time; only the
 	// first seed's runs are written.
-	var specs []sim.RunSpec
 	seeds := max(1, o.seeds)
-	progress := newProgress(o.stderr, "compare", len(names)*seeds)
+	var specs []sim.RunSpec
+	progress := newProgress(o.stderr, "compare", len(arms)*seeds)
 	for k := 0; k < seeds; k++ {
-		for _, name := range names {
-			spec := sim.RunSpec{Policy: name, Seed: seed + uint64(k)}
+		for _, arm := range arms {
+			spec := arm
+			spec.Seed = seed + uint64(k)
 			if progress != nil {
 				i := len(specs)
 				spec.Progress = func(now, end sim.Time) { progress(i, now, end) }
@@ -193,43 +200,103 @@ func compareCommand(out io.Writer, o options) error {
 			specs = append(specs, spec)
 		}
 	}
-	done, err := simulate(sc, dir, specs, len(names), newSource)
+	done, err := simulate(sc, dir, specs, len(arms), newSource)
 	if err != nil {
 		return err
 	}
-	runs := done.runs[:len(names)]
-	rows := results.Compare(runs[0], runs[1])
+	n := len(arms)
+	runs := done.runs[:n]
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
-		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: rows}
-	if seeds > 1 {
-		perSeed := [][]results.LaneComparison{rows}
-		summary.Seeds = []uint64{seed}
-		for k := 1; k < seeds; k++ {
-			pair := done.runs[k*len(names):]
-			perSeed = append(perSeed, results.Compare(pair[0], pair[1]))
-			summary.Seeds = append(summary.Seeds, seed+uint64(k))
+		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: results.Compare(runs[0], runs[1])}
+	for k := 0; k < seeds && seeds > 1; k++ {
+		summary.Seeds = append(summary.Seeds, seed+uint64(k))
+	}
+	for i := 1; i < n; i++ {
+		var perSeed [][]results.LaneComparison
+		for k := 0; k < seeds; k++ {
+			perSeed = append(perSeed, results.Compare(done.runs[k*n], done.runs[k*n+i]))
 		}
-		summary.MultiplierAcrossSeeds = results.MultiplierCI(perSeed)
+		vc := results.VariantComparison{Baseline: runs[0].Policy, Variant: runs[i].Policy, Comparison: perSeed[0]}
+		if seeds > 1 {
+			vc.MultiplierAcrossSeeds = results.MultiplierCI(perSeed)
+		}
+		if i == 1 {
+			summary.MultiplierAcrossSeeds = vc.MultiplierAcrossSeeds
+		}
+		if len(o.variants) > 0 {
+			summary.Variants = append(summary.Variants, vc)
+		}
 	}
 	if err := done.commit(summary); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "scenario %s, seed %d: old = %s, new = %s, window %.0f-%.0f s\n",
-		sc.Name, seed, names[0], names[1], runs[0].Window[0], runs[0].Window[1])
-	if err := results.WriteCompareTable(out, runs[0], runs[1], rows, top); err != nil {
+	if err := writeComparison(out, sc, o, summary); err != nil {
 		return err
 	}
+	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+	return nil
+}
+
+// compareArms are the runs compare makes per seed: the named variants, in
+// order (the first is the baseline), or the fixed-lane and scheduler pair.
+func compareArms(sc *sim.Scenario, variants []string) ([]sim.RunSpec, error) {
+	if len(variants) == 0 {
+		return []sim.RunSpec{{Policy: "fixed-lane"}, {Policy: "scheduler"}}, nil
+	}
+	if len(variants) < 2 {
+		return nil, fmt.Errorf("--variant: give at least two (the first is the baseline); %s has %s", sc.File(), strings.Join(sc.VariantNames(), ", "))
+	}
+	var arms []sim.RunSpec
+	seen := map[string]bool{}
+	for _, name := range variants {
+		if seen[name] {
+			return nil, fmt.Errorf("--variant: %q given twice", name)
+		}
+		seen[name] = true
+		v, err := sc.Variant(name)
+		if err != nil {
+			return nil, err
+		}
+		arms = append(arms, sim.RunSpec{Policy: v.Policy, Variant: v})
+	}
+	return arms, nil
+}
+
+// writeComparison prints compare's tables: each run after the first against
+// the first, the multipliers over seeds, and fairness per run.
+func writeComparison(out io.Writer, sc *sim.Scenario, o options, summary results.Summary) error {
+	runs := summary.Runs
+	fmt.Fprintf(out, "scenario %s, seed %d: old = %s, new = %s, window %.0f-%.0f s\n",
+		sc.Name, o.seed, runs[0].Policy, runs[1].Policy, runs[0].Window[0], runs[0].Window[1])
+	if err := results.WriteCompareTable(out, runs[0], runs[1], summary.Comparison, o.top); err != nil {
+		return err
+	}
+	for i, vc := range summary.Variants {
+		if i > 0 {
+			fmt.Fprintf(out, "\n%s against %s:\n", vc.Variant, vc.Baseline)
+			if err := results.WriteCompareTable(out, runs[0], runs[i+1], vc.Comparison, o.top); err != nil {
+				return err
+			}
+		}
+	}
 	if len(summary.MultiplierAcrossSeeds) > 0 {
-		fmt.Fprintf(out, "multiplier over seeds %d..%d (mean and 95%% confidence interval):\n", seed, seed+uint64(o.seeds)-1)
-		if err := results.WriteMultiplierTable(out, summary.MultiplierAcrossSeeds, top); err != nil {
+		fmt.Fprintf(out, "multiplier over seeds %d..%d (mean and 95%% confidence interval):\n", o.seed, o.seed+uint64(o.seeds)-1)
+		if err := results.WriteMultiplierTable(out, summary.MultiplierAcrossSeeds, o.top); err != nil {
 			return err
 		}
 	}
-	for i, r := range runs {
+	for i, vc := range summary.Variants {
+		if i > 0 && len(vc.MultiplierAcrossSeeds) > 0 {
+			fmt.Fprintf(out, "%s against %s, multiplier over seeds:\n", vc.Variant, vc.Baseline)
+			if err := results.WriteMultiplierTable(out, vc.MultiplierAcrossSeeds, o.top); err != nil {
+				return err
+			}
+		}
+	}
+	for _, r := range runs {
 		f := r.Fairness
 		fmt.Fprintf(out, "%-10s  jain %.3f  small batches behind large: %d, makespan p50 %.0f s p90 %.0f s  tier shares: %s\n",
-			names[i], f.JainMean, f.BehindLarge, f.BehindLargeMakespan.P50, f.BehindLargeMakespan.P90, results.FormatTierShares(f.TierShares))
+			r.Policy, f.JainMean, f.BehindLarge, f.BehindLargeMakespan.P50, f.BehindLargeMakespan.P90, results.FormatTierShares(f.TierShares))
 	}
-	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }

@@ -43,7 +43,7 @@ func fixtures(t *testing.T) (compareDir, runDir string) {
 }
 
 func simulateFixtures() error {
-	sc, err := sim.LoadScenario("embedded:default")
+	sc, err := sim.LoadScenario("embedded:light-load")
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func TestWriteReportCompare(t *testing.T) {
 	}
 	html := string(data)
 	checkSelfContained(t, html)
-	for _, want := range []string{"<!DOCTYPE html>", "sim test-1.2.3", "default", "Per-lane comparison", "Fairness", "Convergence: scheduler (new)",
+	for _, want := range []string{"<!DOCTYPE html>", "sim test-1.2.3", "light-load", "Per-lane comparison", "Fairness", "Convergence: scheduler (new)",
 		"gpt-5.5", "(all)", "multiplier"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report.html lacks %q", want)

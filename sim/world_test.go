@@ -13,10 +13,11 @@ import (
 	"github.com/evalsched/lab/workloads"
 )
 
-// smallScenario is the default scenario cut down to run in well under a second.
+// smallScenario is the light-load scenario (the first default) cut down to
+// run in well under a second.
 func smallScenario(t *testing.T, edit func(*Scenario)) *Scenario {
 	t.Helper()
-	sc, err := LoadScenario("embedded:default")
+	sc, err := LoadScenario("embedded:light-load")
 	if err != nil {
 		t.Fatal(err)
 	}

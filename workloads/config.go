@@ -3,6 +3,7 @@ package workloads
 import (
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"time"
@@ -35,20 +36,26 @@ type TierConfig struct {
 }
 
 // ModelMix is the popularity of models: the hot models share HotShare of the
-// batches evenly, the rest follow a Zipf law with exponent ZipfS (> 1).
+// batches (evenly, or in proportion to HotWeights), the rest follow a Zipf
+// law with exponent ZipfS (> 1).
 type ModelMix struct {
 	Hot      []string `yaml:"hot" json:"hot"`
 	HotShare float64  `yaml:"hot_share" json:"hot_share"`
-	ZipfS    float64  `yaml:"zipf_s" json:"zipf_s"`
+	// HotWeights, if set, are relative weights of the hot models (one each,
+	// in Hot's order) within HotShare.
+	HotWeights []float64 `yaml:"hot_weights" json:"hot_weights,omitempty"`
+	ZipfS      float64   `yaml:"zipf_s" json:"zipf_s"`
 	// Exclude lists models no batch is drawn for (e.g. a judge model that
 	// only serves grading jobs).
 	Exclude []string `yaml:"exclude" json:"exclude,omitempty"`
 }
 
-// BatchProcess is a stream of batches: Poisson at RatePerHour, plus bursts of
-// several batches at given times.
+// BatchProcess is a stream of batches: Poisson at RatePerHour (a long-run
+// mean, shaped over the day and week by Profile), plus bursts of several
+// batches at given times.
 type BatchProcess struct {
 	RatePerHour float64 `yaml:"rate_per_hour" json:"rate_per_hour"`
+	Profile     Profile `yaml:"profile" json:"profile,omitzero"`
 	Size        Dist    `yaml:"size" json:"size"`
 	Bursts      []Burst `yaml:"bursts" json:"bursts"`
 }
@@ -121,6 +128,11 @@ func (c *Config) validateModels(models []string, index map[string]int) error {
 			return field.Errorf(fmt.Sprintf("models.hot[%d]", i), "unknown model %q", h)
 		}
 	}
+	if len(c.Models.HotWeights) > 0 {
+		if _, _, err := factors("models.hot_weights", c.Models.HotWeights, len(c.Models.Hot)); err != nil {
+			return err
+		}
+	}
 	excluded := map[string]bool{}
 	for i, e := range c.Models.Exclude {
 		path := fmt.Sprintf("models.exclude[%d]", i)
@@ -149,8 +161,11 @@ func (c *Config) validateBatches() error {
 		name string
 		bp   *BatchProcess
 	}{{"batches", &c.Batches}, {"background", &c.Background}} {
-		if p.bp.RatePerHour < 0 {
-			return field.Errorf(p.name+".rate_per_hour", "must be >= 0, got %g", p.bp.RatePerHour)
+		if !(p.bp.RatePerHour >= 0) || math.IsInf(p.bp.RatePerHour, 0) {
+			return field.Errorf(p.name+".rate_per_hour", "must be >= 0 and finite, got %g", p.bp.RatePerHour)
+		}
+		if err := p.bp.Profile.compile(p.name + ".profile"); err != nil {
+			return err
 		}
 		if p.bp.RatePerHour > 0 || len(p.bp.Bursts) > 0 {
 			if err := p.bp.Size.compileAt(p.name + ".size"); err != nil {

@@ -4,9 +4,19 @@
 // priority tier may be set at each level (inherited downward by the
 // policies), batch sizes come from a distribution (10 to 50,000 jobs),
 // batches arrive as a Poisson stream plus scheduled bursts, small deliveries
-// as a steady background, and each batch picks a model (hot models share a
-// fixed fraction evenly, the rest follow a Zipf law). The generator is lazy:
-// it holds only the batch being emitted and each process's next arrival.
+// as a second such stream, and each batch picks a model (hot models share a
+// fixed fraction, evenly or by weight; the rest follow a Zipf law). The
+// generator is lazy: it holds only the batch being emitted and each
+// process's next arrival.
+//
+// A process's Profile (profile.go) shapes its rate over the week: relative
+// weights per hour of day and per weekday, each divided by its mean so
+// rate_per_hour stays the weekly mean, read on a week clock that shows Start
+// (from Monday 00:00) at virtual time 0. Arrivals are a non-homogeneous
+// Poisson process drawn by thinning: exponential gaps at the peak rate,
+// each candidate kept with probability rate(t)/peak, all from the arrivals
+// stream, with no draw when the ratio is 1 — so a flat profile gives exactly
+// the arrivals of none.
 //
 // A job's agent loop is described by a Behaviour class and driven by an
 // Agent value: heavy-tailed number of turns, parallel calls per turn with an

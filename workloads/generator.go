@@ -46,6 +46,7 @@ type Generator struct {
 
 	models    []string
 	hot       []int
+	hotCum    []float64 // cumulative hot weights; nil = even
 	cold      []int
 	zipf      *rand.Zipf
 	behaviour []*Behaviour
@@ -95,9 +96,14 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		index[m] = i
 	}
 	isHot := make(map[int]bool) // hot or excluded: not in the Zipf draw
-	for _, h := range cfg.Models.Hot {
+	cum := 0.0
+	for i, h := range cfg.Models.Hot {
 		g.hot = append(g.hot, index[h])
 		isHot[index[h]] = true
+		if len(cfg.Models.HotWeights) > 0 {
+			cum += cfg.Models.HotWeights[i]
+			g.hotCum = append(g.hotCum, cum)
+		}
 	}
 	for _, e := range cfg.Models.Exclude {
 		isHot[index[e]] = true
@@ -123,7 +129,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 			mix[name] = 1
 		}
 	}
-	cum := 0.0
+	cum = 0.0
 	for _, name := range slices.Sorted(maps.Keys(mix)) {
 		cum += mix[name]
 		g.behaviour = append(g.behaviour, classes[name])
@@ -146,7 +152,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		}
 	}
 	for i, bp := range []*BatchProcess{&cfg.Batches, &cfg.Background} {
-		g.nextPoisson[i] = g.poissonGap(bp.RatePerHour)
+		g.nextPoisson[i] = g.nextArrival(bp, 0)
 		for _, b := range bp.Bursts {
 			for k := 0; k < b.Batches; k++ {
 				g.burstTimes[i] = append(g.burstTimes[i], b.At+time.Duration(g.rng.Float64()*float64(b.Spread)))
@@ -185,6 +191,27 @@ func (g *Generator) poissonGap(ratePerHour float64) time.Duration {
 		return math.MaxInt64
 	}
 	return time.Duration(g.rng.ExpFloat64() / ratePerHour * float64(time.Hour))
+}
+
+// nextArrival is the process's next Poisson arrival after from. With a
+// profile it thins a stream at the peak rate: a candidate at t is kept with
+// probability factor(t) / peak, drawn only when below 1, so a flat profile
+// consumes the same draws as none. Arrivals at or past the horizon end the
+// process.
+func (g *Generator) nextArrival(bp *BatchProcess, from time.Duration) time.Duration {
+	if bp.RatePerHour <= 0 {
+		return math.MaxInt64
+	}
+	peak := bp.Profile.peak
+	for t := from; ; {
+		t += g.poissonGap(bp.RatePerHour * peak)
+		if t >= g.horizon || t < from {
+			return math.MaxInt64
+		}
+		if f := bp.Profile.factor(t); f == peak || g.rng.Float64()*peak < f {
+			return t
+		}
+	}
 }
 
 // Err is always nil: a validated generator cannot fail.
@@ -229,7 +256,7 @@ func (g *Generator) startBatch() bool {
 	if fromBurst {
 		g.burstTimes[best] = g.burstTimes[best][1:]
 	} else {
-		g.nextPoisson[best] = bestAt + g.poissonGap(bp.RatePerHour)
+		g.nextPoisson[best] = g.nextArrival(bp, bestAt)
 	}
 	account := g.rng.IntN(g.cfg.Accounts)
 	project := account*g.cfg.ProjectsPerAccount + g.rng.IntN(g.cfg.ProjectsPerAccount)
@@ -265,7 +292,12 @@ func pinned(p map[string]int, name string, drawn int8) int8 {
 
 func (g *Generator) drawModel() int {
 	if len(g.hot) > 0 && (len(g.cold) == 0 || g.rng.Float64() < g.cfg.Models.HotShare) {
-		return g.hot[g.rng.IntN(len(g.hot))]
+		if g.hotCum == nil {
+			return g.hot[g.rng.IntN(len(g.hot))]
+		}
+		u := g.rng.Float64() * g.hotCum[len(g.hotCum)-1]
+		i := sort.Search(len(g.hotCum), func(i int) bool { return u < g.hotCum[i] })
+		return g.hot[min(i, len(g.hot)-1)]
 	}
 	if g.zipf == nil {
 		return g.cold[0]

@@ -227,7 +227,7 @@ func decodeOnto(seq *yaml.Node, i int, path string, v any) error {
 		return nil
 	}
 	if err := seq.Content[i].Decode(v); err != nil {
-		return field.Errorf(path, "%v", unwrapYAML(err))
+		return field.Under(path, yamlError(nil, err))
 	}
 	return nil
 }
@@ -334,7 +334,6 @@ func (s *Scenario) validatePolicies() error {
 	}
 	return field.Under("policies.scheduler", s.Policies.Scheduler.Validate(names))
 }
-
 
 // locate adds the file and the line of its field to a validation error.
 func (s *Scenario) locate(err error) error {

@@ -44,6 +44,7 @@ type Scenario struct {
 	source        []string           // scenario path of each catalogue entry
 	file          string             // where it was loaded from, for messages
 	root          *yaml.Node         // parsed document, for line numbers
+	budget        Budget             // limits of a run (SetBudget)
 }
 
 // ContainerConfig is the container pool.
@@ -221,7 +222,7 @@ func parseDocument(data []byte) (*yaml.Node, error) {
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case err == nil:
-		return nil, &field.Error{Line: max(next.Line-1, 1), Msg: "a second YAML document (---): a scenario is one document"}
+		return nil, &field.Error{Line: next.Line, Msg: "a second YAML document (---): a scenario is one document"}
 	case !errors.Is(err, io.EOF):
 		return nil, yamlError(&root, err)
 	}

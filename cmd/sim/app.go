@@ -20,7 +20,7 @@ func newApp() *cli.App {
 	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see workloads/TRACE_FORMAT.md) instead of the scenario's generator"}
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
 	reportFlag := &cli.BoolFlag{Name: "report", Usage: "also write report.html, report.md and figures/ into --out (as sim report does)"}
-	return &cli.App{
+	app := &cli.App{
 		Name:      "sim",
 		ErrWriter: os.Stderr,
 		Usage:     "discrete-event lab for LLM-evaluation job scheduling",
@@ -28,23 +28,31 @@ func newApp() *cli.App {
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",
 			UsageText: "sim run [--scenario FILE] [--policy NAME] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
-				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}},
+			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
+				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}),
 			Action: func(c *cli.Context) error {
-				return withReport(c, runCommand(c.App.Writer, options{stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+				budget, err := budgetOf(c)
+				if err != nil {
+					return err
+				}
+				return withReport(c, runCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy")}))
 			},
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
 			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
-				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1}},
+			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
+				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1}),
 			Action: func(c *cli.Context) error {
 				if k := c.Int("seeds"); k < 1 || k > 1000 {
-					return fmt.Errorf("--seeds: must be in 1..1000, got %d", k)
+					return usageErrorf(c, "--seeds: must be in 1..1000, got %d", k)
 				}
-				return withReport(c, compareCommand(c.App.Writer, options{stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+				budget, err := budgetOf(c)
+				if err != nil {
+					return err
+				}
+				return withReport(c, compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds")}))
 			},
 		}, traceCommand(), reportCommand(), {
@@ -67,6 +75,8 @@ func newApp() *cli.App {
 			},
 		}},
 	}
+	strict(app)
+	return app
 }
 
 // withReport writes the report after a successful run when --report is set.
@@ -85,6 +95,7 @@ type options struct {
 	seeds                        int // compare: how many seeds, from seed on
 	skipInvalid                  bool
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
+	budget                       sim.Budget
 }
 
 // prepare loads the scenario and, with --trace, validates the whole trace
@@ -92,6 +103,9 @@ type options struct {
 func prepare(o options) (*sim.Scenario, func() (workloads.Source, error), error) {
 	sc, err := sim.LoadScenario(o.scenario)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := sc.SetBudget(o.budget, o.trace != ""); err != nil {
 		return nil, nil, err
 	}
 	if o.trace == "" {

@@ -106,7 +106,7 @@ func prepare(o options) (*sim.Scenario, func() (workloads.Source, error), error)
 		return nil, nil, err
 	}
 	if err := sc.SetBudget(o.budget, o.trace != ""); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", sc.File(), err)
 	}
 	if o.trace == "" {
 		if o.skipInvalid {

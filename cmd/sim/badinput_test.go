@@ -106,7 +106,7 @@ func TestBadScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
-			_, stderr, code := runSim(t, append(append([]string{"run", "--scenario", file, "--out", out}, tc.args...))...)
+			_, stderr, code := runSim(t, append([]string{"run", "--scenario", file, "--out", out}, tc.args...)...)
 			checkRefused(t, code, 1, stderr, "sim: "+file+tc.want, out)
 		})
 	}
@@ -220,4 +220,3 @@ func writeTrace(t *testing.T, file string, edit func([]string) []string, lines [
 		t.Fatal(err)
 	}
 }
-

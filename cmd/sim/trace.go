@@ -32,9 +32,6 @@ func traceCommand() *cli.Command {
 				&cli.StringFlag{Name: "out", Usage: "trace file to write (written to a temporary file, then renamed)", Required: true},
 				&cli.StringFlag{Name: "format", Usage: "jsonl or csv (default: from the extension of --out, else jsonl)"}},
 			Action: func(c *cli.Context) error {
-				if c.NArg() > 0 {
-					return fmt.Errorf("trace gen: unexpected argument %q", c.Args().First())
-				}
 				return traceGen(c.App.Writer, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.String("format"))
 			},
 		}, {

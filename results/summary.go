@@ -33,6 +33,7 @@ type RunData struct {
 	Disturbances  []Disturbance
 	BatchProgress []BatchProgressRow
 	Production    []ProductionStats
+	JobsFailed    int64
 }
 
 // Summary is the content of summary.json.
@@ -90,6 +91,9 @@ type Run struct {
 	Convergence []ConvergenceRow  `json:"convergence"`
 	// Disturbances are the start, bursts and capacity events of the scenario.
 	Disturbances []Disturbance `json:"disturbances"`
+	// JobsFailed counts jobs ended by a call larger than a quota window
+	// (whole run); omitted when 0.
+	JobsFailed int64 `json:"jobs_failed,omitempty"`
 }
 
 // Lane is one model's metrics over the measurement window.
@@ -161,7 +165,7 @@ func NewStats(xs []float64) Stats {
 // in the whole run are left out; the total covers every model.
 func Summarize(d RunData) Run {
 	run := Run{Policy: d.Policy, Variant: d.Variant, Window: [2]float64{d.WindowStart, d.WindowEnd}, Events: d.Events,
-		JobsArrived: d.JobsArrived, JobsCompleted: d.JobsCompleted}
+		JobsArrived: d.JobsArrived, JobsCompleted: d.JobsCompleted, JobsFailed: d.JobsFailed}
 	all := LaneRaw{Model: "(all)"}
 	times := make([][]JobTimes, 0, len(d.Lanes))
 	for _, raw := range d.Lanes {

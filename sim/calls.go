@@ -94,6 +94,9 @@ func (w *World) send(c int32) {
 		w.logCall(cs, LogCall429)
 		w.rec.rejected(cs)
 		if retryAfter < 0 { // larger than the quota itself: can never succeed
+			if cs.kind == jobCall {
+				w.jobs[cs.owner].failed = true
+			}
 			w.failCall(c)
 			return
 		}

@@ -29,6 +29,7 @@ type jobState struct {
 	agent    workloads.Agent
 	phase    uint8
 	pending  int32 // calls of the current turn not yet answered
+	failed   bool  // a call could never succeed: the job ends failed after its turn
 	service  int32 // of which accepted by the provider
 	arrival  Time
 	admitted Time
@@ -201,6 +202,10 @@ func (w *World) callEnded(c int32, answered bool) {
 		w.updateGatewayOnly(j, before)
 		return
 	}
+	if j.failed {
+		w.finish(slot)
+		return
+	}
 	tool := j.agent.EndTurn(w.agentSrc)
 	j.phase = jobTool
 	w.updateGatewayOnly(j, before)
@@ -213,14 +218,19 @@ func (w *World) finish(slot int32) {
 	w.containersUsed--
 	n := &w.load[j.w.Model]
 	n.running--
-	w.rec.jobFinished(j, n.running)
+	failed := j.failed
+	if failed {
+		w.rec.jobFailed(j, n.running)
+	} else {
+		w.rec.jobFinished(j, n.running)
+	}
 	id, model := j.id, j.w.Model
 	grade := j.w
 	delete(w.byID, id)
 	*j = jobState{}
 	w.free = append(w.free, slot)
 	w.pol.Finished(Epoch.Add(w.now().Duration()), id, policies.ModelID(model))
-	if grade.Judge >= 0 {
+	if grade.Judge >= 0 && !failed {
 		grade.Model, grade.Behaviour = grade.Judge, grade.JudgeBehaviour
 		grade.Judge, grade.JudgeBehaviour = -1, nil
 		grade.Seed = grade.Seed*0x9e3779b97f4a7c15 + 1

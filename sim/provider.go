@@ -102,8 +102,12 @@ func (p *Provider) start(model, out int32, u float64) Time {
 	d.busy++
 	base := d.cfg.TTFT.Seconds() + float64(out)/d.cfg.DecodeRate
 	lat := base * d.latFactor * slowdown(d.cfg.Slowdown, float64(d.busy)/float64(d.cfg.Streams)) * jitter(d.cfg.Jitter, u)
-	return FromSeconds(lat)
+	return FromSeconds(min(lat, maxLatencySeconds))
 }
+
+// maxLatencySeconds caps one call's latency (about 317 years): far past any
+// run's end, and far from overflowing the clock.
+const maxLatencySeconds = 1e10
 
 // done frees the stream of an answered call.
 func (p *Provider) done(model int32) {

@@ -70,6 +70,7 @@ type level struct {
 // Counts are whole-run totals, for conservation checks.
 type Counts struct {
 	JobsArrived, JobsStarted, JobsCompleted  int64
+	JobsFailed                               int64 // ended by a call that can never succeed
 	CallsCreated, CallsAnswered, CallsFailed int64
 	Tries, Rejected429, RejectedOutage       int64
 }
@@ -101,6 +102,7 @@ const (
 	LogCallOutage // rejected: provider has no capacity
 	LogCallAnswer // the provider answered
 	LogCallFail   // the gateway gave up on the call
+	LogJobFail    // the job ended failed (a call could never succeed)
 )
 
 func newRecorder(sc *Scenario, eng *Engine, log bool) recorder {

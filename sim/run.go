@@ -69,6 +69,7 @@ func (w *World) Measured() results.RunData {
 		Events:        w.EventsProcessed(),
 		JobsArrived:   c.JobsArrived,
 		JobsCompleted: c.JobsCompleted,
+		JobsFailed:    c.JobsFailed,
 		Models:        w.sc.Catalogue(),
 		Fairness:      w.Fairness(),
 		Disturbances:  w.sc.Disturbances(),

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/workloads"
 	"go.yaml.in/yaml/v3"
@@ -46,6 +47,7 @@ type Scenario struct {
 	source    []string      // scenario path of each catalogue entry
 	file      string        // where it was loaded from, for messages
 	root      *yaml.Node    // parsed document, for line numbers
+	budget    Budget        // limits of a run (SetBudget)
 }
 
 // ContainerConfig is the container pool.
@@ -170,6 +172,9 @@ func LoadScenario(path string) (*Scenario, error) {
 		}
 		return ParseScenario("embedded:"+name, data)
 	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxScenarioBytes {
+		return nil, &field.Error{File: path, Msg: fmt.Sprintf("%d bytes: a scenario may have at most %d", fi.Size(), MaxScenarioBytes)}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -177,21 +182,22 @@ func LoadScenario(path string) (*Scenario, error) {
 	return ParseScenario(path, data)
 }
 
+// MaxScenarioBytes bounds the size of a scenario file.
+const MaxScenarioBytes = 16 << 20
+
 // ParseScenario decodes and validates a scenario. Unknown keys, wrong types
-// and impossible values are errors of the form FILE:LINE: FIELD: problem.
+// and impossible values are errors of the form FILE:LINE: FIELD: problem
+// (*field.Error).
 func ParseScenario(file string, data []byte) (*Scenario, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, unwrapYAML(err))
+	root, err := parseDocument(data)
+	if err != nil {
+		return nil, field.In(file, 0, err)
 	}
-	if len(root.Content) == 0 {
-		return nil, fmt.Errorf("%s: empty scenario", file)
-	}
-	s := &Scenario{file: file, root: &root}
+	s := &Scenario{file: file, root: root}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", file, unwrapYAML(err))
+		return nil, field.In(file, 0, yamlError(root, err))
 	}
 	if err := s.build(); err != nil {
 		return nil, s.locate(err)
@@ -199,14 +205,34 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 	return s, nil
 }
 
-// unwrapYAML turns yaml's "yaml: unmarshal errors:\n  line 3: ..." into
-// "line 3: ...; line 5: ...".
-func unwrapYAML(err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		return errors.New(strings.Join(te.Errors, "; "))
+// parseDocument parses the one YAML document of a scenario and checks every
+// node against the type it fills (checkDocument).
+func parseDocument(data []byte) (*yaml.Node, error) {
+	if len(data) > MaxScenarioBytes {
+		return nil, field.Errorf("", "%d bytes: a scenario may have at most %d", len(data), MaxScenarioBytes)
 	}
-	return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, field.Errorf("", "empty scenario")
+		}
+		return nil, yamlError(nil, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, field.Errorf("", "empty scenario")
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, &field.Error{Line: next.Line, Msg: "a second YAML document (---): a scenario is one document"}
+	case !errors.Is(err, io.EOF):
+		return nil, yamlError(&root, err)
+	}
+	if err := checkDocument(&root); err != nil {
+		return nil, err
+	}
+	return &root, nil
 }
 
 // Catalogue is the list of model names, explicit models first.

@@ -26,9 +26,9 @@ func (s *Scenario) build() error {
 		s.resolvePaths(filepath.Dir(s.file))
 	}
 	for _, step := range []func() error{
-		s.validateRun, s.Gateway.validate, s.validateOrganisations, s.buildCatalogue,
+		s.validateRun, s.Gateway.validate, s.validateOrganisations, s.validateSizes, s.buildCatalogue,
 		s.validateModels, s.validateEvents, s.validateProduction, s.loadProduction,
-		s.validateWorkload, s.validatePolicies,
+		s.validateWorkload, s.validatePolicies, s.validateLimits,
 	} {
 		if err := step(); err != nil {
 			return err
@@ -227,7 +227,7 @@ func decodeOnto(seq *yaml.Node, i int, path string, v any) error {
 		return nil
 	}
 	if err := seq.Content[i].Decode(v); err != nil {
-		return field.Errorf(path, "%v", unwrapYAML(err))
+		return field.Under(path, yamlError(nil, err))
 	}
 	return nil
 }

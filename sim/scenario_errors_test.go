@@ -41,7 +41,7 @@ func TestScenarioErrorText(t *testing.T) {
 		{"unknown lane model", "lanes: {a: 20}", "lanes: {zz: 20}", `dir/bad.yaml:26: policies.fixed_lane.lanes.zz: unknown model "zz"`},
 		{"global cap above containers", "global_cap: 50", "global_cap: 500", "dir/bad.yaml:25: policies.fixed_lane.global_cap: 500 is above containers.capacity 100"},
 		{"scheduler target", "    lanes: {a: 20}\n", "    lanes: {a: 20}\n  scheduler: {target_depth: -4}\n", "dir/bad.yaml:27: policies.scheduler.target_depth: must be >= 1, got -4"},
-		{"wrong type", "streams: 10", "streams: ten", "dir/bad.yaml: line 10: cannot unmarshal !!str `ten` into int"},
+		{"wrong type", "streams: 10", "streams: ten", `dir/bad.yaml:10: models[0].streams: want a whole number, got "ten"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(validScenario, tc.old) {

@@ -57,8 +57,8 @@ func TestScenarioErrors(t *testing.T) {
 		want           string // substring of the message
 	}{
 		{"malformed yaml", "  accounts: 2\n", "  accounts: [2\n", "", "bad.yaml:"},
-		{"unknown key", "    decode_rate: 50\n", "    decode_rate: 50\n    decoder_rate: 5\n", "decoder_rate", "field decoder_rate not found"},
-		{"wrong type", "streams: 10", "streams: ten", "streams: ten", "cannot unmarshal"},
+		{"unknown key", "    decode_rate: 50\n", "    decode_rate: 50\n    decoder_rate: 5\n", "decoder_rate", "models[0].decoder_rate: unknown field"},
+		{"wrong type", "streams: 10", "streams: ten", "streams: ten", `models[0].streams: want a whole number, got "ten"`},
 		{"negative capacity", "capacity: 100", "capacity: -1", "capacity: -1", "containers.capacity: must be > 0"},
 		{"zero decode rate", "    decode_rate: 50\n", "    decode_rate: 0\n", "decode_rate: 0", "models[0].decode_rate: must be > 0"},
 		{"lane cap above global cap", "lanes: {a: 20}", "lanes: {a: 80}", "lanes: {a: 80}", "lanes.a: cap 80 is above global_cap 50"},
@@ -67,7 +67,7 @@ func TestScenarioErrors(t *testing.T) {
 		{"unknown org", "    org: o\n", "    org: nope\n", "org: nope", "models[0].org: unknown organisation"},
 		{"negative rpm", "rpm: 100", "rpm: -3", "rpm: -3", "organisations[0].rpm"},
 		{"bad distribution", "x: {turns: 2}", "x: {turns: {dist: pareto, min: 0, max: 5, alpha: 1}}", "dist: pareto", "turns.min: must be > 0"},
-		{"unknown distribution key", "x: {turns: 2}", "x: {turns: {dist: fixed, valu: 2}}", "valu", "field valu not found"},
+		{"unknown distribution key", "x: {turns: 2}", "x: {turns: {dist: fixed, valu: 2}}", "valu", "workload.behaviours.x.turns.valu: unknown field"},
 		{"zero duration", "duration: 1h", "duration: 0s", "duration: 0s", "duration: must be > 0"},
 		{"duplicate model", "{name: b,", "{name: a,", "{name: a,", "duplicate model"},
 		{"negative scheduler target", "    lanes: {a: 20}\n", "    lanes: {a: 20}\n  scheduler: {target_depth: -4}\n", "target_depth", "policies.scheduler"},

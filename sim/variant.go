@@ -1,12 +1,8 @@
 package sim
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/evalsched/lab/internal/field"
@@ -119,55 +115,21 @@ func (s *Scenario) Variant(name string) (*Variant, error) {
 	return v, nil
 }
 
-// decodeScenarioNode decodes a scenario from a YAML tree (strictly: unknown
-// keys are errors) and builds it. The tree is re-encoded for the strict
-// decoder; line numbers in decoding errors are mapped back to the tree's own.
+// decodeScenarioNode checks a YAML tree against the Scenario type (the same
+// pre-pass as a file gets, with the tree's own line numbers), decodes and
+// builds it.
 func decodeScenarioNode(file string, root *yaml.Node) (*Scenario, error) {
-	data, err := yaml.Marshal(root)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	if err := checkDocument(root); err != nil {
+		return nil, field.In(file, 0, err)
 	}
-	var again yaml.Node
-	if err := yaml.Unmarshal(data, &again); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, unwrapYAML(err))
-	}
-	lines := map[int]int{}
-	mapLines(&again, root, lines)
 	s := &Scenario{file: file, root: root}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(s); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, remapLines(unwrapYAML(err), lines))
+	if err := root.Decode(s); err != nil {
+		return nil, field.In(file, 0, yamlError(root, err))
 	}
 	if err := s.build(); err != nil {
 		return nil, s.locate(err)
 	}
 	return s, nil
-}
-
-// mapLines records, for every node of a re-parsed tree, the line of the same
-// node in the tree it was encoded from (the two have the same shape).
-func mapLines(again, orig *yaml.Node, lines map[int]int) {
-	if _, ok := lines[again.Line]; !ok && orig.Line > 0 {
-		lines[again.Line] = orig.Line
-	}
-	for i := 0; i < len(again.Content) && i < len(orig.Content); i++ {
-		mapLines(again.Content[i], orig.Content[i], lines)
-	}
-}
-
-var lineRef = regexp.MustCompile(`line (\d+)`)
-
-// remapLines rewrites "line N" in a decoding error to the original line.
-func remapLines(err error, lines map[int]int) error {
-	msg := lineRef.ReplaceAllStringFunc(err.Error(), func(m string) string {
-		n, _ := strconv.Atoi(m[len("line "):])
-		if o, ok := lines[n]; ok {
-			return "line " + strconv.Itoa(o)
-		}
-		return m
-	})
-	return errors.New(msg)
 }
 
 func cloneNode(n *yaml.Node) *yaml.Node {

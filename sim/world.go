@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -140,9 +141,18 @@ func (w *World) run() error {
 	for i, e := range w.sc.Events {
 		w.eng.Schedule(FromDuration(e.At), evCapacity, int32(i), 0)
 	}
+	maxEvents := w.sc.budget.MaxEvents
+	if maxEvents == 0 {
+		maxEvents = math.MaxUint64
+	}
 	for w.err == nil {
 		at, ok := w.eng.PeekTime()
 		if !ok || at > w.end {
+			break
+		}
+		if w.eng.processed >= maxEvents {
+			w.err = &BudgetError{What: "events", Size: float64(w.eng.processed), Limit: float64(maxEvents),
+				At: w.now(), Flag: "--max-events", Details: fmt.Sprintf("%d calls created, %d tries", w.rec.counts.CallsCreated, w.rec.counts.Tries)}
 			break
 		}
 		w.eng.Step(w)

@@ -64,7 +64,7 @@ func requestFormat(path, format string) (string, error) {
 	case "azure", "mooncake":
 		return format, nil
 	case "":
-		switch strings.ToLower(filepath.Ext(path)) {
+		switch strings.ToLower(filepath.Ext(withoutGz(path))) {
 		case ".csv":
 			return "azure", nil
 		case ".jsonl":
@@ -162,10 +162,15 @@ func (r *requestReader) rewind() {
 		return
 	}
 	r.line, r.inPass, r.prevRaw = 0, 0, 0
+	in, err := traceInput(r.f, r.name)
+	if err != nil {
+		r.err, r.done = err, true
+		return
+	}
 	if r.br == nil {
-		r.br = bufio.NewReaderSize(r.f, 64<<10)
+		r.br = bufio.NewReaderSize(in, 64<<10)
 	} else {
-		r.br.Reset(r.f)
+		r.br.Reset(in)
 	}
 	if r.format == "azure" {
 		r.cr = csv.NewReader(r.br)

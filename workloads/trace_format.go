@@ -98,7 +98,7 @@ func TraceFormat(name, format string) (string, error) {
 	case "jsonl", "csv":
 		return format, nil
 	case "":
-		switch strings.ToLower(filepath.Ext(name)) {
+		switch strings.ToLower(filepath.Ext(withoutGz(name))) {
 		case ".jsonl", ".ndjson", ".json":
 			return "jsonl", nil
 		case ".csv":

@@ -20,7 +20,7 @@ func newApp() *cli.App {
 	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see workloads/TRACE_FORMAT.md) instead of the scenario's generator"}
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
 	reportFlag := &cli.BoolFlag{Name: "report", Usage: "also write report.html, report.md and figures/ into --out (as sim report does)"}
-	return &cli.App{
+	app := &cli.App{
 		Name:      "sim",
 		ErrWriter: os.Stderr,
 		Usage:     "discrete-event lab for LLM-evaluation job scheduling",
@@ -28,24 +28,32 @@ func newApp() *cli.App {
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",
 			UsageText: "sim run [--scenario FILE] [--policy NAME] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
-				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}},
+			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
+				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}),
 			Action: func(c *cli.Context) error {
-				return withReport(c, runCommand(c.App.Writer, options{stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+				budget, err := budgetOf(c)
+				if err != nil {
+					return err
+				}
+				return withReport(c, runCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy")}))
 			},
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
 			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K] [--variant A --variant B ...] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags: []cli.Flag{scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
+			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
 				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1},
-				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"}},
+				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"}),
 			Action: func(c *cli.Context) error {
 				if k := c.Int("seeds"); k < 1 || k > 1000 {
-					return fmt.Errorf("--seeds: must be in 1..1000, got %d", k)
+					return usageErrorf(c, "--seeds: must be in 1..1000, got %d", k)
 				}
-				return withReport(c, compareCommand(c.App.Writer, options{stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+				budget, err := budgetOf(c)
+				if err != nil {
+					return err
+				}
+				return withReport(c, compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
 					variants: c.StringSlice("variant")}))
 			},
@@ -69,6 +77,8 @@ func newApp() *cli.App {
 			},
 		}},
 	}
+	strict(app)
+	return app
 }
 
 // withReport writes the report after a successful run when --report is set.
@@ -88,6 +98,7 @@ type options struct {
 	skipInvalid                  bool
 	variants                     []string  // compare: scenario variants, the first the baseline
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
+	budget                       sim.Budget
 }
 
 // prepare loads the scenario and, with --trace, validates the whole trace
@@ -96,6 +107,9 @@ func prepare(o options) (*sim.Scenario, func() (workloads.Source, error), error)
 	sc, err := sim.LoadScenario(o.scenario)
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := sc.SetBudget(o.budget, o.trace != ""); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", sc.File(), err)
 	}
 	if o.trace == "" {
 		if o.skipInvalid {
@@ -179,7 +193,7 @@ func compareCommand(out io.Writer, o options) error {
 	if err != nil {
 		return err
 	}
-	arms, err := compareArms(sc, o.variants)
+	arms, err := compareArms(sc, o)
 	if err != nil {
 		return err
 	}
@@ -239,7 +253,8 @@ func compareCommand(out io.Writer, o options) error {
 
 // compareArms are the runs compare makes per seed: the named variants, in
 // order (the first is the baseline), or the fixed-lane and scheduler pair.
-func compareArms(sc *sim.Scenario, variants []string) ([]sim.RunSpec, error) {
+func compareArms(sc *sim.Scenario, o options) ([]sim.RunSpec, error) {
+	variants := o.variants
 	if len(variants) == 0 {
 		return []sim.RunSpec{{Policy: "fixed-lane"}, {Policy: "scheduler"}}, nil
 	}
@@ -256,6 +271,9 @@ func compareArms(sc *sim.Scenario, variants []string) ([]sim.RunSpec, error) {
 		v, err := sc.Variant(name)
 		if err != nil {
 			return nil, err
+		}
+		if err := v.Scenario.SetBudget(o.budget, o.trace != ""); err != nil {
+			return nil, fmt.Errorf("variant %s: %w", name, err)
 		}
 		arms = append(arms, sim.RunSpec{Policy: v.Policy, Variant: v})
 	}

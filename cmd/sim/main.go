@@ -2,6 +2,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
@@ -10,6 +11,11 @@ func main() {
 	app := newApp()
 	if err := app.Run(os.Args); err != nil {
 		fmt.Fprintln(app.ErrWriter, "sim:", err)
-		os.Exit(1)
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(app.ErrWriter, "usage:", ue.usage)
+			os.Exit(exitUsage)
+		}
+		os.Exit(exitError)
 	}
 }

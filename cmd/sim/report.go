@@ -21,9 +21,6 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{&cli.StringFlag{Name: "in", Usage: "output directory holding summary.json, series.csv and batches.csv; the report is written into it",
 			Value: "out"}},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return fmt.Errorf("report: unexpected argument %q (use --in DIR)", c.Args().First())
-			}
 			return writeReport(c.App.ErrWriter, c.String("in"))
 		},
 	}

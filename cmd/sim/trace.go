@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -33,9 +32,6 @@ func traceCommand() *cli.Command {
 				&cli.StringFlag{Name: "out", Usage: "trace file to write (written to a temporary file, then renamed)", Required: true},
 				&cli.StringFlag{Name: "format", Usage: "jsonl or csv (default: from the extension of --out, else jsonl)"}},
 			Action: func(c *cli.Context) error {
-				if c.NArg() > 0 {
-					return fmt.Errorf("trace gen: unexpected argument %q", c.Args().First())
-				}
 				return traceGen(c.App.Writer, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.String("format"))
 			},
 		}, {
@@ -138,12 +134,12 @@ func traceValidateFile(path, format string, sc *sim.Scenario) (workloads.TraceRe
 	if err != nil {
 		return workloads.TraceReport{}, err
 	}
-	f, err := os.Open(path)
+	in, f, err := workloads.OpenTrace(path)
 	if err != nil {
 		return workloads.TraceReport{}, err
 	}
 	defer f.Close()
-	return workloads.ValidateTrace(bufio.NewReaderSize(f, 1<<20), path, format, sc.Catalogue(), classes)
+	return workloads.ValidateTrace(in, path, format, sc.Catalogue(), classes)
 }
 
 // openJobTrace prepares a job trace for runs: it validates the whole file
@@ -193,11 +189,11 @@ func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Wri
 	opts := workloads.TraceOptions{SkipInvalid: skipInvalid, UniqueIDs: len(rep.Errors) > 0,
 		OnSkip: func(*workloads.TraceError) {}}
 	return func() (workloads.Source, error) {
-		f, err := os.Open(path)
+		in, f, err := workloads.OpenTrace(path)
 		if err != nil {
 			return nil, err
 		}
-		r := workloads.NewTraceReader(bufio.NewReaderSize(f, 1<<20), path, format, catalogue, classes, opts)
+		r := workloads.NewTraceReader(in, path, format, catalogue, classes, opts)
 		return &traceFileSource{r: r, f: f}, nil
 	}, nil
 }
@@ -205,7 +201,7 @@ func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Wri
 // traceFileSource closes its file when the stream ends.
 type traceFileSource struct {
 	r *workloads.TraceReader
-	f *os.File
+	f io.Closer
 }
 
 func (s *traceFileSource) Next() (workloads.Job, bool) {
@@ -225,13 +221,12 @@ func traceSniff(path, format string) (string, error) {
 	if format != "" {
 		return format, nil
 	}
-	f, err := os.Open(path)
+	in, f, err := workloads.OpenTrace(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	first, _ := bufio.NewReader(f).ReadString('\n')
-	first = strings.TrimPrefix(first, "\ufeff")
+	first, _ := bufio.NewReader(in).ReadString('\n')
 	switch {
 	case strings.HasPrefix(first, "TIMESTAMP,") || strings.Contains(first, ",ContextTokens,"):
 		return "azure", nil

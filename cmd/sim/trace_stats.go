@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"text/tabwriter"
 	"time"
@@ -35,13 +33,13 @@ func traceStats(out io.Writer, scenario, path, format string, bucket time.Durati
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(path)
+	in, f, err := workloads.OpenTrace(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	catalogue := sc.Catalogue()
-	r := workloads.NewTraceReader(bufio.NewReaderSize(f, 1<<20), path, format, catalogue, classes, workloads.TraceOptions{SkipInvalid: true})
+	r := workloads.NewTraceReader(in, path, format, catalogue, classes, workloads.TraceOptions{SkipInvalid: true})
 	st := workloads.NewTraceStats(len(catalogue), workloads.ClassNames(classes), bucket)
 	for j, ok := r.Next(); ok; j, ok = r.Next() {
 		st.Add(j)

@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalsched/lab/workloads"
+)
+
+// fuzzBudget bounds the simulation an accepted input runs.
+var fuzzBudget = Budget{MaxEvents: 200_000, MaxMemory: 256 << 20}
+
+// shortRun runs sc for at most ten virtual minutes under the scheduler,
+// within fuzzBudget; a run the budget refuses or stops is fine, a panic
+// is not.
+func shortRun(t *testing.T, sc *Scenario, src workloads.Source) {
+	sc.Duration = min(sc.Duration, 10*time.Minute)
+	sc.Warmup = 0
+	if err := sc.SetBudget(fuzzBudget, src != nil); err != nil {
+		return
+	}
+	pol, err := NewPolicy("scheduler", sc)
+	if err != nil {
+		return
+	}
+	w, err := NewWorld(sc, Options{Seed: 1, Policy: pol, Source: src})
+	if err != nil {
+		return
+	}
+	_ = w.Run()
+}
+
+// FuzzParseScenario: the loader never panics, and a scenario it accepts
+// runs a short simulation without panicking.
+func FuzzParseScenario(f *testing.F) {
+	f.Add([]byte(validScenario))
+	for _, name := range EmbeddedNames() {
+		if data, err := EmbeddedYAML(name); err == nil && !bytes.Contains(data, []byte("production:")) {
+			f.Add(data)
+		}
+	}
+	for _, edit := range [][2]string{
+		{"streams: 10", "streams: 9.5"}, {"duration: 1h", "duration: 2562047h"}, {"rpm: 100", "rpm: .nan"},
+		{"turns: 2", "turns: 1e30"}, {"size: 3", "size: {dist: exponential, mean: 1e9}"}, {"warmup: 5m", "warmup: 5m\n---\nname: x"},
+		{"capacity: 100", "capacity: 0.9"}, {"x: {turns: 2}", "x: {turns: 2, fanout: 0}"}, {"name: t", "name: [t"},
+	} {
+		f.Add([]byte(strings.Replace(validScenario, edit[0], edit[1], 1)))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := ParseScenario("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		shortRun(t, sc, nil)
+	})
+}
+
+// FuzzJobTrace: the job-trace reader (JSON Lines and CSV) never panics, and
+// the jobs it accepts run a short simulation without panicking.
+func FuzzJobTrace(f *testing.F) {
+	for _, seed := range []struct {
+		text string
+		csv  bool
+	}{
+		{`{"v":1,"id":"0","arrival_s":1.5,"account":"acct-000","project":"acct-000/p00","batch":"b1","account_tier":1,"model":"a","class":"x","seed":7}` + "\n", false},
+		{`{"v":1,"id":"1","arrival_s":2,"account":"c","project":"c/p","batch":"b","model":"b","plan":[{"calls":[[100,20],[50,5]],"tool_s":1.5}]}` + "\n", false},
+		{"\ufeff" + `{"v":1,"id":"0","arrival_s":NaN}` + "\n{\n", false},
+		{"v,id,arrival_s,account,project,batch,model,class,seed\n1,0,3,c,c/p,b,a,x,5\n1,1,2,c,c/p,b,a,x,6\n", true},
+		{"v,id,arrival_s,account,project,batch,model,class,seed\n1,0,\"3,c\n", true},
+	} {
+		f.Add([]byte(seed.text), seed.csv)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, csv bool) {
+		sc, err := ParseScenario("fuzz.yaml", []byte(validScenario))
+		if err != nil {
+			t.Fatal(err)
+		}
+		classes, err := workloads.BehaviourClasses(sc.Workload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		format := "jsonl"
+		if csv {
+			format = "csv"
+		}
+		if _, err := workloads.ValidateTrace(bytes.NewReader(data), "fuzz", format, sc.Catalogue(), classes); err != nil {
+			return
+		}
+		src := workloads.NewTraceReader(bytes.NewReader(data), "fuzz", format, sc.Catalogue(), classes, workloads.TraceOptions{SkipInvalid: true})
+		shortRun(t, sc, src)
+	})
+}

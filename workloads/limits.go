@@ -1,0 +1,108 @@
+package workloads
+
+import (
+	"math"
+	"time"
+
+	"github.com/evalsched/lab/internal/field"
+)
+
+// Limits of a behaviour's distributions. Validation refuses parameters
+// beyond them, and the agent clamps any draw from a distribution's tail to
+// them, so no count or token number overflows the simulator's integers and
+// no duration its virtual clock.
+const (
+	MaxTurns       = 100_000    // turns of one job
+	MaxFanout      = 10_000     // parallel calls of one turn
+	MaxTokens      = 10_000_000 // prompt, output or tool tokens of one draw
+	MaxToolSeconds = 86_400     // one tool step (a day)
+	MaxBatchSize   = 10_000_000 // jobs of one batch
+	maxContext     = 1 << 30    // input tokens of a call (int32-safe)
+)
+
+// Bounds are the smallest and largest values the distribution's parameters
+// allow: exact for fixed, uniform and bounded Pareto, the clip bounds (or
+// the median/mean as the scale, with +Inf above unless clipped) for
+// exponential and lognormal. Empirical columns come from a request trace
+// and are bounded by its reader: 0 and MaxTokens.
+func (d Dist) Bounds() (lo, hi float64) {
+	switch d.Kind {
+	case "fixed":
+		return d.Value, d.Value
+	case "uniform", "pareto":
+		return d.Min, d.Max
+	case "exponential", "lognormal":
+		hi = max(d.Mean, d.Median)
+		if d.Max > 0 {
+			hi = d.Max
+		}
+		return d.Min, hi
+	}
+	return 0, MaxTokens
+}
+
+// CheckAtMost refuses a distribution whose parameters exceed limit.
+func (d Dist) CheckAtMost(path string, limit float64) error {
+	if _, hi := d.Bounds(); hi > limit {
+		return field.Errorf(path, "at most %g, got %g (the limit guards the simulator's integers and clock)", limit, hi)
+	}
+	return nil
+}
+
+// checkCount refuses a count distribution that could draw below one or a
+// fixed count that is not a whole number: they would be rounded silently.
+func (d Dist) checkCount(path string, limit float64) error {
+	lo, _ := d.Bounds()
+	switch {
+	case d.Kind == "fixed" && d.Value != math.Trunc(d.Value):
+		return field.Errorf(path, "must be a whole number, got %g", d.Value)
+	case (d.Kind == "fixed" || d.Kind == "uniform") && lo < 1:
+		return field.Errorf(path, "must be at least 1, got %g", lo)
+	}
+	return d.CheckAtMost(path, limit)
+}
+
+// checkLimits checks the behaviour's distributions against the limits.
+func (b *Behaviour) checkLimits(path string) error {
+	checks := []struct {
+		name  string
+		d     Dist
+		count bool
+		limit float64
+	}{
+		{"turns", b.Turns, true, MaxTurns}, {"fanout", b.Fanout, true, MaxFanout},
+		{"prompt_tokens", b.PromptTokens, false, MaxTokens}, {"output_tokens", b.OutputTokens, false, MaxTokens},
+		{"tool_tokens", b.ToolTokens, false, MaxTokens}, {"tool_seconds", b.ToolSeconds, false, MaxToolSeconds},
+	}
+	if b.PhaseSwitch != nil {
+		checks = append(checks, struct {
+			name  string
+			d     Dist
+			count bool
+			limit float64
+		}{"phase_switch.fanout", b.PhaseSwitch.Fanout, true, MaxFanout})
+	}
+	for _, c := range checks {
+		check := c.d.CheckAtMost
+		if c.count {
+			check = c.d.checkCount
+		}
+		if err := check(path+"."+c.name, c.limit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clampDraw bounds a draw to [0, limit] (NaN to 0).
+func clampDraw(v, limit float64) float64 {
+	if !(v > 0) {
+		return 0
+	}
+	return min(v, limit)
+}
+
+// toolDuration converts a tool step's seconds to a duration, clamped.
+func toolDuration(s float64) time.Duration {
+	return time.Duration(clampDraw(s, MaxToolSeconds) * float64(time.Second))
+}

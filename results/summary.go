@@ -49,6 +49,8 @@ type Summary struct {
 	// first seed).
 	Seeds                 []uint64         `json:"seeds,omitempty"`
 	MultiplierAcrossSeeds []MultiplierStat `json:"multiplier_across_seeds,omitempty"`
+	// Invocation is how sim was asked for these outputs (report's reproduce line).
+	Invocation *Invocation `json:"invocation,omitempty"`
 }
 
 // Run is one policy's results.

@@ -129,7 +129,7 @@ func runCommand(out io.Writer, o options) error {
 	data := w.Measured()
 	run := results.Summarize(data)
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
-		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}}
+		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}, Invocation: o.invocation("run")}
 	if err := results.WriteOutputs(dir, summary, sc.Catalogue(), []results.RunData{data}); err != nil {
 		return err
 	}
@@ -138,6 +138,7 @@ func runCommand(out io.Writer, o options) error {
 	if err := results.WriteRunTable(out, run, top); err != nil {
 		return err
 	}
+	results.WriteProductionTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }
@@ -162,7 +163,7 @@ func compareCommand(out io.Writer, o options) error {
 	}
 	rows := results.Compare(runs[0], runs[1])
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
-		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: rows}
+		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: rows, Invocation: o.invocation("compare")}
 	if o.seeds > 1 {
 		// Further seeds, one pair at a time (each pair already uses two cores);
 		// only their comparisons are kept.
@@ -197,6 +198,7 @@ func compareCommand(out io.Writer, o options) error {
 		fmt.Fprintf(out, "%-10s  jain %.3f  small batches behind large: %d, makespan p50 %.0f s p90 %.0f s  tier shares: %s\n",
 			names[i], f.JainMean, f.BehindLarge, f.BehindLargeMakespan.P50, f.BehindLargeMakespan.P90, results.FormatTierShares(f.TierShares))
 	}
+	results.WriteProductionTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/evalsched/lab/results"
 )
 
 // chromium finds a headless browser on PATH; as root with CI set it
@@ -69,14 +67,7 @@ window.addEventListener("load", function () {
 func TestReportInBrowser(t *testing.T) {
 	bin := chromium(t)
 	dir, _ := fixtures(t)
-	if err := results.WriteReport(dir, "v"); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "report.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := string(data)
+	page := reportFile(t, dir, "report.html")
 	checkStatic(t, page)
 	probed := filepath.Join(t.TempDir(), "probed.html")
 	if err := os.WriteFile(probed, []byte(strings.Replace(page, "<head>", "<head>"+probe, 1)), 0o644); err != nil {

@@ -12,6 +12,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// reportFile writes the report of dir and returns its file name
+// (report.html or report.md).
+func reportFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	if err := results.WriteReport(dir, "v"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // editSummary rewrites dir/summary.json through edit.
 func editSummary(t *testing.T, dir string, edit func(*results.Summary)) {
 	t.Helper()
@@ -58,14 +72,7 @@ func TestReportContent(t *testing.T) {
 			if c.edit != nil {
 				editSummary(t, dir, c.edit)
 			}
-			if err := results.WriteReport(dir, "v"); err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(filepath.Join(dir, "report.html"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			html := string(data)
+			html := reportFile(t, dir, "report.html")
 			at := 0
 			for _, w := range c.want {
 				i := strings.Index(html[at:], w)

@@ -3,8 +3,6 @@ package results_test
 import (
 	"bytes"
 	"html"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -61,14 +59,7 @@ func TestMarkdownCellsRenderAsWritten(t *testing.T) {
 // asterisk or backslash survives in a table.
 func TestReportMarkdownTotalRow(t *testing.T) {
 	dir, _ := fixtures(t)
-	if err := results.WriteReport(dir, "v"); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := gfm(t, string(md))
+	out := gfm(t, reportFile(t, dir, "report.md"))
 	rows := regexp.MustCompile(`(?s)<tr>\s*<td[^>]*>(.*?)</td>`).FindAllStringSubmatch(out, -1)
 	var totals []string
 	for _, r := range rows {

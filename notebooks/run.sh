@@ -6,7 +6,7 @@
 # stay without outputs. Exits non-zero if any cell fails.
 #
 #   bash notebooks/run.sh               # all notebooks
-#   bash notebooks/run.sh notebooks/compare_default.ipynb
+#   bash notebooks/run.sh notebooks/seeds.ipynb
 #   SIM_BIN=/path/to/sim bash notebooks/run.sh   # use a built binary instead of go run
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -44,8 +44,10 @@ func topAndOther(groups []barGroup, top int, note func(sums []float64) string) [
 }
 
 // groupedBars draws horizontal grouped bars, the first group at the top,
-// and returns the plot and the height it needs.
-func groupedBars(title, xlabel string, series []string, groups []barGroup) (*plot.Plot, vg.Length, error) {
+// each group's label level with its bars, and returns the plot, the height
+// it needs and a legend entry per series (drawn below the plot, so the axis
+// only has to fit the bars and their notes).
+func groupedBars(title, xlabel string, series []string, groups []barGroup) (*plot.Plot, vg.Length, []legendEntry, error) {
 	n := len(groups)
 	h := vg.Length(max(3.2, 0.22*float64(n*max(len(series), 1))+0.18*float64(n)+1.5)) * vg.Inch
 	p := newPlot(title, xlabel, "")
@@ -56,28 +58,33 @@ func groupedBars(title, xlabel string, series []string, groups []barGroup) (*plo
 	}
 	p.NominalY(names...)
 	p.Y.Tick.Label.Font = font.From(sansFont, 10)
-	maxV, err := addBars(p, h, series, groups)
+	maxV, legend, err := addBars(p, h, series, groups)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if err := addBarNotes(p, groups); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	p.X.Min = 0
 	if maxV <= 0 {
 		maxV = 1
 	}
-	placeBarLegend(p, groups, maxV)
-	return p, h, nil
+	// Each category spans one unit centred on its label; notes need ~12%.
+	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
+	p.X.Min, p.X.Max = 0, maxV*1.12
+	return p, h, legend, nil
 }
 
+// barAreaHeight is the height of the data area of a groupedBars figure of
+// height h (less title, axis and legend strip).
+func barAreaHeight(h vg.Length) vg.Length { return h - 1.6*vg.Inch }
+
 // addBars adds one bar chart per series to p, the first series on top
-// within a group, and returns the longest bar.
-func addBars(p *plot.Plot, h vg.Length, series []string, groups []barGroup) (float64, error) {
+// within a group, and returns the longest bar and a legend entry per series.
+func addBars(p *plot.Plot, h vg.Length, series []string, groups []barGroup) (float64, []legendEntry, error) {
 	n := len(groups)
-	area := h - 1.3*vg.Inch
-	bw := area / vg.Length(n) * 0.8 / vg.Length(max(len(series), 1))
+	bw := barAreaHeight(h) / vg.Length(n) * 0.8 / vg.Length(max(len(series), 1))
 	maxV := 0.0
+	var legend []legendEntry
 	for k, s := range series {
 		vals := make(plotter.Values, n)
 		for i, g := range groups {
@@ -88,16 +95,16 @@ func addBars(p *plot.Plot, h vg.Length, series []string, groups []barGroup) (flo
 		}
 		b, err := plotter.NewBarChart(vals, bw)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		b.Horizontal = true
 		b.Color = policyColor(k)
 		b.LineStyle.Width = 0
 		b.Offset = (vg.Length(len(series)-1)/2 - vg.Length(k)) * bw
 		p.Add(b)
-		p.Legend.Add(s, b)
+		legend = append(legend, legendEntry{s, b})
 	}
-	return maxV, nil
+	return maxV, legend, nil
 }
 
 // addBarNotes prints each group's note right of its longest bar.
@@ -132,29 +139,4 @@ func addBarNotes(p *plot.Plot, groups []barGroup) error {
 	l.Offset = vg.Point{X: vg.Points(4)}
 	p.Add(l)
 	return nil
-}
-
-// placeBarLegend makes room for the notes and the legend: the legend goes
-// where the bars are short (bottom, else top), else the axis widens.
-func placeBarLegend(p *plot.Plot, groups []barGroup, maxV float64) {
-	n := len(groups)
-	p.X.Max = maxV * 1.12
-	p.Legend.Top = false
-	short := func(gs []barGroup) bool {
-		for _, g := range gs {
-			for _, v := range g.values {
-				if fin(v) > 0.55*maxV {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	switch {
-	case short(groups[max(0, n-2):]):
-	case short(groups[:min(2, n)]):
-		p.Legend.Top = true
-	default:
-		p.X.Max = maxV * 1.7
-	}
 }

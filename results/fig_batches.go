@@ -95,7 +95,9 @@ func pickBatches(bs map[string]*batchTrack, npol int) (large, small *batchTrack)
 }
 
 // batchFigure: the progress of a small batch behind a large one, per
-// policy.
+// policy: the large batch over run time, the small one over the time since
+// it arrived (on the run's scale a small batch's minutes would be a
+// vertical line).
 func batchFigure(o *Outputs) (figSpec, error) {
 	const name = "batch-progress"
 	title := "Fairness: a small batch behind a large one"
@@ -104,95 +106,135 @@ func batchFigure(o *Outputs) (figSpec, error) {
 	if large == nil && small == nil {
 		return placeholder(name, title, "batches.csv has no large batch and no small batch behind one (no batch of more than 1000 jobs)"), nil
 	}
-	var shown []*batchTrack // large first, either may be missing
-	for _, b := range []*batchTrack{large, small} {
-		if b != nil {
-			shown = append(shown, b)
-		}
-	}
 	end := runEnd(o)
 	scale, unit := timeUnit(end)
-	p := newPlot("", "time ("+unit+")", "fraction of the batch's jobs done")
-	newGrid(p, true, true)
-	legend, err := batchLines(p, o, pols, shown, small != nil && large != nil, scale)
-	if err != nil {
-		return figSpec{}, err
-	}
-	marks := &vMarks{}
+	roles := newPolicyRoles(o.Summary)
+	var row []*plot.Plot
 	var desc []string
+	var legend []legendEntry
 	if large != nil {
-		legend = append(legend, legendEntry{fmt.Sprintf("large %s (%s, %d jobs)", large.batch, large.model, large.jobs), lineThumb(grey, vg.Points(1.6), false)})
-		desc = append(desc, fmt.Sprintf("the large batch %s (%s, %d jobs, the largest tracked)", large.batch, large.model, large.jobs))
+		p := newPlot(fmt.Sprintf("large %s (%s, %s jobs)", large.batch, large.model, count(int64(large.jobs))), "time ("+unit+")",
+			"share of arrived jobs done")
+		drawn, err := batchLines(p, roles, pols, large, func(t float64) float64 { return t / scale })
+		if err != nil {
+			return figSpec{}, err
+		}
+		legend = drawn
+		timeAxis(&p.X, unit, end)
+		p.X.Min = max(0, large.first-0.05*(end-large.first)) / scale
+		if small != nil {
+			marks := &vMarks{}
+			marks.add(small.first/scale, "small batch arrives", grey, true)
+			p.Add(marks)
+		}
+		row = append(row, p)
+		desc = append(desc, fmt.Sprintf("left, the large batch %s (%s, %s jobs, the largest tracked) over the run", large.batch, large.model,
+			count(int64(large.jobs))))
 	}
 	if small != nil {
-		legend = append(legend, legendEntry{fmt.Sprintf("small %s (%d jobs)", small.batch, small.jobs), lineThumb(grey, vg.Points(1.6), large != nil)})
-		marks.add(small.first/scale, "small batch arrives", grey, true)
-		desc = append(desc, fmt.Sprintf("the small batch %s (%d jobs) that arrived at %s behind it on the same model", small.batch, small.jobs, formatClock(small.first)))
+		p, sdesc, drawn, err := smallBatchPanel(roles, pols, small, large != nil)
+		if err != nil {
+			return figSpec{}, err
+		}
+		if legend == nil {
+			legend = drawn
+		}
+		row = append(row, p)
+		desc = append(desc, sdesc)
 	}
-	p.Add(marks)
-	timeAxis(&p.X, unit, end)
-	// start shortly before the batches: the rest of the run is empty here
-	from := math.Inf(1)
-	for _, b := range shown {
-		from = min(from, b.first)
+	for _, p := range row {
+		newGrid(p, true, true)
+		p.Y.Min, p.Y.Max = 0, 1.02
 	}
-	if from < end {
-		p.X.Min = max(0, from-0.05*(end-from)) / scale
-	}
-	p.Y.Min, p.Y.Max = 0, 1.02
-	caption := "Share of jobs done over time for " + strings.Join(desc, " and ") + ", under each policy (batches.csv; " +
-		"the share is of the jobs arrived so far, so it can dip while a batch is still arriving). " +
-		"Look for the small batch finishing soon after it arrives under the new policy instead of waiting for the large one to drain. " +
-		strings.Join(batchEnds(pols, shown), "; ") + "."
+	caption := "Share of each batch's arrived jobs that are done, under each policy (batches.csv; it can dip while a batch is still " +
+		"arriving): " + strings.Join(desc, "; ") + ". " + strings.Join(batchEnds(pols, large, small), "; ") + "."
 	return figSpec{name: name, title: title, caption: caption, w: 10 * vg.Inch, h: 4.8 * vg.Inch,
-		draw: figureWithLegend(title, [][]*plot.Plot{{p}}, legend)}, nil
+		draw: figureWithLegend(title, [][]*plot.Plot{row}, legend)}, nil
 }
 
-// batchLines draws the share of jobs done of each shown batch under each
-// policy (the second batch dashed if dashSecond) and returns a legend entry
-// per policy drawn.
-func batchLines(p *plot.Plot, o *Outputs, pols []string, shown []*batchTrack, dashSecond bool, scale float64) ([]legendEntry, error) {
-	roles := newPolicyRoles(o.Summary)
+// smallBatchPanel draws the small batch over the seconds (or minutes) since
+// it arrived, the axis fitted to its slowest policy.
+func smallBatchPanel(roles policyRoles, pols []string, small *batchTrack, behind bool) (*plot.Plot, string, []legendEntry, error) {
+	// Fit the axis to the policies that finished it (with room to see the
+	// others lag), else to everything.
+	span, done := 0.0, 0.0
+	for _, rs := range small.rows {
+		if len(rs) == 0 {
+			continue
+		}
+		last := rs[len(rs)-1]
+		span = max(span, last.T-small.first)
+		if last.Jobs > 0 && last.Done >= last.Jobs {
+			done = max(done, last.T-small.first)
+		}
+	}
+	if done > 0 {
+		span = min(span, 3*done)
+	}
+	scale, unit := 1.0, "s"
+	if span > 1800 {
+		scale, unit = 60, "min"
+	}
+	p := newPlot(fmt.Sprintf("small %s (%s jobs)", small.batch, count(int64(small.jobs))), "time since it arrived ("+unit+")",
+		"share of arrived jobs done")
+	legend, err := batchLines(p, roles, pols, small, func(t float64) float64 { return (t - small.first) / scale })
+	if err != nil {
+		return nil, "", nil, err
+	}
+	p.X.Min, p.X.Max = 0, max(span*1.05, 1)/scale
+	where := "right, "
+	if !behind {
+		where = ""
+	}
+	desc := fmt.Sprintf("%sthe small batch %s (%s jobs) that arrived at %s on the same model, over the time since it arrived (the axis fits the policies that finished it)",
+		where, small.batch, count(int64(small.jobs)), formatClock(small.first))
+	return p, desc, legend, nil
+}
+
+// batchLines draws batch b's share of jobs done under each policy, x
+// mapped by x, and returns a legend entry per policy drawn.
+func batchLines(p *plot.Plot, roles policyRoles, pols []string, b *batchTrack, x func(t float64) float64) ([]legendEntry, error) {
 	var legend []legendEntry
 	for k, pol := range pols {
 		c := policyColor(roles.colorIndex(pol, k))
-		drawn := false
-		for i, b := range shown {
-			var xys plotter.XYs
-			for _, r := range b.rows[pol] {
-				f := 0.0
-				if r.Jobs > 0 {
-					f = float64(r.Done) / float64(r.Jobs)
-				}
-				xys = append(xys, plotter.XY{X: r.T / scale, Y: f})
+		var xys plotter.XYs
+		for _, r := range b.rows[pol] {
+			f := 0.0
+			if r.Jobs > 0 {
+				f = float64(r.Done) / float64(r.Jobs)
 			}
-			drawn = drawn || len(xys) > 0
-			if err := addLine(p, xys, c, vg.Points(1.6), i == 1 && dashSecond); err != nil {
-				return nil, err
-			}
+			xys = append(xys, plotter.XY{X: x(r.T), Y: f})
 		}
-		if drawn {
+		if err := addLine(p, xys, c, vg.Points(1.6), false); err != nil {
+			return nil, err
+		}
+		if len(xys) > 0 {
 			legend = append(legend, legendEntry{roles.label(pol), lineThumb(c, vg.Points(3), false)})
 		}
 	}
 	return legend, nil
 }
 
-// batchEnds says, per policy and batch, when the batch was done or how far
-// it got.
-func batchEnds(pols []string, shown []*batchTrack) []string {
+// batchEnds says, per policy and batch, when the batch was done (the small
+// one: how long after it arrived) or how far it got, out of the jobs the
+// figure names.
+func batchEnds(pols []string, large, small *batchTrack) []string {
 	var ends []string
 	for _, pol := range pols {
-		for _, b := range shown {
-			rs := b.rows[pol]
-			if len(rs) == 0 {
+		for _, b := range []*batchTrack{large, small} {
+			if b == nil || len(b.rows[pol]) == 0 {
 				continue
 			}
+			rs := b.rows[pol]
 			last := rs[len(rs)-1]
-			if last.Done >= last.Jobs && last.Jobs > 0 {
+			switch {
+			case last.Done >= last.Jobs && last.Jobs > 0 && b == small:
+				ends = append(ends, fmt.Sprintf("%s: %s done %s after it arrived", pol, b.batch, formatClock(last.T-b.first)))
+			case last.Done >= last.Jobs && last.Jobs > 0:
 				ends = append(ends, fmt.Sprintf("%s: %s done at %s", pol, b.batch, formatClock(last.T)))
-			} else {
-				ends = append(ends, fmt.Sprintf("%s: %s %d of %d done at the end", pol, b.batch, last.Done, last.Jobs))
+			default:
+				ends = append(ends, fmt.Sprintf("%s: %s had %s of its %s jobs done at the end", pol, b.batch, count(int64(last.Done)),
+					count(int64(b.jobs))))
 			}
 		}
 	}

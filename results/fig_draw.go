@@ -19,6 +19,15 @@ func plotFigure(name, title, caption string, w, h vg.Length, p *plot.Plot) figSp
 	return figSpec{name: name, title: title, caption: caption, w: w, h: h, draw: func(dc draw.Canvas) { p.Draw(dc) }}
 }
 
+// barFigure is a figure of one groupedBars plot with its legend below.
+func barFigure(name, title, caption string, h vg.Length, p *plot.Plot, legend []legendEntry) figSpec {
+	if len(legend) < 2 {
+		return plotFigure(name, title, caption, 10*vg.Inch, h, p)
+	}
+	return figSpec{name: name, title: title, caption: caption, w: 10 * vg.Inch, h: h + vg.Points(22),
+		draw: figureWithLegend("", [][]*plot.Plot{{p}}, legend)}
+}
+
 // panels draws a figure title and a grid of plots aligned on their axes.
 func panels(dc draw.Canvas, title string, plots [][]*plot.Plot) {
 	if title != "" {
@@ -143,13 +152,21 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, dash
 	return nil
 }
 
-// vMarks draws labelled vertical lines across a plot: disturbances, the end
-// of the warm-up.
+// vMarks draws labelled vertical dotted lines across a plot: disturbances,
+// the end of the warm-up, an arrival.
 type vMarks struct {
 	xs     []float64
 	labels []string
 	colors []color.Color
 	dashed []bool
+}
+
+// markDashes is the dotted style of every vertical mark.
+var markDashes = []vg.Length{vg.Points(1.2), vg.Points(2.4)}
+
+// markThumb is the legend thumbnail of vertical marks.
+func markThumb() plot.Thumbnailer {
+	return &plotter.Line{LineStyle: draw.LineStyle{Color: grey, Width: vg.Points(1.3), Dashes: markDashes}}
 }
 
 func (m *vMarks) add(x float64, label string, c color.Color, dashed bool) {
@@ -164,9 +181,10 @@ func (m *vMarks) Plot(c draw.Canvas, p *plot.Plot) {
 			continue
 		}
 		vx := trX(x)
-		ls := draw.LineStyle{Color: m.colors[i], Width: vg.Points(1)}
+		// Dotted, unlike any data line (solid or dashed); the warm-up end thinner.
+		ls := draw.LineStyle{Color: m.colors[i], Width: vg.Points(1.3), Dashes: markDashes}
 		if m.dashed[i] {
-			ls.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			ls.Width = vg.Points(0.9)
 		}
 		c.StrokeLine2(ls, vx, c.Min.Y, vx, c.Max.Y)
 		if m.labels[i] != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -25,13 +26,11 @@ func rejectionFigures(o *Outputs) ([]figSpec, error) {
 			series = append(series, roleName(s, i))
 		}
 		title := "Rate-limit rejections (429) per lane"
-		p, h, err := groupedBars(title, "tries rejected with 429 in the measurement window", series, topAndOther(groups, FigureTopLanes, nil))
+		p, h, legend, err := groupedBars(title, "tries rejected with 429 in the measurement window", series, topAndOther(groups, FigureTopLanes, nil))
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, plotFigure(name, title, "Tries the providers rejected with 429 (a quota was full) per lane and policy, "+
-			"in the measurement window. A policy that admits more jobs than the organisation's rpm/tpm allow turns the excess into "+
-			"429s and backoff: look for lanes where the new policy has many more 429s than the old one.", 10*vg.Inch, h, p))
+		figs = append(figs, barFigure(name, title, rejectionsCaption(s, groups), h, p, legend))
 	}
 	for _, c := range []seriesColumn{rejectionsOverTime, quotaUseOverTime} {
 		f, ok, err := c.figure(o)
@@ -113,12 +112,7 @@ var quotaUseOverTime = seriesColumn{column: "quota_use", combine: math.Max, scal
 // figure draws the column; ok is false when the column is missing or all
 // zero.
 func (c seriesColumn) figure(o *Outputs) (f figSpec, ok bool, err error) {
-	col := -1
-	for i, h := range o.SeriesExtra {
-		if h == c.column {
-			col = i
-		}
-	}
+	col := extraColumn(o, c.column)
 	if col < 0 {
 		return figSpec{}, false, nil
 	}
@@ -155,4 +149,34 @@ func (c seriesColumn) figure(o *Outputs) (f figSpec, ok bool, err error) {
 	timeAxis(&p.X, unit, runEnd(o))
 	p.Legend.Top = c.legendTop
 	return plotFigure(c.name, c.title, c.caption, 10*vg.Inch, 4*vg.Inch, p), true, nil
+}
+
+// rejectionsCaption says what the 429 bars show: the lanes with the most
+// 429s and how the policies compare on them.
+func rejectionsCaption(s Summary, groups []barGroup) string {
+	caption := "Tries the providers rejected with 429 (a quota was full) per lane and policy, in the measurement window; " +
+		"a rejected try backs off and retries, holding its job's container. "
+	var parts []string
+	for _, g := range groups[:min(3, len(groups))] {
+		var vals []string
+		for i, v := range g.values {
+			vals = append(vals, fmt.Sprintf("%s under %s", count(int64(v)), roleName(s, i)))
+		}
+		parts = append(parts, g.name+": "+strings.Join(vals, ", "))
+	}
+	if len(parts) > 0 {
+		caption += "Most 429s: " + strings.Join(parts, "; ") + "."
+	}
+	return caption
+}
+
+// extraColumn is the index of series.csv's optional column name in
+// SeriesRecord.Extra, or -1.
+func extraColumn(o *Outputs, name string) int {
+	for i, h := range o.SeriesExtra {
+		if h == name {
+			return i
+		}
+	}
+	return -1
 }

@@ -100,6 +100,22 @@ func (cleanTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
+// intTicks are cleanTicks without labels between integers: for counts
+// (calls, jobs), where "0.5 calls" means nothing.
+type intTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := cleanTicks{}.Ticks(lo, hi)
+	out := ts[:0]
+	for _, t := range ts {
+		if t.Value == math.Trunc(t.Value) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // darker is c at 60% brightness, for a second line of the same series.
 func darker(c color.Color) color.Color {
 	r, g, b, _ := c.RGBA()

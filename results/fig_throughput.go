@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -38,11 +37,10 @@ func singleThroughputFigure(run Run) (figSpec, error) {
 	}
 	groups = topAndOther(groups, FigureTopLanes, func(sums []float64) string { return perHour(sums[0]) })
 	title := fmt.Sprintf("Lane throughput: %s (total %s jobs/h)", run.Policy, formatCount(fin(run.Total.ThroughputPerHour)))
-	p, h, err := groupedBars(title, throughputXLabel, []string{run.Policy}, groups)
+	p, h, _, err := groupedBars(title, throughputXLabel, []string{run.Policy}, groups) // one series: no legend
 	if err != nil {
 		return figSpec{}, err
 	}
-	p.Legend = plot.NewLegend() // one series: no legend needed
 	caption := fmt.Sprintf("Jobs completed per hour in the measurement window for the %d busiest lanes of %s "+
 		"and the rest summed. A single run has no baseline to compare with: run sim compare for multipliers.",
 		min(max(FigureTopLanes, 1), len(lanes)), run.Policy)
@@ -70,11 +68,11 @@ func comparedThroughputFigure(s Summary, old, new Run) (figSpec, error) {
 	tm := Compare(Run{Lanes: []Lane{old.Total}}, Run{Lanes: []Lane{new.Total}})[0].Multiplier
 	title := fmt.Sprintf("Lane throughput, %s vs %s (total %s → %s jobs/h, %s)", old.Policy, new.Policy,
 		formatCount(fin(old.Total.ThroughputPerHour)), formatCount(fin(new.Total.ThroughputPerHour)), formatMult(tm))
-	p, h, err := groupedBars(title, throughputXLabel, []string{roleName(s, 0), roleName(s, 1)}, groups)
+	p, h, legend, err := groupedBars(title, throughputXLabel, []string{roleName(s, 0), roleName(s, 1)}, groups)
 	if err != nil {
 		return figSpec{}, err
 	}
-	return plotFigure("throughput", title, comparedThroughputCaption(old, new, rows), 10*vg.Inch, h, p), nil
+	return barFigure("throughput", title, comparedThroughputCaption(old, new, rows), h, p, legend), nil
 }
 
 func comparedThroughputCaption(old, new Run, rows []LaneComparison) string {

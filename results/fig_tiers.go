@@ -47,8 +47,7 @@ func tierFigure(o *Outputs) (figSpec, error) {
 		legend = append(legend, legendEntry{label, lineThumb(tierColors[k%len(tierColors)], vg.Points(3), false)})
 	}
 	caption := "Share of the jobs admitted in each fairness window that belong to each tier (the window's midpoint on the x axis), " +
-		"one panel per policy. Tier 1 is the highest. Look for higher tiers getting a larger share when the platform is " +
-		"congested (after bursts) under the scheduler, and lower tiers not starved to zero for long. " + strings.Join(caps, "; ") + "."
+		"one panel per policy; tier 1 is the highest. Over the measurement window: " + strings.Join(caps, "; ") + ". " + tierReading(s, tiers)
 	return figSpec{name: name, title: title, caption: caption, w: 10 * vg.Inch, h: 4.2 * vg.Inch,
 		draw: figureWithLegend(title, [][]*plot.Plot{row}, legend)}, nil
 }
@@ -116,4 +115,33 @@ func windowLength(s Summary) string {
 		return fmt.Sprintf("%.0f-minute", d/60)
 	}
 	return fmt.Sprintf("%.0f-second", d)
+}
+
+// tierReading says how the highest and lowest tiers' shares moved from the
+// first run to the second, as the data has it.
+func tierReading(s Summary, tiers []string) string {
+	if len(s.Runs) < 2 || len(tiers) < 2 {
+		return ""
+	}
+	old, new := s.Runs[0], s.Runs[1]
+	move := func(t string) string {
+		o, n := old.Fairness.TierShares[t], new.Fairness.TierShares[t]
+		verb := "kept"
+		switch {
+		case math.Round(100*n) > math.Round(100*o):
+			verb = "rose from"
+		case math.Round(100*n) < math.Round(100*o):
+			verb = "fell from"
+		}
+		if verb == "kept" {
+			return fmt.Sprintf("tier %s kept %s", t, pct(n))
+		}
+		return fmt.Sprintf("tier %s %s %s to %s", t, verb, pct(o), pct(n))
+	}
+	hi, lo := tiers[0], tiers[len(tiers)-1]
+	r := fmt.Sprintf("From %s to %s the highest tier's share: %s; the lowest: %s.", old.Policy, new.Policy, move(hi), move(lo))
+	if new.Fairness.TierShares[hi] < old.Fairness.TierShares[hi] {
+		r += " The higher tier did not get a larger share under " + new.Policy + "."
+	}
+	return r
 }

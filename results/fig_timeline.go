@@ -2,14 +2,9 @@ package results
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"sort"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 )
 
 // hotLanes are the lanes holding the most containers under the new policy
@@ -138,124 +133,6 @@ type timelines struct {
 	end   float64 // seconds
 	scale float64 // seconds per unit
 	unit  string
-}
-
-func (tl *timelines) figure(model string) (figSpec, error) {
-	name := "timeline-" + safeName(model)
-	title := model + ": running jobs, running-job limit and gateway depth"
-	top := newPlot("", "", "jobs holding a container")
-	bottom := newPlot("", "time ("+tl.unit+")", "gateway queue (calls)")
-	newGrid(top, true, true)
-	newGrid(bottom, true, true)
-	legend, rows, err := tl.addLines(top, bottom, model)
-	if err != nil {
-		return figSpec{}, err
-	}
-	if rows == 0 {
-		return placeholder(name, title, "series.csv has no row for "+model), nil
-	}
-	events := tl.addMarks(top, bottom, model)
-	for _, p := range []*plot.Plot{top, bottom} {
-		timeAxis(&p.X, tl.unit, tl.end)
-		p.Y.Min = 0
-		p.Y.Max = max(p.Y.Max, 1)
-	}
-	top.X.Label.Text = ""
-	// headroom for the disturbance labels
-	top.Y.Max *= 1.12
-	return figSpec{name: name, title: title, caption: timelineCaption(tl.o.Summary, model, events), w: 10 * vg.Inch, h: 6.2 * vg.Inch,
-		draw: figureWithLegend(title, [][]*plot.Plot{{top}, {bottom}}, legend)}, nil
-}
-
-// addLines draws each policy's running jobs and limit on top and gateway
-// depth on bottom, and returns the legend and how many series rows the
-// model has.
-func (tl *timelines) addLines(top, bottom *plot.Plot, model string) ([]legendEntry, int, error) {
-	var legend []legendEntry
-	rows := 0
-	for k, pol := range tl.pols {
-		ci := tl.roles.colorIndex(pol, k)
-		c := policyColor(ci)
-		width := vg.Points(1.4)
-		if ci == 0 && len(tl.pols) > 1 {
-			width = vg.Points(1.1)
-		}
-		rs := tl.by[seriesKey{pol, model}]
-		rows += len(rs)
-		running, limit, depth := tl.samples(pol, rs)
-		for _, l := range []struct {
-			p      *plot.Plot
-			xys    plotter.XYs
-			c      color.Color
-			dashed bool
-		}{{top, running, c, false}, {top, limit, darker(c), true}, {bottom, depth, c, false}} {
-			if err := addLine(l.p, l.xys, l.c, width, l.dashed); err != nil {
-				return nil, 0, err
-			}
-		}
-		legend = append(legend, legendEntry{tl.roles.label(pol), lineThumb(c, vg.Points(3), false)})
-	}
-	legend = append(legend, legendEntry{"running jobs / gateway depth", lineThumb(grey, vg.Points(1.4), false)},
-		legendEntry{"running-job limit (fixed-lane: its cap)", lineThumb(grey, vg.Points(1.4), true)})
-	return legend, rows, nil
-}
-
-// samples are a model's running jobs, limit and depth at each sample time
-// of policy pol. Rows exist only while a model has anything going on: a
-// missing sample is zero running and zero depth (and no limit).
-func (tl *timelines) samples(pol string, rs []SeriesRecord) (running, limit, depth plotter.XYs) {
-	at := map[float64]SeriesRecord{}
-	for _, r := range rs {
-		at[r.T] = r
-	}
-	for _, t := range tl.grid[pol] {
-		r, ok := at[t]
-		x := t / tl.scale
-		running = append(running, plotter.XY{X: x, Y: float64(r.Running)})
-		depth = append(depth, plotter.XY{X: x, Y: float64(r.Depth)})
-		if ok && r.Limit >= 0 {
-			limit = append(limit, plotter.XY{X: x, Y: float64(r.Limit)})
-		}
-	}
-	return running, limit, depth
-}
-
-// addMarks marks the end of the warm-up and the disturbances that concern
-// model (labelled on top only) and describes the disturbances.
-func (tl *timelines) addMarks(top, bottom *plot.Plot, model string) (events []string) {
-	s := tl.o.Summary
-	marks, bare := &vMarks{}, &vMarks{}
-	if len(s.Runs) > 0 && s.Runs[0].Window[0] > 0 {
-		marks.add(s.Runs[0].Window[0]/tl.scale, "warm-up end", grey, true)
-		bare.add(s.Runs[0].Window[0]/tl.scale, "", grey, true)
-	}
-	for _, d := range tl.ds {
-		if d.Model != "" && d.Model != model {
-			continue
-		}
-		c := grey
-		if d.Model != "" {
-			c = eventRed
-		}
-		marks.add(d.Seconds()/tl.scale, d.Kind, c, false)
-		bare.add(d.Seconds()/tl.scale, "", c, false)
-		events = append(events, fmt.Sprintf("%s at %s", d.Kind, formatClock(d.Seconds())))
-	}
-	top.Add(marks)
-	bottom.Add(bare)
-	return events
-}
-
-func timelineCaption(s Summary, model string, events []string) string {
-	caption := fmt.Sprintf("%s, sampled every series interval: top, jobs holding a container (solid) and the policy's running-job limit "+
-		"(dashed; for fixed-lane its fixed cap); bottom, calls queued at the gateway. ", model)
-	if len(events) > 0 {
-		caption += "Vertical lines mark " + strings.Join(events, ", ") + " (red: a capacity event on this model, grey: bursts of batches; " +
-			"taken from the convergence table). "
-	}
-	caption += "Look for the limit rising until the gateway queue holds about the target depth, running jobs following the limit " +
-		"while jobs wait, the limit falling after a slowdown and recovering after it, and no sustained oscillation. "
-	return caption + laneFacts(s, model)
 }
 
 // laneFacts states a lane's throughput and the scheduler's settled limits.

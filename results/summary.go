@@ -54,6 +54,8 @@ type Summary struct {
 	// Variants: with compare --variant A --variant B …, every variant after
 	// the first against the first (comparison above is the first pair).
 	Variants []VariantComparison `json:"variants,omitempty"`
+	// Invocation is how sim was asked for these outputs (report's reproduce line).
+	Invocation *Invocation `json:"invocation,omitempty"`
 }
 
 // VariantComparison is one variant against the baseline variant, by lane.

@@ -140,7 +140,7 @@ func runCommand(out io.Writer, o options) error {
 	}
 	run := done.runs[0]
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
-		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}}
+		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}, Invocation: o.invocation("run")}
 	if err := done.commit(summary); err != nil {
 		return err
 	}
@@ -149,6 +149,7 @@ func runCommand(out io.Writer, o options) error {
 	if err := results.WriteRunTable(out, run, top); err != nil {
 		return err
 	}
+	results.WriteProductionTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }
@@ -221,7 +222,7 @@ func compareCommand(out io.Writer, o options) error {
 	n := len(arms)
 	runs := done.runs[:n]
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
-		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: results.Compare(runs[0], runs[1])}
+		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: results.Compare(runs[0], runs[1]), Invocation: o.invocation("compare")}
 	for k := 0; k < seeds && seeds > 1; k++ {
 		summary.Seeds = append(summary.Seeds, seed+uint64(k))
 	}
@@ -247,6 +248,7 @@ func compareCommand(out io.Writer, o options) error {
 	if err := writeComparison(out, sc, o, summary); err != nil {
 		return err
 	}
+	results.WriteProductionTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }

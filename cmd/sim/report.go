@@ -66,3 +66,16 @@ func toolVersion() string {
 	parts = append(parts, bi.GoVersion)
 	return strings.Join(parts, ", ")
 }
+
+// invocation records the flags of run or compare that decide the results,
+// for the report's reproduce line.
+func (o options) invocation(command string) *results.Invocation {
+	inv := &results.Invocation{Command: command, Scenario: o.scenario, Trace: o.trace, SkipInvalid: o.skipInvalid, Variants: o.variants}
+	if command == "run" {
+		inv.Policy = o.policy
+	}
+	if o.seeds > 1 {
+		inv.Seeds = o.seeds
+	}
+	return inv
+}

@@ -1,0 +1,26 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// WriteProductionTable prints each run's production streams (whole run):
+// minutes of production outage, failed calls and 429s, then the answered
+// and arrived calls. It prints nothing when no run has production traffic.
+func WriteProductionTable(w io.Writer, s Summary) error {
+	t := productionTable(s)
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "production traffic (whole run; outage min = minutes in which a production call gave up):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, row := range append([][]string{t.Head}, t.Rows...) {
+		for _, c := range row {
+			fmt.Fprint(tw, c, "\t")
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}

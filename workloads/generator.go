@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -57,6 +58,9 @@ type Generator struct {
 
 	accountTier []int8
 	projectTier []int8
+	// Names of accounts and projects, formatted once (a batch names both).
+	accountName []string
+	projectName []string
 
 	nextPoisson [2]time.Duration
 	burstTimes  [2][]time.Duration // sorted, consumed from the front
@@ -149,6 +153,12 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 	for p := range g.projectTier {
 		if g.rng.Float64() < cfg.Tiers.ProjectOverride {
 			g.projectTier[p] = g.drawTier()
+		}
+	}
+	for a := 0; a < cfg.Accounts; a++ {
+		g.accountName = append(g.accountName, fmt.Sprintf("acct-%03d", a))
+		for p := 0; p < cfg.ProjectsPerAccount; p++ {
+			g.projectName = append(g.projectName, fmt.Sprintf("acct-%03d/p%02d", a, p))
 		}
 	}
 	for i, bp := range []*BatchProcess{&cfg.Batches, &cfg.Background} {
@@ -261,9 +271,8 @@ func (g *Generator) startBatch() bool {
 	account := g.rng.IntN(g.cfg.Accounts)
 	project := account*g.cfg.ProjectsPerAccount + g.rng.IntN(g.cfg.ProjectsPerAccount)
 	g.batchSeq++
-	accountName := fmt.Sprintf("acct-%03d", account)
-	projectName := fmt.Sprintf("%s/p%02d", accountName, project%g.cfg.ProjectsPerAccount)
-	batchName := fmt.Sprintf("b%07d", g.batchSeq)
+	accountName, projectName := g.accountName[account], g.projectName[project]
+	batchName := BatchName(g.batchSeq)
 	var batchTier int8
 	if g.rng.Float64() < g.cfg.Tiers.BatchOverride {
 		batchTier = g.drawTier()
@@ -313,4 +322,19 @@ func (g *Generator) drawBehaviour() *Behaviour {
 		}
 	}
 	return g.behaviour[len(g.behaviour)-1]
+}
+
+// BatchName is the generator's name of its seq-th batch: "b" and the number
+// zero-padded to seven digits (as fmt's %07d, without its cost per batch).
+func BatchName(seq int) string {
+	var buf [24]byte
+	digits := strconv.AppendInt(buf[:0], int64(seq), 10)
+	if seq < 0 || len(digits) >= 7 {
+		return "b" + string(digits)
+	}
+	out := append(buf[len(digits):len(digits)], 'b')
+	for range 7 - len(digits) {
+		out = append(out, '0')
+	}
+	return string(append(out, digits...))
 }

@@ -53,7 +53,7 @@ func (w *World) logCall(cs *callState, ev LogEvent) {
 	}
 	job := policies.JobID(-1)
 	if cs.kind == jobCall {
-		job = w.jobs[cs.owner].id
+		job = w.jobs.at(cs.owner).id
 	}
 	w.rec.logCall(cs, ev, job, w.prov.models[cs.model].org)
 }
@@ -95,7 +95,7 @@ func (w *World) send(c int32) {
 		w.rec.rejected(cs)
 		if retryAfter < 0 { // larger than the quota itself: can never succeed
 			if cs.kind == jobCall {
-				w.jobs[cs.owner].failed = true
+				w.jobs.at(cs.owner).failed = true
 			}
 			w.failCall(c)
 			return

@@ -64,23 +64,23 @@ func (w *World) pull() {
 
 // arrive registers a job and hands it to the policy.
 func (w *World) arrive(job workloads.Job, grading bool) {
-	slot := takeSlot(&w.jobs, &w.free)
+	slot := w.jobs.take()
 	if job.Model < 0 || job.Model >= len(w.load) {
 		w.err = fmt.Errorf("job %d: model index %d outside the catalogue", job.ID, job.Model)
 		return
 	}
 	id := w.nextID
 	w.nextID++
-	w.jobs[slot] = jobState{id: id, w: job, arrival: w.now(), phase: jobWaiting, grading: grading}
+	*w.jobs.at(slot) = jobState{id: id, w: job, arrival: w.now(), phase: jobWaiting, grading: grading}
 	w.byID[id] = slot
-	w.rec.jobArrived(&w.jobs[slot])
+	w.rec.jobArrived(w.jobs.at(slot))
 	w.load[job.Model].waiting++
 	pj := policies.Job{
 		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
 		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
 		Model: policies.ModelID(job.Model), Arrival: Epoch.Add(w.now().Duration()),
 	}
-	w.jobs[slot].tier = pj.EffectiveTier()
+	w.jobs.at(slot).tier = pj.EffectiveTier()
 	w.pol.Enqueue(pj.Arrival, pj)
 }
 
@@ -99,7 +99,7 @@ func (w *World) decide() {
 // start gives a waiting job a container.
 func (w *World) start(id policies.JobID) {
 	slot, ok := w.byID[id]
-	if !ok || w.jobs[slot].phase != jobWaiting {
+	if !ok || w.jobs.at(slot).phase != jobWaiting {
 		w.err = fmt.Errorf("policy %s started job %d, which is not waiting", w.pol.Name(), id)
 		return
 	}
@@ -108,7 +108,7 @@ func (w *World) start(id policies.JobID) {
 		return
 	}
 	w.containersUsed++
-	j := &w.jobs[slot]
+	j := w.jobs.at(slot)
 	j.phase = jobStarting
 	j.admitted = w.now()
 	n := &w.load[j.w.Model]
@@ -120,7 +120,7 @@ func (w *World) start(id policies.JobID) {
 
 // containerReady: the job's container has started; its first turn begins.
 func (w *World) containerReady(slot int32) {
-	j := &w.jobs[slot]
+	j := w.jobs.at(slot)
 	j.ready = w.now()
 	j.mark = j.ready
 	w.nextTurn(slot)
@@ -154,7 +154,7 @@ func (w *World) updateGatewayOnly(j *jobState, before bool) {
 
 // nextTurn starts the job's next turn, or finishes it.
 func (w *World) nextTurn(slot int32) {
-	j := &w.jobs[slot]
+	j := w.jobs.at(slot)
 	w.settle(j)
 	before := gatewayOnly(j)
 	if j.agent.Turn() == 0 && j.phase == jobStarting {
@@ -179,7 +179,7 @@ func (w *World) nextTurn(slot int32) {
 
 // callAccepted: the provider accepted a try of one of the job's calls.
 func (w *World) callAccepted(slot int32) {
-	j := &w.jobs[slot]
+	j := w.jobs.at(slot)
 	w.settle(j)
 	before := gatewayOnly(j)
 	j.service++
@@ -190,7 +190,7 @@ func (w *World) callAccepted(slot int32) {
 // given up; the last one ends the turn with a tool step.
 func (w *World) callEnded(c int32, answered bool) {
 	slot := w.calls[c].owner
-	j := &w.jobs[slot]
+	j := w.jobs.at(slot)
 	w.settle(j)
 	before := gatewayOnly(j)
 	if answered {
@@ -214,7 +214,7 @@ func (w *World) callEnded(c int32, answered bool) {
 
 // finish ends a job: it releases its container and may chain a grading job.
 func (w *World) finish(slot int32) {
-	j := &w.jobs[slot]
+	j := w.jobs.at(slot)
 	w.containersUsed--
 	n := &w.load[j.w.Model]
 	n.running--
@@ -228,7 +228,7 @@ func (w *World) finish(slot int32) {
 	grade := j.w
 	delete(w.byID, id)
 	*j = jobState{}
-	w.free = append(w.free, slot)
+	w.jobs.release(slot)
 	w.pol.Finished(Epoch.Add(w.now().Duration()), id, policies.ModelID(model))
 	if grade.Judge >= 0 && !failed {
 		grade.Model, grade.Behaviour = grade.Judge, grade.JudgeBehaviour

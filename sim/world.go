@@ -66,8 +66,7 @@ type World struct {
 	rec  recorder
 
 	// Jobs and calls live in slot tables that only grow.
-	jobs   []jobState
-	free   []int32
+	jobs   slots[jobState]
 	byID   map[policies.JobID]int32
 	nextID policies.JobID
 	load   []modelJobs // per model
@@ -240,7 +239,7 @@ type Census struct {
 func (w *World) Census() Census {
 	var c Census
 	for id, slot := range w.byID {
-		switch w.jobs[slot].phase {
+		switch w.jobs.at(slot).phase {
 		case jobWaiting:
 			c.JobsWaiting = append(c.JobsWaiting, id)
 		case jobStarting:

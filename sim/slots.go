@@ -1,0 +1,40 @@
+package sim
+
+// slots is a table of records addressed by a stable int32 slot, in pages
+// of a fixed size: a slot freed is reused first, and the table grows a page
+// at a time. Unlike one slice grown by append it never copies its records
+// and never holds twice their size while growing, so a run with millions of
+// jobs waiting (a backlogged baseline over a week) costs their size, not
+// double it. Pointers from at stay valid until the slot is released.
+type slots[T any] struct {
+	pages [][]T
+	n     int32 // slots handed out so far (the high-water mark)
+	free  []int32
+}
+
+const slotPageBits = 12 // 4,096 records a page
+
+// take returns a free slot, zeroed.
+func (s *slots[T]) take() int32 {
+	var zero T
+	if k := len(s.free); k > 0 {
+		slot := s.free[k-1]
+		s.free = s.free[:k-1]
+		*s.at(slot) = zero
+		return slot
+	}
+	slot := s.n
+	if int(slot>>slotPageBits) == len(s.pages) {
+		s.pages = append(s.pages, make([]T, 1<<slotPageBits))
+	}
+	s.n++
+	return slot
+}
+
+// release frees a slot for reuse.
+func (s *slots[T]) release(slot int32) { s.free = append(s.free, slot) }
+
+// at is the record in a slot.
+func (s *slots[T]) at(slot int32) *T {
+	return &s.pages[slot>>slotPageBits][slot&(1<<slotPageBits-1)]
+}

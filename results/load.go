@@ -20,6 +20,7 @@ import (
 // batches.csv as sim run or sim compare wrote them.
 type Outputs struct {
 	Dir     string
+	Shown   string // the directory to name in a report, if not Dir (a staged copy)
 	Summary Summary
 	Series  []SeriesRecord
 	// SeriesExtra names the series.csv columns beyond SeriesCSVHeader, in
@@ -215,4 +216,11 @@ func (o *Outputs) intern(s string) string {
 	}
 	o.names[s] = s
 	return s
+}
+
+func (o *Outputs) shownDir() string {
+	if o.Shown != "" {
+		return o.Shown
+	}
+	return o.Dir
 }

@@ -17,10 +17,29 @@ import (
 // re-run never shows a previous scenario's figures. version names the tool
 // that wrote the report.
 func WriteReport(dir string, version string) error {
+	stage, err := StageDir(dir)
+	if err != nil {
+		return err
+	}
+	if err := stage.LinkInto("summary.json", "series.csv", "batches.csv"); err != nil {
+		stage.Abort()
+		return err
+	}
+	if err := writeReportIn(stage.Dir, dir, version); err != nil {
+		stage.Abort()
+		return err
+	}
+	return stage.Commit()
+}
+
+// writeReportIn writes the report of the outputs in dir into dir, naming
+// the directory shown in the report.
+func writeReportIn(dir, shown, version string) error {
 	o, err := LoadOutputs(dir)
 	if err != nil {
 		return err
 	}
+	o.Shown = shown
 	figDir := filepath.Join(dir, "figures")
 	figs, err := WriteFiguresFrom(o, figDir)
 	if err != nil {
@@ -126,7 +145,7 @@ func reportFacts(o *Outputs, version string) [][2]string {
 		{"seed", seedsFact(s)},
 		{"tool version", orDash(version)},
 		{"summary schema", fmt.Sprintf("%s v%d", orDash(s.Schema), s.SchemaVersion)},
-		{"output directory", o.Dir},
+		{"output directory", o.shownDir()},
 	}
 	var pols []string
 	for i := range s.Runs {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,16 +41,16 @@ func (discard) SeriesRow(SeriesRow)       {}
 func (discard) BatchRow(BatchProgressRow) {}
 
 // OutputWriter streams the outputs of one or more runs (sim run, sim
-// compare) into a directory as the runs go: each run's series.csv and
-// batches.csv rows go through buffered writers into temporary files of their
-// own (so runs may stream concurrently), and Commit joins them in run order
-// into series.csv and batches.csv and writes summary.json, each renamed into
-// place. Until Commit succeeds nothing in the directory is replaced; Abort
-// (or a failed Commit) removes every temporary file.
+// compare) into a staging directory beside the target as the runs go (see
+// StagedDir): each run's series.csv and batches.csv rows go through
+// buffered writers into temporary files of their own (so runs may stream
+// concurrently), and Commit joins them in run order into series.csv and
+// batches.csv, writes summary.json and swaps the whole directory into
+// place. Until Commit succeeds nothing in the target is replaced; Abort (or
+// a failed Commit) removes the staging directory.
 type OutputWriter struct {
-	dir     string
-	runs    []*RunWriter
-	created bool // dir did not exist: Abort removes it if empty
+	stage *StagedDir // the files go here, swapped in as the directory at Commit
+	runs  []*RunWriter
 }
 
 // RunWriter is the RowSink of one run of an OutputWriter. Write errors are
@@ -76,11 +75,11 @@ const partBuffer = 256 << 10
 // NewOutputWriter creates dir (if missing) and one RunWriter per policy,
 // in the order their rows will appear in the files.
 func NewOutputWriter(dir string, models []string, policies []string) (*OutputWriter, error) {
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	stage, err := StageDir(dir)
+	if err != nil {
 		return nil, err
 	}
-	o := &OutputWriter{dir: dir, created: errors.Is(statErr, fs.ErrNotExist)}
+	o := &OutputWriter{stage: stage}
 	for i, p := range policies {
 		r := &RunWriter{policy: p, models: models}
 		o.runs = append(o.runs, r)
@@ -89,7 +88,7 @@ func NewOutputWriter(dir string, models []string, policies []string) (*OutputWri
 			name   string
 			header string
 		}{{&r.series, "series.csv", SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n"}, {&r.batches, "batches.csv", BatchesCSVHeader + "\n"}} {
-			f, err := os.CreateTemp(dir, "."+pt.name+".part*")
+			f, err := os.CreateTemp(stage.Dir, "."+pt.name+".part*")
 			if err != nil {
 				o.Abort()
 				return nil, err
@@ -195,11 +194,14 @@ func (o *OutputWriter) Commit(s Summary) (err error) {
 	names := []string{"series.csv", "batches.csv"}
 	if len(o.runs) == 0 {
 		for i, header := range []string{SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n", BatchesCSVHeader + "\n"} {
-			if err := WriteFileAtomic(filepath.Join(o.dir, names[i]), []byte(header)); err != nil {
+			if err := WriteFileAtomic(filepath.Join(o.stage.Dir, names[i]), []byte(header)); err != nil {
 				return err
 			}
 		}
-		return WriteFileAtomic(filepath.Join(o.dir, "summary.json"), append(summary, '\n'))
+		if err := WriteFileAtomic(filepath.Join(o.stage.Dir, "summary.json"), append(summary, '\n')); err != nil {
+			return err
+		}
+		return o.stage.Commit()
 	}
 	var files []*part
 	for _, name := range names {
@@ -210,13 +212,15 @@ func (o *OutputWriter) Commit(s Summary) (err error) {
 		files = append(files, p)
 	}
 	for i, p := range files {
-		if err := os.Rename(p.f.Name(), filepath.Join(o.dir, names[i])); err != nil {
+		if err := os.Rename(p.f.Name(), filepath.Join(o.stage.Dir, names[i])); err != nil {
 			return err
 		}
 		p.f = nil
-		o.created = false // holds an output now
 	}
-	return WriteFileAtomic(filepath.Join(o.dir, "summary.json"), append(summary, '\n'))
+	if err := WriteFileAtomic(filepath.Join(o.stage.Dir, "summary.json"), append(summary, '\n')); err != nil {
+		return err
+	}
+	return o.stage.Commit()
 }
 
 // join appends the later runs' part of a file to the first run's, closes
@@ -281,14 +285,11 @@ func (o *OutputWriter) Abort() {
 			}
 		}
 	}
-	if o.created {
-		os.Remove(o.dir) // only if empty
-		o.created = false
-	}
+	o.stage.Abort()
 }
 
 // WriteOutputs writes summary.json, series.csv and batches.csv of runs
-// already in memory into dir (created if missing), each atomically.
+// already in memory into dir (replacing it whole, see StagedDir).
 func WriteOutputs(dir string, s Summary, models []string, data []RunData) error {
 	policies := make([]string, len(data))
 	for i, d := range data {

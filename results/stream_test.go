@@ -3,6 +3,7 @@ package results_test
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -48,10 +49,14 @@ func TestOutputWriterAtomic(t *testing.T) {
 			o.Abort()
 			return nil
 		}},
-		{"commit cannot rename", func(t *testing.T, dir string, o *results.OutputWriter) error {
-			// batches.csv is a non-empty directory: renaming onto it fails
-			// after both CSV files are complete, before any is renamed.
-			if err := os.MkdirAll(filepath.Join(dir, "batches.csv", "x"), 0o755); err != nil {
+		{"commit fails", func(t *testing.T, dir string, o *results.OutputWriter) error {
+			// The staging directory disappears under the writer: Commit
+			// cannot place its files, and the target must stay as it was.
+			staged, err := filepath.Glob(filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".partial-*"))
+			if err != nil || len(staged) != 1 {
+				t.Fatalf("staging directories %v (%v), want one", staged, err)
+			}
+			if err := os.RemoveAll(staged[0]); err != nil {
 				t.Fatal(err)
 			}
 			return o.Commit(results.Summary{Schema: "evalsched-summary"})
@@ -76,16 +81,12 @@ func TestOutputWriterAtomic(t *testing.T) {
 			if tc.name != "abort" && err == nil {
 				t.Fatal("Commit succeeded, want an error")
 			}
-			want := maps(old)
-			if tc.name != "abort" {
-				// Each file is replaced whole: series.csv, renamed before the
-				// failing batches.csv, is complete; summary.json is untouched.
-				want["batches.csv"] = "/"
-				want["series.csv"] = results.SeriesCSVHeader + "," + results.SeriesCSVQuotaColumns + "\n" +
-					"a,10,m,0,0,0,0,0,0,0.0000\nb,10,m,0,0,0,0,0,0,0.0000\n"
-			}
-			if diff := cmp.Diff(want, dirFiles(t, dir)); diff != "" {
+			// The target is untouched, and nothing is left beside it.
+			if diff := cmp.Diff(maps(old), dirFiles(t, dir)); diff != "" {
 				t.Errorf("directory after the failure (-want +got):\n%s", diff)
+			}
+			if left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".*.partial-*")); len(left) > 0 {
+				t.Errorf("staging left behind: %v", left)
 			}
 		})
 	}
@@ -111,6 +112,54 @@ func maps(m map[string]string) map[string]string {
 	return out
 }
 
+// TestOutputDirReplacedWhole: a commit replaces the previous outputs whole
+// (a stale report and figures of an earlier run do not survive), and a
+// directory holding files sim did not write is refused before anything is
+// written.
+func TestOutputDirReplacedWhole(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"summary.json", "report.md", "figures/timeline-x.png"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := results.NewOutputWriter(dir, []string{"m"}, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Commit(results.Summary{Schema: "evalsched-summary"}); err != nil {
+		t.Fatal(err)
+	}
+	got := dirFiles(t, dir)
+	for name := range got {
+		got[name] = ""
+	}
+	want := map[string]string{results.OutputMarker: "", "summary.json": "", "series.csv": "", "batches.csv": ""}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files after the commit (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "figures")); !os.IsNotExist(err) {
+		t.Errorf("stale figures/ survived: %v", err)
+	}
+
+	foreign := t.TempDir()
+	notes := filepath.Join(foreign, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = results.NewOutputWriter(foreign, []string{"m"}, []string{"a"})
+	var fe *results.ForeignFilesError
+	if !errors.As(err, &fe) || fe.Files[0] != "notes.txt" {
+		t.Fatalf("got %v, want a ForeignFilesError naming notes.txt", err)
+	}
+	if data, err := os.ReadFile(notes); err != nil || string(data) != "mine" {
+		t.Errorf("notes.txt after the refusal: %q, %v", data, err)
+	}
+}
+
 // TestOutputWriterOrder: the runs' rows, streamed concurrently into parts
 // of their own, come out in run order after one header.
 func TestOutputWriterOrder(t *testing.T) {
@@ -129,6 +178,7 @@ func TestOutputWriterOrder(t *testing.T) {
 	got := dirFiles(t, dir)
 	delete(got, "summary.json")
 	want := map[string]string{
+		results.OutputMarker: "",
 		"series.csv": results.SeriesCSVHeader + "," + results.SeriesCSVQuotaColumns + "\n" +
 			"old,10,m0,0,-1,0,0,0,0,0.0000\nnew,10,m1,0,5,0,0,0,0,0.5000\n",
 		"batches.csv": results.BatchesCSVHeader + "\n" +

@@ -1,0 +1,189 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// An output directory is always one complete run: everything is written
+// into a hidden staging directory beside it and swapped into place at the
+// end, atomically where the file system can exchange two directories
+// (Linux renameat2 RENAME_EXCHANGE), so a reader (or a run killed at any
+// moment) sees either the previous complete outputs or the new ones, never
+// a mix, and no file of an earlier run survives beside the new ones.
+
+// OutputMarker is the file that marks a directory as written by sim: only
+// such a directory (or an empty or missing one) is replaced by --out.
+const OutputMarker = ".sim-output"
+
+// legacyOutputs are the names a sim output directory held before the
+// marker existed; a directory holding only these is replaced too.
+var legacyOutputs = []string{"summary.json", "series.csv", "batches.csv", "report.html", "report.md", "figures"}
+
+// StagedDir is an output directory being written.
+type StagedDir struct {
+	Target string // the directory the outputs are for
+	Dir    string // the staging directory they are written into until Commit
+}
+
+// ForeignFilesError refuses an --out directory holding files sim did not
+// write (replacing it would delete them).
+type ForeignFilesError struct {
+	Dir   string
+	Files []string
+}
+
+func (e *ForeignFilesError) Error() string {
+	return fmt.Sprintf("%s holds files sim did not write (%s): give a new or empty directory, or one sim wrote", e.Dir, strings.Join(e.Files, ", "))
+}
+
+// StageDir checks that target may be replaced (missing, empty, or a sim
+// output directory) and creates an empty staging directory beside it, so a
+// target that cannot be written fails before anything is simulated.
+func StageDir(target string) (*StagedDir, error) {
+	if err := checkReplaceable(target); err != nil {
+		return nil, err
+	}
+	clean := filepath.Clean(target)
+	parent := filepath.Dir(clean)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(parent, "."+filepath.Base(clean)+".partial-")
+	if err != nil {
+		return nil, err
+	}
+	s := &StagedDir{Target: clean, Dir: dir}
+	if err := os.Chmod(dir, 0o755); err != nil { // MkdirTemp makes it private
+		s.Abort()
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, OutputMarker), nil, 0o644); err != nil {
+		s.Abort()
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkReplaceable(target string) error {
+	entries, err := os.ReadDir(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var foreign []string
+	for _, e := range entries {
+		if e.Name() == OutputMarker {
+			return nil
+		}
+		if !slices.Contains(legacyOutputs, e.Name()) {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) > 0 {
+		return &ForeignFilesError{Dir: target, Files: foreign}
+	}
+	return nil
+}
+
+// Commit makes the staged files durable and swaps them in as Target; the
+// previous outputs are removed.
+func (s *StagedDir) Commit() error {
+	if err := syncTree(s.Dir); err != nil {
+		s.Abort()
+		return err
+	}
+	if _, err := os.Lstat(s.Target); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Rename(s.Dir, s.Target); err != nil {
+			s.Abort()
+			return err
+		}
+	} else {
+		if err := exchange(s.Dir, s.Target); err != nil {
+			// No atomic exchange here: two renames, with a window in which
+			// Target is missing (never half-written).
+			old := s.Dir + ".old"
+			if err := os.Rename(s.Target, old); err != nil {
+				s.Abort()
+				return err
+			}
+			if err := os.Rename(s.Dir, s.Target); err != nil {
+				os.Rename(old, s.Target)
+				s.Abort()
+				return err
+			}
+			s.Dir = old
+		}
+		os.RemoveAll(s.Dir) // now the previous outputs
+	}
+	return syncPath(filepath.Dir(s.Target))
+}
+
+// Abort removes the staging directory.
+func (s *StagedDir) Abort() { os.RemoveAll(s.Dir) }
+
+// LinkInto puts the named files of Target (those that exist) into the
+// staging directory, by hard link where possible, else by copy: the
+// starting point of a step that adds to an existing output (sim report).
+func (s *StagedDir) LinkInto(names ...string) error {
+	for _, name := range names {
+		src, dst := filepath.Join(s.Target, name), filepath.Join(s.Dir, name)
+		if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if os.Link(src, dst) == nil {
+			continue
+		}
+		if err := copyFile(src, dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// syncTree fsyncs every file and directory under dir.
+func syncTree(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return syncPath(path)
+	})
+}
+
+func syncPath(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}

@@ -39,8 +39,11 @@ type TraceReader struct {
 
 	records  int // records read (good or bad)
 	emitted  int64
-	last     time.Duration // arrival of the last good record
+	last     time.Duration // arrival of the last record returned
 	haveLast bool
+	held     heldJob   // a good record waiting for its successors (order check)
+	behind   []heldJob // records after held but behind it, in order among themselves
+	queue    []heldJob // records to judge again (after a record that jumped ahead)
 	ids      map[uint64]int32
 	seedHash maphash.Seed
 
@@ -118,14 +121,122 @@ func (t *TraceReader) fatal(line int, path, format string, args ...any) {
 // Next returns the next good job. A bad record stops the reader (Err) or,
 // with SkipInvalid, is skipped.
 func (t *TraceReader) Next() (Job, bool) {
+	for {
+		c, ok := t.nextCandidate()
+		h := t.held
+		switch {
+		case !ok && !h.ok: // the end, or the reader stopped
+			return Job{}, false
+		case !ok: // the end: the records behind the held one are out of order
+			if t.rejectBehind() {
+				return Job{}, false
+			}
+			t.held = heldJob{}
+			return t.emit(h.job), true
+		case t.haveLast && c.job.Arrival < t.last || len(t.behind) > 0 && c.job.Arrival < t.behind[len(t.behind)-1].job.Arrival:
+			// Behind a record it must follow: c alone is out of order.
+			prev := t.last
+			if len(t.behind) > 0 {
+				prev = t.behind[len(t.behind)-1].job.Arrival
+			}
+			if t.rejectOrder(c, prev) {
+				return Job{}, false
+			}
+		case !h.ok:
+			t.held = c
+		case c.job.Arrival >= h.job.Arrival:
+			// The held record is in order; those behind it were not.
+			if t.rejectBehind() {
+				return Job{}, false
+			}
+			t.held = c
+			return t.emit(h.job), true
+		case len(t.behind) < jumpEvidence-1:
+			t.behind = append(t.behind, c)
+		default:
+			// jumpEvidence records in order among themselves agree that the
+			// held one jumped ahead: it alone is out of order, and they are
+			// judged again without it.
+			t.recErr = t.at(h.line, field.Errorf("arrival_s", "out of order: %s s is after the next %d jobs' (from %s s, line %d)",
+				formatSeconds(h.job.Arrival), jumpEvidence, formatSeconds(t.behind[0].job.Arrival), t.behind[0].line))
+			t.queue = append(append(t.queue, t.behind...), c)
+			t.behind, t.held = t.behind[:0], heldJob{}
+			if t.reject() {
+				return Job{}, false
+			}
+		}
+	}
+}
+
+// jumpEvidence is how many records after a record, in order among
+// themselves but behind it, make that record (not them) the one out of
+// order. With fewer (one record behind, then the end or a record ahead of
+// both), the record behind is the one out of order.
+const jumpEvidence = 2
+
+// nextCandidate is the next record to judge: one read ahead and released
+// again, else the next well-formed record of the file.
+func (t *TraceReader) nextCandidate() (heldJob, bool) {
+	if len(t.queue) > 0 {
+		c := t.queue[0]
+		t.queue = t.queue[1:]
+		return c, true
+	}
+	return t.nextWellFormed()
+}
+
+// rejectBehind rejects the records found behind the held one.
+func (t *TraceReader) rejectBehind() bool {
+	for _, b := range t.behind {
+		if t.rejectOrder(b, t.held.job.Arrival) {
+			return true
+		}
+	}
+	t.behind = t.behind[:0]
+	return false
+}
+
+// rejectOrder rejects c for arriving before prev.
+func (t *TraceReader) rejectOrder(c heldJob, prev time.Duration) bool {
+	t.recErr = t.at(c.line, field.Errorf("arrival_s", "out of order: %s s is before the previous job's %s s",
+		formatSeconds(c.job.Arrival), formatSeconds(prev)))
+	return t.reject()
+}
+
+// heldJob is a record read ahead: whether its arrival is in order is known
+// only from the record after it.
+type heldJob struct {
+	job  Job
+	line int
+	ok   bool
+}
+
+// emit returns a job in order.
+func (t *TraceReader) emit(job Job) Job {
+	t.last, t.haveLast = job.Arrival, true
+	job.ID = t.emitted
+	t.emitted++
+	return job
+}
+
+// at places a problem at a line of the file.
+func (t *TraceReader) at(line int, err error) *TraceError {
+	fe := t.locate(err)
+	fe.Line = line
+	return fe
+}
+
+// nextWellFormed reads records until one is good on its own (everything
+// but its order), rejecting the others.
+func (t *TraceReader) nextWellFormed() (heldJob, bool) {
 	for !t.done {
 		ok := t.readRecord()
 		if t.done || !ok {
-			return Job{}, false
+			return heldJob{}, false
 		}
 		if !t.rawOK {
 			if t.reject() {
-				return Job{}, false
+				return heldJob{}, false
 			}
 			continue
 		}
@@ -133,15 +244,13 @@ func (t *TraceReader) Next() (Job, bool) {
 		if err != nil {
 			t.recErr = t.locate(err)
 			if t.reject() {
-				return Job{}, false
+				return heldJob{}, false
 			}
 			continue
 		}
-		job.ID = t.emitted
-		t.emitted++
-		return job, true
+		return heldJob{job: job, line: t.line, ok: true}, true
 	}
-	return Job{}, false
+	return heldJob{}, false
 }
 
 // reject handles a bad record (t.recErr); it reports whether the reader stops.

@@ -6,14 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/evalsched/lab/internal/field"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var testCatalogue = []string{"m-a", "m-b", "m-c", "m-d", "m-e", "judge"}
@@ -590,4 +594,82 @@ func TestTraceErrorIsFieldError(t *testing.T) {
 func drainErr(src Source) {
 	for _, ok := src.Next(); ok; _, ok = src.Next() {
 	}
+}
+
+// TestTraceOrderOutliers: a record out of order is reported alone, whether
+// it goes back or jumps ahead, and the records after it are judged without
+// it; the expected bad lines are computed by a brute force that tries every
+// way of dropping records (fewest first) until the rest are in order.
+func TestTraceOrderOutliers(t *testing.T) {
+	classes, err := BehaviourClasses(testConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		arrivals []float64
+	}{
+		{"jump ahead", []float64{1, 2, 3, 1e6, 4, 5, 6, 7, 8, 9, 10}},
+		{"go back", []float64{1, 2, 3, 0.5, 4, 5, 6, 7}},
+		{"jump ahead at the start", []float64{1e6, 1, 2, 3, 4}},
+		{"two jumps apart", []float64{1, 1e6, 2, 3, 4, 5e5, 5, 6}},
+		{"back then ahead", []float64{1, 2, 0.5, 3, 1e6, 4, 5}},
+		{"in order", []float64{1, 1, 2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var text strings.Builder
+			for i, a := range tc.arrivals {
+				text.WriteString(jline(fmt.Sprint(i), fmt.Sprint(a)) + "\n")
+			}
+			rep, err := ValidateTrace(strings.NewReader(text.String()), "jobs.jsonl", "", testCatalogue, classes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, e := range rep.Errors {
+				if e.Path != "arrival_s" {
+					t.Errorf("unexpected error %v", e)
+				}
+				got = append(got, e.Line)
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(fewestOutOfOrder(tc.arrivals), got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("bad lines (-want +got):\n%s", diff)
+			}
+			if rep.Valid != len(tc.arrivals)-len(got) {
+				t.Errorf("%d valid records, want %d", rep.Valid, len(tc.arrivals)-len(got))
+			}
+		})
+	}
+}
+
+// fewestOutOfOrder is the smallest set of lines (1-based) whose removal
+// leaves the arrivals non-decreasing, by brute force over subsets.
+func fewestOutOfOrder(a []float64) []int {
+	n := len(a)
+	best := -1
+	var bestSet []int
+	for mask := 0; mask < 1<<n; mask++ {
+		k := bits.OnesCount(uint(mask))
+		if best >= 0 && k >= best {
+			continue
+		}
+		last, ok := math.Inf(-1), true
+		for i := 0; i < n && ok; i++ {
+			if mask&(1<<i) != 0 {
+				continue
+			}
+			ok = a[i] >= last
+			last = a[i]
+		}
+		if ok {
+			best, bestSet = k, nil
+			for i := 0; i < n; i++ {
+				if mask&(1<<i) != 0 {
+					bestSet = append(bestSet, i+1)
+				}
+			}
+		}
+	}
+	return bestSet
 }

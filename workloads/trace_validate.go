@@ -28,7 +28,7 @@ func (t *TraceReader) build() (Job, error) {
 	if err := t.resolve(&job); err != nil {
 		return job, err
 	}
-	if err := t.checkOrder(job.Arrival); err != nil {
+	if err := t.checkID(); err != nil {
 		return job, err
 	}
 	r := &t.raw
@@ -150,12 +150,9 @@ func (t *TraceReader) resolve(job *Job) error {
 	return nil
 }
 
-// checkOrder checks the arrival against the last good record's, then (with
-// UniqueIDs) that the id is new, and records both.
-func (t *TraceReader) checkOrder(arrival time.Duration) error {
-	if t.haveLast && arrival < t.last {
-		return field.Errorf("arrival_s", "out of order: %s s is before the previous job's %s s", formatSeconds(arrival), formatSeconds(t.last))
-	}
+// checkID checks (with UniqueIDs) that the id is new, and records it. The
+// arrival order is checked by Next, one record ahead.
+func (t *TraceReader) checkID() error {
 	if t.ids != nil {
 		h := maphash.Bytes(t.seedHash, t.id)
 		if first, dup := t.ids[h]; dup {
@@ -163,7 +160,6 @@ func (t *TraceReader) checkOrder(arrival time.Duration) error {
 		}
 		t.ids[h] = int32(min(t.line, 1<<31-1))
 	}
-	t.last, t.haveLast = arrival, true
 	return nil
 }
 

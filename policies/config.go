@@ -72,6 +72,9 @@ type SchedulerConfig struct {
 	// TierShare is the share of the slots left to it that the highest
 	// backlogged tier takes, in (0, 1] (0 → 0.8; 1 means strict priority).
 	TierShare float64 `yaml:"tier_share" json:"tier_share"`
+	// Controller is the rule that moves the limits (empty → "step", the
+	// reference); see ControllerKind and the package documentation.
+	Controller ControllerKind `yaml:"controller,omitempty" json:"controller,omitempty"`
 	// Models overrides the limits and target per model name.
 	Models map[string]ModelLimits `yaml:"models,omitempty" json:"models,omitempty"`
 }
@@ -195,6 +198,9 @@ func (c SchedulerConfig) Validate(models []string) error {
 	}
 	if c.StaleAfter < 0 {
 		return field.Errorf("stale_after", "must be > 0, got %v", c.StaleAfter)
+	}
+	if c.Controller != "" && !slices.Contains(Controllers, c.Controller) {
+		return field.Errorf("controller", "must be one of %v, got %q", Controllers, c.Controller)
 	}
 	if !(c.TierShare > 0 && c.TierShare <= 1) {
 		return field.Errorf("tier_share", "must be within (0, 1], got %g", c.TierShare)

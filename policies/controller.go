@@ -46,6 +46,8 @@ type controller struct {
 	mult       bool
 	tolerance  float64
 	smoothing  float64 // 0 = off
+	kind       ControllerKind
+	hyst       float64 // ControllerSearch: the hysteresis around the hold band
 }
 
 func newController(cfg SchedulerConfig) controller {
@@ -55,6 +57,8 @@ func newController(cfg SchedulerConfig) controller {
 		factor:     cfg.Factor,
 		mult:       cfg.StepMode == StepMultiplicative,
 		tolerance:  float64(cfg.DepthTolerance),
+		kind:       cfg.Controller,
+		hyst:       max(1, float64(cfg.TargetDepth)/4),
 	}
 	if cfg.Smoothing > 0 && cfg.Smoothing < 1 {
 		c.smoothing = cfg.Smoothing
@@ -73,10 +77,14 @@ type limitState struct {
 	haveEWMA bool
 	lastAsOf time.Time // time of the last reading fed into the average
 	action   Action
+	rival    rivalState // what the rival controllers remember (rivals.go)
+	latAsOf  time.Time  // time of the last latency reading taken in
+	seen429  int64      // the 429 count as last read
 }
 
 func newLimitState(r ModelLimits) limitState {
-	return limitState{limit: r.InitialLimit, target: float64(r.TargetDepth), minL: r.MinLimit, maxL: r.MaxLimit}
+	return limitState{limit: r.InitialLimit, target: float64(r.TargetDepth), minL: r.MinLimit, maxL: r.MaxLimit,
+		rival: rivalState{fl: float64(r.InitialLimit), slow: true}}
 }
 
 // control runs the controller: one step per model per tick.
@@ -99,8 +107,9 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	for i := range s.models {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
-		binding := spare && m.waiting > max(m.limit-m.running, 0)
-		s.ctl.tick(&m.limitState, now, depth, asOf, m.running, binding)
+		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0)}
+		readSignals(state, ModelID(i), &m.limitState, &in)
+		s.ctl.tick(&m.limitState, depth, asOf, in)
 		s.limits[i] = m.limit
 	}
 }
@@ -110,8 +119,8 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 // Scheduler.control): raise below target when binding, lower above target
 // plus tolerance unless already below running, hold otherwise or when the
 // reading is stale.
-func (c *controller) tick(ls *limitState, now time.Time, depth int, asOf time.Time, running int, binding bool) {
-	if asOf.IsZero() || now.Sub(asOf) > c.staleAfter {
+func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in signals) {
+	if asOf.IsZero() || in.now.Sub(asOf) > c.staleAfter {
 		ls.action = ActionStale
 		return
 	}
@@ -129,16 +138,22 @@ func (c *controller) tick(ls *limitState, now time.Time, depth int, asOf time.Ti
 		}
 	}
 	ls.depth = d
+	if c.kind != ControllerStep && c.kind != "" {
+		in.depth = d
+		want, dir := c.propose(ls, in)
+		c.apply(ls, want, dir, in)
+		return
+	}
 	l := ls.limit
 	switch {
 	case d < ls.target:
-		if binding {
+		if in.binding {
 			ls.limit = c.raise(l, ls.maxL)
 			ls.action = ActionRaise
 		} else {
 			ls.action = ActionNotBinding
 		}
-	case d > ls.target+c.tolerance && l < running:
+	case d > ls.target+c.tolerance && l < in.running:
 		ls.action = ActionBelowRunning
 	case d > ls.target+c.tolerance:
 		ls.limit = c.lower(l, ls.minL)

@@ -92,6 +92,54 @@
 // pipeline that stops reporting must never be read as an empty queue, and
 // never raise a limit on data that no longer describes the provider.
 //
+// # Rival controllers
+//
+// SchedulerConfig.Controller picks the rule that moves a limit l; the rule
+// above is "step", the reference. Every rival shares its guards: a stale
+// reading holds; a raise needs a binding limit (no wind-up); a limit already
+// below the running count is not lowered (no wind-down). d is the (smoothed)
+// depth, T the target, τ the tolerance. Each is driven on a fluid provider of
+// known capacity in rivals_test.go; "cycles" below is what that harness and
+// the controllers scenario measure.
+//
+//   - search: raise below T − h, lower above T + τ + h, h = max(1, T/4)
+//     (hysteresis); the step is g·l (at least one job), g starting at
+//     factor − 1, halved after every reversal and doubled (up to factor − 1)
+//     after three moves one way, so it re-accelerates after a capacity
+//     change. Failure: on a noisy depth the band must be wider than the
+//     noise or it keeps reversing, with a step shrunk to one job.
+//   - aimd: l + step below T, 0.8·l above T + τ. Failure: the ramp is
+//     linear (l/step ticks to reach l) and it saws between 0.8·l* and l*.
+//   - pi: e = (T − d)/(T + d) ∈ (−1, 1] (scale-free, zero inside the
+//     tolerance band); l ← l·(1 + Kp·(e − e_prev) + Ki·e), Kp = 0.05,
+//     Ki = 0.02, the move capped at ±25%. Failure: the depth's slope in l is
+//     about callsPerJob·l/T, so gains stable near capacity ramp slowly
+//     (about 2% per tick) and larger ones oscillate; it has no model of the
+//     jobs' lag (a lowered limit bites only as jobs finish).
+//   - gradient (Netflix Gradient2 on the calls' latency, State permitting,
+//     see LatencySignals): short = the newest mean latency, long = an
+//     average over ~60 readings that learns only from readings within 10%
+//     of it and decays ×0.95 when over twice short; gradient =
+//     clamp(1.5·long/short, 0.5, 1); l ← 0.8·l + 0.2·(gradient·l + q),
+//     q = max(4, √l). Failures: it steers latency, not depth, so it settles
+//     with the queue at about half the provider's capacity; a baseline that
+//     learns from loaded readings ratchets up (Envoy #11579) and the q term
+//     grows the limit without bound (concurrency-limits #134), which is why
+//     the baseline here learns only from uncongested readings; dropped or
+//     throttled calls cap the latency it sees (#176), timeouts without a
+//     latency change never stop it (#137); on calls of very different
+//     sizes the per-tick mean is noisy and it may never ramp.
+//   - inspect (inspect_ai's adaptive connection control): double per clean
+//     tick until the first 429, then l + max(1, 5%·l) per clean tick and
+//     0.8·l per 429 episode (429s within three ticks of a cut are one
+//     episode). Failure: it only hears 429s: with no quota it climbs to
+//     max_limit and every extra job waits at the gateway holding a
+//     container; with a quota it saws (a cut needs a 429).
+//   - bands (a per-band AIMD gate in the manner of llm-d-async): d ≤ T/2:
+//     l + max(step, 5%·l); up to T + τ: hold; up to 2T + τ: l − 1; beyond:
+//     0.75·l. Failure: the hold band is the only damping; a depth noisier
+//     than the band walks the limit down one job at a time.
+//
 // 2. Which waiting jobs get the slots. Model m has limit(m) − running(m) free
 // slots (never below zero), and all models together at most
 // State.FreeContainers(). Three rules share them out, each sharing only what

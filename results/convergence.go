@@ -18,6 +18,20 @@ import (
 //     where it started, as a fraction of Settled (0 if it never crossed).
 //   - Oscillation: half the peak-to-peak range of the limit once in band.
 //
+// And, computed from the same segment of the series (convergence_metrics.go,
+// definitions in the README):
+//
+//   - TimeToCapacity: from the disturbance to the first sample at which the
+//     provider's streams are ≥ 95% busy or no job of the model waits; -1:
+//     never in the segment.
+//   - SettlingTime: to the first sample from which the limit stays within
+//     ±max(10%, 1 job) of that sample's limit for SettleSamples samples; -1:
+//     never.
+//   - ReversalsPerHour: changes of direction of the limit, per hour of the
+//     segment.
+//   - DepthErrMean, DepthErrP90: mean and 90th percentile of |depth − target|
+//     (-1 when the target is unknown).
+//
 // In summary.json the disturbance is its label and its instant "at_s".
 type ConvergenceRow struct {
 	Model       string
@@ -26,6 +40,12 @@ type ConvergenceRow struct {
 	TimeToBand  float64
 	Overshoot   float64
 	Oscillation float64
+
+	TimeToCapacity   float64
+	SettlingTime     float64
+	ReversalsPerHour float64
+	DepthErrMean     float64
+	DepthErrP90      float64
 }
 
 // convergenceJSON is the form of a ConvergenceRow in summary.json.
@@ -37,12 +57,20 @@ type convergenceJSON struct {
 	TimeToBand  float64 `json:"time_to_band_s"`
 	Overshoot   float64 `json:"overshoot"`
 	Oscillation float64 `json:"oscillation"`
+
+	TimeToCapacity   float64 `json:"time_to_capacity_s"`
+	SettlingTime     float64 `json:"settling_time_s"`
+	ReversalsPerHour float64 `json:"reversals_per_hour"`
+	DepthErrMean     float64 `json:"depth_err_mean"`
+	DepthErrP90      float64 `json:"depth_err_p90"`
 }
 
 // MarshalJSON writes the row with the disturbance as its label and instant.
 func (c ConvergenceRow) MarshalJSON() ([]byte, error) {
 	return json.Marshal(convergenceJSON{Model: c.Model, Disturbance: c.Disturbance.Label(), At: c.Disturbance.Seconds(),
-		Settled: c.Settled, TimeToBand: c.TimeToBand, Overshoot: c.Overshoot, Oscillation: c.Oscillation})
+		Settled: c.Settled, TimeToBand: c.TimeToBand, Overshoot: c.Overshoot, Oscillation: c.Oscillation,
+		TimeToCapacity: c.TimeToCapacity, SettlingTime: c.SettlingTime, ReversalsPerHour: c.ReversalsPerHour,
+		DepthErrMean: c.DepthErrMean, DepthErrP90: c.DepthErrP90})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -52,13 +80,17 @@ func (c *ConvergenceRow) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*c = ConvergenceRow{Model: j.Model, Disturbance: ParseDisturbance(j.Disturbance, j.At),
-		Settled: j.Settled, TimeToBand: j.TimeToBand, Overshoot: j.Overshoot, Oscillation: j.Oscillation}
+		Settled: j.Settled, TimeToBand: j.TimeToBand, Overshoot: j.Overshoot, Oscillation: j.Oscillation,
+		TimeToCapacity: j.TimeToCapacity, SettlingTime: j.SettlingTime, ReversalsPerHour: j.ReversalsPerHour,
+		DepthErrMean: j.DepthErrMean, DepthErrP90: j.DepthErrP90}
 	return nil
 }
 
 // Convergence measures every model whose limit moved at all, after every
-// disturbance. Series rows must be in time order.
-func Convergence(series []SeriesRow, models []string, ds []Disturbance, end float64) []ConvergenceRow {
+// disturbance on that model or on every model, up to the next such one.
+// targets[m] is model m's target depth (nil or ≤ 0: unknown). Series rows
+// must be in time order.
+func Convergence(series []SeriesRow, models []string, targets []float64, ds []Disturbance, end float64) []ConvergenceRow {
 	byModel := map[int32][]SeriesRow{}
 	for _, r := range series {
 		if r.Limit >= 0 {
@@ -81,10 +113,15 @@ func Convergence(series []SeriesRow, models []string, ds []Disturbance, end floa
 	var out []ConvergenceRow
 	for _, m := range ids {
 		rows := byModel[m]
-		for i, d := range ds {
+		own := ownDisturbances(ds, models[m])
+		target := -1.0
+		if int(m) < len(targets) && targets[m] > 0 {
+			target = targets[m]
+		}
+		for i, d := range own {
 			t0, t1 := d.Seconds(), end
-			if i+1 < len(ds) {
-				t1 = ds[i+1].Seconds()
+			if i+1 < len(own) {
+				t1 = own[i+1].Seconds()
 			}
 			// rows are in time order: the segment [t0, t1) is a run of them
 			lo := sort.Search(len(rows), func(k int) bool { return rows[k].T >= t0 })
@@ -97,7 +134,9 @@ func Convergence(series []SeriesRow, models []string, ds []Disturbance, end floa
 			if len(seg) < 4 {
 				continue
 			}
-			out = append(out, convergeSegment(models[m], d, seg, ts))
+			row := convergeSegment(models[m], d, seg, ts)
+			segmentMetrics(&row, rows[lo:hi], target, t1-t0)
+			out = append(out, row)
 		}
 	}
 	return out

@@ -19,16 +19,16 @@ func TestDisturbanceJSON(t *testing.T) {
 	}{
 		{"start", Disturbance{Kind: DisturbanceStart},
 			`{"t_s":0,"label":"start"}`,
-			`{"model":"m","disturbance":"start","at_s":0,"settled_limit":3,"time_to_band_s":-1,"overshoot":0,"oscillation":0}`},
+			`{"model":"m","disturbance":"start","at_s":0,"settled_limit":3,"time_to_band_s":-1,"overshoot":0,"oscillation":0,"time_to_capacity_s":0,"settling_time_s":0,"reversals_per_hour":0,"depth_err_mean":0,"depth_err_p90":0}`},
 		{"burst", Disturbance{Kind: DisturbanceBurst, At: time.Hour},
 			`{"t_s":3600,"label":"burst@1h0m0s"}`,
-			`{"model":"m","disturbance":"burst@1h0m0s","at_s":3600,"settled_limit":3,"time_to_band_s":-1,"overshoot":0,"oscillation":0}`},
+			`{"model":"m","disturbance":"burst@1h0m0s","at_s":3600,"settled_limit":3,"time_to_band_s":-1,"overshoot":0,"oscillation":0,"time_to_capacity_s":0,"settling_time_s":0,"reversals_per_hour":0,"depth_err_mean":0,"depth_err_p90":0}`},
 		{"capacity event", Disturbance{Kind: "outage", At: 2*time.Hour + 1500*time.Millisecond, Model: "gpt-5.5"},
 			`{"t_s":7201.5,"label":"outage@2h0m1.5s:gpt-5.5"}`,
-			`{"model":"m","disturbance":"outage@2h0m1.5s:gpt-5.5","at_s":7201.5,"settled_limit":3,"time_to_band_s":-1,"overshoot":0,"oscillation":0}`},
+			`{"model":"m","disturbance":"outage@2h0m1.5s:gpt-5.5","at_s":7201.5,"settled_limit":3,"time_to_band_s":-1,"overshoot":0,"oscillation":0,"time_to_capacity_s":0,"settling_time_s":0,"reversals_per_hour":0,"depth_err_mean":0,"depth_err_p90":0}`},
 		{"kind and model with separators", Disturbance{Kind: "a@b", At: time.Minute, Model: "org:model@x"},
 			`{"t_s":60,"label":"a@b@1m0s:org:model@x"}`,
-			`{"model":"m","disturbance":"a@b@1m0s:org:model@x","at_s":60,"settled_limit":3,"time_to_band_s":-1,"overshoot":0,"oscillation":0}`},
+			`{"model":"m","disturbance":"a@b@1m0s:org:model@x","at_s":60,"settled_limit":3,"time_to_band_s":-1,"overshoot":0,"oscillation":0,"time_to_capacity_s":0,"settling_time_s":0,"reversals_per_hour":0,"depth_err_mean":0,"depth_err_p90":0}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jsonRoundTrip(t, tc.d, tc.json)

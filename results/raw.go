@@ -40,6 +40,7 @@ type LaneRaw struct {
 
 	DepthArea       float64 // gateway queue depth
 	BusyArea        float64 // provider streams in service
+	StreamArea      float64 // provider streams, after capacity events
 	RunningArea     float64 // jobs holding a container
 	GatewayOnlyArea float64 // jobs holding a container only to wait on the gateway
 }
@@ -59,6 +60,9 @@ type SeriesRow struct {
 	// QuotaUse is the fullest of the model's organisation's quota windows at
 	// the sample, as a share of its limit (0 without quotas).
 	QuotaUse float32
+	// Streams is the provider's streams at the sample, after capacity
+	// events (not written to series.csv; convergence reads it).
+	Streams int32
 }
 
 // ProductionStats is one replayed production stream over the whole run.

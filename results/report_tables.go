@@ -182,11 +182,14 @@ func convergenceTables(s Summary) []table {
 		t := table{Title: "Convergence: " + roleName(s, i),
 			Note: "Per model whose running-job limit moved, after each disturbance up to the next: the settled limit (median of the " +
 				"segment's last quarter), the time until the limit stays within ±max(10%, 2) of it (-1: never), the overshoot past it " +
-				"(fraction of settled) and half the peak-to-peak range once in band.",
-			Head: []string{"model", "disturbance", "at", "settled limit", "time to band s", "overshoot", "oscillation"}}
+				"(fraction of settled) and half the peak-to-peak range once in band; then the time to capacity (streams ≥ 95% busy or no job " +
+				"waiting), the settling time (the limit within ±max(10%, 1) for 30 samples), reversals of the limit per hour and " +
+				"the mean |depth − target| (-1: never, or no target). Only disturbances on the model itself or on every model.",
+			Head: []string{"model", "disturbance", "at", "settled limit", "time to band s", "overshoot", "oscillation",
+				"to capacity s", "settling s", "reversals/h", "mean |depth − target|"}}
 		for _, c := range r.Convergence {
 			t.Rows = append(t.Rows, []string{c.Model, c.Disturbance.Label(), formatClock(c.Disturbance.Seconds()), f0(c.Settled), f0(c.TimeToBand),
-				pct(c.Overshoot), f1(c.Oscillation)})
+				pct(c.Overshoot), f1(c.Oscillation), f0(c.TimeToCapacity), f0(c.SettlingTime), f1(c.ReversalsPerHour), f1(c.DepthErrMean)})
 		}
 		if len(t.Rows) == 0 {
 			t.Note = "No model's limit moved in this run (a fixed-lane run keeps fixed caps)."

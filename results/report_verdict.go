@@ -23,9 +23,7 @@ type verdictLane struct {
 	jain       []float64 // total row only
 	multiplier *float64
 	ci         *MultiplierStat
-	// Headroom captured (DESIGN.md, Metrics) is not in summary.json yet.
-	// When it is, read it here per run and add a column in verdictRow;
-	// until then the verdict's note says it is not measured.
+	headroom   []float64 // headroom captured (busy ÷ offered stream-seconds)
 }
 
 // buildVerdict reads the hot lanes (those with timeline figures) and the
@@ -57,9 +55,9 @@ func buildVerdict(o *Outputs) verdict {
 
 func verdictHead(compare bool) []string {
 	if !compare {
-		return []string{"lane", "jobs/h", "container cost", "gateway-wait ctr-h", "429s", "production outage min", "Jain"}
+		return []string{"lane", "jobs/h", "headroom captured", "container cost", "gateway-wait ctr-h", "429s", "production outage min", "Jain"}
 	}
-	return []string{"lane", "multiplier", "container cost old → new", "gateway-wait ctr-h old → new", "429s old → new",
+	return []string{"lane", "multiplier", "headroom captured old → new", "container cost old → new", "gateway-wait ctr-h old → new", "429s old → new",
 		"production outage min old → new", "Jain old → new"}
 }
 
@@ -72,7 +70,8 @@ func verdictNote(s Summary, compare bool) string {
 	if len(s.MultiplierAcrossSeeds) > 0 {
 		n += fmt.Sprintf("Intervals: 95%% over seeds %s (the total has none: multiplier_across_seeds is per lane). ", seedList(s.Seeds))
 	}
-	return n + "Headroom captured is not measured yet (no field in summary.json), so it is not shown."
+	return n + "Headroom captured: the lane's busy provider stream-seconds ÷ the stream-seconds its provider offered " +
+		"(after capacity events), i.e. its throughput ÷ what its streams allow at the measured per-call service; read the multiplier beside it."
 }
 
 // laneVerdict collects model's numbers in each run; "" is the total.
@@ -85,6 +84,7 @@ func laneVerdict(s Summary, runs []Run, model string) verdictLane {
 		}
 		v.perHour = append(v.perHour, l.ThroughputPerHour)
 		v.cost = append(v.cost, l.ContainerCost)
+		v.headroom = append(v.headroom, l.HeadroomCaptured)
 		v.gatewayH = append(v.gatewayH, l.GatewayWaitContainerSeconds/3600)
 		v.r429 = append(v.r429, l.Rejected429)
 		v.outageMin = append(v.outageMin, outageMinutes(r, model))
@@ -130,14 +130,14 @@ func verdictRow(v verdictLane) []string {
 		name = "(all)"
 	}
 	if len(v.perHour) == 1 {
-		return []string{name, f1(v.perHour[0]), f2(v.cost[0]), f1(v.gatewayH[0]), count(v.r429[0]), count(v.outageMin[0]),
+		return []string{name, f1(v.perHour[0]), pct(v.headroom[0]), f2(v.cost[0]), f1(v.gatewayH[0]), count(v.r429[0]), count(v.outageMin[0]),
 			jainCell(v, 0)}
 	}
 	jain := "-"
 	if v.model == "" {
 		jain = jainCell(v, 0) + " → " + jainCell(v, 1)
 	}
-	return []string{name, multiplierCell(v), change(v.cost[0], v.cost[1], f2), change(v.gatewayH[0], v.gatewayH[1], f1),
+	return []string{name, multiplierCell(v), pct(v.headroom[0]) + " → " + pct(v.headroom[1]), change(v.cost[0], v.cost[1], f2), change(v.gatewayH[0], v.gatewayH[1], f1),
 		change(float64(v.r429[0]), float64(v.r429[1]), func(x float64) string { return count(int64(x)) }),
 		change(float64(v.outageMin[0]), float64(v.outageMin[1]), func(x float64) string { return count(int64(x)) }), jain}
 }

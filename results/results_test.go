@@ -44,9 +44,11 @@ func TestConvergenceStep(t *testing.T) {
 		}
 		rows = append(rows, SeriesRow{T: float64(10 * i), Model: 0, Limit: limit})
 	}
-	got := Convergence(rows, []string{"m"}, []Disturbance{{Kind: "start"}}, 600)
+	got := Convergence(rows, []string{"m"}, nil, []Disturbance{{Kind: "start"}}, 600)
+	// settling: from sample 13 (101) every later limit is within ±10.1;
+	// reversals: down at 13, then every move from 15 on (45): 46 in 600 s.
 	want := []ConvergenceRow{{Model: "m", Disturbance: Disturbance{Kind: "start", At: 0}, Settled: 101, TimeToBand: 130,
-		Overshoot: 14.0 / 101, Oscillation: 0.5}}
+		Overshoot: 14.0 / 101, Oscillation: 0.5, SettlingTime: 130, ReversalsPerHour: 46 * 6, DepthErrMean: -1, DepthErrP90: -1}}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-9, 1e-9)); diff != "" {
 		t.Errorf("Convergence (-want +got):\n%s", diff)
 	}
@@ -62,7 +64,7 @@ func TestConvergenceSkipsFlatAndSplitsSegments(t *testing.T) {
 		}
 		rows = append(rows, SeriesRow{T: float64(i), Model: 1, Limit: l})
 	}
-	got := Convergence(rows, []string{"flat", "step"}, []Disturbance{{Kind: "cut", At: 20 * time.Second}, {Kind: "start"}}, 40)
+	got := Convergence(rows, []string{"flat", "step"}, nil, []Disturbance{{Kind: "cut", At: 20 * time.Second}, {Kind: "start"}}, 40)
 	if len(got) != 2 || got[0].Disturbance.Kind != "start" || got[1].Disturbance.Kind != "cut" {
 		t.Fatalf("want rows for start and cut of model step only, got %+v", got)
 	}

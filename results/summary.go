@@ -31,6 +31,7 @@ type RunData struct {
 	Models        []string // the catalogue, for series rows
 	Fairness      FairnessData
 	Disturbances  []Disturbance
+	Targets       []float64 // target gateway depth per model (nil: none)
 	BatchProgress []BatchProgressRow
 	Production    []ProductionStats
 	JobsFailed    int64
@@ -127,6 +128,10 @@ type Lane struct {
 	CallQueueWait       float64 `json:"call_queue_wait_mean_s"`
 	CallQueueRate       float64 `json:"call_queue_rate_per_s"`
 	ProviderUtilisation float64 `json:"provider_utilisation"`
+	// HeadroomCaptured is the busy stream-seconds over the stream-seconds the
+	// provider offered (after capacity events): the lane's throughput over
+	// the throughput its streams allow at the measured per-call service.
+	HeadroomCaptured float64 `json:"headroom_captured"`
 }
 
 // Split is the job time and its parts, each as distribution statistics.
@@ -184,7 +189,7 @@ func Summarize(d RunData) Run {
 		p.LatencyMean = ratio(p.LatencySum, float64(p.Answered))
 		run.Production = append(run.Production, p)
 	}
-	run.Convergence = Convergence(d.Series, d.Models, d.Disturbances, d.WindowEnd)
+	run.Convergence = Convergence(d.Series, d.Models, d.Targets, d.Disturbances, d.WindowEnd)
 	run.Disturbances = append([]Disturbance{}, d.Disturbances...)
 	if run.Convergence == nil {
 		run.Convergence = []ConvergenceRow{}
@@ -205,6 +210,7 @@ func (a *LaneRaw) add(b LaneRaw) {
 	a.QueueWaitSum += b.QueueWaitSum
 	a.DepthArea += b.DepthArea
 	a.BusyArea += b.BusyArea
+	a.StreamArea += b.StreamArea
 	a.RunningArea += b.RunningArea
 	a.GatewayOnlyArea += b.GatewayOnlyArea
 }
@@ -225,6 +231,7 @@ func lane(raw LaneRaw, times [][]JobTimes, d RunData) Lane {
 		CallQueueWait:       ratio(raw.QueueWaitSum, float64(raw.QueueEntries)),
 		CallQueueRate:       ratio(float64(raw.QueueEntries), span),
 		ProviderUtilisation: ratio(raw.BusyArea, span*float64(raw.Streams)),
+		HeadroomCaptured:    ratio(raw.BusyArea, raw.StreamArea),
 	}
 	l.JobTime, l.WaitShare, l.P90WaitShare = splitStats(times)
 	return l

@@ -93,6 +93,10 @@ func (w *World) send(c int32) {
 	case rejected429:
 		w.logCall(cs, LogCall429)
 		w.rec.rejected(cs)
+		if cs.kind == jobCall {
+			w.gw.lanes[cs.model].throttled++
+			w.gw.congested(cs.model, w.now())
+		}
 		if retryAfter < 0 { // larger than the quota itself: can never succeed
 			if cs.kind == jobCall {
 				w.jobs.at(cs.owner).failed = true
@@ -109,6 +113,11 @@ func (w *World) send(c int32) {
 	if cs.kind == jobCall {
 		w.gw.sent(cs.model)
 		w.callAccepted(cs.owner)
+		if free {
+			w.gw.clean(cs.model)
+		} else {
+			w.gw.congested(cs.model, w.now())
+		}
 	}
 	if free {
 		w.serve(c)
@@ -149,6 +158,7 @@ func (w *World) callDone(c int32) {
 		return
 	}
 	w.gw.answered(model)
+	w.gw.answeredCall(model, w.now()-cs.born)
 	w.callEnded(c, true)
 	w.dispatch(model)
 }

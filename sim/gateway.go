@@ -18,6 +18,9 @@ type Gateway struct {
 	retry *RetryConfig
 	rn    *rand.Rand // backoff jitter
 
+	adapt  *AdaptiveLimitConfig // nil: hand-set limits (gateway_adaptive.go)
+	spells []StaleSpell
+
 	delay       Time   // depth_delay
 	sampleTimes []Time // ring of delayed-depth sample times; nil: a policy reads the live depth
 	head, count int
@@ -29,14 +32,26 @@ type gatewayLane struct {
 	inflight int // sent and accepted by the provider, not yet answered
 	limit    int
 	history  []int32 // delayed depth readings, indexed like Gateway.sampleTimes
+
+	ad        adaptive // the adaptive limit, if on
+	latSum    float64  // latency reading: sum and count of answered calls
+	latN      int
+	throttled int64 // evaluation tries rejected with a 429
+	frozen    bool  // a stale spell holds the reading below
+	frozenD   int
+	frozenAt  time.Time
 }
 
 func newGateway(cfg *GatewayConfig, models []ModelConfig, seed uint64) Gateway {
 	g := Gateway{
-		lanes: make([]gatewayLane, len(models)),
-		retry: &cfg.Retry,
-		rn:    rand.New(rand.NewPCG(workloads.Stream(seed, "gateway"), 2)),
-		delay: FromDuration(cfg.DepthDelay),
+		lanes:  make([]gatewayLane, len(models)),
+		retry:  &cfg.Retry,
+		rn:     rand.New(rand.NewPCG(workloads.Stream(seed, "gateway"), 2)),
+		delay:  FromDuration(cfg.DepthDelay),
+		spells: cfg.Stale,
+	}
+	if cfg.AdaptiveLimit.Enabled {
+		g.adapt = &cfg.AdaptiveLimit
 	}
 	n := 0
 	if cfg.DepthDelay > 0 {
@@ -45,6 +60,9 @@ func newGateway(cfg *GatewayConfig, models []ModelConfig, seed uint64) Gateway {
 	}
 	for i := range models {
 		g.lanes[i].limit = models[i].InflightLimit
+		if g.adapt != nil {
+			g.lanes[i].ad.hi = max(1, int(float64(models[i].InflightLimit)*g.adapt.MaxFactor))
+		}
 		if n > 0 {
 			g.lanes[i].history = make([]int32, n)
 		}
@@ -105,6 +123,23 @@ func (g *Gateway) sampleDepth(now Time) {
 // depth_delay old, as a lagging metrics pipeline would serve it, and when it
 // was taken.
 func (g *Gateway) reading(model int32, now Time) (int, time.Time) {
+	l := &g.lanes[model]
+	if g.spells != nil {
+		if _, in := g.stale(now); !in {
+			l.frozen = false
+		} else if l.frozen {
+			return l.frozenD, l.frozenAt
+		} else {
+			l.frozen = true
+			l.frozenD, l.frozenAt = g.liveReading(model, now)
+			return l.frozenD, l.frozenAt
+		}
+	}
+	return g.liveReading(model, now)
+}
+
+// liveReading is reading without stale spells.
+func (g *Gateway) liveReading(model int32, now Time) (int, time.Time) {
 	l := &g.lanes[model]
 	if g.sampleTimes == nil {
 		return l.queue.Len(), Epoch.Add(now.Duration())

@@ -34,6 +34,7 @@ type recorder struct {
 // laneMeter is what is measured on one model over the window.
 type laneMeter struct {
 	depth, busy, running, gwOnly level
+	streams                      level // the provider's streams, after capacity events
 	arrived, started, completed  int64
 	times                        []results.JobTimes
 	calls, rejected429, errors   int64
@@ -47,7 +48,14 @@ type laneMeter struct {
 	// of those limits.
 	limits           []limitRun
 	limitLo, limitHi int32
+	// conv holds, with StreamRows, what convergence reads of each sample
+	// with a limit besides the limit itself.
+	conv []convSample
 }
+
+// convSample is what convergence reads of one series sample, kept with
+// StreamRows.
+type convSample struct{ depth, inflight, waiting, streams int32 }
 
 // limitRun is n consecutive series samples from the k-th with one limit.
 type limitRun struct{ k, n, limit int32 }
@@ -142,7 +150,7 @@ func (r *recorder) set(l *level, v int) {
 func (r *recorder) flush() {
 	for i := range r.lanes {
 		m := &r.lanes[i]
-		for _, l := range []*level{&m.depth, &m.busy, &m.running, &m.gwOnly} {
+		for _, l := range []*level{&m.depth, &m.busy, &m.running, &m.gwOnly, &m.streams} {
 			r.set(l, l.v)
 		}
 	}
@@ -151,6 +159,7 @@ func (r *recorder) flush() {
 func (r *recorder) depth(model int32, v int)   { r.set(&r.lanes[model].depth, v) }
 func (r *recorder) busy(model int32, v int)    { r.set(&r.lanes[model].busy, v) }
 func (r *recorder) running(model int32, v int) { r.set(&r.lanes[model].running, v) }
+func (r *recorder) streams(model int32, v int) { r.set(&r.lanes[model].streams, v) }
 
 // gatewayOnly moves a model's count of jobs holding a container only to wait
 // on the gateway by one, up or down.
@@ -282,10 +291,12 @@ func (w *World) sample() {
 			T: t, Model: model, Running: int32(jobs.running), Limit: int32(w.limits[i]),
 			Depth: int32(depth), Inflight: int32(inflight), Waiting: int32(jobs.waiting),
 			Rejected429: int32(m.rejectedSinceSample), QuotaUse: float32(use),
+			Streams: int32(w.prov.models[i].streams),
 		}
 		w.rec.rows.SeriesRow(row)
 		if w.rec.mem == nil && row.Limit >= 0 {
 			m.keepLimit(w.rec.samples, row.Limit)
+			m.conv = append(m.conv, convSample{row.Depth, row.Inflight, row.Waiting, row.Streams})
 		}
 		m.rejectedSinceSample = 0
 	}
@@ -307,6 +318,7 @@ func (w *World) Lanes() []results.LaneRaw {
 			Calls: m.calls, Rejected429: m.rejected429, Errors: m.errors, Failed: m.failed,
 			QueueEntries: m.queueEntries, QueueWaitSum: m.queueWaitSum,
 			DepthArea: m.depth.area, BusyArea: m.busy.area, RunningArea: m.running.area, GatewayOnlyArea: m.gwOnly.area,
+			StreamArea: m.streams.area,
 		}
 	}
 	return out
@@ -359,9 +371,13 @@ func (w *World) Series() []results.SeriesRow {
 		if m.limitLo == m.limitHi {
 			continue
 		}
+		j := 0
 		for _, run := range m.limits {
 			for k := run.k; k < run.k+run.n; k++ {
-				out = append(out, results.SeriesRow{T: (Time(k) * w.rec.interval).Seconds(), Model: int32(i), Limit: run.limit})
+				c := m.conv[j]
+				j++
+				out = append(out, results.SeriesRow{T: (Time(k) * w.rec.interval).Seconds(), Model: int32(i), Limit: run.limit,
+					Depth: c.depth, Inflight: c.inflight, Waiting: c.waiting, Streams: c.streams})
 			}
 		}
 	}

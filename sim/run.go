@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/workloads"
 )
@@ -73,6 +74,7 @@ func (w *World) Measured() results.RunData {
 		Models:        w.sc.Catalogue(),
 		Fairness:      w.Fairness(),
 		Disturbances:  w.sc.Disturbances(),
+		Targets:       w.targets(),
 		BatchProgress: w.BatchProgress(),
 		Production:    w.Production(),
 	}
@@ -171,4 +173,19 @@ func ExecuteAll(sc *Scenario, specs []RunSpec, newSource func() (workloads.Sourc
 		}
 	}
 	return runs, nil
+}
+
+// targets is each model's target gateway depth under a policy that keeps
+// one (the scheduler), nil otherwise.
+func (w *World) targets() []float64 {
+	s, ok := w.pol.(*policies.Scheduler)
+	if !ok {
+		return nil
+	}
+	cfg := s.Config()
+	out := make([]float64, 0, len(w.sc.Catalogue()))
+	for _, m := range w.sc.Catalogue() {
+		out = append(out, float64(cfg.ForModel(m).TargetDepth))
+	}
+	return out
 }

@@ -64,6 +64,10 @@ type GatewayConfig struct {
 	// DepthSample is how often the delayed depth is sampled (default 1s).
 	DepthSample time.Duration `yaml:"depth_sample" json:"depth_sample"`
 	Retry       RetryConfig   `yaml:"retry" json:"retry"`
+	// AdaptiveLimit replaces the hand-set inflight_limit by a loop of the
+	// gateway's own (gateway_adaptive.go); Stale lists stalled-pipeline spells.
+	AdaptiveLimit AdaptiveLimitConfig `yaml:"adaptive_limit" json:"adaptive_limit,omitzero"`
+	Stale         []StaleSpell        `yaml:"stale" json:"stale,omitempty"`
 }
 
 // RetryConfig is the gateway's 429 backoff: delay = min(max, base ×

@@ -122,6 +122,15 @@ func (s *Scenario) validateRun() error {
 
 func (g *GatewayConfig) validate() error {
 	r := &g.Retry
+	if g.AdaptiveLimit.Enabled {
+		g.AdaptiveLimit.withDefaults()
+		if err := g.AdaptiveLimit.check(); err != nil {
+			return err
+		}
+	}
+	if err := checkStaleSpells(g.Stale); err != nil {
+		return err
+	}
 	switch {
 	case g.DepthDelay < 0:
 		return field.Errorf("gateway.depth_delay", "must be >= 0, got %v", g.DepthDelay)

@@ -103,6 +103,7 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 	}
 	for i := range w.limits {
 		w.limits[i] = -1
+		w.rec.streams(int32(i), w.prov.models[i].streams)
 	}
 	w.source = opts.Source
 	if w.source == nil {
@@ -216,6 +217,7 @@ func (w *World) capacityChange(i int) {
 			continue
 		}
 		d.apply(e)
+		w.rec.streams(int32(k), d.streams)
 		w.serveWaiting(int32(k))
 		w.dispatch(int32(k))
 	}

@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/evalsched/lab/results"
+)
+
+// TestTwoLoops: on the controllers scenario (hot-a halves its streams at
+// 1h30 and recovers at 2h), the job-level search controller together with
+// the gateway's adaptive limit settles after the slowdown within a bound,
+// and the hot lanes lose no more throughput against the job-level loop alone
+// than the noise between two seeds of the loop alone.
+func TestTwoLoops(t *testing.T) {
+	sc, err := LoadScenario("embedded:controllers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []RunSpec
+	for _, seed := range []uint64{1, 2} {
+		for _, name := range []string{"search", "search+gateway"} {
+			v, err := sc.Variant(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			specs = append(specs, RunSpec{Seed: seed, Variant: v})
+		}
+	}
+	runs, err := ExecuteAll(sc, specs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot := func(r results.Run) float64 {
+		s := 0.0
+		for _, l := range r.Lanes {
+			if strings.HasPrefix(l.Model, "hot-") {
+				s += l.ThroughputPerHour
+			}
+		}
+		return s
+	}
+	alone := []float64{hot(runs[0]), hot(runs[2])}
+	both := []float64{hot(runs[1]), hot(runs[3])}
+	noise := max(0.01*alone[0], abs(alone[0]-alone[1]))
+	for i := range alone {
+		if both[i] < alone[i]-noise {
+			t.Errorf("seed %d: hot lanes %.0f jobs/h with both loops, %.0f with the job-level loop alone (noise %.0f)",
+				i+1, both[i], alone[i], noise)
+		}
+	}
+	const bound = 15 * 60 // seconds
+	for i, r := range []results.Run{runs[1], runs[3]} {
+		found := false
+		for _, c := range r.Convergence {
+			if c.Model == "hot-a" && c.Disturbance.Kind == "slowdown" {
+				found = true
+				if c.SettlingTime < 0 || c.SettlingTime > bound {
+					t.Errorf("seed %d: settling after the slowdown %.0f s, want 0..%d", i+1, c.SettlingTime, bound)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("seed %d: no convergence row for hot-a's slowdown", i+1)
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -120,7 +120,10 @@ func roleName(s Summary, i int) string {
 		return ""
 	}
 	name := s.Runs[i].Policy
-	if len(s.Runs) >= 2 && i < 2 {
+	switch {
+	case len(s.Variants) > 0 && i == 0:
+		name += " (baseline)" // variants: every other run is compared with the first
+	case len(s.Variants) == 0 && len(s.Runs) >= 2 && i < 2:
 		name += [2]string{" (old)", " (new)"}[i]
 	}
 	return name

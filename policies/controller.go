@@ -26,9 +26,15 @@ const (
 	// running count: no job starts either way, and lowering further would
 	// only dig a hole the limit must later climb out of (wind-down).
 	ActionBelowRunning
+	// ActionRejected: the model's tries were refused by a quota (429) since
+	// the last tick: no raise, whatever the depth.
+	ActionRejected
+	// ActionRejectedLower: rejections persisted for reject_lower_after
+	// ticks in a row: lowered one step (unless already below running).
+	ActionRejectedLower
 )
 
-var actionNames = [...]string{"hold", "raise", "lower", "not-binding", "stale", "below-running"}
+var actionNames = [...]string{"hold", "raise", "lower", "not-binding", "stale", "below-running", "rejected", "rejected-lower"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) && a >= 0 {
@@ -46,6 +52,8 @@ type controller struct {
 	mult       bool
 	tolerance  float64
 	smoothing  float64 // 0 = off
+	quota      bool    // read the 429 signal (QuotaState), unless ignore_quota
+	lowerAfter int     // ticks of persistent rejections before lowering
 }
 
 func newController(cfg SchedulerConfig) controller {
@@ -55,6 +63,8 @@ func newController(cfg SchedulerConfig) controller {
 		factor:     cfg.Factor,
 		mult:       cfg.StepMode == StepMultiplicative,
 		tolerance:  float64(cfg.DepthTolerance),
+		quota:      !cfg.IgnoreQuota,
+		lowerAfter: cfg.RejectLowerAfter,
 	}
 	if cfg.Smoothing > 0 && cfg.Smoothing < 1 {
 		c.smoothing = cfg.Smoothing
@@ -73,6 +83,7 @@ type limitState struct {
 	haveEWMA bool
 	lastAsOf time.Time // time of the last reading fed into the average
 	action   Action
+	rejTicks int // consecutive ticks with 429s
 }
 
 func newLimitState(r ModelLimits) limitState {
@@ -96,13 +107,37 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		fillable += min(m.waiting, max(m.limit-m.running, 0))
 	}
 	spare := containers > fillable
+	qs, quota := state.(QuotaState)
+	quota = quota && s.ctl.quota
 	for i := range s.models {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
 		binding := spare && m.waiting > max(m.limit-m.running, 0)
+		if quota && s.ctl.rejected(&m.limitState, qs.Rejections(ModelID(i)), m.running) {
+			s.limits[i] = m.limit
+			continue
+		}
 		s.ctl.tick(&m.limitState, now, depth, asOf, m.running, binding)
 		s.limits[i] = m.limit
 	}
+}
+
+// rejected applies the quota signal: with 429s since the last tick the
+// limit is not raised, and after lowerAfter such ticks in a row it is
+// lowered one step (unless already below running, as for depth). It
+// reports whether it decided the tick; without 429s the depth rule does.
+func (c *controller) rejected(ls *limitState, rejected, running int) bool {
+	if rejected == 0 {
+		ls.rejTicks = 0
+		return false
+	}
+	ls.rejTicks++
+	ls.action = ActionRejected
+	if ls.rejTicks >= c.lowerAfter && ls.limit >= running {
+		ls.limit = c.lower(ls.limit, ls.minL)
+		ls.action = ActionRejectedLower
+	}
+	return true
 }
 
 // tick moves one model's limit at most one step, given its depth reading

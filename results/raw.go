@@ -59,6 +59,9 @@ type SeriesRow struct {
 	// QuotaUse is the fullest of the model's organisation's quota windows at
 	// the sample, as a share of its limit (0 without quotas).
 	QuotaUse float32
+	// Backoff is the number of the model's evaluation calls waiting out a
+	// backoff at the gateway (not in gateway_depth, the queue).
+	Backoff int32
 }
 
 // ProductionStats is one replayed production stream over the whole run.
@@ -73,4 +76,10 @@ type ProductionStats struct {
 	FailedMinutes  int64   `json:"failed_minutes"`
 	LatencySum     float64 `json:"-"`
 	LatencyMean    float64 `json:"latency_mean_s"`
+	// OutageMinutes counts minutes whose success rate (answered ÷ answered
+	// + failed, over the calls that ended in the minute) is below
+	// OutageThreshold; Minutes has every minute's figures.
+	OutageMinutes   int64              `json:"outage_minutes"`
+	OutageThreshold float64            `json:"outage_threshold"`
+	Minutes         []ProductionMinute `json:"minutes,omitempty"`
 }

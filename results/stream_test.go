@@ -82,7 +82,7 @@ func TestOutputWriterAtomic(t *testing.T) {
 				// failing batches.csv, is complete; summary.json is untouched.
 				want["batches.csv"] = "/"
 				want["series.csv"] = results.SeriesCSVHeader + "," + results.SeriesCSVQuotaColumns + "\n" +
-					"a,10,m,0,0,0,0,0,0,0.0000\nb,10,m,0,0,0,0,0,0,0.0000\n"
+					"a,10,m,0,0,0,0,0,0,0.0000,0\nb,10,m,0,0,0,0,0,0,0.0000,0\n"
 			}
 			if diff := cmp.Diff(want, dirFiles(t, dir)); diff != "" {
 				t.Errorf("directory after the failure (-want +got):\n%s", diff)
@@ -130,7 +130,7 @@ func TestOutputWriterOrder(t *testing.T) {
 	delete(got, "summary.json")
 	want := map[string]string{
 		"series.csv": results.SeriesCSVHeader + "," + results.SeriesCSVQuotaColumns + "\n" +
-			"old,10,m0,0,-1,0,0,0,0,0.0000\nnew,10,m1,0,5,0,0,0,0,0.5000\n",
+			"old,10,m0,0,-1,0,0,0,0,0.0000,0\nnew,10,m1,0,5,0,0,0,0,0.5000,0\n",
 		"batches.csv": results.BatchesCSVHeader + "\n" +
 			"old,10,b1,m0,small_behind_large,3,0,3\nnew,20,b2,m1,large,2000,1,0\n",
 	}

@@ -75,6 +75,8 @@ func (w *World) Measured() results.RunData {
 		Disturbances:  w.sc.Disturbances(),
 		BatchProgress: w.BatchProgress(),
 		Production:    w.Production(),
+		QuotaUse:      w.QuotaUsage(),
+		Quota:         w.quotaRun(),
 	}
 }
 

@@ -22,6 +22,7 @@ const (
 	evToolDone       // A: job slot
 	evCapacity       // A: scenario event index
 	evProduction     // A: production stream index
+	evPace           // A: model whose pacing key may allow a call again
 )
 
 // Epoch is the wall-clock instant virtual time zero maps to when a policy is
@@ -94,7 +95,7 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 		sc: sc, eng: eng, pol: opts.Policy, trig: opts.Policy.Trigger(), opts: opts,
 		agentSrc:    rand.NewPCG(0, 0),
 		gw:          newGateway(&sc.Gateway, cfgs, opts.Seed),
-		prov:        newProvider(sc.Organisations, cfgs),
+		prov:        newProvider(sc, cfgs),
 		rec:         newRecorder(sc, eng, opts.Log),
 		byID:        make(map[policies.JobID]int32),
 		load:        make([]modelJobs, len(cfgs)),
@@ -196,6 +197,9 @@ func (w *World) Handle(ev Event) {
 		w.retry(ev.A)
 	case evProduction:
 		w.productionArrival(ev.A)
+	case evPace:
+		w.gw.lanes[ev.A].paceArmed = false
+		w.dispatch(ev.A)
 	case evToolDone:
 		w.nextTurn(ev.A)
 	case evCapacity:

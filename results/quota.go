@@ -63,4 +63,9 @@ type QuotaRun struct {
 	// EvalLastFinish is the time of the last evaluation job's completion
 	// (seconds; 0 if none).
 	EvalLastFinish float64 `json:"eval_last_finish_s"`
+	// EvalTokens counts the tokens of evaluation tries accepted (whole run).
+	EvalTokens float64 `json:"eval_tokens"`
+	// Clock is the scenario's wall clock at virtual time 0 (seconds since
+	// Monday 00:00), to read times as times of day.
+	Clock float64 `json:"clock_s"`
 }

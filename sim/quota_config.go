@@ -82,6 +82,12 @@ func (s *Scenario) validateQuotaKeys() error {
 			return err
 		}
 	}
+	if a := s.Alert; a != nil && !(a.Share >= 0 && a.Share <= 1) {
+		return field.Errorf("alert.share", "must be in (0, 1] (0 = default 0.7), got %g", a.Share)
+	}
+	if err := s.Policies.Guards.WithDefaults().Validate(); err != nil {
+		return field.Under("policies.guards", err)
+	}
 	for i := range s.catalogue {
 		m, p := &s.catalogue[i], s.source[i]
 		switch {

@@ -192,9 +192,12 @@ func (w *World) quotaRun() *results.QuotaRun {
 		return nil
 	}
 	q := &results.QuotaRun{BurnedEval: w.rec.quota.burned[0], KeyRejected: w.rec.quota.keyRejected,
-		EvalLastFinish: w.rec.lastFinish.Seconds()}
+		EvalLastFinish: w.rec.lastFinish.Seconds(), Clock: w.sc.Clock.Seconds()}
 	for _, b := range w.rec.quota.burned[1:] {
 		q.BurnedProduction += b
+	}
+	for _, u := range w.rec.quota.use[0] {
+		q.EvalTokens += u[1]
 	}
 	return q
 }

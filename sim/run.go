@@ -77,6 +77,8 @@ func (w *World) Measured() results.RunData {
 		Production:    w.Production(),
 		QuotaUse:      w.QuotaUsage(),
 		Quota:         w.quotaRun(),
+		Alerts:        w.Alerts(),
+		Guards:        w.GuardStats(),
 	}
 }
 

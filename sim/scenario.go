@@ -45,6 +45,7 @@ type Scenario struct {
 	Events        []CapacityEvent    `yaml:"events" json:"events"`
 	Workload      workloads.Config   `yaml:"workload" json:"workload"`
 	Production    []ProductionConfig `yaml:"production" json:"production,omitempty"`
+	Alert         *AlertConfig       `yaml:"alert" json:"alert,omitempty"`
 	Policies      PolicyConfigs      `yaml:"policies" json:"policies"`
 	// Variants are named overlays of this scenario (see Variant); kept as
 	// YAML and decoded when a variant is asked for.
@@ -170,6 +171,15 @@ type CapacityEvent struct {
 type PolicyConfigs struct {
 	FixedLane policies.FixedLaneConfig `yaml:"fixed_lane" json:"fixed_lane"`
 	Scheduler policies.SchedulerConfig `yaml:"scheduler" json:"scheduler"`
+	// Guards are worn by whichever policy runs (policies.Guard).
+	Guards policies.GuardConfig `yaml:"guards" json:"guards,omitzero"`
+}
+
+// AlertConfig turns on the quota alert: an episode whenever evaluation
+// traffic uses more than Share (default 0.7) of a quota window of an
+// organisation that production traffic also bills to.
+type AlertConfig struct {
+	Share float64 `yaml:"share" json:"share"`
 }
 
 //go:embed scenarios/*.yaml

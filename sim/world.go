@@ -61,10 +61,11 @@ type World struct {
 
 	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
 
-	gw   Gateway
-	prov Provider
-	prod []productionStream
-	rec  recorder
+	gw     Gateway
+	prov   Provider
+	prod   []productionStream
+	rec    recorder
+	alerts alerts
 
 	// Jobs and calls live in slot tables that only grow.
 	jobs   []jobState
@@ -106,6 +107,7 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 	for i := range w.limits {
 		w.limits[i] = -1
 	}
+	w.alerts = newAlerts(sc, &w.prov)
 	w.source = opts.Source
 	if w.source == nil {
 		gen, err := workloads.NewGenerator(sc.Workload, sc.Catalogue(), sc.Duration, opts.Seed)
@@ -185,6 +187,7 @@ func (w *World) Handle(ev Event) {
 		w.eng.After(FromDuration(w.trig.Tick), evTick, 0, 0)
 	case evSample:
 		w.sample()
+		w.observeAlerts()
 		w.eng.After(FromDuration(w.sc.SeriesInterval), evSample, 0, 0)
 	case evDepthSample:
 		w.gw.sampleDepth(w.now())

@@ -249,6 +249,7 @@ func compareCommand(out io.Writer, o options) error {
 		return err
 	}
 	results.WriteProductionTable(out, summary)
+	results.WriteRemedyTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }

@@ -55,7 +55,7 @@ func (w *World) logCall(cs *callState, ev LogEvent) {
 	if cs.kind == jobCall {
 		job = w.jobs[cs.owner].id
 	}
-	w.rec.logCall(cs, ev, job, w.prov.models[cs.model].org)
+	w.rec.logCall(cs, ev, job, w.prov.models[cs.model].orgOf(cs.source()))
 }
 
 // enqueueCall puts an evaluation call at the tail of its model's gateway queue.

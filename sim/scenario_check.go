@@ -93,7 +93,7 @@ func (m *ModelConfig) applyDefaults() {
 // resolvePaths makes the relative paths of a scenario file relative to it.
 func (s *Scenario) resolvePaths(dir string) {
 	for i := range s.Production {
-		if p := &s.Production[i]; !filepath.IsAbs(p.Trace) {
+		if p := &s.Production[i]; p.Trace != "" && !filepath.IsAbs(p.Trace) {
 			p.Trace = filepath.Join(dir, p.Trace)
 		}
 	}

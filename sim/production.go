@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -60,6 +61,8 @@ func (s *Scenario) validateProduction() error {
 		switch {
 		case !s.hasModel(p.Model):
 			return field.Errorf(path+".model", "unknown model %q", p.Model)
+		case p.RatePerHour < 0 || math.IsNaN(p.RatePerHour):
+			return field.Errorf(path+".rate_per_hour", "must be > 0 (calls per hour), got %g", p.RatePerHour)
 		case p.Trace == "" && p.RatePerHour == 0:
 			return field.Errorf(path+".trace", "missing (give a trace, or rate_per_hour for a generator)")
 		case p.Trace != "" && (p.RatePerHour != 0 || len(p.Hourly) > 0 || !p.PromptTokens.IsZero() || !p.OutputTokens.IsZero()):

@@ -10,7 +10,7 @@ import (
 // minutes of production outage, failed calls and 429s, then the answered
 // and arrived calls. It prints nothing when no run has production traffic.
 func WriteProductionTable(w io.Writer, s Summary) error {
-	return writeTable(w, "production traffic (whole run; outage min = minutes in which a production call gave up):", productionTable(s))
+	return writeTable(w, "production traffic (whole run; outage min = minutes with success rate below the threshold, failed min = minutes in which a call gave up):", productionTable(s))
 }
 
 // writeTable prints a report table to a terminal under a title line,

@@ -22,15 +22,16 @@ const (
 
 // Built-in defaults, used where a config leaves a field at its zero value.
 const (
-	DefaultSchedulerTick  = 10 * time.Second
-	DefaultTargetDepth    = 8
-	DefaultMinLimit       = 1
-	DefaultMaxLimit       = 10000
-	DefaultInitialLimit   = 4
-	DefaultStep           = 1
-	DefaultFactor         = 1.25
-	DefaultTierShare      = 0.8
-	defaultStaleAfterTick = 3 // stale_after defaults to this many ticks
+	DefaultSchedulerTick    = 10 * time.Second
+	DefaultTargetDepth      = 8
+	DefaultMinLimit         = 1
+	DefaultMaxLimit         = 10000
+	DefaultInitialLimit     = 4
+	DefaultStep             = 1
+	DefaultFactor           = 1.25
+	DefaultTierShare        = 0.8
+	DefaultRejectLowerAfter = 3
+	defaultStaleAfterTick   = 3 // stale_after defaults to this many ticks
 )
 
 // SchedulerConfig configures the production scheduler. It is meant to be
@@ -75,6 +76,12 @@ type SchedulerConfig struct {
 	// Controller is the rule that moves the limits (empty → "step", the
 	// reference); see ControllerKind and the package documentation.
 	Controller ControllerKind `yaml:"controller,omitempty" json:"controller,omitempty"`
+	// IgnoreQuota turns the quota signal off (a negative control): the
+	// limit follows the depth alone, even while the model is rejected.
+	IgnoreQuota bool `yaml:"ignore_quota" json:"ignore_quota,omitempty"`
+	// RejectLowerAfter: with 429s on a model at this many ticks in a row,
+	// its limit is lowered one step per tick (0 → 3).
+	RejectLowerAfter int `yaml:"reject_lower_after" json:"reject_lower_after,omitempty"`
 	// Models overrides the limits and target per model name.
 	Models map[string]ModelLimits `yaml:"models,omitempty" json:"models,omitempty"`
 }
@@ -120,6 +127,9 @@ func (c SchedulerConfig) WithDefaults() SchedulerConfig {
 	}
 	if c.Factor == 0 {
 		c.Factor = DefaultFactor
+	}
+	if c.RejectLowerAfter == 0 {
+		c.RejectLowerAfter = DefaultRejectLowerAfter
 	}
 	if c.StaleAfter == 0 && c.Tick > 0 {
 		c.StaleAfter = defaultStaleAfterTick * c.Tick
@@ -186,6 +196,9 @@ func (c SchedulerConfig) Validate(models []string) error {
 	case StepAdditive, StepMultiplicative:
 	default:
 		return field.Errorf("step_mode", "must be %q or %q, got %q", StepAdditive, StepMultiplicative, c.StepMode)
+	}
+	if c.RejectLowerAfter < 1 {
+		return field.Errorf("reject_lower_after", "must be >= 1 tick, got %d", c.RejectLowerAfter)
 	}
 	if c.Step < 1 {
 		return field.Errorf("step", "must be >= 1, got %d", c.Step)

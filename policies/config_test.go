@@ -16,16 +16,17 @@ import (
 
 func TestSchedulerConfigDefaults(t *testing.T) {
 	want := SchedulerConfig{
-		Tick:         10 * time.Second,
-		TargetDepth:  8,
-		MinLimit:     1,
-		MaxLimit:     10000,
-		InitialLimit: 4,
-		StepMode:     "additive",
-		Step:         1,
-		Factor:       1.25,
-		StaleAfter:   30 * time.Second,
-		TierShare:    0.8,
+		Tick:             10 * time.Second,
+		TargetDepth:      8,
+		MinLimit:         1,
+		MaxLimit:         10000,
+		InitialLimit:     4,
+		StepMode:         "additive",
+		Step:             1,
+		Factor:           1.25,
+		StaleAfter:       30 * time.Second,
+		TierShare:        0.8,
+		RejectLowerAfter: 3,
 	}
 	if diff := cmp.Diff(want, DefaultSchedulerConfig()); diff != "" {
 		t.Errorf("DefaultSchedulerConfig (-want +got):\n%s", diff)
@@ -38,16 +39,17 @@ func TestSchedulerConfigDefaults(t *testing.T) {
 	// defaults follow what it set.
 	set := SchedulerConfig{Tick: 5 * time.Second, MinLimit: 6, TierShare: 0.5, StepMode: "multiplicative"}
 	want = SchedulerConfig{
-		Tick:         5 * time.Second,
-		TargetDepth:  8,
-		MinLimit:     6,
-		MaxLimit:     10000,
-		InitialLimit: 6, // default 4, clamped up to min_limit
-		StepMode:     "multiplicative",
-		Step:         1,
-		Factor:       1.25,
-		StaleAfter:   15 * time.Second,
-		TierShare:    0.5,
+		Tick:             5 * time.Second,
+		TargetDepth:      8,
+		MinLimit:         6,
+		MaxLimit:         10000,
+		InitialLimit:     6, // default 4, clamped up to min_limit
+		StepMode:         "multiplicative",
+		Step:             1,
+		Factor:           1.25,
+		StaleAfter:       15 * time.Second,
+		TierShare:        0.5,
+		RejectLowerAfter: 3,
 	}
 	if diff := cmp.Diff(want, set.WithDefaults()); diff != "" {
 		t.Errorf("WithDefaults (-want +got):\n%s", diff)

@@ -26,9 +26,15 @@ const (
 	// running count: no job starts either way, and lowering further would
 	// only dig a hole the limit must later climb out of (wind-down).
 	ActionBelowRunning
+	// ActionRejected: the model's tries were refused by a quota (429) since
+	// the last tick: no raise, whatever the depth.
+	ActionRejected
+	// ActionRejectedLower: rejections persisted for reject_lower_after
+	// ticks in a row: lowered one step (unless already below running).
+	ActionRejectedLower
 )
 
-var actionNames = [...]string{"hold", "raise", "lower", "not-binding", "stale", "below-running"}
+var actionNames = [...]string{"hold", "raise", "lower", "not-binding", "stale", "below-running", "rejected", "rejected-lower"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) && a >= 0 {
@@ -48,6 +54,8 @@ type controller struct {
 	smoothing  float64 // 0 = off
 	kind       ControllerKind
 	hyst       float64 // ControllerSearch: the hysteresis around the hold band
+	quota      bool    // read the 429 signal (QuotaState), unless ignore_quota
+	lowerAfter int     // ticks of persistent rejections before lowering
 }
 
 func newController(cfg SchedulerConfig) controller {
@@ -59,6 +67,8 @@ func newController(cfg SchedulerConfig) controller {
 		tolerance:  float64(cfg.DepthTolerance),
 		kind:       cfg.Controller,
 		hyst:       max(1, float64(cfg.TargetDepth)/4),
+		quota:      !cfg.IgnoreQuota,
+		lowerAfter: cfg.RejectLowerAfter,
 	}
 	if cfg.Smoothing > 0 && cfg.Smoothing < 1 {
 		c.smoothing = cfg.Smoothing
@@ -80,6 +90,7 @@ type limitState struct {
 	rival    rivalState // what the rival controllers remember (rivals.go)
 	latAsOf  time.Time  // time of the last latency reading taken in
 	seen429  int64      // the 429 count as last read
+	rejTicks int        // consecutive ticks with 429s
 }
 
 func newLimitState(r ModelLimits) limitState {
@@ -104,14 +115,38 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		fillable += min(m.waiting, max(m.limit-m.running, 0))
 	}
 	spare := containers > fillable
+	qs, quota := state.(QuotaState)
+	quota = quota && s.ctl.quota
 	for i := range s.models {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
 		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0)}
 		readSignals(state, ModelID(i), &m.limitState, &in)
+		if quota && s.ctl.rejected(&m.limitState, qs.Rejections(ModelID(i)), m.running) {
+			s.limits[i] = m.limit
+			continue
+		}
 		s.ctl.tick(&m.limitState, depth, asOf, in)
 		s.limits[i] = m.limit
 	}
+}
+
+// rejected applies the quota signal: with 429s since the last tick the
+// limit is not raised, and after lowerAfter such ticks in a row it is
+// lowered one step (unless already below running, as for depth). It
+// reports whether it decided the tick; without 429s the depth rule does.
+func (c *controller) rejected(ls *limitState, rejected, running int) bool {
+	if rejected == 0 {
+		ls.rejTicks = 0
+		return false
+	}
+	ls.rejTicks++
+	ls.action = ActionRejected
+	if ls.rejTicks >= c.lowerAfter && ls.limit >= running {
+		ls.limit = c.lower(ls.limit, ls.minL)
+		ls.action = ActionRejectedLower
+	}
+	return true
 }
 
 // tick moves one model's limit at most one step, given its depth reading

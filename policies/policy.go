@@ -98,3 +98,48 @@ type Policy interface {
 	// Waiting is the number of jobs queued in the policy.
 	Waiting() int
 }
+
+// Quota dimensions of a QuotaReading.
+const (
+	DimRPM = iota
+	DimTPM
+	DimRPD
+	DimTPD
+	NumDims
+)
+
+// QuotaReading is what a gateway knows of one model's provider quotas.
+type QuotaReading struct {
+	// Tries and Rejected count the model's tries (evaluation and
+	// production) offered since the previous Decide, and those refused by
+	// a quota (429, from the provider or the gateway's virtual key).
+	Tries, Rejected int
+	// Use is, per dimension, the evaluation calls' quota window (all its
+	// traffic) as a share of its limit; 0 where no quota is set.
+	Use [NumDims]float64
+	// ProductionUse is, per dimension, production's own share of its
+	// organisation's window on the model.
+	ProductionUse [NumDims]float64
+	// AsOf is when the reading was taken.
+	AsOf time.Time
+}
+
+// RejectRate is Rejected ÷ Tries (0 with no tries).
+func (q QuotaReading) RejectRate() float64 {
+	if q.Tries == 0 {
+		return 0
+	}
+	return float64(q.Rejected) / float64(q.Tries)
+}
+
+// QuotaState is a State that also reports quota signals. It is optional: a
+// policy type-asserts it and goes without when the caller does not offer it,
+// so every State implementation stays valid.
+type QuotaState interface {
+	State
+	// Quota is the model's full quota reading.
+	Quota(m ModelID) QuotaReading
+	// Rejections is QuotaReading.Rejected alone, cheap enough for every
+	// model at every tick.
+	Rejections(m ModelID) int
+}

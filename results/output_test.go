@@ -20,10 +20,10 @@ func TestCSVRoundTrip(t *testing.T) {
 		wantSeries, wantBatches string
 	}{
 		{"ordinary names", "gpt-5.5", "acct-001/p01/b0003",
-			"p,10,gpt-5.5,1,-1,3,4,5,6,0.2500\n",
+			"p,10,gpt-5.5,1,-1,3,4,5,6,0.2500,0\n",
 			"p,10,acct-001/p01/b0003,gpt-5.5,large,2000,3,1\n"},
 		{"comma and quote", `org,"fast" model`, `batch, "one"`,
-			"p,10,\"org,\"\"fast\"\" model\",1,-1,3,4,5,6,0.2500\n",
+			"p,10,\"org,\"\"fast\"\" model\",1,-1,3,4,5,6,0.2500,0\n",
 			"p,10,\"batch, \"\"one\"\"\",\"org,\"\"fast\"\" model\",large,2000,3,1\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestCSVRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantSeries := []results.SeriesRecord{{Policy: "p", Model: tc.model, T: 10, Running: 1, Limit: -1, Depth: 3, Inflight: 4, Waiting: 5,
-				Extra: []float64{6, 0.25}}}
+				Extra: []float64{6, 0.25, 0}}}
 			if diff := cmp.Diff(wantSeries, o.Series); diff != "" {
 				t.Errorf("series read back (-want +got):\n%s", diff)
 			}

@@ -63,6 +63,9 @@ type SeriesRow struct {
 	// Streams is the provider's streams at the sample, after capacity
 	// events (not written to series.csv; convergence reads it).
 	Streams int32
+	// Backoff is the number of the model's evaluation calls waiting out a
+	// backoff at the gateway (not in gateway_depth, the queue).
+	Backoff int32
 }
 
 // ProductionStats is one replayed production stream over the whole run.
@@ -77,4 +80,10 @@ type ProductionStats struct {
 	FailedMinutes  int64   `json:"failed_minutes"`
 	LatencySum     float64 `json:"-"`
 	LatencyMean    float64 `json:"latency_mean_s"`
+	// OutageMinutes counts minutes whose success rate (answered ÷ answered
+	// + failed, over the calls that ended in the minute) is below
+	// OutageThreshold; Minutes has every minute's figures.
+	OutageMinutes   int64              `json:"outage_minutes"`
+	OutageThreshold float64            `json:"outage_threshold"`
+	Minutes         []ProductionMinute `json:"minutes,omitempty"`
 }

@@ -119,6 +119,9 @@ func buildReport(o *Outputs, figs []Figure, version string) *report {
 		r.Tables = append(r.Tables, t)
 	}
 	r.Tables = append(r.Tables, productionTable(s))
+	if t := remedyTable(s); len(t.Rows) > 0 {
+		r.Tables = append(r.Tables, t)
+	}
 	r.Tables = append(r.Tables, fairnessTable(s))
 	r.Tables = append(r.Tables, convergenceTables(s)...)
 	for _, f := range figs {

@@ -59,7 +59,7 @@ func TestReportContent(t *testing.T) {
 				s.Seeds = []uint64{1, 2, 3}
 				s.MultiplierAcrossSeeds = []results.MultiplierStat{{Model: "claude-sonnet-4.6", Seeds: 3, Mean: 2.5, Low: 2.1, High: 2.9}}
 				s.Invocation = &results.Invocation{Command: "compare", Scenario: "my dir/s.yaml", Seeds: 3, Trace: "t.jsonl"}
-				s.Runs[1].Production = []results.ProductionStats{{Name: "conv", Model: "gpt-5.5", Failed: 13820, FailedMinutes: 98}}
+				s.Runs[1].Production = []results.ProductionStats{{Name: "conv", Model: "gpt-5.5", Failed: 13820, FailedMinutes: 120, OutageMinutes: 98}}
 			},
 			[]string{`id="verdict"`, "production lost 98 minutes", "(3 seeds: 2.50× [2.10, 2.90])",
 				"sim compare --scenario &#39;my dir/s.yaml&#39; --seed 1 --seeds 3 --trace t.jsonl",

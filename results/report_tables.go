@@ -134,11 +134,12 @@ func seedList(seeds []uint64) string {
 func productionTable(s Summary) table {
 	t := table{Title: "Production traffic",
 		Note: "Production streams share the providers' streams and quotas with the evaluation jobs (whole run). " +
-			"Outage minutes: minutes of virtual time in which a production call gave up.",
-		Head: []string{"policy", "stream", "model", "outage min", "failed", "429s", "answered", "arrived", "outage rejections", "mean latency s"}}
+			"Outage minutes: minutes whose success rate (answered ÷ answered + failed) is below the stream's threshold (default 50%); " +
+			"failed minutes: minutes in which a production call gave up.",
+		Head: []string{"policy", "stream", "model", "outage min", "failed min", "failed", "429s", "answered", "arrived", "outage rejections", "mean latency s"}}
 	for i, r := range s.Runs {
 		for _, p := range r.Production {
-			t.Rows = append(t.Rows, []string{roleName(s, i), p.Name, p.Model, count(p.FailedMinutes), count(p.Failed), count(p.Rejected429),
+			t.Rows = append(t.Rows, []string{roleName(s, i), p.Name, p.Model, count(p.OutageMinutes), count(p.FailedMinutes), count(p.Failed), count(p.Rejected429),
 				count(p.Answered), count(p.Arrived), count(p.RejectedOutage), f2(p.LatencyMean)})
 		}
 	}

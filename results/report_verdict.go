@@ -112,13 +112,13 @@ func laneOf(r Run, model string) Lane {
 	return Lane{Model: model}
 }
 
-// outageMinutes sums failed_minutes over run's production streams of model
-// (all streams for "").
+// outageMinutes sums outage_minutes (success rate below the stream's
+// threshold) over run's production streams of model (all streams for "").
 func outageMinutes(r Run, model string) int64 {
 	var n int64
 	for _, p := range r.Production {
 		if model == "" || p.Model == model {
-			n += p.FailedMinutes
+			n += p.OutageMinutes
 		}
 	}
 	return n

@@ -124,6 +124,8 @@ func (r *RunWriter) SeriesRow(s SeriesRow) {
 	}
 	b = append(b, ',')
 	b = strconv.AppendFloat(b, float64(s.QuotaUse), 'f', 4, 32)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(s.Backoff), 10)
 	r.buf = append(b, '\n')
 	r.series.write(r.buf)
 }

@@ -35,6 +35,10 @@ type RunData struct {
 	BatchProgress []BatchProgressRow
 	Production    []ProductionStats
 	JobsFailed    int64
+	QuotaUse      []QuotaUse
+	Quota         *QuotaRun
+	Alerts        []AlertEpisode
+	Guards        *GuardStats
 }
 
 // Summary is the content of summary.json.
@@ -97,6 +101,14 @@ type Run struct {
 	// JobsFailed counts jobs ended by a call larger than a quota window
 	// (whole run); omitted when 0.
 	JobsFailed int64 `json:"jobs_failed,omitempty"`
+	// QuotaUse is the run's quota telemetry (daily quotas with any use).
+	QuotaUse []QuotaUse `json:"quota,omitempty"`
+	// Quota is retry burn and virtual-key figures (scenarios with
+	// production traffic or keys); Alerts the quota alert's episodes;
+	// Guards what the policy's guards did.
+	Quota  *QuotaRun      `json:"quota_run,omitempty"`
+	Alerts []AlertEpisode `json:"alerts,omitempty"`
+	Guards *GuardStats    `json:"guards,omitempty"`
 }
 
 // Lane is one model's metrics over the measurement window.
@@ -191,6 +203,7 @@ func Summarize(d RunData) Run {
 	}
 	run.Convergence = Convergence(d.Series, d.Models, d.Targets, d.Disturbances, d.WindowEnd)
 	run.Disturbances = append([]Disturbance{}, d.Disturbances...)
+	run.QuotaUse, run.Quota, run.Alerts, run.Guards = d.QuotaUse, d.Quota, d.Alerts, d.Guards
 	if run.Convergence == nil {
 		run.Convergence = []ConvergenceRow{}
 	}

@@ -55,7 +55,7 @@ func (w *World) logCall(cs *callState, ev LogEvent) {
 	if cs.kind == jobCall {
 		job = w.jobs.at(cs.owner).id
 	}
-	w.rec.logCall(cs, ev, job, w.prov.models[cs.model].org)
+	w.rec.logCall(cs, ev, job, w.prov.models[cs.model].orgOf(cs.source()))
 }
 
 // enqueueCall puts an evaluation call at the tail of its model's gateway queue.
@@ -66,9 +66,13 @@ func (w *World) enqueueCall(c int32) {
 	w.rec.depth(cs.model, w.gw.push(cs.model, c))
 }
 
-// dispatch sends queued calls while the gateway's in-flight limit allows.
+// dispatch sends queued calls while the gateway's in-flight limit allows,
+// and, on a pacing key (a self-throttle), while the key's caps allow.
 func (w *World) dispatch(model int32) {
 	for {
+		if !w.paced(model) {
+			return
+		}
 		c, ok := w.gw.pop(model)
 		if !ok {
 			return
@@ -83,8 +87,14 @@ func (w *World) send(c int32) {
 	cs := &w.calls[c]
 	cs.attempts++
 	w.rec.counts.Tries++
-	v, retryAfter := w.prov.offer(cs.model, w.now(), float64(cs.in)+float64(cs.out))
+	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), float64(cs.in)+float64(cs.out), cs.source())
+	w.rec.tried(cs.model)
 	switch v {
+	case rejectedKey:
+		w.logCall(cs, LogCallKey429)
+		w.rec.keyRejected(cs)
+		w.rejectedTry(c, retryAfter)
+		return
 	case rejectedOutage:
 		w.logCall(cs, LogCallOutage)
 		w.rec.outage(cs)
@@ -92,22 +102,17 @@ func (w *World) send(c int32) {
 		return
 	case rejected429:
 		w.logCall(cs, LogCall429)
-		w.rec.rejected(cs)
+		w.rec.rejected(cs, burned)
 		if cs.kind == jobCall {
 			w.gw.lanes[cs.model].throttled++
 			w.gw.congested(cs.model, w.now())
 		}
-		if retryAfter < 0 { // larger than the quota itself: can never succeed
-			if cs.kind == jobCall {
-				w.jobs.at(cs.owner).failed = true
-			}
-			w.failCall(c)
-			return
-		}
-		w.backoff(c, retryAfter)
+		w.rejectedTry(c, retryAfter)
 		return
 	}
 	w.logCall(cs, LogCallAccept)
+	d := &w.prov.models[cs.model]
+	w.rec.acceptedTry(cs, d.orgOf(cs.source()), d.key)
 	cs.phase = callProvider
 	free := w.prov.accept(cs.model, c)
 	if cs.kind == jobCall {
@@ -122,6 +127,47 @@ func (w *World) send(c int32) {
 	if free {
 		w.serve(c)
 	}
+}
+
+// rejectedTry backs a rejected call off, or fails it (and its job) when
+// it can never fit (retryAfter < 0: larger than a quota or a key's budget).
+func (w *World) rejectedTry(c int32, retryAfter Time) {
+	cs := &w.calls[c]
+	if retryAfter < 0 {
+		if cs.kind == jobCall {
+			w.jobs.at(cs.owner).failed = true
+		}
+		w.failCall(c)
+		return
+	}
+	w.backoff(c, retryAfter)
+}
+
+// source is who the call's tries are counted for in the quota windows.
+func (cs *callState) source() source {
+	if cs.kind == productionCall {
+		return srcProd
+	}
+	return srcEval
+}
+
+// paced reports whether the model's next queued call may be sent now under
+// its pacing key; if not, a wake-up is scheduled for when it may.
+func (w *World) paced(model int32) bool {
+	c, ok := w.gw.peek(model)
+	if !ok {
+		return true
+	}
+	cs := &w.calls[c]
+	wait := w.prov.paceWait(model, w.now(), float64(cs.in)+float64(cs.out))
+	if wait == 0 {
+		return true
+	}
+	if l := &w.gw.lanes[model]; !l.paceArmed {
+		l.paceArmed = true
+		w.eng.After(wait, evPace, model, 0)
+	}
+	return false
 }
 
 // serve starts a call on a provider stream.
@@ -181,14 +227,21 @@ func (w *World) backoff(c int32, retryAfter Time) {
 	cs := &w.calls[c]
 	maxAttempts := w.sc.Gateway.Retry.MaxAttempts
 	if cs.kind == productionCall {
-		maxAttempts = w.prod[cs.owner].cfg.MaxAttempts
+		maxAttempts = w.prod[cs.owner].maxAttempts()
 	}
 	if maxAttempts > 0 && int(cs.attempts) >= maxAttempts {
 		w.failCall(c)
 		return
 	}
 	cs.phase = callBackoff
-	w.eng.After(w.gw.retryDelay(cs.attempts, retryAfter), evRetry, c, 0)
+	var delay Time
+	if cs.kind == productionCall {
+		delay = w.prod[cs.owner].retryDelay(&w.gw, cs.attempts, retryAfter)
+	} else {
+		delay = w.gw.retryDelay(cs.attempts, retryAfter)
+		w.gw.backoffStarted(cs.model)
+	}
+	w.eng.After(delay, evRetry, c, 0)
 }
 
 // retry: a call's backoff is over. Production calls go straight back to the
@@ -199,6 +252,7 @@ func (w *World) retry(c int32) {
 		w.send(c)
 		return
 	}
+	w.gw.backoffEnded(cs.model)
 	w.enqueueCall(c)
 	w.dispatch(cs.model)
 }

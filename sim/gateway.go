@@ -21,6 +21,7 @@ type Gateway struct {
 	adapt  *AdaptiveLimitConfig // nil: hand-set limits (gateway_adaptive.go)
 	spells []StaleSpell
 
+	queuedOnly  bool   // depth_signal: queued (the old signal, for negative controls)
 	delay       Time   // depth_delay
 	sampleTimes []Time // ring of delayed-depth sample times; nil: a policy reads the live depth
 	head, count int
@@ -28,10 +29,12 @@ type Gateway struct {
 
 // gatewayLane is one model's queue.
 type gatewayLane struct {
-	queue    ring.Ring[int32]
-	inflight int // sent and accepted by the provider, not yet answered
-	limit    int
-	history  []int32 // delayed depth readings, indexed like Gateway.sampleTimes
+	queue     ring.Ring[int32]
+	backoff   int  // calls waiting out a backoff before rejoining the queue
+	paceArmed bool // a pacing wake-up is scheduled
+	inflight  int  // sent and accepted by the provider, not yet answered
+	limit     int
+	history   []int32 // delayed depth readings, indexed like Gateway.sampleTimes
 
 	ad        adaptive // the adaptive limit, if on
 	latSum    float64  // latency reading: sum and count of answered calls
@@ -44,11 +47,12 @@ type gatewayLane struct {
 
 func newGateway(cfg *GatewayConfig, models []ModelConfig, seed uint64) Gateway {
 	g := Gateway{
-		lanes:  make([]gatewayLane, len(models)),
-		retry:  &cfg.Retry,
-		rn:     rand.New(rand.NewPCG(workloads.Stream(seed, "gateway"), 2)),
-		delay:  FromDuration(cfg.DepthDelay),
-		spells: cfg.Stale,
+		lanes:      make([]gatewayLane, len(models)),
+		retry:      &cfg.Retry,
+		rn:         rand.New(rand.NewPCG(workloads.Stream(seed, "gateway"), 2)),
+		delay:      FromDuration(cfg.DepthDelay),
+		spells:     cfg.Stale,
+		queuedOnly: cfg.DepthSignal == DepthQueued,
 	}
 	if cfg.AdaptiveLimit.Enabled {
 		g.adapt = &cfg.AdaptiveLimit
@@ -72,6 +76,32 @@ func newGateway(cfg *GatewayConfig, models []ModelConfig, seed uint64) Gateway {
 
 // Depth is the number of calls queued for model.
 func (g *Gateway) Depth(model int32) int { return g.lanes[model].queue.Len() }
+
+// Backoff is the number of calls for model waiting out a backoff.
+func (g *Gateway) Backoff(model int32) int { return g.lanes[model].backoff }
+
+// held is the depth a policy reads: every call the gateway holds for the
+// model, queued or waiting out a backoff (only the queued ones with
+// depth_signal: queued).
+func (g *Gateway) held(model int32) int {
+	l := &g.lanes[model]
+	if g.queuedOnly {
+		return l.queue.Len()
+	}
+	return l.queue.Len() + l.backoff
+}
+
+func (g *Gateway) backoffStarted(model int32) { g.lanes[model].backoff++ }
+func (g *Gateway) backoffEnded(model int32)   { g.lanes[model].backoff-- }
+
+// peek is the call at the head of model's queue.
+func (g *Gateway) peek(model int32) (int32, bool) {
+	q := &g.lanes[model].queue
+	if q.Len() == 0 {
+		return 0, false
+	}
+	return *q.At(0), true
+}
 
 // push queues a call at the tail of its model's queue and returns the depth.
 func (g *Gateway) push(model, c int32) int {
@@ -97,10 +127,14 @@ func (g *Gateway) answered(model int32) { g.lanes[model].inflight-- }
 // attempts-th try: min(max, base × multiplier^(attempts-1)) × (1 − jitter × U),
 // and with honour_retry_after never less than the provider's retryAfter.
 func (g *Gateway) retryDelay(attempts int32, retryAfter Time) Time {
-	r := g.retry
+	return backoffDelay(g.retry, g.rn, attempts, retryAfter)
+}
+
+// backoffDelay is the backoff of retry settings r, jitter drawn from rn.
+func backoffDelay(r *RetryConfig, rn *rand.Rand, attempts int32, retryAfter Time) Time {
 	d := float64(r.Base) * math.Pow(r.Multiplier, float64(attempts-1))
 	d = math.Min(d, float64(r.Max))
-	d *= 1 - r.Jitter*g.rn.Float64()
+	d *= 1 - r.Jitter*rn.Float64()
 	delay := FromDuration(time.Duration(d))
 	if *r.HonourRetryAfter && retryAfter > delay {
 		delay = retryAfter
@@ -114,7 +148,7 @@ func (g *Gateway) sampleDepth(now Time) {
 	g.head = (g.head + 1) % n
 	g.sampleTimes[g.head] = now
 	for i := range g.lanes {
-		g.lanes[i].history[g.head] = int32(g.lanes[i].queue.Len())
+		g.lanes[i].history[g.head] = int32(g.held(int32(i)))
 	}
 	g.count = min(g.count+1, n)
 }
@@ -142,7 +176,7 @@ func (g *Gateway) reading(model int32, now Time) (int, time.Time) {
 func (g *Gateway) liveReading(model int32, now Time) (int, time.Time) {
 	l := &g.lanes[model]
 	if g.sampleTimes == nil {
-		return l.queue.Len(), Epoch.Add(now.Duration())
+		return g.held(model), Epoch.Add(now.Duration())
 	}
 	cutoff := now - g.delay
 	n := len(g.sampleTimes)

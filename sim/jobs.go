@@ -88,6 +88,7 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 func (w *World) decide() {
 	w.plan.Reset()
 	w.pol.Decide(Epoch.Add(w.now().Duration()), w, &w.plan)
+	w.rec.decided()
 	if w.plan.Limits != nil {
 		copy(w.limits, w.plan.Limits)
 	}

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/evalsched/lab/internal/field"
@@ -26,6 +28,30 @@ type ProductionConfig struct {
 	Loop        bool          `yaml:"loop" json:"loop"`
 	Offset      time.Duration `yaml:"offset" json:"offset"`
 	MaxAttempts int           `yaml:"max_attempts" json:"max_attempts"`
+	// Instead of a trace: a generator of RatePerHour calls per hour (mean
+	// over the day) shaped by Hourly (24 weights by clock hour, see
+	// Scenario.Clock), with tokens drawn per call.
+	RatePerHour  float64        `yaml:"rate_per_hour" json:"rate_per_hour,omitempty"`
+	Hourly       []float64      `yaml:"hourly" json:"hourly,omitempty"`
+	PromptTokens workloads.Dist `yaml:"prompt_tokens" json:"prompt_tokens,omitzero"`
+	OutputTokens workloads.Dist `yaml:"output_tokens" json:"output_tokens,omitzero"`
+	// Retry is production's own backoff (production clients do not share
+	// the evaluation gateway's); its max_attempts, if set, wins over
+	// MaxAttempts. Unset: the gateway's backoff and MaxAttempts.
+	Retry *RetryConfig `yaml:"retry" json:"retry,omitempty"`
+	// OutageThreshold: a minute whose success rate is below it is an
+	// outage minute (default 0.5).
+	OutageThreshold float64 `yaml:"outage_threshold" json:"outage_threshold,omitempty"`
+}
+
+// DefaultOutageThreshold is the success rate below which a minute is an
+// outage minute for a production stream.
+const DefaultOutageThreshold = 0.5
+
+func (p *ProductionConfig) generated() bool { return p.Trace == "" && p.RatePerHour > 0 }
+
+func (p *ProductionConfig) callGen() workloads.CallGenConfig {
+	return workloads.CallGenConfig{RatePerHour: p.RatePerHour, Hourly: p.Hourly, PromptTokens: p.PromptTokens, OutputTokens: p.OutputTokens}
 }
 
 func (s *Scenario) validateProduction() error {
@@ -35,8 +61,14 @@ func (s *Scenario) validateProduction() error {
 		switch {
 		case !s.hasModel(p.Model):
 			return field.Errorf(path+".model", "unknown model %q", p.Model)
-		case p.Trace == "":
-			return field.Errorf(path+".trace", "missing")
+		case p.RatePerHour < 0 || math.IsNaN(p.RatePerHour):
+			return field.Errorf(path+".rate_per_hour", "must be > 0 (calls per hour), got %g", p.RatePerHour)
+		case p.Trace == "" && p.RatePerHour == 0:
+			return field.Errorf(path+".trace", "missing (give a trace, or rate_per_hour for a generator)")
+		case p.Trace != "" && (p.RatePerHour != 0 || len(p.Hourly) > 0 || !p.PromptTokens.IsZero() || !p.OutputTokens.IsZero()):
+			return field.Errorf(path+".rate_per_hour", "a trace and a generator (rate_per_hour, hourly, prompt_tokens, output_tokens) exclude each other")
+		case !(p.OutageThreshold >= 0 && p.OutageThreshold <= 1):
+			return field.Errorf(path+".outage_threshold", "must be in [0, 1], got %g", p.OutageThreshold)
 		case p.Format != "" && p.Format != "azure" && p.Format != "mooncake":
 			return field.Errorf(path+".format", "unknown %q (want azure or mooncake)", p.Format)
 		case p.Speedup < 0:
@@ -45,6 +77,19 @@ func (s *Scenario) validateProduction() error {
 			return field.Errorf(path+".offset", "must be >= 0, got %v", p.Offset)
 		case p.MaxAttempts < 0:
 			return field.Errorf(path+".max_attempts", "must be >= 1, got %d", p.MaxAttempts)
+		}
+		if p.generated() {
+			cfg := p.callGen()
+			if err := cfg.Validate(); err != nil {
+				return field.Under(path, err)
+			}
+			p.PromptTokens, p.OutputTokens = cfg.PromptTokens, cfg.OutputTokens
+		}
+		if p.Retry != nil {
+			p.Retry.applyDefaults()
+			if err := p.Retry.validate(path + ".retry"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -55,6 +100,9 @@ func (s *Scenario) validateProduction() error {
 func (s *Scenario) loadProduction() error {
 	for i := range s.Production {
 		p := &s.Production[i]
+		if p.generated() {
+			continue
+		}
 		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{Horizon: time.Minute})
 		if err == nil {
 			src.Next()
@@ -77,6 +125,23 @@ type productionStream struct {
 	src    workloads.CallSource
 	closer io.Closer
 	next   workloads.Call
+	rn     *rand.Rand // own backoff jitter (cfg.Retry set); nil: the gateway's
+}
+
+func (p *productionStream) maxAttempts() int {
+	if p.cfg.Retry != nil && p.cfg.Retry.MaxAttempts > 0 {
+		return p.cfg.Retry.MaxAttempts
+	}
+	return p.cfg.MaxAttempts
+}
+
+// retryDelay is the stream's backoff: its own settings and jitter stream
+// when it has them, else the gateway's.
+func (p *productionStream) retryDelay(g *Gateway, attempts int32, retryAfter Time) Time {
+	if p.rn == nil {
+		return g.retryDelay(attempts, retryAfter)
+	}
+	return backoffDelay(p.cfg.Retry, p.rn, attempts, retryAfter)
 }
 
 // openProduction opens every production trace for a run.
@@ -87,12 +152,20 @@ func (w *World) openProduction() error {
 	}
 	for i := range w.sc.Production {
 		p := &w.sc.Production[i]
-		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{
-			Speedup: p.Speedup, Loop: p.Loop, Offset: p.Offset, Horizon: w.sc.Duration})
-		if err != nil {
+		var src workloads.CallSource
+		var closer io.Closer = io.NopCloser(nil)
+		var err error
+		if p.generated() {
+			src = workloads.NewCallGenerator(p.callGen(), w.sc.Clock, w.sc.Duration, workloads.Stream(w.opts.Seed, "production/"+p.Name))
+		} else if src, closer, err = workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{
+			Speedup: p.Speedup, Loop: p.Loop, Offset: p.Offset, Horizon: w.sc.Duration}); err != nil {
 			return fmt.Errorf("production %s: %w", p.Name, err)
 		}
-		w.prod = append(w.prod, productionStream{cfg: p, model: index[p.Model], src: src, closer: closer})
+		ps := productionStream{cfg: p, model: index[p.Model], src: src, closer: closer}
+		if p.Retry != nil {
+			ps.rn = rand.New(rand.NewPCG(workloads.Stream(w.opts.Seed, "production-retry/"+p.Name), 3))
+		}
+		w.prod = append(w.prod, ps)
 		w.pullProduction(int32(i))
 	}
 	return nil

@@ -13,13 +13,17 @@ import (
 // rolling-window quotas (quota.go) that every try is checked against.
 type Provider struct {
 	models []deployment
-	orgs   []orgState
+	orgs   []quotaPool
+	keys   []quotaPool // gateway virtual keys, checked before the org pool
+	pace   []bool      // per key: hold calls instead of rejecting them
 }
 
 // deployment is one model's provider.
 type deployment struct {
 	cfg       *ModelConfig
-	org       int              // -1: no quotas
+	org       int              // production calls' organisation; -1: no quotas
+	evalOrg   int              // evaluation calls' organisation; -1: no quotas
+	key       int              // evaluation calls' virtual key; -1: none
 	inflight  int              // accepted, in service or waiting for a stream
 	busy      int              // streams in service
 	waiting   ring.Ring[int32] // accepted calls waiting for a stream
@@ -34,23 +38,39 @@ const (
 	accepted verdict = iota
 	rejectedOutage
 	rejected429
+	rejectedKey // by the gateway, on the call's virtual key
 )
 
-func newProvider(orgs []OrgConfig, cfgs []ModelConfig) Provider {
+func newProvider(sc *Scenario, cfgs []ModelConfig) Provider {
 	var p Provider
-	orgIndex := map[string]int{}
-	for i, o := range orgs {
+	orgIndex, keyIndex := map[string]int{}, map[string]int{}
+	for i, o := range sc.Organisations {
 		orgIndex[o.Name] = i
-		p.orgs = append(p.orgs, newOrgState(o))
+		pool := newQuotaPool(poolSpec{limits: o.limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock})
+		pool.seedHistory(o.History, sc.Clock)
+		p.orgs = append(p.orgs, pool)
+	}
+	for i, k := range sc.Keys {
+		keyIndex[k.Name] = i
+		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.limits(), budget: k.BudgetTokens}))
+		p.pace = append(p.pace, k.Pace)
+	}
+	index := func(m map[string]int, name string) int {
+		if i, ok := m[name]; ok {
+			return i
+		}
+		return -1
 	}
 	p.models = make([]deployment, len(cfgs))
 	for i := range cfgs {
 		d := &p.models[i]
 		d.cfg = &cfgs[i]
-		d.org = -1
-		if o, ok := orgIndex[d.cfg.Org]; ok {
-			d.org = o
+		d.org = index(orgIndex, d.cfg.Org)
+		d.evalOrg = d.org
+		if d.cfg.EvalOrg != "" {
+			d.evalOrg = index(orgIndex, d.cfg.EvalOrg)
 		}
+		d.key = index(keyIndex, d.cfg.EvalKey)
 		d.streams = d.cfg.Streams
 		d.latFactor = 1
 	}
@@ -58,20 +78,54 @@ func newProvider(orgs []OrgConfig, cfgs []ModelConfig) Provider {
 }
 
 // offer checks one try of a call of tokens (input + output) on model against
-// its capacity and its organisation's quotas; an accepted try is counted in
-// the quota windows. A 429 comes with the retry-after at which the try would
-// fit (negative: never, it is larger than a quota).
-func (p *Provider) offer(model int32, now Time, tokens float64) (verdict, Time) {
+// its capacity, the virtual key of an evaluation call (at the gateway) and
+// then its organisation's quotas; an accepted try is counted in the key's
+// and the organisation's windows. A 429 comes with the retry-after at which
+// the try would fit (negative: never, it is larger than a quota); burned
+// says a rejected try was counted against the request windows anyway.
+func (p *Provider) offer(model int32, now Time, tokens float64, src source) (v verdict, retryAfter Time, burned bool) {
 	d := &p.models[model]
-	if d.streams == 0 {
-		return rejectedOutage, 0
+	key := -1
+	if src == srcEval {
+		key = d.key
 	}
-	if d.org >= 0 {
-		if retryAfter, ok := p.orgs[d.org].admit(now, tokens); !ok {
-			return rejected429, retryAfter
+	if key >= 0 {
+		if retryAfter = p.keys[key].check(now, tokens); retryAfter != 0 {
+			return rejectedKey, retryAfter, false
 		}
 	}
-	return accepted, 0
+	if d.streams == 0 {
+		return rejectedOutage, 0, false
+	}
+	if org := d.orgOf(src); org >= 0 {
+		var ok bool
+		if retryAfter, ok = p.orgs[org].admit(now, tokens, src); !ok {
+			return rejected429, retryAfter, p.orgs[org].burn(now, src)
+		}
+	}
+	if key >= 0 {
+		p.keys[key].commit(now, tokens, src)
+	}
+	return accepted, 0, false
+}
+
+// orgOf is the organisation a call from src bills to on this deployment.
+func (d *deployment) orgOf(src source) int {
+	if src == srcEval {
+		return d.evalOrg
+	}
+	return d.org
+}
+
+// paceWait is how long an evaluation call of tokens on model must be held
+// at the gateway by its pacing key (0: send it now, or no pacing key; a
+// call that can never fit is sent, to be refused).
+func (p *Provider) paceWait(model int32, now Time, tokens float64) Time {
+	k := p.models[model].key
+	if k < 0 || !p.pace[k] {
+		return 0
+	}
+	return max(p.keys[k].check(now, tokens), 0)
 }
 
 // accept takes an accepted call: true if a stream is free to serve it now,
@@ -130,8 +184,8 @@ func (d *deployment) apply(e CapacityEvent) {
 // quotaUse is the fullest of the model's organisation's quota windows as a
 // share of its limit, 0 without quotas.
 func (p *Provider) quotaUse(model int32, now Time) float64 {
-	if d := &p.models[model]; d.org >= 0 {
-		return p.orgs[d.org].use(now)
+	if d := &p.models[model]; d.evalOrg >= 0 {
+		return p.orgs[d.evalOrg].use(now)
 	}
 	return 0
 }

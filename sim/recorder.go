@@ -29,6 +29,9 @@ type recorder struct {
 	interval Time                // series_interval
 	samples  int32               // series samples taken so far
 	fair     fairness
+	quota    quotaMeter
+	// lastFinish is the time the last evaluation job completed.
+	lastFinish Time
 }
 
 // laneMeter is what is measured on one model over the window.
@@ -66,6 +69,7 @@ type prodMeter struct {
 	failed, failedMinutes                          int64
 	latencySum                                     float64
 	lastFailMinute                                 int64 // the last minute in which a call failed for good
+	minutes                                        []minuteMeter
 }
 
 // level integrates a piecewise-constant quantity over the measurement window.
@@ -111,6 +115,7 @@ const (
 	LogCallAnswer // the provider answered
 	LogCallFail   // the gateway gave up on the call
 	LogJobFail    // the job ended failed (a call could never succeed)
+	LogCallKey429 // rejected by the gateway on the call's virtual key
 )
 
 func newRecorder(sc *Scenario, eng *Engine, log bool) recorder {
@@ -119,7 +124,7 @@ func newRecorder(sc *Scenario, eng *Engine, log bool) recorder {
 		eng: eng, windowStart: FromDuration(sc.Warmup), end: FromDuration(sc.Duration),
 		fairWindow: FromDuration(sc.FairnessWindow), names: names, interval: FromDuration(sc.SeriesInterval),
 		lanes: make([]laneMeter, len(names)), prod: make([]prodMeter, len(sc.Production)),
-		logOn: log, fair: newFairness(len(names)),
+		logOn: log, fair: newFairness(len(names)), quota: newQuotaMeter(sc),
 	}
 	r.mem = &results.MemoryRows{}
 	r.rows = r.mem
@@ -208,6 +213,7 @@ func (r *recorder) jobFinished(j *jobState, running int) {
 	m := &r.lanes[j.w.Model]
 	r.set(&m.running, running)
 	r.counts.JobsCompleted++
+	r.lastFinish = r.now()
 	r.logJob(j, LogJobFinish)
 	r.fairFinish(j)
 	if r.inWindow() {
@@ -241,12 +247,14 @@ func (r *recorder) outage(cs *callState) {
 	}
 }
 
-func (r *recorder) rejected(cs *callState) {
+func (r *recorder) rejected(cs *callState, burned bool) {
 	r.counts.Rejected429++
+	r.rejectedTry(cs, burned)
 	m := &r.lanes[cs.model]
 	m.rejectedSinceSample++
 	if cs.kind == productionCall {
 		r.prod[cs.owner].rejected429++
+		r.prodMinute(cs.owner).rejected++
 	} else if r.inWindow() {
 		m.rejected429++
 	}
@@ -256,7 +264,11 @@ func (r *recorder) answered(cs *callState) {
 	if cs.kind == productionCall {
 		p := &r.prod[cs.owner]
 		p.answered++
-		p.latencySum += (r.now() - cs.born).Seconds()
+		lat := (r.now() - cs.born).Seconds()
+		p.latencySum += lat
+		pm := r.prodMinute(cs.owner)
+		pm.served++
+		pm.latencies = append(pm.latencies, float32(lat))
 	} else if r.inWindow() {
 		r.lanes[cs.model].calls++
 	}
@@ -267,6 +279,7 @@ func (r *recorder) failed(cs *callState) {
 	if cs.kind == productionCall {
 		p := &r.prod[cs.owner]
 		p.failed++
+		r.prodMinute(cs.owner).failed++
 		if minute := int64(r.now() / Minute); minute != p.lastFailMinute {
 			p.lastFailMinute = minute
 			p.failedMinutes++
@@ -290,7 +303,7 @@ func (w *World) sample() {
 		row := results.SeriesRow{
 			T: t, Model: model, Running: int32(jobs.running), Limit: int32(w.limits[i]),
 			Depth: int32(depth), Inflight: int32(inflight), Waiting: int32(jobs.waiting),
-			Rejected429: int32(m.rejectedSinceSample), QuotaUse: float32(use),
+			Rejected429: int32(m.rejectedSinceSample), QuotaUse: float32(use), Backoff: int32(w.gw.Backoff(model)),
 			Streams: int32(w.prov.models[i].streams),
 		}
 		w.rec.rows.SeriesRow(row)
@@ -329,9 +342,15 @@ func (w *World) Production() []results.ProductionStats {
 	out := make([]results.ProductionStats, len(w.rec.prod))
 	for i := range w.rec.prod {
 		p, cfg := &w.rec.prod[i], &w.sc.Production[i]
+		th := cfg.OutageThreshold
+		if th == 0 {
+			th = DefaultOutageThreshold
+		}
+		minutes, outage := productionMinutes(p.minutes, th)
 		out[i] = results.ProductionStats{Name: cfg.Name, Model: cfg.Model,
 			Arrived: p.arrived, Answered: p.answered, Rejected429: p.rejected429, RejectedOutage: p.rejectedOutage,
-			Failed: p.failed, FailedMinutes: p.failedMinutes, LatencySum: p.latencySum}
+			Failed: p.failed, FailedMinutes: p.failedMinutes, LatencySum: p.latencySum,
+			OutageMinutes: outage, OutageThreshold: th, Minutes: minutes}
 	}
 	return out
 }

@@ -77,6 +77,10 @@ func (w *World) Measured() results.RunData {
 		Targets:       w.targets(),
 		BatchProgress: w.BatchProgress(),
 		Production:    w.Production(),
+		QuotaUse:      w.QuotaUsage(),
+		Quota:         w.quotaRun(),
+		Alerts:        w.Alerts(),
+		Guards:        w.GuardStats(),
 	}
 }
 

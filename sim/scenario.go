@@ -29,9 +29,15 @@ type Scenario struct {
 	// FairnessWindow is the window of the Jain's-index fairness metric.
 	FairnessWindow time.Duration `yaml:"fairness_window" json:"fairness_window"`
 
+	// Clock is the wall-clock time since Monday 00:00 at virtual time 0
+	// (e.g. 2h: Monday 02:00); daily quota resets, declared quota history
+	// and production rate profiles read it.
+	Clock         time.Duration   `yaml:"clock" json:"clock,omitempty"`
 	Containers    ContainerConfig `yaml:"containers" json:"containers"`
 	Gateway       GatewayConfig   `yaml:"gateway" json:"gateway"`
 	Organisations []OrgConfig     `yaml:"organisations" json:"organisations"`
+	// Keys are gateway virtual keys (quota_config.go).
+	Keys []KeyConfig `yaml:"keys" json:"keys,omitempty"`
 	// ModelDefaults applies to every model and model group before its own keys.
 	ModelDefaults ModelConfig        `yaml:"model_defaults" json:"model_defaults"`
 	Models        []ModelConfig      `yaml:"models" json:"models"`
@@ -39,6 +45,7 @@ type Scenario struct {
 	Events        []CapacityEvent    `yaml:"events" json:"events"`
 	Workload      workloads.Config   `yaml:"workload" json:"workload"`
 	Production    []ProductionConfig `yaml:"production" json:"production,omitempty"`
+	Alert         *AlertConfig       `yaml:"alert" json:"alert,omitempty"`
 	Policies      PolicyConfigs      `yaml:"policies" json:"policies"`
 	// Variants are named overlays of this scenario (see Variant); kept as
 	// YAML and decoded when a variant is asked for.
@@ -63,12 +70,22 @@ type GatewayConfig struct {
 	DepthDelay time.Duration `yaml:"depth_delay" json:"depth_delay"`
 	// DepthSample is how often the delayed depth is sampled (default 1s).
 	DepthSample time.Duration `yaml:"depth_sample" json:"depth_sample"`
-	Retry       RetryConfig   `yaml:"retry" json:"retry"`
+	// DepthSignal is what the depth a policy reads counts: held (default:
+	// calls queued or waiting out a backoff) or queued (only the queue, the
+	// old signal, kept for negative controls).
+	DepthSignal string      `yaml:"depth_signal" json:"depth_signal,omitempty"`
+	Retry       RetryConfig `yaml:"retry" json:"retry"`
 	// AdaptiveLimit replaces the hand-set inflight_limit by a loop of the
 	// gateway's own (gateway_adaptive.go); Stale lists stalled-pipeline spells.
 	AdaptiveLimit AdaptiveLimitConfig `yaml:"adaptive_limit" json:"adaptive_limit,omitzero"`
 	Stale         []StaleSpell        `yaml:"stale" json:"stale,omitempty"`
 }
+
+// Depth signals (GatewayConfig.DepthSignal).
+const (
+	DepthHeld   = "held"
+	DepthQueued = "queued"
+)
 
 // RetryConfig is the gateway's 429 backoff: delay = min(max, base ×
 // multiplier^(attempt-1)), reduced by up to jitter × itself at random; with
@@ -91,12 +108,26 @@ type OrgConfig struct {
 	TPM  float64 `yaml:"tpm" json:"tpm"`
 	RPD  float64 `yaml:"rpd" json:"rpd"`
 	TPD  float64 `yaml:"tpd" json:"tpd"`
+	// DailyReset, if set, makes RPD and TPD fixed windows that reset at this
+	// time of day (see Scenario.Clock) instead of rolling over 24 h.
+	DailyReset *time.Duration `yaml:"daily_reset" json:"daily_reset,omitempty"`
+	// CountRejected: a rejected try still counts one request against RPM
+	// and RPD (retry burn).
+	CountRejected bool `yaml:"count_rejected" json:"count_rejected,omitempty"`
+	// History is usage declared for the 24 h before the run.
+	History *QuotaHistory `yaml:"history" json:"history,omitempty"`
 }
 
 // ModelConfig is one model deployment and its gateway lane.
 type ModelConfig struct {
 	Name string `yaml:"name" json:"name"`
 	Org  string `yaml:"org" json:"org,omitempty"`
+	// EvalOrg, if set, bills evaluation calls to this organisation instead
+	// of Org (production calls still bill to Org): a separate organisation.
+	EvalOrg string `yaml:"eval_org" json:"eval_org,omitempty"`
+	// EvalKey, if set, sends evaluation calls through this gateway virtual
+	// key, checked before the organisation's pool.
+	EvalKey string `yaml:"eval_key" json:"eval_key,omitempty"`
 	// Streams is the provider's capacity in concurrent calls.
 	Streams int `yaml:"streams" json:"streams"`
 	// InflightLimit is the gateway's hand-set in-flight limit.
@@ -144,6 +175,15 @@ type CapacityEvent struct {
 type PolicyConfigs struct {
 	FixedLane policies.FixedLaneConfig `yaml:"fixed_lane" json:"fixed_lane"`
 	Scheduler policies.SchedulerConfig `yaml:"scheduler" json:"scheduler"`
+	// Guards are worn by whichever policy runs (policies.Guard).
+	Guards policies.GuardConfig `yaml:"guards" json:"guards,omitzero"`
+}
+
+// AlertConfig turns on the quota alert: an episode whenever evaluation
+// traffic uses more than Share (default 0.7) of a quota window of an
+// organisation that production traffic also bills to.
+type AlertConfig struct {
+	Share float64 `yaml:"share" json:"share"`
 }
 
 //go:embed scenarios/*.yaml

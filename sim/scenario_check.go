@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,7 +26,7 @@ func (s *Scenario) build() error {
 	}
 	for _, step := range []func() error{
 		s.validateRun, s.Gateway.validate, s.validateOrganisations, s.validateSizes, s.buildCatalogue,
-		s.validateModels, s.validateEvents, s.validateProduction, s.loadProduction,
+		s.validateModels, s.validateQuotaKeys, s.validateEvents, s.validateProduction, s.loadProduction,
 		s.validateWorkload, s.validatePolicies, s.validateLimits,
 	} {
 		if err := step(); err != nil {
@@ -66,7 +65,10 @@ func (g *GatewayConfig) applyDefaults() {
 	if g.DepthSample == 0 {
 		g.DepthSample = time.Second
 	}
-	r := &g.Retry
+	g.Retry.applyDefaults()
+}
+
+func (r *RetryConfig) applyDefaults() {
 	if r.Base == 0 {
 		r.Base = time.Second
 	}
@@ -91,7 +93,7 @@ func (m *ModelConfig) applyDefaults() {
 // resolvePaths makes the relative paths of a scenario file relative to it.
 func (s *Scenario) resolvePaths(dir string) {
 	for i := range s.Production {
-		if p := &s.Production[i]; !filepath.IsAbs(p.Trace) {
+		if p := &s.Production[i]; p.Trace != "" && !filepath.IsAbs(p.Trace) {
 			p.Trace = filepath.Join(dir, p.Trace)
 		}
 	}
@@ -121,7 +123,6 @@ func (s *Scenario) validateRun() error {
 }
 
 func (g *GatewayConfig) validate() error {
-	r := &g.Retry
 	if g.AdaptiveLimit.Enabled {
 		g.AdaptiveLimit.withDefaults()
 		if err := g.AdaptiveLimit.check(); err != nil {
@@ -134,18 +135,26 @@ func (g *GatewayConfig) validate() error {
 	switch {
 	case g.DepthDelay < 0:
 		return field.Errorf("gateway.depth_delay", "must be >= 0, got %v", g.DepthDelay)
+	case g.DepthSignal != "" && g.DepthSignal != DepthHeld && g.DepthSignal != DepthQueued:
+		return field.Errorf("gateway.depth_signal", "unknown %q (want held or queued)", g.DepthSignal)
 	case g.DepthSample < 0:
 		return field.Errorf("gateway.depth_sample", "must be > 0, got %v", g.DepthSample)
+	}
+	return g.Retry.validate("gateway.retry")
+}
+
+func (r *RetryConfig) validate(p string) error {
+	switch {
 	case r.Base < 0:
-		return field.Errorf("gateway.retry.base", "must be > 0, got %v", r.Base)
+		return field.Errorf(p+".base", "must be > 0, got %v", r.Base)
 	case r.Max < r.Base:
-		return field.Errorf("gateway.retry.max", "must be >= base (%v), got %v", r.Base, r.Max)
+		return field.Errorf(p+".max", "must be >= base (%v), got %v", r.Base, r.Max)
 	case r.Multiplier < 1:
-		return field.Errorf("gateway.retry.multiplier", "must be >= 1, got %g", r.Multiplier)
+		return field.Errorf(p+".multiplier", "must be >= 1, got %g", r.Multiplier)
 	case !(r.Jitter >= 0 && r.Jitter <= 1):
-		return field.Errorf("gateway.retry.jitter", "must be in [0, 1], got %g", r.Jitter)
+		return field.Errorf(p+".jitter", "must be in [0, 1], got %g", r.Jitter)
 	case r.MaxAttempts < 0:
-		return field.Errorf("gateway.retry.max_attempts", "must be >= 0 (0 = unlimited), got %d", r.MaxAttempts)
+		return field.Errorf(p+".max_attempts", "must be >= 0 (0 = unlimited), got %d", r.MaxAttempts)
 	}
 	return nil
 }
@@ -161,13 +170,8 @@ func (s *Scenario) validateOrganisations() error {
 			return field.Errorf(p+".name", "duplicate organisation %q", o.Name)
 		}
 		seen[o.Name] = true
-		for _, q := range []struct {
-			k string
-			v float64
-		}{{"rpm", o.RPM}, {"tpm", o.TPM}, {"rpd", o.RPD}, {"tpd", o.TPD}} {
-			if q.v < 0 || math.IsNaN(q.v) {
-				return field.Errorf(p+"."+q.k, "must be >= 0 (0 = no limit), got %g", q.v)
-			}
+		if err := checkLimits(p, o.limits()); err != nil {
+			return err
 		}
 	}
 	return nil

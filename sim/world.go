@@ -22,6 +22,7 @@ const (
 	evToolDone       // A: job slot
 	evCapacity       // A: scenario event index
 	evProduction     // A: production stream index
+	evPace           // A: model whose pacing key may allow a call again
 )
 
 // Epoch is the wall-clock instant virtual time zero maps to when a policy is
@@ -60,10 +61,11 @@ type World struct {
 
 	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
 
-	gw   Gateway
-	prov Provider
-	prod []productionStream
-	rec  recorder
+	gw     Gateway
+	prov   Provider
+	prod   []productionStream
+	rec    recorder
+	alerts alerts
 
 	// Jobs and calls live in slot tables that only grow.
 	jobs   slots[jobState]
@@ -93,7 +95,7 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 		sc: sc, eng: eng, pol: opts.Policy, trig: opts.Policy.Trigger(), opts: opts,
 		agentSrc:    rand.NewPCG(0, 0),
 		gw:          newGateway(&sc.Gateway, cfgs, opts.Seed),
-		prov:        newProvider(sc.Organisations, cfgs),
+		prov:        newProvider(sc, cfgs),
 		rec:         newRecorder(sc, eng, opts.Log),
 		byID:        make(map[policies.JobID]int32),
 		load:        make([]modelJobs, len(cfgs)),
@@ -105,6 +107,7 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 		w.limits[i] = -1
 		w.rec.streams(int32(i), w.prov.models[i].streams)
 	}
+	w.alerts = newAlerts(sc, &w.prov)
 	w.source = opts.Source
 	if w.source == nil {
 		gen, err := workloads.NewGenerator(sc.Workload, sc.Catalogue(), sc.Duration, opts.Seed)
@@ -184,6 +187,7 @@ func (w *World) Handle(ev Event) {
 		w.eng.After(FromDuration(w.trig.Tick), evTick, 0, 0)
 	case evSample:
 		w.sample()
+		w.observeAlerts()
 		w.eng.After(FromDuration(w.sc.SeriesInterval), evSample, 0, 0)
 	case evDepthSample:
 		w.gw.sampleDepth(w.now())
@@ -196,6 +200,9 @@ func (w *World) Handle(ev Event) {
 		w.retry(ev.A)
 	case evProduction:
 		w.productionArrival(ev.A)
+	case evPace:
+		w.gw.lanes[ev.A].paceArmed = false
+		w.dispatch(ev.A)
 	case evToolDone:
 		w.nextTurn(ev.A)
 	case evCapacity:

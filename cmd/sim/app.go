@@ -57,7 +57,7 @@ func newApp() *cli.App {
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
 					variants: c.StringSlice("variant")}))
 			},
-		}, traceCommand(), reportCommand(), {
+		}, traceCommand(), reportCommand(), quotaCheckCommand(), {
 			Name:  "scenarios",
 			Usage: "list the embedded scenarios, or print one with --show NAME",
 			Flags: []cli.Flag{&cli.StringFlag{Name: "show", Usage: "print this embedded scenario's YAML"}},
@@ -249,6 +249,7 @@ func compareCommand(out io.Writer, o options) error {
 		return err
 	}
 	results.WriteProductionTable(out, summary)
+	results.WriteRemedyTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }

@@ -11,6 +11,10 @@ func main() {
 	app := newApp()
 	if err := app.Run(os.Args); err != nil {
 		fmt.Fprintln(app.ErrWriter, "sim:", err)
+		var qe *quotaGateError
+		if errors.As(err, &qe) {
+			os.Exit(exitQuota)
+		}
 		var ue *usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintln(app.ErrWriter, "usage:", ue.usage)

@@ -16,6 +16,7 @@ import (
 const (
 	exitError = 1
 	exitUsage = 2
+	exitQuota = 3 // quota-check: an evaluation passed its share of a daily quota
 )
 
 // usageError is a mistake in the command line; main prints the command's

@@ -1,0 +1,197 @@
+package policies
+
+import (
+	"time"
+
+	"github.com/evalsched/lab/internal/field"
+)
+
+// GuardConfig configures the guards that can be worn by any policy
+// (Guard): a circuit breaker on quota use and a code-level cap on running
+// evaluation jobs. The zero value wears none.
+type GuardConfig struct {
+	// Breaker, if set, defers every start while a quota is too full.
+	Breaker *BreakerConfig `yaml:"breaker" json:"breaker,omitempty"`
+	// MaxJobs, if positive, caps the evaluation jobs running at once over
+	// all models (a worker-pool cap).
+	MaxJobs int `yaml:"max_jobs" json:"max_jobs,omitempty"`
+}
+
+// BreakerConfig is a circuit breaker with hysteresis: it opens when the
+// fullest quota window of any dimension on any model (all its traffic, or
+// production's alone with ProductionOnly) passes Open, and closes when it
+// falls below Close. While open, no job starts: they are deferred.
+type BreakerConfig struct {
+	Open           float64 `yaml:"open" json:"open"`   // 0 → 0.7
+	Close          float64 `yaml:"close" json:"close"` // 0 → 0.6
+	ProductionOnly bool    `yaml:"production_only" json:"production_only,omitempty"`
+}
+
+// Defaults of the guards.
+const (
+	DefaultBreakerOpen  = 0.7
+	DefaultBreakerClose = 0.6
+)
+
+// Active reports whether any guard is configured.
+func (c GuardConfig) Active() bool { return c.Breaker != nil || c.MaxJobs > 0 }
+
+// WithDefaults fills the breaker's thresholds left at zero.
+func (c GuardConfig) WithDefaults() GuardConfig {
+	if b := c.Breaker; b != nil {
+		cp := *b
+		if cp.Open == 0 {
+			cp.Open = DefaultBreakerOpen
+		}
+		if cp.Close == 0 {
+			cp.Close = min(DefaultBreakerClose, cp.Open)
+		}
+		c.Breaker = &cp
+	}
+	return c
+}
+
+// Validate checks the guards; errors are *field.Error at the key.
+func (c GuardConfig) Validate() error {
+	if c.MaxJobs < 0 {
+		return field.Errorf("max_jobs", "must be >= 0 (0 = no cap), got %d", c.MaxJobs)
+	}
+	if b := c.Breaker; b != nil {
+		switch {
+		case !(b.Open > 0 && b.Open <= 1):
+			return field.Errorf("breaker.open", "must be in (0, 1], got %g", b.Open)
+		case !(b.Close > 0 && b.Close <= b.Open):
+			return field.Errorf("breaker.close", "must be in (0, open=%g], got %g", b.Open, b.Close)
+		}
+	}
+	return nil
+}
+
+// Guard wraps a policy with guards. It is itself a Policy with the inner
+// policy's name and trigger: it narrows the State the inner policy sees —
+// no free containers while the breaker is open, no more than the worker
+// cap allows — so any policy can wear it, without knowing.
+type Guard struct {
+	inner  Policy
+	cfg    GuardConfig
+	models int
+	open   bool
+	last   time.Time
+	stats  GuardStats
+	view   guardedState
+}
+
+// GuardStats is what the guards did.
+type GuardStats struct {
+	// DeferredTicks counts decisions with the breaker open and jobs waiting.
+	DeferredTicks int64
+	// OpenTime is how long the breaker was open (between decisions).
+	OpenTime time.Duration
+	// Trips counts the times the breaker opened.
+	Trips int64
+}
+
+// NewGuard wraps inner, deciding over models models, with cfg's guards
+// (defaults applied).
+func NewGuard(inner Policy, cfg GuardConfig, models int) *Guard {
+	return &Guard{inner: inner, cfg: cfg.WithDefaults(), models: models}
+}
+
+func (g *Guard) Name() string                                { return g.inner.Name() }
+func (g *Guard) Trigger() Trigger                            { return g.inner.Trigger() }
+func (g *Guard) Enqueue(now time.Time, job Job)              { g.inner.Enqueue(now, job) }
+func (g *Guard) Finished(now time.Time, id JobID, m ModelID) { g.inner.Finished(now, id, m) }
+func (g *Guard) Waiting() int                                { return g.inner.Waiting() }
+
+// Inner is the wrapped policy.
+func (g *Guard) Inner() Policy { return g.inner }
+
+// Stats is what the guards did so far.
+func (g *Guard) Stats() GuardStats { return g.stats }
+
+// Open reports whether the breaker is open.
+func (g *Guard) Open() bool { return g.open }
+
+// Decide updates the breaker from the quota readings (a State without
+// QuotaState never trips it), then lets the inner policy decide on the
+// narrowed State.
+func (g *Guard) Decide(now time.Time, state State, plan *Plan) {
+	if g.open && !g.last.IsZero() {
+		g.stats.OpenTime += now.Sub(g.last)
+	}
+	g.last = now
+	if b := g.cfg.Breaker; b != nil {
+		if qs, ok := state.(QuotaState); ok {
+			use := g.fullest(qs, b.ProductionOnly)
+			switch {
+			case !g.open && use > b.Open:
+				g.open = true
+				g.stats.Trips++
+			case g.open && use < b.Close:
+				g.open = false
+			}
+		}
+	}
+	if g.open && g.inner.Waiting() > 0 {
+		g.stats.DeferredTicks++
+	}
+	g.view = guardedState{State: state, free: g.free(state)}
+	g.inner.Decide(now, &g.view, plan)
+}
+
+// fullest is the largest quota share of any dimension on any model.
+func (g *Guard) fullest(qs QuotaState, productionOnly bool) float64 {
+	u := 0.0
+	for m := 0; m < g.models; m++ {
+		r := qs.Quota(ModelID(m))
+		use := r.Use
+		if productionOnly {
+			use = r.ProductionUse
+		}
+		for _, x := range use {
+			u = max(u, x)
+		}
+	}
+	return u
+}
+
+// free is the containers the inner policy may use: none while the breaker
+// is open, and no more than the worker cap leaves.
+func (g *Guard) free(state State) int {
+	if g.open {
+		return 0
+	}
+	free := state.FreeContainers()
+	if g.cfg.MaxJobs > 0 {
+		running := 0
+		for m := 0; m < g.models; m++ {
+			running += state.Running(ModelID(m))
+		}
+		free = min(free, max(g.cfg.MaxJobs-running, 0))
+	}
+	return free
+}
+
+// guardedState is the State the inner policy sees: the caller's, with the
+// guards' free containers.
+type guardedState struct {
+	State
+	free int
+}
+
+func (s *guardedState) FreeContainers() int { return s.free }
+
+// Quota and Rejections pass the caller's quota signals through, when it has them.
+func (s *guardedState) Quota(m ModelID) QuotaReading {
+	if qs, ok := s.State.(QuotaState); ok {
+		return qs.Quota(m)
+	}
+	return QuotaReading{}
+}
+
+func (s *guardedState) Rejections(m ModelID) int {
+	if qs, ok := s.State.(QuotaState); ok {
+		return qs.Rejections(m)
+	}
+	return 0
+}

@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/evalsched/lab/internal/field"
+)
+
+// QuotaHistory is an organisation's usage in the 24 hours before the run
+// (yesterday's profile), so a rolling daily window starts part full and
+// frees when that usage ages out: Requests and Tokens in all, spread minute
+// by minute in proportion to Hourly (24 weights by clock hour; flat when
+// empty).
+type QuotaHistory struct {
+	Requests float64   `yaml:"requests" json:"requests,omitempty"`
+	Tokens   float64   `yaml:"tokens" json:"tokens,omitempty"`
+	Hourly   []float64 `yaml:"hourly" json:"hourly,omitempty"`
+}
+
+// KeyConfig is a gateway virtual key: its own RPM/TPM/RPD/TPD caps (rolling
+// windows) and a token budget for the run, enforced by the gateway before
+// the provider. The organisation's pool behind it still binds the sum of
+// every key and of production. With Pace, the gateway holds calls in its
+// queue until the caps allow them (a self-throttle) instead of answering
+// 429 (a key limit).
+type KeyConfig struct {
+	Name         string  `yaml:"name" json:"name"`
+	RPM          float64 `yaml:"rpm" json:"rpm,omitempty"`
+	TPM          float64 `yaml:"tpm" json:"tpm,omitempty"`
+	RPD          float64 `yaml:"rpd" json:"rpd,omitempty"`
+	TPD          float64 `yaml:"tpd" json:"tpd,omitempty"`
+	BudgetTokens float64 `yaml:"budget_tokens" json:"budget_tokens,omitempty"`
+	Pace         bool    `yaml:"pace" json:"pace,omitempty"`
+}
+
+func (o OrgConfig) limits() [numDims]float64 { return [numDims]float64{o.RPM, o.TPM, o.RPD, o.TPD} }
+func (k KeyConfig) limits() [numDims]float64 { return [numDims]float64{k.RPM, k.TPM, k.RPD, k.TPD} }
+
+// checkLimits refuses a negative or NaN quota.
+func checkLimits(path string, l [numDims]float64) error {
+	for d, v := range l {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return field.Errorf(path+"."+DimNames[d], "must be >= 0 (0 = no limit), got %g", v)
+		}
+	}
+	return nil
+}
+
+// validateQuotaKeys checks the quota keys added for isolation and history:
+// clock, organisations' daily_reset and history, keys, and the models'
+// eval_org and eval_key (run after the catalogue is built).
+func (s *Scenario) validateQuotaKeys() error {
+	if s.Clock < 0 || s.Clock >= 7*24*time.Hour {
+		return field.Errorf("clock", "must be in [0, 168h) (time since Monday 00:00), got %v", s.Clock)
+	}
+	orgs := map[string]bool{}
+	for i, o := range s.Organisations {
+		orgs[o.Name] = true
+		p := fmt.Sprintf("organisations[%d]", i)
+		if r := o.DailyReset; r != nil && (*r < 0 || *r >= 24*time.Hour) {
+			return field.Errorf(p+".daily_reset", "must be a time of day in [0, 24h), got %v", *r)
+		}
+		if err := o.History.validate(p + ".history"); err != nil {
+			return err
+		}
+	}
+	keys := map[string]bool{}
+	for i, k := range s.Keys {
+		p := fmt.Sprintf("keys[%d]", i)
+		switch {
+		case k.Name == "":
+			return field.Errorf(p+".name", "missing")
+		case keys[k.Name]:
+			return field.Errorf(p+".name", "duplicate key %q", k.Name)
+		case k.BudgetTokens < 0 || math.IsNaN(k.BudgetTokens):
+			return field.Errorf(p+".budget_tokens", "must be >= 0 (0 = none), got %g", k.BudgetTokens)
+		}
+		keys[k.Name] = true
+		if err := checkLimits(p, k.limits()); err != nil {
+			return err
+		}
+	}
+	if a := s.Alert; a != nil && !(a.Share >= 0 && a.Share <= 1) {
+		return field.Errorf("alert.share", "must be in (0, 1] (0 = default 0.7), got %g", a.Share)
+	}
+	if err := s.Policies.Guards.WithDefaults().Validate(); err != nil {
+		return field.Under("policies.guards", err)
+	}
+	for i := range s.catalogue {
+		m, p := &s.catalogue[i], s.source[i]
+		switch {
+		case m.EvalOrg != "" && !orgs[m.EvalOrg]:
+			return field.Errorf(p+".eval_org", "unknown organisation %q", m.EvalOrg)
+		case m.EvalKey != "" && !keys[m.EvalKey]:
+			return field.Errorf(p+".eval_key", "unknown key %q (declare it under keys)", m.EvalKey)
+		}
+	}
+	return nil
+}
+
+func (h *QuotaHistory) validate(p string) error {
+	if h == nil {
+		return nil
+	}
+	switch {
+	case h.Requests < 0 || math.IsNaN(h.Requests) || math.IsInf(h.Requests, 0):
+		return field.Errorf(p+".requests", "must be >= 0 and finite, got %g", h.Requests)
+	case h.Tokens < 0 || math.IsNaN(h.Tokens) || math.IsInf(h.Tokens, 0):
+		return field.Errorf(p+".tokens", "must be >= 0 and finite, got %g", h.Tokens)
+	case len(h.Hourly) != 0 && len(h.Hourly) != 24:
+		return field.Errorf(p+".hourly", "needs 24 weights (hours 0-23), got %d", len(h.Hourly))
+	}
+	sum := 0.0
+	for i, x := range h.Hourly {
+		if !(x >= 0) || math.IsInf(x, 0) {
+			return field.Errorf(fmt.Sprintf("%s.hourly[%d]", p, i), "must be >= 0 and finite, got %g", x)
+		}
+		sum += x
+	}
+	if len(h.Hourly) > 0 && !(sum > 0) {
+		return field.Errorf(p+".hourly", "weights must add up to more than 0")
+	}
+	return nil
+}

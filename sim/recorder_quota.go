@@ -1,0 +1,203 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/results"
+)
+
+// quotaMeter is what the recorder measures of quotas: the tries and 429s of
+// each model since the policy last decided (its quota signal), retry burn,
+// and every workload's use of each organisation's and key's quotas over the
+// whole run (telemetry).
+type quotaMeter struct {
+	tries, rejected []int // per model, since the last decide
+	// use[w][o] is workload w's requests and tokens counted by org o
+	// (w = 0: evaluation jobs, 1+i: production stream i); keyUse[k] is the
+	// evaluation calls counted by virtual key k.
+	use    [][][2]float64
+	keyUse [][2]float64
+	// burned counts rejected tries counted against request windows, per
+	// workload; keyRejected counts tries refused by a virtual key.
+	burned      []int64
+	keyRejected int64
+}
+
+func newQuotaMeter(sc *Scenario) quotaMeter {
+	n := len(sc.Catalogue())
+	q := quotaMeter{tries: make([]int, n), rejected: make([]int, n), keyUse: make([][2]float64, len(sc.Keys)),
+		burned: make([]int64, 1+len(sc.Production))}
+	q.use = make([][][2]float64, 1+len(sc.Production))
+	for i := range q.use {
+		q.use[i] = make([][2]float64, len(sc.Organisations))
+	}
+	return q
+}
+
+// workload is the telemetry index of a call's owner.
+func workloadOf(cs *callState) int {
+	if cs.kind == productionCall {
+		return 1 + int(cs.owner)
+	}
+	return 0
+}
+
+func (r *recorder) tried(model int32) { r.quota.tries[model]++ }
+
+func (r *recorder) rejectedTry(cs *callState, burned bool) {
+	r.quota.rejected[cs.model]++
+	if burned {
+		r.quota.burned[workloadOf(cs)]++
+	}
+}
+
+// keyRejected: a try refused at the gateway by the call's virtual key. It
+// is a 429 for the lane too.
+func (r *recorder) keyRejected(cs *callState) {
+	r.quota.keyRejected++
+	r.rejected(cs, false)
+}
+
+// acceptedTry counts an accepted try in the telemetry of org (and key).
+func (r *recorder) acceptedTry(cs *callState, org int, key int) {
+	tokens := float64(cs.in) + float64(cs.out)
+	if org >= 0 {
+		u := &r.quota.use[workloadOf(cs)][org]
+		u[0]++
+		u[1] += tokens
+	}
+	if key >= 0 && cs.kind == jobCall {
+		r.quota.keyUse[key][0]++
+		r.quota.keyUse[key][1] += tokens
+	}
+}
+
+// Quota implements policies.QuotaState: the model's tries and 429s since
+// the policy last decided, and its quota windows' use now.
+func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
+	model := int32(m)
+	q := policies.QuotaReading{Tries: w.rec.quota.tries[model], Rejected: w.rec.quota.rejected[model],
+		AsOf: Epoch.Add(w.now().Duration())}
+	d := &w.prov.models[model]
+	if d.evalOrg >= 0 {
+		all, _ := w.prov.orgs[d.evalOrg].dimUse(w.now(), srcEval)
+		q.Use = all
+	}
+	if d.org >= 0 {
+		_, q.ProductionUse = w.prov.orgs[d.org].dimUse(w.now(), srcProd)
+	}
+	return q
+}
+
+// Rejections implements policies.QuotaState: the model's 429s since the
+// policy last decided.
+func (w *World) Rejections(m policies.ModelID) int { return w.rec.quota.rejected[m] }
+
+// decided resets the signals read since the last decision.
+func (r *recorder) decided() {
+	clear(r.quota.tries)
+	clear(r.quota.rejected)
+}
+
+// QuotaUsage is the run's quota telemetry: per workload, organisation or
+// key, and daily dimension with a quota, N used of M.
+func (w *World) QuotaUsage() []results.QuotaUse {
+	var out []results.QuotaUse
+	add := func(workload, org, key string, used [2]float64, pool *quotaPool) {
+		for _, d := range []int{dimRPD, dimTPD} {
+			if m := pool.limit(d); m > 0 {
+				out = append(out, results.QuotaUse{Workload: workload, Org: org, Key: key, Dimension: DimNames[d],
+					Used: used[d-dimRPD], Quota: m, Share: used[d-dimRPD] / m})
+			}
+		}
+	}
+	for wi, orgs := range w.rec.quota.use {
+		name := results.EvaluationWorkload
+		if wi > 0 {
+			name = w.sc.Production[wi-1].Name
+		}
+		for oi := range orgs {
+			u := orgs[oi]
+			if wi < len(w.rec.quota.burned) {
+				u[0] += float64(w.rec.quota.burned[wi]) * boolTo(w.prov.orgs[oi].countRejected)
+			}
+			if u != [2]float64{} {
+				add(name, w.sc.Organisations[oi].Name, "", u, &w.prov.orgs[oi])
+			}
+		}
+	}
+	for ki := range w.rec.quota.keyUse {
+		add(results.EvaluationWorkload, "", w.sc.Keys[ki].Name, w.rec.quota.keyUse[ki], &w.prov.keys[ki])
+	}
+	return out
+}
+
+func boolTo(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// minuteMeter is one minute of one production stream.
+type minuteMeter struct {
+	served, rejected, failed int32
+	latencies                []float32
+}
+
+// prodMinute is the current minute's meter of production stream i.
+func (r *recorder) prodMinute(i int32) *minuteMeter {
+	p := &r.prod[i]
+	k := int(r.now() / Minute)
+	if k >= len(p.minutes) {
+		p.minutes = slices.Grow(p.minutes, k+1-len(p.minutes))[:k+1]
+	}
+	return &p.minutes[k]
+}
+
+// productionMinutes turns a stream's minute meters into rows, and counts
+// the outage minutes: minutes with calls ended whose success rate
+// (answered ÷ answered + failed) is below threshold.
+func productionMinutes(ms []minuteMeter, threshold float64) ([]results.ProductionMinute, int64) {
+	out := make([]results.ProductionMinute, 0, len(ms))
+	var outage int64
+	for k := range ms {
+		m := &ms[k]
+		row := results.ProductionMinute{Minute: k, Served: int64(m.served), Rejected429: int64(m.rejected), Failed: int64(m.failed)}
+		if n := m.served + m.failed; n > 0 && float64(m.served)/float64(n) < threshold {
+			row.Outage = true
+			outage++
+		}
+		if len(m.latencies) > 0 {
+			slices.Sort(m.latencies)
+			row.LatencyP50 = float64(m.latencies[rank(len(m.latencies), 0.5)])
+			row.LatencyP99 = float64(m.latencies[rank(len(m.latencies), 0.99)])
+		}
+		out = append(out, row)
+	}
+	return out, outage
+}
+
+// rank is the index of the p-quantile of n sorted values (rank ⌈p·n⌉).
+func rank(n int, p float64) int {
+	k := int(float64(n)*p+0.999999999) - 1
+	return min(max(k, 0), n-1)
+}
+
+// quotaRun is the run's retry burn and key figures, for scenarios with
+// production traffic or virtual keys (nil otherwise).
+func (w *World) quotaRun() *results.QuotaRun {
+	if len(w.sc.Production) == 0 && len(w.sc.Keys) == 0 {
+		return nil
+	}
+	q := &results.QuotaRun{BurnedEval: w.rec.quota.burned[0], KeyRejected: w.rec.quota.keyRejected,
+		EvalLastFinish: w.rec.lastFinish.Seconds(), Clock: w.sc.Clock.Seconds()}
+	for _, b := range w.rec.quota.burned[1:] {
+		q.BurnedProduction += b
+	}
+	for _, u := range w.rec.quota.use[0] {
+		q.EvalTokens += u[1]
+	}
+	return q
+}

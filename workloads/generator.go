@@ -155,12 +155,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 			g.projectTier[p] = g.drawTier()
 		}
 	}
-	for a := 0; a < cfg.Accounts; a++ {
-		g.accountName = append(g.accountName, fmt.Sprintf("acct-%03d", a))
-		for p := 0; p < cfg.ProjectsPerAccount; p++ {
-			g.projectName = append(g.projectName, fmt.Sprintf("acct-%03d/p%02d", a, p))
-		}
-	}
+	g.accountName, g.projectName = hierarchyNames(cfg.Accounts, cfg.ProjectsPerAccount)
 	for i, bp := range []*BatchProcess{&cfg.Batches, &cfg.Background} {
 		g.nextPoisson[i] = g.nextArrival(bp, 0)
 		for _, b := range bp.Bursts {
@@ -337,4 +332,16 @@ func BatchName(seq int) string {
 		out = append(out, '0')
 	}
 	return string(append(out, digits...))
+}
+
+// hierarchyNames are the names of the accounts and of their projects
+// (account-major), formatted once per run rather than once per batch.
+func hierarchyNames(accounts, perAccount int) (acct, proj []string) {
+	for a := 0; a < accounts; a++ {
+		acct = append(acct, fmt.Sprintf("acct-%03d", a))
+		for p := 0; p < perAccount; p++ {
+			proj = append(proj, fmt.Sprintf("acct-%03d/p%02d", a, p))
+		}
+	}
+	return acct, proj
 }

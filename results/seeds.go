@@ -22,7 +22,8 @@ const NearZeroCompleted = 5
 // ratios (see LogRatioCI). Seeds whose baseline completed fewer than
 // NearZeroCompleted jobs on the lane are left out and counted in
 // NearZeroSeeds; with fewer than two usable seeds there is no interval
-// (ci95_low and ci95_high are absent), and with none no mean either.
+// (ci95_low and ci95_high are absent), and with none no mean either (the
+// lane is listed with seeds 0 if the baseline completed any job on it).
 type MultiplierStat struct {
 	Model         string   `json:"model"`
 	Seeds         int      `json:"seeds"`
@@ -80,6 +81,7 @@ func MultiplierCI(perSeed [][]LaneComparison) []MultiplierStat {
 	}
 	values := map[string][]float64{}
 	near := map[string]int{}
+	someOld := map[string]bool{} // the baseline completed any job on some seed
 	var order []string
 	for _, rows := range perSeed {
 		for _, r := range rows {
@@ -87,6 +89,7 @@ func MultiplierCI(perSeed [][]LaneComparison) []MultiplierStat {
 				values[r.Model] = nil
 				order = append(order, r.Model)
 			}
+			someOld[r.Model] = someOld[r.Model] || r.OldCompleted > 0
 			if x, nz := seedRatio(r); nz {
 				near[r.Model]++
 			} else {
@@ -97,8 +100,8 @@ func MultiplierCI(perSeed [][]LaneComparison) []MultiplierStat {
 	var out []MultiplierStat
 	for _, m := range order {
 		s := MultiplierStat{Model: m, Seeds: len(values[m]), NearZeroSeeds: near[m]}
-		if s.Seeds == 0 && s.NearZeroSeeds == 0 {
-			continue
+		if s.Seeds == 0 && !someOld[m] {
+			continue // the baseline never ran it: nothing to report
 		}
 		if s.Seeds > 0 {
 			g, lo, hi, ok := LogRatioCI(values[m], 0.95)

@@ -37,7 +37,7 @@ func TestMultiplierCI(t *testing.T) {
 	}, {
 		name: "near-zero baseline seeds are counted, not ratios",
 		perSeed: [][]LaneComparison{
-			{lc("z", 1, 766), lc("y", 0, 3)}, {lc("z", 4, 30), lc("y", 2, 3)},
+			{lc("z", 1, 766), lc("y", 0, 3), lc("never", 0, 9)}, {lc("z", 4, 30), lc("y", 2, 3), lc("never", 0, 9)},
 		},
 		want: []MultiplierStat{{Model: "z", NearZeroSeeds: 2}, {Model: "y", NearZeroSeeds: 2}},
 	}, {

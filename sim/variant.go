@@ -100,19 +100,33 @@ func (s *Scenario) Variant(name string) (*Variant, error) {
 		overlay.Content = slices.Delete(overlay.Content, i, i+2)
 		i -= 2
 	}
+	sc, err := s.WithOverlay(overlay)
+	if err != nil {
+		return nil, err
+	}
+	v.Scenario = sc
+	return v, nil
+}
+
+// WithOverlay is the scenario with overlay (a YAML mapping of scenario keys)
+// merged onto it by the rules of a variant, without its variants, decoded
+// and validated like any scenario. Sweeps, gates and tuning make their
+// points with it.
+func (s *Scenario) WithOverlay(overlay *yaml.Node) (*Scenario, error) {
+	if overlay.Kind == yaml.DocumentNode && len(overlay.Content) == 1 {
+		overlay = overlay.Content[0]
+	}
+	if overlay.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: an overlay must be a mapping of scenario keys", s.file)
+	}
 	root := cloneNode(s.root)
 	doc := root
 	if doc.Kind == yaml.DocumentNode {
 		doc = doc.Content[0]
 	}
 	removeKey(doc, "variants")
-	mergeNode(doc, overlay)
-	sc, err := decodeScenarioNode(s.file, root)
-	if err != nil {
-		return nil, err
-	}
-	v.Scenario = sc
-	return v, nil
+	mergeNode(doc, cloneNode(overlay))
+	return decodeScenarioNode(s.file, root)
 }
 
 // decodeScenarioNode checks a YAML tree against the Scenario type (the same

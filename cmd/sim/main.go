@@ -11,6 +11,10 @@ func main() {
 	app := newApp()
 	if err := app.Run(os.Args); err != nil {
 		fmt.Fprintln(app.ErrWriter, "sim:", err)
+		var gf *gateFailed
+		if errors.As(err, &gf) {
+			os.Exit(exitRegression)
+		}
 		var ue *usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintln(app.ErrWriter, "usage:", ue.usage)

@@ -60,7 +60,7 @@ func newApp() *cli.App {
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
 					variants: c.StringSlice("variant"), json: c.Bool("json")}))
 			},
-		}, traceCommand(), reportCommand(), gateCommand(), sweepCommand(), mergeCommand(), {
+		}, traceCommand(), reportCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(), {
 			Name:  "scenarios",
 			Usage: "list the embedded scenarios, or print one with --show NAME",
 			Flags: []cli.Flag{&cli.StringFlag{Name: "show", Usage: "print this embedded scenario's YAML"}},

@@ -36,7 +36,7 @@ func TestJSONFlag(t *testing.T) {
 			t.Errorf("--version: exit %d, %q", code, stdout)
 		}
 		stdout, _, _ := runSim(t, "--generate-bash-completion")
-		for _, c := range []string{"gate", "sweep", "merge"} {
+		for _, c := range []string{"gate", "sweep", "tune", "merge"} {
 			if !strings.Contains(stdout, c+"\n") {
 				t.Errorf("completion lacks %s:\n%s", c, stdout)
 			}

@@ -94,8 +94,13 @@ func (f *TuneFile) OverlayYAML(x []float64) (string, error) {
 	for j, q := range f.Params {
 		params = append(params, Param{Key: q.Key, Value: Scalar(q.Format(x[j]))})
 	}
-	out, err := yaml.Marshal(WithParams(nil, params))
-	return string(out), err
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(WithParams(nil, params)); err != nil {
+		return "", err
+	}
+	return b.String(), enc.Close()
 }
 
 // ParetoFront is the feasible evaluations no other feasible one beats on

@@ -148,7 +148,7 @@ func (g *Gate) Checked(scenario string, k MetricKey) bool {
 		if len(lanes) == 0 {
 			lanes = []string{AllLanes}
 		}
-		if c.Metric == k.Metric && contains(lanes, k.Lane) && (len(c.Scenarios) == 0 || contains(c.Scenarios, scenario)) {
+		if c.Metric == k.Metric && slices.Contains(lanes, k.Lane) && (len(c.Scenarios) == 0 || slices.Contains(c.Scenarios, scenario)) {
 			return true
 		}
 	}
@@ -190,7 +190,7 @@ func WriteBaseline(path string, scenarios []BaselineScenario, upd BaselineUpdate
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeJSON(path, b)
+	return WriteJSON(path, b)
 }
 
 func (b GateBaseline) figure(scenario, lane, metric string) (BaselineFigure, bool) {

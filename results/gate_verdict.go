@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -52,7 +53,7 @@ func (g *Gate) Judge(base GateBaseline, now map[string][]MetricAgg) GateVerdict 
 			lanes = []string{AllLanes}
 		}
 		for _, s := range g.Spec.Scenarios {
-			if len(c.Scenarios) > 0 && !contains(c.Scenarios, s.Name) {
+			if len(c.Scenarios) > 0 && !slices.Contains(c.Scenarios, s.Name) {
 				continue
 			}
 			for _, lane := range lanes {
@@ -69,15 +70,6 @@ func (g *Gate) Judge(base GateBaseline, now map[string][]MetricAgg) GateVerdict 
 	}
 	v.Pass = v.Regressions == 0 && v.Missing == 0
 	return v
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func judgeRow(c GateCheck, scenario, lane string, base GateBaseline, now []MetricAgg) GateRow {
@@ -176,7 +168,7 @@ func WriteVerdictFile(dir string, v GateVerdict) ([]byte, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(dir, "verdict.json"), v); err != nil {
+	if err := WriteJSON(filepath.Join(dir, "verdict.json"), v); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(filepath.Join(dir, "verdict.json"))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalsched/lab/internal/yamltree"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -55,7 +56,7 @@ func fileExists(p string) bool {
 func WithParams(base *yaml.Node, params []Param) *yaml.Node {
 	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	if base != nil && base.Kind == yaml.MappingNode {
-		root = clone(base)
+		root = yamltree.Clone(base)
 	}
 	for _, p := range params {
 		m := root
@@ -63,18 +64,9 @@ func WithParams(base *yaml.Node, params []Param) *yaml.Node {
 		for _, k := range parts[:len(parts)-1] {
 			m = child(m, k)
 		}
-		set(m, parts[len(parts)-1], clone(p.Value))
+		set(m, parts[len(parts)-1], yamltree.Clone(p.Value))
 	}
 	return root
-}
-
-func clone(n *yaml.Node) *yaml.Node {
-	c := *n
-	c.Content = make([]*yaml.Node, len(n.Content))
-	for i, k := range n.Content {
-		c.Content[i] = clone(k)
-	}
-	return &c
 }
 
 func child(m *yaml.Node, key string) *yaml.Node {

@@ -49,7 +49,7 @@ func (s *Sweep) PrepareDir(dir string, sh Shard) ([]int, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if err := writeJSON(filepath.Join(dir, "sweep.json"), want); err != nil {
+		if err := WriteJSON(filepath.Join(dir, "sweep.json"), want); err != nil {
 			return nil, err
 		}
 	case err != nil:
@@ -84,7 +84,7 @@ func (s *Sweep) WritePoint(dir string, i int, perSeed [][]MetricValue) error {
 		}
 	}
 	w.Flush()
-	return atomicWrite(pointFile(dir, p.ID), buf.Bytes())
+	return WriteFileAtomic(pointFile(dir, p.ID), buf.Bytes())
 }
 
 func (s *Sweep) row(p PointSpec, tail ...string) []string {
@@ -133,10 +133,10 @@ func assemble(dir string, m SweepManifest, from []string) error {
 		}
 	}
 	sw.Flush()
-	if err := atomicWrite(filepath.Join(dir, "sweep.csv"), long.Bytes()); err != nil {
+	if err := WriteFileAtomic(filepath.Join(dir, "sweep.csv"), long.Bytes()); err != nil {
 		return err
 	}
-	return atomicWrite(filepath.Join(dir, "summary.csv"), sum.Bytes())
+	return WriteFileAtomic(filepath.Join(dir, "summary.csv"), sum.Bytes())
 }
 
 func readPoint(id string, dirs []string) ([]byte, error) {
@@ -197,11 +197,11 @@ func MergeSweep(dir string, shards []string) error {
 		if err != nil {
 			return err
 		}
-		if err := atomicWrite(pointFile(dir, id), data); err != nil {
+		if err := WriteFileAtomic(pointFile(dir, id), data); err != nil {
 			return err
 		}
 	}
-	if err := writeJSON(filepath.Join(dir, "sweep.json"), m); err != nil {
+	if err := WriteJSON(filepath.Join(dir, "sweep.json"), m); err != nil {
 		return err
 	}
 	return assemble(dir, m, nil)
@@ -215,20 +215,4 @@ func ReadSweepManifest(dir string) (SweepManifest, error) {
 		err = json.Unmarshal(data, &m)
 	}
 	return m, err
-}
-
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicWrite(path, append(data, '\n'))
-}
-
-func atomicWrite(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

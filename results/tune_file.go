@@ -213,5 +213,5 @@ func (f *TuneFile) WriteTuneCSV(path string, evals []TuneEval) error {
 		}
 		b.WriteString(strings.Join(row, ",") + "\n")
 	}
-	return atomicWrite(path, []byte(b.String()))
+	return WriteFileAtomic(path, []byte(b.String()))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -83,7 +84,7 @@ func (s *Scenario) Variant(name string) (*Variant, error) {
 		return nil, field.In(s.file, overlay.Line, field.Errorf(path, "must be a mapping of scenario keys"))
 	}
 	v := &Variant{Name: name, Policy: DefaultVariantPolicy}
-	overlay = cloneNode(overlay)
+	overlay = yamltree.Clone(overlay)
 	for i := 0; i+1 < len(overlay.Content); i += 2 {
 		k, val := overlay.Content[i], overlay.Content[i+1]
 		switch k.Value {
@@ -119,13 +120,13 @@ func (s *Scenario) WithOverlay(overlay *yaml.Node) (*Scenario, error) {
 	if overlay.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: an overlay must be a mapping of scenario keys", s.file)
 	}
-	root := cloneNode(s.root)
+	root := yamltree.Clone(s.root)
 	doc := root
 	if doc.Kind == yaml.DocumentNode {
 		doc = doc.Content[0]
 	}
 	removeKey(doc, "variants")
-	mergeNode(doc, cloneNode(overlay))
+	mergeNode(doc, yamltree.Clone(overlay))
 	return decodeScenarioNode(s.file, root)
 }
 
@@ -144,15 +145,6 @@ func decodeScenarioNode(file string, root *yaml.Node) (*Scenario, error) {
 		return nil, s.locate(err)
 	}
 	return s, nil
-}
-
-func cloneNode(n *yaml.Node) *yaml.Node {
-	c := *n
-	c.Content = make([]*yaml.Node, len(n.Content))
-	for i, k := range n.Content {
-		c.Content[i] = cloneNode(k)
-	}
-	return &c
 }
 
 func removeKey(m *yaml.Node, key string) {

@@ -22,6 +22,9 @@ type LaneComparison struct {
 	NewWaitShare   float64  `json:"new_p90_wait_share"`
 	OldGatewayCtrH float64  `json:"old_gateway_wait_container_hours"`
 	NewGatewayCtrH float64  `json:"new_gateway_wait_container_hours"`
+	// OldCompleted and NewCompleted are the lane's completed jobs in the
+	// window (not in JSON): MultiplierCI tells near-zero baselines by them.
+	OldCompleted, NewCompleted int64 `json:"-"`
 }
 
 // Compare pairs the lanes of two runs by model, busiest (new) first.
@@ -35,7 +38,8 @@ func Compare(old, new Run) []LaneComparison {
 	add := func(o, n Lane) {
 		c := LaneComparison{Model: n.Model, OldPerHour: o.ThroughputPerHour, NewPerHour: n.ThroughputPerHour,
 			OldP90: o.JobTime.Total.P90, NewP90: n.JobTime.Total.P90, OldWaitShare: o.P90WaitShare, NewWaitShare: n.P90WaitShare,
-			OldGatewayCtrH: o.GatewayWaitContainerSeconds / 3600, NewGatewayCtrH: n.GatewayWaitContainerSeconds / 3600}
+			OldGatewayCtrH: o.GatewayWaitContainerSeconds / 3600, NewGatewayCtrH: n.GatewayWaitContainerSeconds / 3600,
+			OldCompleted: o.Completed, NewCompleted: n.Completed}
 		if c.Model == "" {
 			c.Model = o.Model
 		}

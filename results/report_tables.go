@@ -112,12 +112,13 @@ func seedsTable(s Summary) (table, bool) {
 	}
 	t := table{Title: "Multiplier across seeds",
 		Note: fmt.Sprintf("Each lane's multiplier (new ÷ old throughput) over seeds %s: mean and 95%% confidence interval "+
-			"(Student's t). Seeds whose baseline completed nothing on a lane are left out of it; the other tables are seed %d.",
-			seedList(s.Seeds), s.Seed),
+			"(geometric mean of the per-seed ratios, Student's t on their logarithms). Seeds whose baseline completed fewer than %d jobs on a lane "+
+			"are left out of it (near zero); the other tables are seed %d.",
+			seedList(s.Seeds), NearZeroCompleted, s.Seed),
 		Head: []string{"model", "mean", "95% CI low", "95% CI high", "seeds"}}
 	for _, m := range s.MultiplierAcrossSeeds {
-		t.Rows = append(t.Rows, []string{m.Model, fmt.Sprintf("%.2f×", fin(m.Mean)), fmt.Sprintf("%.2f×", fin(m.Low)),
-			fmt.Sprintf("%.2f×", fin(m.High)), fmt.Sprint(m.Seeds)})
+		mean, lo, hi := m.Cells("×")
+		t.Rows = append(t.Rows, []string{m.Model, mean, lo, hi, fmt.Sprint(m.Seeds)})
 	}
 	return t, true
 }

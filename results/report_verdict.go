@@ -154,8 +154,8 @@ func multiplierCell(v verdictLane) string {
 	if v.multiplier != nil {
 		m = fmt.Sprintf("%.2f×", *v.multiplier)
 	}
-	if v.ci != nil && v.ci.Seeds > 1 {
-		m += fmt.Sprintf(" (%d seeds: %.2f× [%.2f, %.2f])", v.ci.Seeds, v.ci.Mean, v.ci.Low, v.ci.High)
+	if v.ci != nil && v.ci.Low != nil && v.ci.High != nil {
+		m += fmt.Sprintf(" (%d seeds: %.2f× [%.2f, %.2f])", v.ci.Seeds, v.ci.Mean, *v.ci.Low, *v.ci.High)
 	}
 	return m
 }

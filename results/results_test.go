@@ -117,21 +117,3 @@ func TestStats(t *testing.T) {
 		t.Errorf("NewStats (-want +got):\n%s", diff)
 	}
 }
-
-func TestMultiplierCI(t *testing.T) {
-	m := func(v float64) *float64 { return &v }
-	perSeed := [][]LaneComparison{
-		{{Model: "a", Multiplier: m(2)}, {Model: "b", Multiplier: nil}, {Model: "c", Multiplier: m(5)}},
-		{{Model: "a", Multiplier: m(4)}, {Model: "b", Multiplier: nil}},
-		{{Model: "a", Multiplier: m(6)}},
-	}
-	// a: mean 4, sample sd 2, t(0.975; 2 df) = 4.302652729911275 from tables.
-	half := 4.302652729911275 * 2 / math.Sqrt(3)
-	want := []MultiplierStat{
-		{Model: "a", Seeds: 3, Mean: 4, Low: 4 - half, High: 4 + half},
-		{Model: "c", Seeds: 1, Mean: 5, Low: 5, High: 5},
-	}
-	if diff := cmp.Diff(want, MultiplierCI(perSeed), cmpopts.EquateApprox(1e-9, 0)); diff != "" {
-		t.Errorf("MultiplierCI (-want +got):\n%s", diff)
-	}
-}

@@ -23,6 +23,9 @@ type RunSpec struct {
 	// Rows, if set, receives the run's series.csv and batches.csv rows as
 	// they are made (World.StreamRows); otherwise the world keeps them.
 	Rows results.RowSink
+	// Done, if set, is called (from the run's goroutine) with the run's
+	// summary as soon as ExecuteAll has it, before the other runs end.
+	Done func(results.Run)
 }
 
 // Label is the run's name in outputs: the variant's name, else the policy's.
@@ -168,6 +171,9 @@ func ExecuteAll(sc *Scenario, specs []RunSpec, newSource func() (workloads.Sourc
 				return
 			}
 			runs[i] = results.Summarize(w.Measured())
+			if spec.Done != nil {
+				spec.Done(runs[i])
+			}
 		}()
 	}
 	wg.Wait()

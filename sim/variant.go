@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -83,7 +84,7 @@ func (s *Scenario) Variant(name string) (*Variant, error) {
 		return nil, field.In(s.file, overlay.Line, field.Errorf(path, "must be a mapping of scenario keys"))
 	}
 	v := &Variant{Name: name, Policy: DefaultVariantPolicy}
-	overlay = cloneNode(overlay)
+	overlay = yamltree.Clone(overlay)
 	for i := 0; i+1 < len(overlay.Content); i += 2 {
 		k, val := overlay.Content[i], overlay.Content[i+1]
 		switch k.Value {
@@ -100,19 +101,33 @@ func (s *Scenario) Variant(name string) (*Variant, error) {
 		overlay.Content = slices.Delete(overlay.Content, i, i+2)
 		i -= 2
 	}
-	root := cloneNode(s.root)
-	doc := root
-	if doc.Kind == yaml.DocumentNode {
-		doc = doc.Content[0]
-	}
-	removeKey(doc, "variants")
-	mergeNode(doc, overlay)
-	sc, err := decodeScenarioNode(s.file, root)
+	sc, err := s.WithOverlay(overlay)
 	if err != nil {
 		return nil, err
 	}
 	v.Scenario = sc
 	return v, nil
+}
+
+// WithOverlay is the scenario with overlay (a YAML mapping of scenario keys)
+// merged onto it by the rules of a variant, without its variants, decoded
+// and validated like any scenario. Sweeps, gates and tuning make their
+// points with it.
+func (s *Scenario) WithOverlay(overlay *yaml.Node) (*Scenario, error) {
+	if overlay.Kind == yaml.DocumentNode && len(overlay.Content) == 1 {
+		overlay = overlay.Content[0]
+	}
+	if overlay.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: an overlay must be a mapping of scenario keys", s.file)
+	}
+	root := yamltree.Clone(s.root)
+	doc := root
+	if doc.Kind == yaml.DocumentNode {
+		doc = doc.Content[0]
+	}
+	removeKey(doc, "variants")
+	mergeNode(doc, yamltree.Clone(overlay))
+	return decodeScenarioNode(s.file, root)
 }
 
 // decodeScenarioNode checks a YAML tree against the Scenario type (the same
@@ -130,15 +145,6 @@ func decodeScenarioNode(file string, root *yaml.Node) (*Scenario, error) {
 		return nil, s.locate(err)
 	}
 	return s, nil
-}
-
-func cloneNode(n *yaml.Node) *yaml.Node {
-	c := *n
-	c.Content = make([]*yaml.Node, len(n.Content))
-	for i, k := range n.Content {
-		c.Content[i] = cloneNode(k)
-	}
-	return &c
 }
 
 func removeKey(m *yaml.Node, key string) {

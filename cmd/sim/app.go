@@ -20,15 +20,18 @@ func newApp() *cli.App {
 	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see workloads/TRACE_FORMAT.md) instead of the scenario's generator"}
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
 	reportFlag := &cli.BoolFlag{Name: "report", Usage: "also write report.html, report.md and figures/ into --out (as sim report does)"}
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print summary.json on stdout instead of the tables"}
 	app := &cli.App{
-		Name:      "sim",
-		ErrWriter: os.Stderr,
-		Usage:     "discrete-event lab for LLM-evaluation job scheduling",
+		Name:                 "sim",
+		Version:              version(),
+		EnableBashCompletion: true,
+		ErrWriter:            os.Stderr,
+		Usage:                "discrete-event lab for LLM-evaluation job scheduling",
 		Commands: []*cli.Command{{
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",
 			UsageText: "sim run [--scenario FILE] [--policy NAME] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
+			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag,
 				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}),
 			Action: func(c *cli.Context) error {
 				budget, err := budgetOf(c)
@@ -36,13 +39,13 @@ func newApp() *cli.App {
 					return err
 				}
 				return withReport(c, runCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
-					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy")}))
+					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy"), json: c.Bool("json")}))
 			},
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
 			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K] [--variant A --variant B ...] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag,
+			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag,
 				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1},
 				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"}),
 			Action: func(c *cli.Context) error {
@@ -55,9 +58,9 @@ func newApp() *cli.App {
 				}
 				return withReport(c, compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
-					variants: c.StringSlice("variant")}))
+					variants: c.StringSlice("variant"), json: c.Bool("json")}))
 			},
-		}, traceCommand(), reportCommand(), quotaCheckCommand(), {
+		}, traceCommand(), reportCommand(), quotaCheckCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(), {
 			Name:  "scenarios",
 			Usage: "list the embedded scenarios, or print one with --show NAME",
 			Flags: []cli.Flag{&cli.StringFlag{Name: "show", Usage: "print this embedded scenario's YAML"}},
@@ -96,6 +99,7 @@ type options struct {
 	top                          int
 	seeds                        int // compare: how many seeds, from seed on
 	skipInvalid                  bool
+	json                         bool      // print summary.json on stdout instead of the tables
 	variants                     []string  // compare: scenario variants, the first the baseline
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
 	budget                       sim.Budget
@@ -143,6 +147,9 @@ func runCommand(out io.Writer, o options) error {
 		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}, Invocation: o.invocation("run")}
 	if err := done.commit(summary); err != nil {
 		return err
+	}
+	if o.json {
+		return printSummary(out, o.stderr, dir)
 	}
 	fmt.Fprintf(out, "scenario %s, policy %s, seed %d: %d jobs arrived, %d completed, window %.0f-%.0f s\n",
 		sc.Name, policy, seed, run.JobsArrived, run.JobsCompleted, run.Window[0], run.Window[1])
@@ -244,6 +251,9 @@ func compareCommand(out io.Writer, o options) error {
 	}
 	if err := done.commit(summary); err != nil {
 		return err
+	}
+	if o.json {
+		return printSummary(out, o.stderr, dir)
 	}
 	if err := writeComparison(out, sc, o, summary); err != nil {
 		return err

@@ -15,6 +15,10 @@ func main() {
 		if errors.As(err, &qe) {
 			os.Exit(exitQuota)
 		}
+		var gf *gateFailed
+		if errors.As(err, &gf) {
+			os.Exit(exitRegression)
+		}
 		var ue *usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintln(app.ErrWriter, "usage:", ue.usage)

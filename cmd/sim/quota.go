@@ -18,7 +18,7 @@ func (e *quotaGateError) Error() string {
 func quotaCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "quota-check",
-		Usage:     "print a run's quota telemetry (N used of daily quota M) and fail (exit 3) when an evaluation's N/M passes --max-share",
+		Usage:     "print a run's quota telemetry (N used of daily quota M) and fail (exit 4) when an evaluation's N/M passes --max-share",
 		UsageText: "sim quota-check --in DIR [--max-share 0.05]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "in", Usage: "output directory of sim run or compare (reads summary.json)", Required: true},

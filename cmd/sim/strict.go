@@ -16,7 +16,7 @@ import (
 const (
 	exitError = 1
 	exitUsage = 2
-	exitQuota = 3 // quota-check: an evaluation passed its share of a daily quota
+	exitQuota = 4 // quota-check: an evaluation passed its share of a daily quota
 )
 
 // usageError is a mistake in the command line; main prints the command's
@@ -41,8 +41,9 @@ func usageOf(c *cli.Context) string {
 	return "sim COMMAND [flags] (sim --help lists the commands)"
 }
 
-// positional is how many arguments each command takes after its flags.
-var positional = map[string]int{"validate": 1, "stats": 1}
+// positional is how many arguments each command takes after its flags
+// (-1: any number, checked by the command).
+var positional = map[string]int{"validate": 1, "stats": 1, "sweep": 1, "tune": 1, "gate": 1, "merge": -1}
 
 // strict makes every command of app refuse what it would otherwise ignore:
 // unexpected arguments (and flags after an argument, which the flag parser
@@ -79,6 +80,9 @@ func strict(app *cli.App) {
 // checkArgs refuses arguments beyond want, and a negative --top.
 func checkArgs(c *cli.Context, want int) error {
 	args := c.Args().Slice()
+	if want < 0 {
+		want = len(args)
+	}
 	for _, a := range args[min(want, len(args)):] {
 		if strings.HasPrefix(a, "-") {
 			return usageErrorf(c, "flag %s after an argument: flags go before arguments", a)

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// runSimEnv is runSim with extra environment variables (the array-job
+// engines' shard variables).
+func runSimEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "SIM_TEST_AS_MAIN=1"), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// readTree maps every file under dir (relative path) to its content.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[rel] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func mustSim(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	_, stderr, code := runSimEnv(t, env, args...)
+	if code != 0 {
+		t.Fatalf("sim %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return stderr
+}
+
+// TestSweepShardedMergedEqualsWhole: the sweep run as shards (each engine's
+// environment variables, and --shard) and merged gives the very files of
+// one unsharded run.
+func TestSweepShardedMergedEqualsWhole(t *testing.T) {
+	whole := filepath.Join(t.TempDir(), "whole")
+	mustSim(t, nil, "sweep", "--out", whole, "testdata/sweep.yaml")
+	want := readTree(t, whole)
+	if n := strings.Count(want["sweep.csv"], "\n"); n != 1+4*2*(6+4) {
+		t.Fatalf("sweep.csv has %d lines, want header + 4 points x 2 seeds x (6 total + 4 lane figures)", n)
+	}
+	tests := []struct {
+		name string
+		envs [][]string // one per shard
+		args [][]string
+	}{
+		{"kubernetes indexed job", [][]string{{"JOB_COMPLETION_INDEX=0", "SIM_SHARDS=4"}, {"JOB_COMPLETION_INDEX=1", "SIM_SHARDS=4"},
+			{"JOB_COMPLETION_INDEX=2", "SIM_SHARDS=4"}, {"JOB_COMPLETION_INDEX=3", "SIM_SHARDS=4"}}, nil},
+		{"slurm array from 1", [][]string{{"SLURM_ARRAY_TASK_ID=1", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_COUNT=3"},
+			{"SLURM_ARRAY_TASK_ID=2", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_COUNT=3"}, {"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_COUNT=3"}}, nil},
+		{"aws batch", [][]string{{"AWS_BATCH_JOB_ARRAY_INDEX=0", "SIM_SHARDS=2"}, {"AWS_BATCH_JOB_ARRAY_INDEX=1", "SIM_SHARDS=2"}}, nil},
+		{"--shard flag", nil, [][]string{{"--shard", "0/2"}, {"--shard", "1/2"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			shards := filepath.Join(root, "shards")
+			n := max(len(tt.envs), len(tt.args))
+			var dirs []string
+			for i := range n {
+				var env, extra []string
+				if tt.envs != nil {
+					env = tt.envs[i]
+				}
+				if tt.args != nil {
+					extra = tt.args[i]
+				}
+				mustSim(t, env, append(append([]string{"sweep", "--out", shards}, extra...), "testdata/sweep.yaml")...)
+				dirs = append(dirs, filepath.Join(shards, "shard-"+string(rune('0'+i))))
+			}
+			merged := filepath.Join(root, "merged")
+			mustSim(t, nil, append([]string{"merge", "--out", merged}, dirs...)...)
+			if diff := cmp.Diff(want, readTree(t, merged)); diff != "" {
+				t.Errorf("merged shards differ from the unsharded run (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("a missing shard is refused", func(t *testing.T) {
+		shards := filepath.Join(t.TempDir(), "s")
+		mustSim(t, []string{"JOB_COMPLETION_INDEX=0", "SIM_SHARDS=2"}, "sweep", "--out", shards, "testdata/sweep.yaml")
+		if _, stderr, code := runSim(t, "merge", "--out", t.TempDir(), filepath.Join(shards, "shard-0")); code != exitError || !strings.Contains(stderr, "not done") {
+			t.Errorf("merge of half the shards: exit %d, %s; want exit 1, a point not done", code, stderr)
+		}
+	})
+}
+
+// TestSweepResume: a second run skips the points already written (a
+// planted point file survives untouched), reruns a missing one, and gives
+// the same files as the first.
+func TestSweepResume(t *testing.T) {
+	dir := t.TempDir()
+	mustSim(t, nil, "sweep", "--out", dir, "testdata/sweep.yaml")
+	want := readTree(t, dir)
+	planted := filepath.Join(dir, "points", "p0001.csv")
+	if err := os.WriteFile(planted, []byte("planted\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "points", "p0002.csv")); err != nil {
+		t.Fatal(err)
+	}
+	stderr := mustSim(t, nil, "sweep", "--out", dir, "testdata/sweep.yaml")
+	if !strings.Contains(stderr, "3 already done") {
+		t.Errorf("resumed sweep says %q, want 3 points already done", stderr)
+	}
+	if got, _ := os.ReadFile(planted); string(got) != "planted\n" {
+		t.Errorf("a done point was rerun: %q", got)
+	}
+	if err := os.WriteFile(planted, []byte(want["points/p0001.csv"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustSim(t, nil, "sweep", "--out", dir, "testdata/sweep.yaml")
+	if diff := cmp.Diff(want, readTree(t, dir)); diff != "" {
+		t.Errorf("resumed sweep differs (-want +got):\n%s", diff)
+	}
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	data, _ := os.ReadFile("testdata/sweep.yaml")
+	os.WriteFile(other, append(data, []byte("metrics: [jain]\n")...), 0o644)
+	os.Symlink(filepath.Join(mustAbs(t, "testdata"), "small.yaml"), filepath.Join(filepath.Dir(other), "small.yaml"))
+	if _, stderr, code := runSim(t, "sweep", "--out", dir, other); code != exitError || !strings.Contains(stderr, "another sweep") {
+		t.Errorf("another sweep into the same directory: exit %d, %s; want refused", code, stderr)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

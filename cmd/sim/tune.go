@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/evalsched/lab/results"
+	"github.com/urfave/cli/v2"
+)
+
+func tuneCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "tune",
+		Usage:     "search scheduler settings for an objective under constraints on several seeds; print the best as a YAML overlay",
+		UsageText: "sim tune [--out DIR] TUNE.yaml",
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "directory for tune.csv and front.png", Value: "out/tune"}},
+		Action:    tuneAction,
+	}
+}
+
+func tuneAction(c *cli.Context) error {
+	file := c.Args().First()
+	f, base, seeds, err := results.LoadTune(file)
+	if err != nil {
+		return err
+	}
+	dir := c.String("out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	n := 0
+	t := &results.Tuner{Params: f.Params, Objective: f.Objective, Constraints: f.Constraints, Budget: f.Budget,
+		Eval: func(xs [][]float64) ([]map[results.MetricKey]float64, error) {
+			points := make([]results.PointSpec, len(xs))
+			idx := make([]int, len(xs))
+			for i, x := range xs {
+				points[i], idx[i] = f.Point(base, fmt.Sprintf("t%03d", n+i), x), i
+			}
+			n += len(xs)
+			out := make([]map[results.MetricKey]float64, len(xs))
+			err := runPoints(c.App.ErrWriter, fmt.Sprintf("tune %d", n), points, idx, seeds, func(i int, perSeed [][]results.MetricValue) error {
+				out[i] = map[results.MetricKey]float64{}
+				for _, a := range results.Aggregate(perSeed) {
+					out[i][a.MetricKey] = a.Mean
+				}
+				return nil
+			})
+			return out, err
+		}}
+	best, err := t.Run()
+	if err != nil {
+		return err
+	}
+	if err := f.WriteTuneCSV(filepath.Join(dir, "tune.csv"), t.Evaluations()); err != nil {
+		return err
+	}
+	if f.TradeOff != nil {
+		front := results.ParetoFront(t.Evaluations(), f.Objective, *f.TradeOff)
+		if err := results.PlotFront(filepath.Join(dir, "front.png"), t.Evaluations(), front, best, f.Objective, *f.TradeOff); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "Pareto front: %d settings; wrote %s\n", len(front), filepath.Join(dir, "front.png"))
+	}
+	overlay, err := f.OverlayYAML(best.X)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "# sim tune %s: %d settings evaluated on %d seeds; best %s %s = %.4g, meeting every constraint\n",
+		file, len(t.Evaluations()), len(seeds), f.Objective.Key().Lane, f.Objective.Metric, best.Figures[f.Objective.Key()])
+	fmt.Fprint(c.App.Writer, overlay)
+	fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", filepath.Join(dir, "tune.csv"))
+	return nil
+}

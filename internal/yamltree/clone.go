@@ -1,0 +1,15 @@
+// Package yamltree holds helpers on YAML node trees shared by the
+// scenario overlays (sim) and the sweep, gate and tune files (results).
+package yamltree
+
+import "go.yaml.in/yaml/v3"
+
+// Clone is a deep copy of n.
+func Clone(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, k := range n.Content {
+		c.Content[i] = Clone(k)
+	}
+	return &c
+}

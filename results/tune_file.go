@@ -1,0 +1,217 @@
+package results
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// TuneFile is a tune file (README "Tune file").
+type TuneFile struct {
+	Scenario    string           `yaml:"scenario"`
+	Policy      string           `yaml:"policy"`
+	Variant     string           `yaml:"variant"`
+	Overlay     yaml.Node        `yaml:"overlay"`
+	Seeds       int              `yaml:"seeds"`
+	First       uint64           `yaml:"first_seed"`
+	Baseline    bool             `yaml:"baseline"`
+	Params      []TuneParam      `yaml:"params"`
+	Objective   TuneGoal         `yaml:"objective"`
+	Constraints []TuneConstraint `yaml:"constraints"`
+	TradeOff    *TuneGoal        `yaml:"trade_off"`
+	Budget      int              `yaml:"budget"`
+}
+
+// LoadTune reads a tune file; base is the point every setting overlays.
+func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
+	var f TuneFile
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = decodeStrict(path, data, &f)
+	}
+	if err != nil {
+		return nil, PointSpec{}, nil, err
+	}
+	if len(f.Params) == 0 || f.Objective.Metric == "" || f.Seeds < 1 {
+		return nil, PointSpec{}, nil, fmt.Errorf("%s: a tune file needs params, an objective and seeds", path)
+	}
+	for i, p := range f.Params {
+		if p.Key == "" || !(p.Max > p.Min) || (p.Log && p.Min <= 0) {
+			return nil, PointSpec{}, nil, fmt.Errorf("%s: params[%d]: needs a key and min < max (min > 0 on a log scale)", path, i)
+		}
+	}
+	for _, m := range append([]string{f.Objective.Metric}, constraintMetrics(f)...) {
+		if !slices.Contains(MetricNames, m) {
+			return nil, PointSpec{}, nil, fmt.Errorf("%s: unknown metric %q (have %s)", path, m, strings.Join(MetricNames, ", "))
+		}
+		f.Baseline = f.Baseline || m == MetricMultiplier
+	}
+	base := PointSpec{Scenario: ResolveScenario(path, f.Scenario), Policy: f.Policy, Variant: f.Variant, Baseline: f.Baseline}
+	if f.Overlay.Kind == yaml.MappingNode {
+		base.Overlay = &f.Overlay
+	}
+	var seeds []uint64
+	for k := range f.Seeds {
+		seeds = append(seeds, max(1, f.First)+uint64(k))
+	}
+	return &f, base, seeds, nil
+}
+
+func constraintMetrics(f TuneFile) []string {
+	var ms []string
+	for _, c := range f.Constraints {
+		ms = append(ms, c.Metric)
+	}
+	if f.TradeOff != nil {
+		ms = append(ms, f.TradeOff.Metric)
+	}
+	return ms
+}
+
+// Point is the setting x as a point: base with the parameters overlaid.
+func (f *TuneFile) Point(base PointSpec, id string, x []float64) PointSpec {
+	p := base
+	p.ID, p.Params = id, nil
+	for j, q := range f.Params {
+		p.Params = append(p.Params, Param{Key: q.Key, Value: Scalar(q.Format(x[j]))})
+	}
+	p.Name = paramName(p.Params)
+	p.Overlay = WithParams(base.Overlay, p.Params)
+	return p
+}
+
+// OverlayYAML is the recommended setting as YAML, ready to paste into a
+// scenario (top level, or under variants.NAME).
+func (f *TuneFile) OverlayYAML(x []float64) (string, error) {
+	var params []Param
+	for j, q := range f.Params {
+		params = append(params, Param{Key: q.Key, Value: Scalar(q.Format(x[j]))})
+	}
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(WithParams(nil, params)); err != nil {
+		return "", err
+	}
+	return b.String(), enc.Close()
+}
+
+// ParetoFront is the feasible evaluations no other feasible one beats on
+// both the objective and the trade-off, by objective.
+func ParetoFront(evals []TuneEval, obj, trade TuneGoal) []TuneEval {
+	better := func(g TuneGoal, a, b float64) bool { return (g.Goal == "min" && a < b) || (g.Goal != "min" && a > b) }
+	var front []TuneEval
+	for _, e := range evals {
+		if !e.Feasible {
+			continue
+		}
+		dominated := false
+		for _, o := range evals {
+			oa, ea := o.Figures[obj.Key()], e.Figures[obj.Key()]
+			ob, eb := o.Figures[trade.Key()], e.Figures[trade.Key()]
+			if o.Feasible && !better(obj, ea, oa) && !better(trade, eb, ob) && (better(obj, oa, ea) || better(trade, ob, eb)) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			front = append(front, e)
+		}
+	}
+	slices.SortFunc(front, func(a, b TuneEval) int { return cmpFloat(a.Figures[obj.Key()], b.Figures[obj.Key()]) })
+	return front
+}
+
+// PlotFront draws every evaluation (grey: infeasible, blue: feasible), the
+// Pareto front (red line) and the recommendation (black) into path (.png
+// or .svg).
+func PlotFront(path string, evals, front []TuneEval, best TuneEval, obj, trade TuneGoal) error {
+	p := plot.New()
+	p.Title.Text = "tune: evaluated settings and the Pareto front"
+	p.X.Label.Text = obj.Key().Lane + " " + obj.Metric + " (" + obj.Goal + ")"
+	p.Y.Label.Text = trade.Key().Lane + " " + trade.Metric + " (" + trade.Goal + ")"
+	xy := func(es []TuneEval) plotter.XYs {
+		pts := make(plotter.XYs, len(es))
+		for i, e := range es {
+			pts[i].X, pts[i].Y = e.Figures[obj.Key()], e.Figures[trade.Key()]
+		}
+		return pts
+	}
+	var feas, infeas []TuneEval
+	for _, e := range evals {
+		if e.Feasible {
+			feas = append(feas, e)
+		} else {
+			infeas = append(infeas, e)
+		}
+	}
+	for _, s := range []struct {
+		es    []TuneEval
+		c     color.Color
+		label string
+	}{{infeas, color.Gray{160}, "breaks a constraint"}, {feas, color.RGBA{40, 90, 200, 255}, "feasible"}, {[]TuneEval{best}, color.Black, "recommended"}} {
+		if len(s.es) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xy(s.es))
+		if err != nil {
+			return err
+		}
+		sc.Color = s.c
+		p.Add(sc)
+		p.Legend.Add(s.label, sc)
+	}
+	if len(front) > 0 {
+		l, err := plotter.NewLine(xy(front))
+		if err != nil {
+			return err
+		}
+		l.Color = color.RGBA{200, 40, 40, 255}
+		p.Add(l)
+		p.Legend.Add("Pareto front", l)
+	}
+	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+}
+
+// WriteTuneCSV writes every evaluation: the parameters, whether it met the
+// constraints, and the objective, trade-off and constrained figures.
+func (f *TuneFile) WriteTuneCSV(path string, evals []TuneEval) error {
+	keys := []MetricKey{f.Objective.Key()}
+	if f.TradeOff != nil {
+		keys = append(keys, f.TradeOff.Key())
+	}
+	for _, c := range f.Constraints {
+		if !slices.Contains(keys, c.Key()) {
+			keys = append(keys, c.Key())
+		}
+	}
+	var b strings.Builder
+	var head []string
+	for _, p := range f.Params {
+		head = append(head, p.Key)
+	}
+	head = append(head, "feasible")
+	for _, k := range keys {
+		head = append(head, k.Lane+" "+k.Metric)
+	}
+	b.WriteString(strings.Join(head, ",") + "\n")
+	for _, e := range evals {
+		var row []string
+		for j, p := range f.Params {
+			row = append(row, p.Format(e.X[j]))
+		}
+		row = append(row, fmt.Sprint(e.Feasible))
+		for _, k := range keys {
+			row = append(row, FormatFloat(e.Figures[k]))
+		}
+		b.WriteString(strings.Join(row, ",") + "\n")
+	}
+	return WriteFileAtomic(path, []byte(b.String()))
+}

@@ -200,3 +200,12 @@ func convergenceTables(s Summary) []table {
 	}
 	return out
 }
+
+// FairnessLine is a run's fairness on one terminal line: Jain's index, the
+// small batches behind a large one and their makespan ("-" when none
+// finished), the achieved tier shares.
+func FairnessLine(name string, f FairnessSummary) string {
+	n := behindFinished(f)
+	return fmt.Sprintf("%-10s  jain %.3f  small batches behind large: %d, makespan p50 %s s p90 %s s  tier shares: %s",
+		name, f.JainMean, f.BehindLarge, makespan(f.BehindLargeMakespan.P50, n), makespan(f.BehindLargeMakespan.P90, n), FormatTierShares(f.TierShares))
+}

@@ -325,9 +325,7 @@ func writeComparison(out io.Writer, sc *sim.Scenario, o options, summary results
 		}
 	}
 	for _, r := range runs {
-		f := r.Fairness
-		fmt.Fprintf(out, "%-10s  jain %.3f  small batches behind large: %d, makespan p50 %.0f s p90 %.0f s  tier shares: %s\n",
-			r.Policy, f.JainMean, f.BehindLarge, f.BehindLargeMakespan.P50, f.BehindLargeMakespan.P90, results.FormatTierShares(f.TierShares))
+		fmt.Fprintln(out, results.FairnessLine(r.Policy, r.Fairness))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime/metrics"
 	"slices"
 
 	"github.com/evalsched/lab/workloads"
@@ -141,6 +142,10 @@ type BudgetError struct {
 }
 
 func (e *BudgetError) Error() string {
+	if e.At >= 0 && e.Flag == "--max-memory" {
+		return fmt.Sprintf("run stopped at virtual time %v: %s bytes of memory in use, over the budget of %s (%s); raise %s to let it go on",
+			e.At, human(e.Size), human(e.Limit), e.Details, e.Flag)
+	}
 	if e.At >= 0 {
 		return fmt.Sprintf("run stopped at virtual time %v after %.0f events: over the budget of %.0f (%s); raise %s to let it go on",
 			e.At, e.Size, e.Limit, e.Details, e.Flag)
@@ -176,4 +181,19 @@ func (s *Scenario) SetBudget(b Budget, replay bool) error {
 	}
 	s.budget = b
 	return nil
+}
+
+// memoryCheckMask: a running world reads the heap every 2^20 events (a
+// runtime/metrics read, without stopping the world: far below 1% of the run).
+const memoryCheckMask = 1<<20 - 1
+
+// liveHeap is the process's heap marked live by the last garbage
+// collection: what runs retain (compare's runs share one process).
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +172,38 @@ func TestEventGuard(t *testing.T) {
 	}
 	if be.Size != 500 || w.EventsProcessed() != 500 || be.At <= 0 {
 		t.Errorf("stopped after %g events (engine %d) at %v; want 500 at a positive time", be.Size, w.EventsProcessed(), be.At)
+	}
+}
+
+// TestMemoryGuard: a run whose process holds more live heap than its memory
+// budget stops with a *BudgetError naming --max-memory; the same run with
+// room finishes.
+func TestMemoryGuard(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		budget uint64
+		stops  bool
+	}{{"no room", 1, true}, {"room", 1 << 40, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := faultScenario(t, func(s string) string { return s })
+			sc.budget = Budget{MaxMemory: tc.budget}
+			pol, err := NewPolicy("scheduler", sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := NewWorld(sc, Options{Seed: 1, Policy: pol})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runtime.GC() // the live-heap reading is refreshed by a collection
+			err = w.Run()
+			var be *BudgetError
+			switch {
+			case tc.stops && (!errors.As(err, &be) || be.Flag != "--max-memory" || !strings.Contains(err.Error(), "memory")):
+				t.Errorf("got %v, want a memory *BudgetError", err)
+			case !tc.stops && err != nil:
+				t.Errorf("got %v, want the run to finish", err)
+			}
+		})
 	}
 }

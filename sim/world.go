@@ -158,6 +158,13 @@ func (w *World) run() error {
 				At: w.now(), Flag: "--max-events", Details: fmt.Sprintf("%d calls created, %d tries", w.rec.counts.CallsCreated, w.rec.counts.Tries)}
 			break
 		}
+		if w.eng.processed&memoryCheckMask == 0 && w.sc.budget.MaxMemory > 0 {
+			if live := liveHeap(); live > w.sc.budget.MaxMemory {
+				w.err = &BudgetError{What: "bytes of memory", Size: float64(live), Limit: float64(w.sc.budget.MaxMemory),
+					At: w.now(), Flag: "--max-memory", Details: fmt.Sprintf("the process's live heap after %d events", w.eng.processed)}
+				break
+			}
+		}
 		w.eng.Step(w)
 	}
 	if w.err != nil {

@@ -273,6 +273,12 @@ func (o *OutputWriter) join(name string) (*part, error) {
 	return first, nil
 }
 
+// WriteJSON writes one more file of the output, as JSON, into the staging
+// directory: it is swapped in with the others at Commit.
+func (o *OutputWriter) WriteJSON(name string, v any) error {
+	return WriteJSON(filepath.Join(o.stage.Dir, name), v)
+}
+
 // Abort removes every temporary file not yet renamed into place.
 func (o *OutputWriter) Abort() {
 	for _, r := range o.runs {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/evalsched/lab/results"
@@ -44,10 +45,11 @@ func newApp() *cli.App {
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
-			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K] [--variant A --variant B ...] [--out DIR] [--trace FILE [--skip-invalid]]",
+			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K [--shard I/N]] [--variant A --variant B ...] [--out DIR] [--trace FILE [--skip-invalid]]",
 			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag,
 				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1},
-				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"}),
+				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"},
+				shardFlag),
 			Action: func(c *cli.Context) error {
 				if k := c.Int("seeds"); k < 1 || k > 1000 {
 					return usageErrorf(c, "--seeds: must be in 1..1000, got %d", k)
@@ -56,9 +58,18 @@ func newApp() *cli.App {
 				if err != nil {
 					return err
 				}
+				var sh results.Shard
+				if c.IsSet("shard") || c.Int("seeds") > 1 { // the array-job variables shard only a multi-seed compare
+					if sh, err = shardOf(c); err != nil {
+						return err
+					}
+				}
+				if sh.N > 1 && (c.Bool("report") || c.Bool("json")) {
+					return usageErrorf(c, "--shard: --report and --json apply to the merged directory (sim merge, then sim report)")
+				}
 				return withReport(c, compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
-					variants: c.StringSlice("variant"), json: c.Bool("json")}))
+					variants: c.StringSlice("variant"), json: c.Bool("json"), shard: sh}))
 			},
 		}, traceCommand(), reportCommand(), quotaCheckCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(), {
 			Name:  "scenarios",
@@ -99,8 +110,9 @@ type options struct {
 	top                          int
 	seeds                        int // compare: how many seeds, from seed on
 	skipInvalid                  bool
-	json                         bool      // print summary.json on stdout instead of the tables
-	variants                     []string  // compare: scenario variants, the first the baseline
+	json                         bool     // print summary.json on stdout instead of the tables
+	variants                     []string // compare: scenario variants, the first the baseline
+	shard                        results.Shard
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
 	budget                       sim.Budget
 }
@@ -206,12 +218,25 @@ func compareCommand(out io.Writer, o options) error {
 		return err
 	}
 	seed, dir := o.seed, o.dir
-	// Every seed's runs at once, at most GOMAXPROCS at a time; only the
-	// first seed's runs are written.
 	seeds := max(1, o.seeds)
+	sh := o.shard
+	if sh.N > seeds {
+		return fmt.Errorf("--shard %s: more shards than the %d seeds", sh, seeds)
+	}
+	if sh.N > 1 {
+		dir = filepath.Join(dir, fmt.Sprintf("shard-%d", sh.I))
+	}
+	// Every (owned) seed's runs at once, at most GOMAXPROCS at a time; only
+	// the first seed's runs are written.
 	var specs []sim.RunSpec
-	progress := newProgress(o.stderr, "compare", len(arms)*seeds)
+	var owned []int
 	for k := 0; k < seeds; k++ {
+		if sh.Owns(k) {
+			owned = append(owned, k)
+		}
+	}
+	progress := newProgress(o.stderr, "compare", len(arms)*len(owned))
+	for _, k := range owned {
 		for _, arm := range arms {
 			spec := arm
 			spec.Seed = seed + uint64(k)
@@ -222,32 +247,23 @@ func compareCommand(out io.Writer, o options) error {
 			specs = append(specs, spec)
 		}
 	}
-	done, err := simulate(sc, dir, specs, len(arms), newSource)
+	written := len(arms)
+	if owned[0] != 0 {
+		written = 0
+	}
+	done, err := simulate(sc, dir, specs, written, newSource)
 	if err != nil {
 		return err
 	}
 	n := len(arms)
-	runs := done.runs[:n]
-	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
-		Scenario: sc.Name, Seed: seed, Runs: runs, Comparison: results.Compare(runs[0], runs[1]), Invocation: o.invocation("compare")}
-	for k := 0; k < seeds && seeds > 1; k++ {
-		summary.Seeds = append(summary.Seeds, seed+uint64(k))
+	bySeed := make([][]results.Run, len(owned))
+	for j := range owned {
+		bySeed[j] = done.runs[j*n : (j+1)*n]
 	}
-	for i := 1; i < n; i++ {
-		var perSeed [][]results.LaneComparison
-		for k := 0; k < seeds; k++ {
-			perSeed = append(perSeed, results.Compare(done.runs[k*n], done.runs[k*n+i]))
-		}
-		vc := results.VariantComparison{Baseline: runs[0].Policy, Variant: runs[i].Policy, Comparison: perSeed[0]}
-		if seeds > 1 {
-			vc.MultiplierAcrossSeeds = results.MultiplierCI(perSeed)
-		}
-		if i == 1 {
-			summary.MultiplierAcrossSeeds = vc.MultiplierAcrossSeeds
-		}
-		if len(o.variants) > 0 {
-			summary.Variants = append(summary.Variants, vc)
-		}
+	summary := results.CompareSummary(sc.Name, seed+uint64(owned[0]), bySeed, len(o.variants) > 0, o.invocation("compare"))
+	if sh.N > 1 {
+		return commitCompareShard(done, summary, results.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
+			Scenario: sc.Name, First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
 	}
 	if err := done.commit(summary); err != nil {
 		return err
@@ -261,6 +277,24 @@ func compareCommand(out io.Writer, o options) error {
 	results.WriteProductionTable(out, summary)
 	results.WriteRemedyTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+	return nil
+}
+
+// commitCompareShard writes a compare shard's directory: its seeds' runs
+// whole (compare-shard.json) beside the summary of its own seeds.
+func commitCompareShard(done *simulated, summary results.Summary, cs results.CompareShard, owned []int, bySeed [][]results.Run, stderr io.Writer, dir string) error {
+	cs.Runs = map[int][]results.Run{}
+	for j, k := range owned {
+		cs.Runs[k] = bySeed[j]
+	}
+	if err := done.out.WriteJSON(results.CompareShardFile, cs); err != nil {
+		done.out.Abort()
+		return err
+	}
+	if err := done.commit(summary); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s (shard %s: %d of %d seeds; merge the shards with sim merge)\n", dir, cs.Shard, len(owned), cs.Seeds)
 	return nil
 }
 

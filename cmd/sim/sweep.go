@@ -81,7 +81,7 @@ func sweepRun(c *cli.Context, file, dir string, sh results.Shard) error {
 func mergeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "merge",
-		Usage:     "merge the shard directories of one sweep into --out: the same files an unsharded run writes",
+		Usage:     "merge the shard directories of one sweep, or of one compare --seeds, into --out: the same files an unsharded run writes",
 		UsageText: "sim merge [--out DIR] SHARD_DIR...",
 		Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output directory", Value: "out/sweep"}},
 		Action: func(c *cli.Context) error {
@@ -89,6 +89,13 @@ func mergeCommand() *cli.Command {
 				return usageErrorf(c, "missing argument: the shard directories")
 			}
 			dir := c.String("out")
+			if results.IsCompareShard(c.Args().First()) {
+				if err := results.MergeCompare(dir, c.Args().Slice()); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.ErrWriter, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+				return nil
+			}
 			if err := results.MergeSweep(dir, c.Args().Slice()); err != nil {
 				return err
 			}

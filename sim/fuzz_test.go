@@ -92,3 +92,33 @@ func FuzzJobTrace(f *testing.F) {
 		shortRun(t, sc, src)
 	})
 }
+
+// FuzzVariant: merging a variant's overlay onto a scenario never panics, and
+// a variant that builds runs a short simulation without panicking.
+func FuzzVariant(f *testing.F) {
+	for _, block := range []string{
+		variantsBlock,
+		"variants:\n  x: {policy: fixed-lane}\n",
+		"variants:\n  x:\n    models: [{name: a, streams: 9.5}]\n",
+		"variants:\n  x:\n    models: [{name: z, streams: 3, decode_rate: 1}]\n    policies: {scheduler: {bogus: 1}}\n",
+		"variants:\n  x: {name: y}\n",
+		"variants:\n  x: [1, 2]\n",
+		"variants:\n  x:\n    workload: {background: {rate_per_hour: .nan}}\n",
+		"variants:\n  x:\n    organisations: [{name: o, rpm: 1}]\n    events: [{at: 10m, model: a, capacity: 0}]\n",
+	} {
+		f.Add(block)
+	}
+	f.Fuzz(func(t *testing.T, block string) {
+		sc, err := ParseScenario("fuzz.yaml", []byte(validScenario+block))
+		if err != nil {
+			return
+		}
+		for _, name := range sc.VariantNames() {
+			v, err := sc.Variant(name)
+			if err != nil {
+				continue
+			}
+			shortRun(t, v.Scenario, nil)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/evalsched/lab/results"
@@ -19,10 +20,11 @@ func quotaCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "quota-check",
 		Usage:     "print a run's quota telemetry (N used of daily quota M) and fail (exit 4) when an evaluation's N/M passes --max-share",
-		UsageText: "sim quota-check --in DIR [--max-share 0.05]",
+		UsageText: "sim quota-check --in DIR [--max-share 0.05] [--json]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "in", Usage: "output directory of sim run or compare (reads summary.json)", Required: true},
 			&cli.Float64Flag{Name: "max-share", Usage: "largest share of a daily quota an evaluation workload may use", Value: 0.05},
+			&cli.BoolFlag{Name: "json", Usage: "print the verdict as JSON on stdout instead of the table"},
 		},
 		Action: func(c *cli.Context) error {
 			max := c.Float64("max-share")
@@ -33,8 +35,16 @@ func quotaCheckCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			over, err := results.CheckQuota(c.App.Writer, o.Summary, max)
-			if err != nil {
+			var over int
+			if c.Bool("json") {
+				v := results.CheckQuotaVerdict(o.Summary, max)
+				over = v.Over
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(v); err != nil {
+					return err
+				}
+			} else if over, err = results.CheckQuota(c.App.Writer, o.Summary, max); err != nil {
 				return err
 			}
 			if over > 0 {

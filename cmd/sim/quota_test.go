@@ -24,6 +24,8 @@ func TestQuotaCheckExitCodes(t *testing.T) {
 	}{
 		{"over the default 5%", nil, exitQuota, "no-guard (baseline) evaluation acme tpd 39,393,000 48,000,000 82.07% OVER", "above the allowed share"},
 		{"under 100%", []string{"--max-share", "1"}, 0, "no-guard (baseline) evaluation acme tpd", ""},
+		{"json over", []string{"--json"}, exitQuota, `"over": 3`, "above the allowed share"},
+		{"json under", []string{"--json", "--max-share", "1"}, 0, `"pass": true`, ""},
 		{"bad threshold", []string{"--max-share", "0"}, exitUsage, "", "--max-share: must be in (0, 1]"},
 		{"no such dir", []string{"--in", filepath.Join(dir, "nope")}, exitError, "", "no such file"},
 	} {

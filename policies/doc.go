@@ -139,6 +139,17 @@
 //     l + max(step, 5%·l); up to T + τ: hold; up to 2T + τ: l − 1; beyond:
 //     0.75·l. Failure: the hold band is the only damping; a depth noisier
 //     than the band walks the limit down one job at a time.
+//   - damped: a search on its own average s ← 0.3·d + 0.7·s. It raises only
+//     when both s and the newest d are below T/2, lowers only when both are
+//     above 2T + τ (a hold band proportional to the target, and no move on
+//     one noisy reading), holds one tick after every move, and holds while a
+//     lowered limit is still below the running count (the cut has not
+//     bitten: judging the depth then would cut again for the same excess).
+//     The step is g·l, g from factor − 1, halved after a reversal, doubled
+//     after three moves one way. Failure: the start is still a ramp that
+//     overshoots by the jobs started during the depth's lag, and undoing it
+//     takes as long as the jobs run (minutes to tens of minutes); the wide
+//     band leaves the depth anywhere in [T/2, 2T + τ].
 //
 // 2. Which waiting jobs get the slots. Model m has limit(m) − running(m) free
 // slots (never below zero), and all models together at most

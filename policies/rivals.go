@@ -29,11 +29,14 @@ const (
 	// ControllerBands is a per-band AIMD gate in the manner of llm-d-async:
 	// the depth's band (open, hold, busy, saturated) picks the move.
 	ControllerBands ControllerKind = "bands"
+	// ControllerDamped is a search on a smoothed depth with a wide hold band,
+	// a wait after every move and a freeze while a lowered limit has not bitten.
+	ControllerDamped ControllerKind = "damped"
 )
 
 // Controllers lists every controller kind, the reference first.
 var Controllers = []ControllerKind{ControllerStep, ControllerSearch, ControllerAIMD, ControllerPI,
-	ControllerGradient, ControllerInspect, ControllerBands}
+	ControllerGradient, ControllerInspect, ControllerBands, ControllerDamped}
 
 // Constants of the rival controllers (see the package documentation).
 const (
@@ -60,6 +63,9 @@ type rivalState struct {
 	longLat  float64 // ControllerGradient: long average of the latency
 	slow     bool    // ControllerInspect: still doubling (no 429 yet)
 	debounce time.Time
+	ewma     float64 // ControllerDamped: its own smoothed depth
+	haveE    bool
+	wait     int // ControllerDamped: ticks left to hold after a move
 }
 
 // propose is the limit a rival controller wants, as a real, and the
@@ -87,6 +93,8 @@ func (c *controller) propose(ls *limitState, in signals) (float64, int) {
 		return c.gradientStep(ls, in)
 	case ControllerInspect:
 		return c.inspectStep(ls, in)
+	case ControllerDamped:
+		return c.dampedStep(ls, in)
 	case ControllerBands:
 		switch {
 		case d <= t/2:
@@ -208,6 +216,9 @@ func (c *controller) apply(ls *limitState, want float64, dir int, in signals) {
 	}
 	if c.kind == ControllerSearch {
 		c.searchMoved(r, float64(ls.limit), want, dir)
+	}
+	if c.kind == ControllerDamped && n != l {
+		dampedMoved(r, dir)
 	}
 	ls.limit = n
 	switch {

@@ -170,6 +170,7 @@ func TestControllersFluid(t *testing.T) {
 		// inspect_ai's rule learns the top only from a 429: a sawtooth.
 		{kind: ControllerInspect, throttle: 40, capTicks: 8, cycles: true, recoverTicks: 10},
 		{kind: ControllerBands, capTicks: 60, revPerHour: 4, recoverTicks: 15},
+		{kind: ControllerDamped, capTicks: 30, revPerHour: 4, recoverTicks: 12},
 	}
 	const cycleMin = 30
 	for _, tc := range tests {

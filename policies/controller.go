@@ -131,10 +131,15 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	}
 }
 
-// rejected applies the quota signal: with 429s since the last tick the
-// limit is not raised, and after lowerAfter such ticks in a row it is
-// lowered one step (unless already below running, as for depth). It
-// reports whether it decided the tick; without 429s the depth rule does.
+// rejected applies the quota signal (QuotaState.Rejections: the 429s the
+// model answers for): with any 429 since the last tick the limit is not
+// raised; after lowerAfter such ticks in a row, it is lowered one step when
+// the model answers for more than one 429 this tick (unless already below
+// running, as for depth). A model below its share of a shared
+// organisation's running jobs answers for at most one, so it is held, not
+// lowered: the lanes above their share give way first, and the lanes of
+// one organisation no longer take its quota from each other. It reports
+// whether it decided the tick; without 429s the depth rule does.
 func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 	if rejected == 0 {
 		ls.rejTicks = 0
@@ -142,7 +147,7 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 	}
 	ls.rejTicks++
 	ls.action = ActionRejected
-	if ls.rejTicks >= c.lowerAfter && ls.limit >= running {
+	if ls.rejTicks >= c.lowerAfter && ls.limit >= running && rejected > 1 {
 		ls.limit = c.lower(ls.limit, ls.minL)
 		ls.action = ActionRejectedLower
 	}

@@ -139,7 +139,10 @@ type QuotaState interface {
 	State
 	// Quota is the model's full quota reading.
 	Quota(m ModelID) QuotaReading
-	// Rejections is QuotaReading.Rejected alone, cheap enough for every
-	// model at every tick.
+	// Rejections is the model's 429s since the previous Decide that it
+	// answers for, cheap enough for every model at every tick: 0 exactly
+	// when QuotaReading.Rejected is 0; at most 1 while the model holds
+	// less than its share of a quota it shares with other models (their
+	// mean running jobs), QuotaReading.Rejected otherwise.
 	Rejections(m ModelID) int
 }

@@ -19,6 +19,13 @@ func (tl *timelines) figure(model string) (figSpec, error) {
 	title := model + ": running jobs, running-job limit and the calls' wait"
 	top := newPlot("", "", "jobs holding a container")
 	newGrid(top, true, true)
+	as := alertSpans(tl.o.Summary, model)
+	spans := &spanPlotter{spans: as, scale: tl.scale}
+	if len(as) > 0 {
+		top.Add(spans) // first: under the lines
+	} else {
+		spans = nil
+	}
 	lines, err := tl.addLines(top, model)
 	if err != nil {
 		return figSpec{}, err
@@ -28,10 +35,10 @@ func (tl *timelines) figure(model string) (figSpec, error) {
 	}
 	plots := []*plot.Plot{top}
 	if lines.maxDepth > 0 {
-		plots = append(plots, tl.countPanel("gateway queue (calls)", lines.depth))
+		plots = append(plots, tl.countPanel("gateway queue (calls)", lines.depth, spans))
 	}
 	if lines.total429 > 0 {
-		plots = append(plots, tl.countPanel("429s per sample", lines.r429))
+		plots = append(plots, tl.countPanel("429s per sample", lines.r429, spans))
 	}
 	events := tl.addMarks(plots, model)
 	grid := make([][]*plot.Plot, len(plots))
@@ -47,8 +54,11 @@ func (tl *timelines) figure(model string) (figSpec, error) {
 	legend := append(lines.legend, legendEntry{"running jobs, queue, 429s", lineThumb(color.Black, vg.Points(1.4), false)},
 		legendEntry{"running-job limit", lineThumb(color.Black, vg.Points(1.4), true)},
 		legendEntry{"events", markThumb()})
+	if spans != nil {
+		legend = append(legend, legendEntry{"quota alert", spanThumb{}})
+	}
 	h := 3.6*vg.Inch + vg.Length(len(plots)-1)*2.4*vg.Inch
-	return figSpec{name: name, title: title, caption: tl.caption(model, lines, events), w: 10 * vg.Inch, h: h,
+	return figSpec{name: name, title: title, caption: tl.caption(model, lines, events) + alertCaption(as), w: 10 * vg.Inch, h: h,
 		draw: figureWithLegend(title, grid, legend)}, nil
 }
 
@@ -111,10 +121,13 @@ func (tl *timelines) width(colorIndex int) vg.Length {
 }
 
 // countPanel is a panel of one count per policy over time, on an integer
-// axis.
-func (tl *timelines) countPanel(ylabel string, lines []policyXYs) *plot.Plot {
+// axis, over the alert spans if any.
+func (tl *timelines) countPanel(ylabel string, lines []policyXYs, spans *spanPlotter) *plot.Plot {
 	p := newPlot("", "", ylabel)
 	newGrid(p, true, true)
+	if spans != nil {
+		p.Add(spans)
+	}
 	p.Y.Tick.Marker = intTicks{}
 	for _, l := range lines {
 		ci := tl.roles.colorIndex(l.pol, l.k)

@@ -45,6 +45,9 @@ type AlertEpisode struct {
 	Key       string  `json:"key"`
 	Dimension string  `json:"dimension"`
 	PeakShare float64 `json:"peak_share"`
+	// Models are the models whose evaluation calls bill to Key: the
+	// timelines the episode is drawn on.
+	Models []string `json:"models,omitempty"`
 }
 
 // GuardStats is what a run's guards did.

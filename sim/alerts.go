@@ -55,10 +55,17 @@ func (w *World) Alerts() []results.AlertEpisode {
 	if w.alerts.mon == nil {
 		return nil
 	}
+	billed := map[string][]string{} // organisation → models whose eval calls bill to it
+	for i, m := range w.sc.Catalogue() {
+		if o := w.prov.models[i].evalOrg; o >= 0 {
+			name := w.sc.Organisations[o].Name
+			billed[name] = append(billed[name], m)
+		}
+	}
 	var out []results.AlertEpisode
 	for _, e := range w.alerts.mon.Episodes(Epoch.Add(w.end.Duration())) {
 		out = append(out, results.AlertEpisode{Start: e.Start.Sub(Epoch).Seconds(), End: e.End.Sub(Epoch).Seconds(),
-			Key: e.Key, Dimension: e.Dim, PeakShare: e.Peak})
+			Key: e.Key, Dimension: e.Dim, PeakShare: e.Peak, Models: billed[e.Key]})
 	}
 	return out
 }

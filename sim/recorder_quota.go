@@ -91,8 +91,42 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 }
 
 // Rejections implements policies.QuotaState: the model's 429s since the
-// policy last decided.
-func (w *World) Rejections(m policies.ModelID) int { return w.rec.quota.rejected[m] }
+// policy last decided that it answers for. The models of one organisation
+// share its quotas, so a 429 there says the organisation is full, not which
+// model filled it: a model holding at least its share of the running jobs
+// of the organisation's models with tries since the last decision (their
+// mean) answers for all its 429s; one below that share answers for at most
+// one (it is being rejected, so it is not raised, but it is not lowered to
+// make room the others would take). A model alone on its organisation, or
+// with none, answers for all.
+func (w *World) Rejections(m policies.ModelID) int {
+	n := w.rec.quota.rejected[m]
+	org := w.prov.models[m].evalOrg
+	if n <= 1 || org < 0 {
+		return n
+	}
+	var peers []int // running jobs of the organisation's models with tries
+	for j := range w.prov.models {
+		if w.prov.models[j].evalOrg == org && w.rec.quota.tries[j] > 0 {
+			peers = append(peers, w.Running(policies.ModelID(j)))
+		}
+	}
+	return answerable(n, w.Running(m), peers)
+}
+
+// answerable is the share rule of Rejections: n 429s of a model running
+// own jobs, among peers (the running jobs of every model with tries on the
+// same organisation, the model's included).
+func answerable(n, own int, peers []int) int {
+	total := 0
+	for _, r := range peers {
+		total += r
+	}
+	if n <= 1 || len(peers) <= 1 || own*len(peers) >= total {
+		return n
+	}
+	return 1
+}
 
 // decided resets the signals read since the last decision.
 func (r *recorder) decided() {

@@ -273,6 +273,10 @@ func (o *OutputWriter) join(name string) (*part, error) {
 	return first, nil
 }
 
+// UseModels sets the model catalogue the run's rows index (a scenario
+// variant may add models to the base catalogue given to NewOutputWriter).
+func (r *RunWriter) UseModels(models []string) { r.models = models }
+
 // WriteJSON writes one more file of the output, as JSON, into the staging
 // directory: it is swapped in with the others at Commit.
 func (o *OutputWriter) WriteJSON(name string, v any) error {

@@ -196,6 +196,9 @@ func simulate(sc *sim.Scenario, dir string, specs []sim.RunSpec, written int, ne
 		specs[i].Rows = results.Discard
 		if i < written {
 			specs[i].Rows = ow.Run(i)
+			if v := specs[i].Variant; v != nil {
+				ow.Run(i).UseModels(v.Scenario.Catalogue())
+			}
 		}
 	}
 	runs, err := sim.ExecuteAll(sc, specs, newSource)

@@ -16,6 +16,9 @@ variants:
   old: {policy: fixed-lane}
   new: {}
   shallow: {policies: {scheduler: {target_depth: 1}}}
+  more-models:
+    models: [{name: extra, streams: 4, decode_rate: 40}]
+    workload: {models: {hot: [extra]}}
 `
 
 func variantFile(t *testing.T) string {
@@ -83,6 +86,24 @@ func TestCompareVariants(t *testing.T) {
 	}
 }
 
+// TestCompareVariantAddsModel: a variant may add a model to the base
+// catalogue; its rows name the model (the output writer follows each run's
+// own catalogue).
+func TestCompareVariantAddsModel(t *testing.T) {
+	file := variantFile(t)
+	dir := t.TempDir()
+	if _, stderr, code := runSim(t, "compare", "--scenario", file, "--out", dir, "--variant", "new", "--variant", "more-models"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "series.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\nmore-models,") || !strings.Contains(string(data), ",extra,") {
+		t.Errorf("series.csv has no row of the added model under its variant")
+	}
+}
+
 func TestCompareVariantErrors(t *testing.T) {
 	file := variantFile(t)
 	for _, tc := range []struct {
@@ -91,7 +112,7 @@ func TestCompareVariantErrors(t *testing.T) {
 		want string
 	}{
 		{"one variant", []string{"--variant", "old"}, "at least two"},
-		{"unknown", []string{"--variant", "old", "--variant", "nope"}, `no variant "nope" (have old, new, shallow)`},
+		{"unknown", []string{"--variant", "old", "--variant", "nope"}, `no variant "nope" (have old, new, shallow, more-models)`},
 		{"twice", []string{"--variant", "old", "--variant", "old"}, `"old" given twice`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

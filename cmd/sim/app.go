@@ -50,27 +50,7 @@ func newApp() *cli.App {
 				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1},
 				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"},
 				shardFlag),
-			Action: func(c *cli.Context) error {
-				if k := c.Int("seeds"); k < 1 || k > 1000 {
-					return usageErrorf(c, "--seeds: must be in 1..1000, got %d", k)
-				}
-				budget, err := budgetOf(c)
-				if err != nil {
-					return err
-				}
-				var sh results.Shard
-				if c.IsSet("shard") || c.Int("seeds") > 1 { // the array-job variables shard only a multi-seed compare
-					if sh, err = shardOf(c); err != nil {
-						return err
-					}
-				}
-				if sh.N > 1 && (c.Bool("report") || c.Bool("json")) {
-					return usageErrorf(c, "--shard: --report and --json apply to the merged directory (sim merge, then sim report)")
-				}
-				return withReport(c, compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
-					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
-					variants: c.StringSlice("variant"), json: c.Bool("json"), shard: sh}))
-			},
+			Action: compareAction,
 		}, traceCommand(), reportCommand(), quotaCheckCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(), {
 			Name:  "scenarios",
 			Usage: "list the embedded scenarios, or print one with --show NAME",
@@ -365,4 +345,27 @@ func writeComparison(out io.Writer, sc *sim.Scenario, o options, summary results
 		fmt.Fprintln(out, results.FairnessLine(r.Policy, r.Fairness))
 	}
 	return nil
+}
+
+// compareAction reads compare's flags (seeds, budget, shard) and runs it.
+func compareAction(c *cli.Context) error {
+	if k := c.Int("seeds"); k < 1 || k > 1000 {
+		return usageErrorf(c, "--seeds: must be in 1..1000, got %d", k)
+	}
+	budget, err := budgetOf(c)
+	if err != nil {
+		return err
+	}
+	var sh results.Shard
+	if c.IsSet("shard") || c.Int("seeds") > 1 { // the array-job variables shard only a multi-seed compare
+		if sh, err = shardOf(c); err != nil {
+			return err
+		}
+	}
+	if sh.N > 1 && (c.Bool("report") || c.Bool("json")) {
+		return usageErrorf(c, "--shard: --report and --json apply to the merged directory (sim merge, then sim report)")
+	}
+	return withReport(c, compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+		top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
+		variants: c.StringSlice("variant"), json: c.Bool("json"), shard: sh}))
 }

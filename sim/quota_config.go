@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/evalsched/lab/workloads"
 	"math"
 	"time"
 
@@ -109,18 +110,6 @@ func (h *QuotaHistory) validate(p string) error {
 		return field.Errorf(p+".requests", "must be >= 0 and finite, got %g", h.Requests)
 	case h.Tokens < 0 || math.IsNaN(h.Tokens) || math.IsInf(h.Tokens, 0):
 		return field.Errorf(p+".tokens", "must be >= 0 and finite, got %g", h.Tokens)
-	case len(h.Hourly) != 0 && len(h.Hourly) != 24:
-		return field.Errorf(p+".hourly", "needs 24 weights (hours 0-23), got %d", len(h.Hourly))
 	}
-	sum := 0.0
-	for i, x := range h.Hourly {
-		if !(x >= 0) || math.IsInf(x, 0) {
-			return field.Errorf(fmt.Sprintf("%s.hourly[%d]", p, i), "must be >= 0 and finite, got %g", x)
-		}
-		sum += x
-	}
-	if len(h.Hourly) > 0 && !(sum > 0) {
-		return field.Errorf(p+".hourly", "weights must add up to more than 0")
-	}
-	return nil
+	return workloads.CheckWeights(p+".hourly", h.Hourly, 24)
 }

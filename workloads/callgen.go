@@ -26,7 +26,7 @@ func (c *CallGenConfig) Validate() error {
 	if !(c.RatePerHour > 0) || c.RatePerHour > 1e9 {
 		return field.Errorf("rate_per_hour", "must be in (0, 1e9], got %g", c.RatePerHour)
 	}
-	if _, _, err := factors("hourly", c.Hourly, 24); err != nil {
+	if err := CheckWeights("hourly", c.Hourly, 24); err != nil {
 		return err
 	}
 	for _, d := range []struct {

@@ -46,6 +46,14 @@ func (p *Profile) compile(path string) error {
 	return nil
 }
 
+// CheckWeights checks a list of n relative weights (empty: flat) as a
+// profile does: each finite and >= 0, adding up to more than 0. Errors are
+// *field.Error at path.
+func CheckWeights(path string, w []float64, n int) error {
+	_, _, err := factors(path, w, n)
+	return err
+}
+
 // factors turns n relative weights (or none: flat) into weight / mean and
 // returns the largest. A flat list gives exactly 1 everywhere.
 func factors(path string, w []float64, n int) ([]float64, float64, error) {

@@ -220,11 +220,7 @@ func (w *World) finish(slot int32) {
 	n := &w.load[j.w.Model]
 	n.running--
 	failed := j.failed
-	if failed {
-		w.rec.jobFailed(j, n.running)
-	} else {
-		w.rec.jobFinished(j, n.running)
-	}
+	w.rec.jobEnded(j, n.running)
 	id, model := j.id, j.w.Model
 	grade := j.w
 	delete(w.byID, id)

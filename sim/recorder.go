@@ -209,9 +209,20 @@ func (r *recorder) jobStarted(j *jobState, running int) {
 	}
 }
 
-func (r *recorder) jobFinished(j *jobState, running int) {
+// jobEnded records a job that left its container: completed (its job times
+// kept when in the window), or failed.
+func (r *recorder) jobEnded(j *jobState, running int) {
 	m := &r.lanes[j.w.Model]
 	r.set(&m.running, running)
+	if j.failed {
+		// One of its calls could never succeed (larger than a quota
+		// window's limit): it leaves its batch like a finished job but is
+		// counted as failed, not completed, and adds no job times.
+		r.counts.JobsFailed++
+		r.logJob(j, LogJobFail)
+		r.fairFinish(j)
+		return
+	}
 	r.counts.JobsCompleted++
 	r.lastFinish = r.now()
 	r.logJob(j, LogJobFinish)

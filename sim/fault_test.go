@@ -17,6 +17,15 @@ type tally struct {
 	outage, rejected429                       int
 }
 
+// endOnce marks id ended, failing the test if it had already ended.
+func endOnce[K comparable](t *testing.T, ended map[K]bool, id K, what string) {
+	t.Helper()
+	if ended[id] {
+		t.Fatalf("%s %v ended twice", what, id)
+	}
+	ended[id] = true
+}
+
 // checkConserved checks from the event log and the final tables that every
 // job that arrived finished, failed or is still in the system, and every
 // call created was answered, failed or is still in the system, each once.
@@ -29,10 +38,7 @@ func checkConserved(t *testing.T, w *World) tally {
 		case LogJobArrive:
 			c.arrived++
 		case LogJobFinish, LogJobFail:
-			if jobEnded[r.Job] {
-				t.Fatalf("job %d ended twice", r.Job)
-			}
-			jobEnded[r.Job] = true
+			endOnce(t, jobEnded, r.Job, "job")
 			if r.Event == LogJobFail {
 				c.failed++
 			} else {
@@ -41,10 +47,7 @@ func checkConserved(t *testing.T, w *World) tally {
 		case LogCallCreate:
 			c.created++
 		case LogCallAnswer, LogCallFail:
-			if callEnded[r.Call] {
-				t.Fatalf("call %d ended twice", r.Call)
-			}
-			callEnded[r.Call] = true
+			endOnce(t, callEnded, r.Call, "call")
 			if r.Event == LogCallAnswer {
 				c.answered++
 			} else {

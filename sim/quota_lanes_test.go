@@ -27,16 +27,7 @@ func TestSharedOrgLanesKeepUpWithFixedLane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var specs []RunSpec
-	for _, seed := range []uint64{1, 2, 3} {
-		for _, name := range []string{"quota-fixed-lane", "quota-scheduler"} {
-			v, err := sc.Variant(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			specs = append(specs, RunSpec{Seed: seed, Variant: v})
-		}
-	}
+	specs := variantSpecs(t, sc, []uint64{1, 2, 3}, "quota-fixed-lane", "quota-scheduler")
 	runs, err := ExecuteAll(sc, specs, nil)
 	if err != nil {
 		t.Fatal(err)

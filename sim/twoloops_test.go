@@ -17,16 +17,7 @@ func TestTwoLoops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var specs []RunSpec
-	for _, seed := range []uint64{1, 2} {
-		for _, name := range []string{"search", "search+gateway"} {
-			v, err := sc.Variant(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			specs = append(specs, RunSpec{Seed: seed, Variant: v})
-		}
-	}
+	specs := variantSpecs(t, sc, []uint64{1, 2}, "search", "search+gateway")
 	runs, err := ExecuteAll(sc, specs, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -71,4 +62,20 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// variantSpecs is one run per seed and variant name, seed-major.
+func variantSpecs(t *testing.T, sc *Scenario, seeds []uint64, names ...string) []RunSpec {
+	t.Helper()
+	var specs []RunSpec
+	for _, seed := range seeds {
+		for _, name := range names {
+			v, err := sc.Variant(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			specs = append(specs, RunSpec{Seed: seed, Variant: v})
+		}
+	}
+	return specs
 }

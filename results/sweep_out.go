@@ -210,9 +210,6 @@ func MergeSweep(dir string, shards []string) error {
 // ReadSweepManifest reads DIR/sweep.json.
 func ReadSweepManifest(dir string) (SweepManifest, error) {
 	var m SweepManifest
-	data, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
-	if err == nil {
-		err = json.Unmarshal(data, &m)
-	}
+	err := readJSONFile(filepath.Join(dir, "sweep.json"), &m)
 	return m, err
 }

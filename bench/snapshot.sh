@@ -22,8 +22,8 @@ for sc in default light-load azure-production; do
   done
 done
 "$BIN" compare --scenario light-load --seed 4 --seeds 3 --out "$OUT/seeds" > "$OUT/seeds.stdout" 2>&1
-"$BIN" trace gen --scenario light-load --seed 7 --out "$OUT/jobs.jsonl" 2>/dev/null
-"$BIN" trace gen --scenario light-load --seed 7 --format csv --out "$OUT/jobs.csv" 2>/dev/null
+"$BIN" trace gen --scenario light-load --seed 7 --out "$OUT/jobs.jsonl" >/dev/null 2>&1
+"$BIN" trace gen --scenario light-load --seed 7 --format csv --out "$OUT/jobs.csv" >/dev/null 2>&1
 "$BIN" trace stats --scenario light-load "$OUT/jobs.jsonl" > "$OUT/stats.txt" 2>&1
 "$BIN" compare --scenario light-load --trace "$OUT/jobs.jsonl" --seed 7 --out "$OUT/replayed" > "$OUT/replayed.stdout" 2>&1
 if [ "${3:-}" = --against ]; then

@@ -154,6 +154,9 @@ func (cs *callState) source() source {
 // paced reports whether the model's next queued call may be sent now under
 // its pacing key; if not, a wake-up is scheduled for when it may.
 func (w *World) paced(model int32) bool {
+	if !w.prov.paces(model) { // the common case: no pacing key, no look at the queue
+		return true
+	}
 	c, ok := w.gw.peek(model)
 	if !ok {
 		return true

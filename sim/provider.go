@@ -118,14 +118,16 @@ func (d *deployment) orgOf(src source) int {
 }
 
 // paceWait is how long an evaluation call of tokens on model must be held
-// at the gateway by its pacing key (0: send it now, or no pacing key; a
+// at the gateway by its pacing key, for a model that paces (0: send it now; a
 // call that can never fit is sent, to be refused).
 func (p *Provider) paceWait(model int32, now Time, tokens float64) Time {
+	return max(p.keys[p.models[model].key].check(now, tokens), 0)
+}
+
+// paces reports whether the model's calls go through a pacing key.
+func (p *Provider) paces(model int32) bool {
 	k := p.models[model].key
-	if k < 0 || !p.pace[k] {
-		return 0
-	}
-	return max(p.keys[k].check(now, tokens), 0)
+	return k >= 0 && p.pace[k]
 }
 
 // accept takes an accepted call: true if a stream is free to serve it now,

@@ -28,6 +28,14 @@ type RunSpec struct {
 	Done func(results.Run)
 }
 
+// ScenarioFor is the scenario the run simulates: its variant's, else base.
+func (s RunSpec) ScenarioFor(base *Scenario) *Scenario {
+	if s.Variant != nil {
+		return s.Variant.Scenario
+	}
+	return base
+}
+
 // Label is the run's name in outputs: the variant's name, else the policy's.
 func (s RunSpec) Label() string {
 	if s.Variant != nil {
@@ -156,9 +164,9 @@ func ExecuteAll(sc *Scenario, specs []RunSpec, newSource func() (workloads.Sourc
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			spec := specs[i]
-			sc := sc
+			sc := spec.ScenarioFor(sc)
 			if spec.Variant != nil {
-				sc, spec.Policy = spec.Variant.Scenario, spec.Variant.Policy
+				spec.Policy = spec.Variant.Policy
 			}
 			if spec.Source == nil && newSource != nil {
 				if spec.Source, errs[i] = newSource(); errs[i] != nil {

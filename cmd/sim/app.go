@@ -176,9 +176,7 @@ func simulate(sc *sim.Scenario, dir string, specs []sim.RunSpec, written int, ne
 		specs[i].Rows = results.Discard
 		if i < written {
 			specs[i].Rows = ow.Run(i)
-			if v := specs[i].Variant; v != nil {
-				ow.Run(i).UseModels(v.Scenario.Catalogue())
-			}
+			ow.Run(i).UseModels(specs[i].ScenarioFor(sc).Catalogue()) // a variant may add models
 		}
 	}
 	runs, err := sim.ExecuteAll(sc, specs, newSource)

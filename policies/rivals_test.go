@@ -130,14 +130,6 @@ func reversalsPerHour(limits []int, from, to int) float64 {
 	return float64(n) / (float64(to-from) * 10 / 3600)
 }
 
-func meanAbsDepthErr(depths []int, from, to int, target float64) float64 {
-	s := 0.0
-	for _, d := range depths[from:to] {
-		s += math.Abs(float64(d) - target)
-	}
-	return s / float64(to-from)
-}
-
 var baseFluid = fluidRun{callsPerJob: 2, capacity: 200, throttleAt: 0, service: 20, jobTicks: 12}
 
 // meanLimit is the mean limit over ticks [from, to).

@@ -163,7 +163,6 @@ func (r *recorder) flush() {
 
 func (r *recorder) depth(model int32, v int)   { r.set(&r.lanes[model].depth, v) }
 func (r *recorder) busy(model int32, v int)    { r.set(&r.lanes[model].busy, v) }
-func (r *recorder) running(model int32, v int) { r.set(&r.lanes[model].running, v) }
 func (r *recorder) streams(model int32, v int) { r.set(&r.lanes[model].streams, v) }
 
 // gatewayOnly moves a model's count of jobs holding a container only to wait

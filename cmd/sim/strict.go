@@ -83,11 +83,11 @@ func checkArgs(c *cli.Context, want int) error {
 	if want < 0 {
 		want = len(args)
 	}
-	for _, a := range args[min(want, len(args)):] {
-		if strings.HasPrefix(a, "-") {
+	if len(args) > want {
+		if a := args[want]; strings.HasPrefix(a, "-") {
 			return usageErrorf(c, "flag %s after an argument: flags go before arguments", a)
 		}
-		return usageErrorf(c, "unexpected argument %q", a)
+		return usageErrorf(c, "unexpected argument %q", args[want])
 	}
 	if len(args) < want {
 		return usageErrorf(c, "missing argument")

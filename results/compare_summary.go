@@ -106,8 +106,7 @@ func MergeCompare(dir string, shards []string) error {
 	if err != nil {
 		return err
 	}
-	src := &StagedDir{Target: firstDir, Dir: stage.Dir}
-	if err := src.LinkInto("series.csv", "batches.csv"); err != nil {
+	if err := stage.LinkFrom(firstDir, "series.csv", "batches.csv"); err != nil {
 		stage.Abort()
 		return err
 	}

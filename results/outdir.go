@@ -130,12 +130,13 @@ func (s *StagedDir) Commit() error {
 // Abort removes the staging directory.
 func (s *StagedDir) Abort() { os.RemoveAll(s.Dir) }
 
-// LinkInto puts the named files of Target (those that exist) into the
-// staging directory, by hard link where possible, else by copy: the
-// starting point of a step that adds to an existing output (sim report).
-func (s *StagedDir) LinkInto(names ...string) error {
+// LinkFrom puts the named files of directory from (those that exist) into
+// the staging directory, by hard link where possible, else by copy: the
+// starting point of a step that adds to an existing output (sim report adds
+// to Target; sim merge takes a shard's files).
+func (s *StagedDir) LinkFrom(from string, names ...string) error {
 	for _, name := range names {
-		src, dst := filepath.Join(s.Target, name), filepath.Join(s.Dir, name)
+		src, dst := filepath.Join(from, name), filepath.Join(s.Dir, name)
 		if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -21,7 +21,7 @@ func WriteReport(dir string, version string) error {
 	if err != nil {
 		return err
 	}
-	if err := stage.LinkInto("summary.json", "series.csv", "batches.csv"); err != nil {
+	if err := stage.LinkFrom(dir, "summary.json", "series.csv", "batches.csv"); err != nil {
 		stage.Abort()
 		return err
 	}

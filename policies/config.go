@@ -32,6 +32,10 @@ const (
 	DefaultTierShare        = 0.8
 	DefaultRejectLowerAfter = 3
 	defaultStaleAfterTick   = 3 // stale_after defaults to this many ticks
+	defaultDeadTimeTicks    = 3 // dead_time defaults to this many ticks
+	// DefaultController settles within minutes on backlogged lanes (README,
+	// "Controllers"); "step" is the reference it replaced.
+	DefaultController = ControllerSlowStart
 )
 
 // SchedulerConfig configures the production scheduler. It is meant to be
@@ -70,11 +74,17 @@ type SchedulerConfig struct {
 	// StaleAfter: a depth reading taken longer than this before now is
 	// stale, and the controller holds (0 → 3 × Tick).
 	StaleAfter time.Duration `yaml:"stale_after" json:"stale_after"`
+	// DeadTime is how long after a job starts before its calls show in the
+	// gateway depth (container startup plus the first call). The slowstart
+	// controller, on first seeing the depth over target, backs off to the
+	// limit that was in force this long before (0 → 3 × Tick; at most
+	// 16 ticks).
+	DeadTime time.Duration `yaml:"dead_time" json:"dead_time,omitempty"`
 	// TierShare is the share of the slots left to it that the highest
 	// backlogged tier takes, in (0, 1] (0 → 0.8; 1 means strict priority).
 	TierShare float64 `yaml:"tier_share" json:"tier_share"`
-	// Controller is the rule that moves the limits (empty → "step", the
-	// reference); see ControllerKind and the package documentation.
+	// Controller is the rule that moves the limits (empty → "slowstart");
+	// see ControllerKind and the package documentation.
 	Controller ControllerKind `yaml:"controller,omitempty" json:"controller,omitempty"`
 	// IgnoreQuota turns the quota signal off (a negative control): the
 	// limit follows the depth alone, even while the model is rejected.
@@ -130,6 +140,12 @@ func (c SchedulerConfig) WithDefaults() SchedulerConfig {
 	}
 	if c.RejectLowerAfter == 0 {
 		c.RejectLowerAfter = DefaultRejectLowerAfter
+	}
+	if c.Controller == "" {
+		c.Controller = DefaultController
+	}
+	if c.DeadTime == 0 && c.Tick > 0 {
+		c.DeadTime = defaultDeadTimeTicks * c.Tick
 	}
 	if c.StaleAfter == 0 && c.Tick > 0 {
 		c.StaleAfter = defaultStaleAfterTick * c.Tick
@@ -211,6 +227,9 @@ func (c SchedulerConfig) Validate(models []string) error {
 	}
 	if c.StaleAfter < 0 {
 		return field.Errorf("stale_after", "must be > 0, got %v", c.StaleAfter)
+	}
+	if c.DeadTime < 0 || (c.Tick > 0 && c.DeadTime > slowMaxLookback*c.Tick) {
+		return field.Errorf("dead_time", "must be within [0, %d ticks], got %v", slowMaxLookback, c.DeadTime)
 	}
 	if c.Controller != "" && !slices.Contains(Controllers, c.Controller) {
 		return field.Errorf("controller", "must be one of %v, got %q", Controllers, c.Controller)

@@ -27,6 +27,8 @@ func TestSchedulerConfigDefaults(t *testing.T) {
 		StaleAfter:       30 * time.Second,
 		TierShare:        0.8,
 		RejectLowerAfter: 3,
+		Controller:       ControllerSlowStart,
+		DeadTime:         30 * time.Second,
 	}
 	if diff := cmp.Diff(want, DefaultSchedulerConfig()); diff != "" {
 		t.Errorf("DefaultSchedulerConfig (-want +got):\n%s", diff)
@@ -50,6 +52,8 @@ func TestSchedulerConfigDefaults(t *testing.T) {
 		StaleAfter:       15 * time.Second,
 		TierShare:        0.5,
 		RejectLowerAfter: 3,
+		Controller:       ControllerSlowStart,
+		DeadTime:         15 * time.Second,
 	}
 	if diff := cmp.Diff(want, set.WithDefaults()); diff != "" {
 		t.Errorf("WithDefaults (-want +got):\n%s", diff)
@@ -178,6 +182,10 @@ func TestSchedulerConfigValidate(t *testing.T) {
 		{"smoothing above one", SchedulerConfig{Smoothing: 1.5}, "smoothing: must be within [0, 1] (0 or 1 = off), got 1.5"},
 		{"smoothing NaN", SchedulerConfig{Smoothing: math.NaN()}, "smoothing: must be within [0, 1] (0 or 1 = off), got NaN"},
 		{"negative stale_after", SchedulerConfig{StaleAfter: -time.Second}, "stale_after: must be > 0, got -1s"},
+		{"negative dead time", SchedulerConfig{DeadTime: -time.Second}, "dead_time: must be within [0, 16 ticks], got -1s"},
+		{"dead time beyond the ring", SchedulerConfig{DeadTime: 170 * time.Second}, "dead_time: must be within [0, 16 ticks], got 2m50s"},
+		{"unknown controller", SchedulerConfig{Controller: "fuzzy"},
+			"controller: must be one of [step search aimd pi gradient inspect bands damped slowstart], got \"fuzzy\""},
 		{"tier share above one", SchedulerConfig{TierShare: 1.2}, "tier_share: must be within (0, 1], got 1.2"},
 		{"negative tier share", SchedulerConfig{TierShare: -0.1}, "tier_share: must be within (0, 1], got -0.1"},
 		{"unknown model", SchedulerConfig{Models: map[string]ModelLimits{"gpt-4": {MaxLimit: 3}}},

@@ -56,6 +56,7 @@ type controller struct {
 	hyst       float64 // ControllerSearch: the hysteresis around the hold band
 	quota      bool    // read the 429 signal (QuotaState), unless ignore_quota
 	lowerAfter int     // ticks of persistent rejections before lowering
+	lookback   int     // ControllerSlowStart: the dead time, in ticks
 }
 
 func newController(cfg SchedulerConfig) controller {
@@ -69,6 +70,7 @@ func newController(cfg SchedulerConfig) controller {
 		hyst:       max(1, float64(cfg.TargetDepth)/4),
 		quota:      !cfg.IgnoreQuota,
 		lowerAfter: cfg.RejectLowerAfter,
+		lookback:   slowLookback(cfg),
 	}
 	if cfg.Smoothing > 0 && cfg.Smoothing < 1 {
 		c.smoothing = cfg.Smoothing
@@ -178,7 +180,7 @@ func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in signals)
 		}
 	}
 	ls.depth = d
-	if c.kind != ControllerStep && c.kind != "" {
+	if c.kind != ControllerStep {
 		in.depth = d
 		want, dir := c.propose(ls, in)
 		c.apply(ls, want, dir, in)

@@ -14,7 +14,7 @@ import (
 func controllerCfg(initial int) SchedulerConfig {
 	return SchedulerConfig{
 		Tick: 10 * time.Second, TargetDepth: 8, MinLimit: 2, MaxLimit: 20,
-		InitialLimit: initial, StaleAfter: 30 * time.Second,
+		InitialLimit: initial, StaleAfter: 30 * time.Second, Controller: ControllerStep,
 	}
 }
 
@@ -200,7 +200,7 @@ func TestControllerSettles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := SchedulerConfig{TargetDepth: tc.target, InitialLimit: 4, StepMode: tc.mode}
+			cfg := SchedulerConfig{TargetDepth: tc.target, InitialLimit: 4, StepMode: tc.mode, Controller: ControllerStep}
 			h, s := newSchedulerHarness(t, cfg, 1, 100000)
 			h.providers[0] = &tc.provider
 			h.duration = 3
@@ -236,7 +236,7 @@ func TestControllerSettles(t *testing.T) {
 // TestControllerFollowsCapacity halves the provider's capacity mid-run: the
 // limit comes down to the new settled value within 30 ticks.
 func TestControllerFollowsCapacity(t *testing.T) {
-	h, _ := newSchedulerHarness(t, SchedulerConfig{InitialLimit: 40}, 1, 100000)
+	h, _ := newSchedulerHarness(t, SchedulerConfig{InitialLimit: 40, Controller: ControllerStep}, 1, 100000)
 	p := &fluidProvider{callsPerJob: 1, capacity: 40}
 	h.providers[0] = p
 	h.duration = 3

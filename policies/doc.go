@@ -42,7 +42,10 @@
 //
 // 1. How many jobs each model may run. A feedback controller per model reads
 // the model's gateway queue depth d (the number of its calls waiting at the
-// gateway) and compares it with a target T:
+// gateway) and compares it with a target T. The default rule is "slowstart"
+// (see Rival controllers: probe while the queue is empty, back off a dead
+// time, then an integral step); the reference rule it replaced, "step", is
+// the simplest and is described here:
 //
 //	d < T and the limit is binding  → raise the limit one step (up to max_limit)
 //	d > T + tolerance               → lower it one step (down to min_limit)
@@ -95,7 +98,7 @@
 // # Rival controllers
 //
 // SchedulerConfig.Controller picks the rule that moves a limit l; the rule
-// above is "step", the reference. Every rival shares its guards: a stale
+// above is "step", the reference; "slowstart" is the default. Every rival shares its guards: a stale
 // reading holds; a raise needs a binding limit (no wind-up); a limit already
 // below the running count is not lowered (no wind-down). d is the (smoothed)
 // depth, T the target, τ the tolerance. Each is driven on a fluid provider of
@@ -150,6 +153,25 @@
 //     overshoots by the jobs started during the depth's lag, and undoing it
 //     takes as long as the jobs run (minutes to tens of minutes); the wide
 //     band leaves the depth anywhere in [T/2, 2T + τ].
+//   - slowstart (the default): an integral step on the depth error,
+//     l ← l + g·(T − d), g = 0.05 jobs per call (zero inside the tolerance
+//     band), that probes while the queue is empty: an empty queue says only
+//     that the limit is short by an unknown amount, so the raise doubles
+//     every dead time θ (dead_time, 3 ticks) the queue stays empty,
+//     g·T·2^(k/θ) after k empty ticks (at least one job), but never faster
+//     than ×factor per dead time. When a probe of at least a dead time
+//     ends with d > T + τ, that reading is news about the limit of a dead
+//     time ago (the jobs started since have not called yet): the limit
+//     backs off to it, and the extra jobs drain as they finish while the
+//     wind-down guard holds the limit. So the start overshoots by at most
+//     one step's worth of jobs, and the limit stays put while the depth
+//     returns to target; capacity regained is found again by the doubling.
+//     Failures: a dead time set shorter than the real lag overshoots by
+//     more (the probe outruns the depth); one set much longer backs off
+//     below capacity and climbs back on the integral; the start is a paced
+//     ramp (θ·ln(l*/l0)/ln(factor) ticks), slower than step's ×1.25 per
+//     tick; on a depth noisier than T the limit jitters by a job or two a
+//     tick (reversals counted, inside the ±10% band).
 //
 // 2. Which waiting jobs get the slots. Model m has limit(m) − running(m) free
 // slots (never below zero), and all models together at most

@@ -47,12 +47,13 @@ func ExampleScheduler() {
 			Model: policies.ModelID(id % 2), Arrival: later})
 	}
 
-	// gpt-5.5 runs 2 jobs, at its limit, with a shallow gateway queue: the
-	// limit is binding, so it rises to 3 and one slot frees up. Claude has
+	// gpt-5.5 runs 2 jobs, at its limit, with an empty gateway queue: the
+	// limit is binding, so the slow start raises it to 3 and one slot frees
+	// up. Claude has
 	// all 3 of its slots free. The delivery's tier takes its turn first, its
 	// jobs oldest (then lowest ID) first; the gpt-5.5 slot goes to it, and
 	// the batch has nothing on Claude.
-	w := world{running: []int{2, 0}, depth: []int{3, 0}, asOf: later, free: 10}
+	w := world{running: []int{2, 0}, depth: []int{0, 0}, asOf: later, free: 10}
 	var plan policies.Plan
 	s.Decide(later, w, &plan)
 	fmt.Println("start:", plan.Start)

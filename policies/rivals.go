@@ -32,11 +32,15 @@ const (
 	// ControllerDamped is a search on a smoothed depth with a wide hold band,
 	// a wait after every move and a freeze while a lowered limit has not bitten.
 	ControllerDamped ControllerKind = "damped"
+	// ControllerSlowStart probes ×factor per tick until the depth first
+	// passes target, backs off to the limit in force a dead time earlier,
+	// then tracks the target with an integral step.
+	ControllerSlowStart ControllerKind = "slowstart"
 )
 
 // Controllers lists every controller kind, the reference first.
 var Controllers = []ControllerKind{ControllerStep, ControllerSearch, ControllerAIMD, ControllerPI,
-	ControllerGradient, ControllerInspect, ControllerBands, ControllerDamped}
+	ControllerGradient, ControllerInspect, ControllerBands, ControllerDamped, ControllerSlowStart}
 
 // Constants of the rival controllers (see the package documentation).
 const (
@@ -65,7 +69,8 @@ type rivalState struct {
 	debounce time.Time
 	ewma     float64 // ControllerDamped: its own smoothed depth
 	haveE    bool
-	wait     int // ControllerDamped: ticks left to hold after a move
+	wait     int       // ControllerDamped: ticks left to hold after a move
+	ss       slowState // ControllerSlowStart
 }
 
 // propose is the limit a rival controller wants, as a real, and the
@@ -95,6 +100,8 @@ func (c *controller) propose(ls *limitState, in signals) (float64, int) {
 		return c.inspectStep(ls, in)
 	case ControllerDamped:
 		return c.dampedStep(ls, in)
+	case ControllerSlowStart:
+		return c.slowStartStep(ls, in)
 	case ControllerBands:
 		switch {
 		case d <= t/2:

@@ -1,7 +1,9 @@
 package policies
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -29,6 +31,8 @@ type fluidRun struct {
 	callsPerJob, capacity, throttleAt int
 	service                           float64
 	jobTicks                          int
+	lagTicks                          int  // ticks from a job's start to its first call
+	spread                            int  // job lengths vary by ± this many ticks
 	stale                             bool // freeze the readings (a stale metrics pipeline)
 }
 
@@ -43,6 +47,7 @@ type fluidLoop struct {
 	limits  []int
 	running []int
 	depths  []int
+	starts  []int // jobs started at each tick
 }
 
 func newFluidLoop(t *testing.T, kind ControllerKind, fr fluidRun) *fluidLoop {
@@ -61,6 +66,9 @@ func newFluidLoop(t *testing.T, kind ControllerKind, fr fluidRun) *fluidLoop {
 // starts what the plan says.
 func (l *fluidLoop) step() {
 	run := l.st.running[0]
+	for k := max(0, l.tick-l.lagTicks); k < l.tick; k++ {
+		run -= l.starts[k] // started within the lag: not calling yet
+	}
 	demand := l.callsPerJob * run
 	depth := max(demand-l.capacity, 0)
 	if l.throttleAt > 0 && depth > l.throttleAt {
@@ -79,7 +87,15 @@ func (l *fluidLoop) step() {
 	var plan Plan
 	l.s.Decide(l.now, l.st, &plan)
 	l.st.running[0] += len(plan.Start)
-	l.ends[l.tick+l.jobTicks] += len(plan.Start)
+	for k := range plan.Start {
+		// with spread, job lengths cycle through jobTicks ± spread
+		d := 0
+		if l.spread > 0 {
+			d = int(plan.Start[k])%(2*l.spread+1) - l.spread
+		}
+		l.ends[l.tick+l.jobTicks+d]++
+	}
+	l.starts = append(l.starts, len(plan.Start))
 	l.limits = append(l.limits, plan.Limits[0])
 	l.running = append(l.running, l.st.running[0])
 	l.depths = append(l.depths, depth)
@@ -163,6 +179,9 @@ func TestControllersFluid(t *testing.T) {
 		{kind: ControllerInspect, throttle: 40, capTicks: 8, cycles: true, recoverTicks: 10},
 		{kind: ControllerBands, capTicks: 60, revPerHour: 4, recoverTicks: 15},
 		{kind: ControllerDamped, capTicks: 30, revPerHour: 4, recoverTicks: 12},
+		// ×1.25 per dead time of 3 ticks: from 4 to 104 in about
+		// 3·ln(26)/ln(1.25) ≈ 44 ticks, a doubling in ≈ 9 (+3 to warm up)
+		{kind: ControllerSlowStart, capTicks: 50, revPerHour: 4, recoverTicks: 15},
 	}
 	const cycleMin = 30
 	for _, tc := range tests {
@@ -201,6 +220,67 @@ func TestControllersFluid(t *testing.T) {
 					t.Errorf("stale readings: limit moved %d → %d at tick %d", held[0], v, 803+k)
 					break
 				}
+			}
+		})
+	}
+}
+
+// TestSlowStartDeadTime: on a provider whose jobs call only lagTicks after
+// they start, the depth is news about the limit of lagTicks ago. The slow
+// start, probing ×factor per dead time and backing off to the limit of a
+// dead time before the first congestion, overshoots the settled running
+// count by at most about one factor and then holds the limit in a ±10% band
+// with the provider busy;
+// the plain ×1.25-per-tick step (the negative control) overshoots by
+// 1.25^(lag+1).
+func TestSlowStartDeadTime(t *testing.T) {
+	for _, lag := range []int{1, 2, 3} {
+		fr := baseFluid
+		fr.lagTicks, fr.spread = lag, 4
+		// target 8; a share lag/jobTicks of the running jobs is not calling yet
+		settled := float64(fr.capacity+8) / float64(fr.callsPerJob) / (1 - float64(lag)/float64(fr.jobTicks))
+		peak := func(kind ControllerKind) (*fluidLoop, float64) {
+			l := newFluidLoop(t, kind, fr)
+			l.run(200)
+			return l, float64(slices.Max(l.running)) / settled
+		}
+		t.Run(fmt.Sprintf("lag %d", lag), func(t *testing.T) {
+			l, peakOver := peak(ControllerSlowStart)
+			if peakOver > 1.25*1.1 {
+				t.Errorf("slowstart: peak running ÷ settled = %.2f, want ≤ %.2f", peakOver, 1.25*1.1)
+			}
+			if _, stepOver := peak(ControllerStep); stepOver < math.Pow(1.25, float64(lag)) {
+				t.Errorf("step (negative control): peak running ÷ settled = %.2f, want ≥ 1.25^%d", stepOver, lag)
+			}
+			first := l.firstBusy(0)
+			if first < 0 || first > 60 {
+				t.Fatalf("ticks to 95%% busy = %d, want 0..60", first)
+			}
+			// settled: the limit stays within ±10% of its median, and the
+			// provider stays busy
+			from := first + 2*l.jobTicks
+			tail := slices.Clone(l.limits[from:])
+			slices.Sort(tail)
+			med, busy := float64(tail[len(tail)/2]), 0.0
+			// the back-off: the limit is over its band only while the depth
+			// lags (the probe's last dead time), not while the excess drains
+			over := 0
+			for _, v := range l.limits {
+				if float64(v) > 1.1*med {
+					over++
+				}
+			}
+			if over > lag+2 {
+				t.Errorf("limit above its band on %d ticks, want ≤ lag + 2 = %d", over, lag+2)
+			}
+			for k := from; k < len(l.limits); k++ {
+				if r := float64(l.limits[k]) / med; r < 0.9 || r > 1.1 {
+					t.Fatalf("tick %d: limit %d = %.2f × its median %v, want within ±10%%", k, l.limits[k], r, med)
+				}
+				busy += l.busy(k) / float64(len(l.limits)-from)
+			}
+			if busy < 0.9 {
+				t.Errorf("mean busy share once settled = %.2f, want ≥ 0.9", busy)
 			}
 		})
 	}

@@ -211,7 +211,8 @@ func randomizedRun(t *testing.T, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	cfg := SchedulerConfig{InitialLimit: 3, MaxLimit: 12, TierShare: 0.7}
 	if seed%2 == 0 {
-		cfg.StepMode, cfg.Smoothing = StepMultiplicative, 0.5
+		// the reference step on even seeds, the default (slowstart) on odd ones
+		cfg.StepMode, cfg.Smoothing, cfg.Controller = StepMultiplicative, 0.5, ControllerStep
 	}
 	containers := 30 // the pool binds often
 	if seed > 2 {

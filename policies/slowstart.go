@@ -1,0 +1,78 @@
+package policies
+
+import "math"
+
+// Constants of ControllerSlowStart (see the package documentation).
+const (
+	slowMaxLookback = 16   // the longest dead time, in ticks (the history ring)
+	slowGain        = 0.05 // jobs moved per call of depth error per tick
+)
+
+// slowState is what ControllerSlowStart remembers per model.
+type slowState struct {
+	hist  [slowMaxLookback]int32 // the limit in force at each of the last ticks
+	n     int                    // ticks recorded (the ring's next slot is n % len)
+	empty int                    // ticks in a row with an empty queue
+}
+
+// slowStartStep is an integral controller on the depth error that probes
+// while the queue is empty and backs off when a probe overshoots.
+//
+// With calls queued, l ← l + g·(T − d) (g = slowGain jobs per call; zero
+// error inside the tolerance band). An empty queue says only that the
+// limit is short by an unknown amount, so the raise doubles every dead time
+// the queue stays empty — g·T·2^(k/θ) after k empty ticks (at least one
+// job), θ the dead time in ticks — but never grows the limit faster than ×factor per dead time, so
+// the jobs started while the depth cannot yet show them are at most one
+// step's worth. When a probe of at least a dead time ends with the depth over
+// T + τ, that reading is news about the limit in force a dead time ago, not
+// about today's: the limit backs off to that one. The jobs started since
+// drain as they finish (no eviction), and the limit does not move meanwhile
+// (the wind-down guard).
+func (c *controller) slowStartStep(ls *limitState, in signals) (float64, int) {
+	r := &ls.rival
+	s := &r.ss
+	l := float64(ls.limit)
+	back := c.slowBackoff(s, ls.limit)
+	t, d := ls.target, in.depth
+	if d < 1 {
+		s.empty++
+		u := slowGain * t * math.Exp2(float64(s.empty)/float64(c.lookback))
+		return r.fl + min(max(u, 1), c.slowProbe(l)-l), 1
+	}
+	probed := s.empty >= c.lookback
+	s.empty = 0
+	if probed && d > t+c.tolerance && float64(back) < l {
+		return float64(back), -1
+	}
+	e := t - d
+	if d > t && d <= t+c.tolerance {
+		e = 0
+	}
+	most := (c.factor - 1) * l
+	u := min(max(slowGain*e, -most), most)
+	return r.fl + u, sign(u)
+}
+
+// slowProbe is the fastest probe: ×factor per dead time, in equal steps each
+// tick (at least one job).
+func (c *controller) slowProbe(l float64) float64 {
+	return max(l*math.Pow(c.factor, 1/float64(c.lookback)), l+1)
+}
+
+// slowBackoff records the limit in force this tick and returns the one in
+// force c.lookback ticks ago (the oldest recorded while fewer).
+func (c *controller) slowBackoff(s *slowState, limit int) int {
+	s.hist[s.n%slowMaxLookback] = int32(limit)
+	s.n++
+	k := min(c.lookback, s.n-1)
+	return int(s.hist[(s.n-1-k)%slowMaxLookback])
+}
+
+// slowLookback is the dead time in whole ticks, at least one.
+func slowLookback(cfg SchedulerConfig) int {
+	if cfg.Tick <= 0 {
+		return 1
+	}
+	return min(max(1, int(math.Round(float64(cfg.DeadTime)/float64(cfg.Tick)))), slowMaxLookback-1)
+}

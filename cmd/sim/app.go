@@ -28,6 +28,9 @@ func newApp() *cli.App {
 		EnableBashCompletion: true,
 		ErrWriter:            os.Stderr,
 		Usage:                "discrete-event lab for LLM-evaluation job scheduling",
+		Flags:                profileFlags(),
+		Before:               startProfile,
+		After:                stopProfile,
 		Commands: []*cli.Command{{
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",

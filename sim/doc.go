@@ -5,13 +5,16 @@
 //
 // # Engine
 //
-// Time is an integer number of microseconds. Events sit in one indexed 4-ary
-// heap ordered by (time, sequence number), so events at equal times fire in
-// the order they were scheduled, identically every run. An event is a small
+// Time is an integer number of microseconds. Events sit in one radix heap
+// (virtual time never goes back, so an event is filed by the highest bit in
+// which its time differs from the last time taken out) that gives them out
+// in (time, scheduling order) order, so events at equal times fire in the
+// order they were scheduled, identically every run. An event is a small
 // value (kind and two int32 payloads) dispatched through one Handler
 // interface call: no goroutine or closure per event, and no allocation per
-// event once the heap and slot slab have grown. Timers are cancellable in
-// O(log n) through generation-checked handles.
+// event once the buckets and slot slab have grown. Timers are cancellable
+// through generation-checked handles (the queued entry is skipped when it
+// comes up).
 //
 // # World
 //

@@ -2,8 +2,7 @@ package sim
 
 import (
 	"fmt"
-	"math"
-	"slices"
+	"math/bits"
 )
 
 // EventKind tells a Handler what an Event means. Its values are chosen by
@@ -38,13 +37,13 @@ type Handle struct {
 // After. It does not say whether the event is still pending.
 func (h Handle) Valid() bool { return h.gen != 0 }
 
-// engineEntry is one heap element: the full ordering key and the slot
-// index inline, 16 bytes, so sifting never dereferences the slab to
-// compare and four siblings share a cache line.
+// engineEntry is one queued event: its time, its slot and the slot's
+// generation when it was scheduled (an entry whose slot has moved on was
+// cancelled and is skipped), 16 bytes.
 type engineEntry struct {
 	at   Time
-	seq  uint32
 	slot int32
+	gen  uint32
 }
 
 // engineSlot holds an event's payload. gen changes every time the slot is
@@ -55,25 +54,40 @@ type engineSlot struct {
 	a, b int32
 }
 
+// radixBuckets is one bucket per possible highest differing bit of two
+// non-negative times, plus bucket 0 for "equal".
+const radixBuckets = 65
+
 // Engine is a virtual-clock discrete-event engine.
 //
-// Pending events sit in an indexed 4-ary min-heap ordered by (At, seq),
-// seq being a Schedule counter, so equal times fire in scheduling order.
-// Heap entries hold that key and a slot index inline; the payload lives in
-// a slab of slots, a parallel array maps each slot to its heap position
-// (making Cancel an O(log n) removal), freed slots are reused via a free
-// list, and per-slot generations make stale Handles harmless. seq is 32
-// bits; before it wraps, pending events are renumbered in order (see
-// renumber). Nothing is allocated per event once the slices have grown.
+// Pending events sit in a radix heap: virtual time never goes back, so an
+// event is filed in bucket bits.Len(at XOR last), where last is the time of
+// the latest event taken out; bucket 0 holds the events at exactly last, in
+// the order they were scheduled. When bucket 0 runs dry, the lowest
+// non-empty bucket is scanned for its earliest time, which becomes last, and
+// its events are refiled into lower buckets in their order. Events at equal
+// times always share a bucket and keep their scheduling order through every
+// refiling, so they fire in the order they were scheduled — the (At,
+// sequence) order — without a sequence number. Each event is refiled at most
+// once per bit of its distance in time: scheduling is O(1) and taking the
+// next event O(log of the time span) amortised, with sequential memory
+// access instead of a heap's scattered sifts. The payload lives in a slab of
+// slots reused via a free list; per-slot generations make stale Handles
+// harmless, and Cancel releases the slot and leaves the queued entry to be
+// skipped when it comes up. PeekTime refiles too; should an event then be
+// scheduled before the time it found, every entry is refiled under the
+// earlier time (rebase, rare). Nothing is allocated per event once the slices
+// have grown.
 //
 // An Engine is not safe for concurrent use.
 type Engine struct {
-	heap      []engineEntry
+	buckets   [radixBuckets][]engineEntry
+	head      int  // next entry of buckets[0]
+	last      Time // the time every entry of buckets[0] has; <= every pending time
 	slots     []engineSlot
-	pos       []int32 // pos[slot] is the slot's index in heap while pending
 	free      []int32 // released slot indices, used LIFO
 	now       Time
-	seq       uint32 // next sequence number
+	pending   int
 	processed uint64
 }
 
@@ -88,7 +102,7 @@ func (e *Engine) Now() Time { return e.now }
 
 // Pending returns the number of events scheduled and not yet fired or
 // cancelled.
-func (e *Engine) Pending() int { return len(e.heap) }
+func (e *Engine) Pending() int { return e.pending }
 
 // Processed returns the number of events dispatched so far.
 func (e *Engine) Processed() uint64 { return e.processed }
@@ -96,10 +110,10 @@ func (e *Engine) Processed() uint64 { return e.processed }
 // PeekTime returns the time of the next pending event, and false if there
 // is none.
 func (e *Engine) PeekTime() (Time, bool) {
-	if len(e.heap) == 0 {
+	if !e.front() {
 		return 0, false
 	}
-	return e.heap[0].at, true
+	return e.buckets[0][e.head].at, true
 }
 
 // Schedule arranges for an event (kind, a, b) to be dispatched at time at.
@@ -116,24 +130,16 @@ func (e *Engine) Schedule(at Time, kind EventKind, a, b int32) Handle {
 	} else {
 		slot = int32(len(e.slots))
 		e.slots = append(e.slots, engineSlot{gen: 1})
-		e.pos = append(e.pos, 0)
 	}
 	s := &e.slots[slot]
 	s.kind, s.a, s.b = kind, a, b
-	gen := s.gen
-
-	if e.seq == math.MaxUint32 {
-		e.renumber()
+	if at < e.last {
+		e.rebase(at)
 	}
-	seq := e.seq
-	e.seq++
-	i := len(e.heap)
-	if i == cap(e.heap) {
-		e.growHeap()
-	}
-	e.heap = e.heap[:i+1]
-	e.siftUp(i, engineEntry{at: at, seq: seq, slot: slot})
-	return Handle{slot: slot, gen: gen}
+	k := bits.Len64(uint64(at ^ e.last))
+	e.buckets[k] = append(e.buckets[k], engineEntry{at: at, slot: slot, gen: s.gen})
+	e.pending++
+	return Handle{slot: slot, gen: s.gen}
 }
 
 // After is Schedule(Now()+d, kind, a, b). It panics if d is negative.
@@ -148,24 +154,11 @@ func (e *Engine) Cancel(h Handle) bool {
 	if h.gen == 0 || uint(h.slot) >= uint(len(e.slots)) {
 		return false
 	}
-	s := &e.slots[h.slot]
-	if s.gen != h.gen {
+	if e.slots[h.slot].gen != h.gen {
 		return false
 	}
-	i := int(e.pos[h.slot])
 	e.release(h.slot)
-
-	last := len(e.heap) - 1
-	x := e.heap[last]
-	e.heap = e.heap[:last]
-	if i == last {
-		return true
-	}
-	if i > 0 && engineLess(x, e.heap[(i-1)>>2]) {
-		e.siftUp(i, x)
-	} else {
-		e.siftDown(i, x)
-	}
+	e.pending--
 	return true
 }
 
@@ -173,22 +166,15 @@ func (e *Engine) Cancel(h Handle) bool {
 // time and calls h.Handle. It returns false, doing nothing, if no event is
 // pending. The event's Handle is stale by the time h runs.
 func (e *Engine) Step(h Handler) bool {
-	if len(e.heap) == 0 {
+	if !e.front() {
 		return false
 	}
-	top := e.heap[0]
-	// Read the payload and release the slot before sifting: the slab load
-	// is then overlapped with the sift's loads instead of following them.
+	top := e.buckets[0][e.head]
+	e.head++
 	s := &e.slots[top.slot]
 	ev := Event{At: top.at, Kind: s.kind, A: s.a, B: s.b}
 	e.release(top.slot)
-
-	last := len(e.heap) - 1
-	x := e.heap[last]
-	e.heap = e.heap[:last]
-	if last > 0 {
-		e.siftDown(0, x)
-	}
+	e.pending--
 	e.now = top.at
 	e.processed++
 	h.Handle(ev)
@@ -199,7 +185,7 @@ func (e *Engine) Step(h Handler) bool {
 // events that handlers schedule along the way, and then advances the clock
 // to end if it is later than Now.
 func (e *Engine) RunUntil(end Time, h Handler) {
-	for len(e.heap) > 0 && e.heap[0].at <= end {
+	for e.front() && e.buckets[0][e.head].at <= end {
 		e.Step(h)
 	}
 	if end > e.now {
@@ -207,22 +193,68 @@ func (e *Engine) RunUntil(end Time, h Handler) {
 	}
 }
 
-// heapAlign is how many unused entries precede heap[0] in its backing
-// array. With 16-byte entries and a 64-byte-aligned array (true of the
-// large allocations where it matters) it makes the four children
-// 4i+1..4i+4 of every node share one cache line.
-const heapAlign = 3
-
-// growHeap doubles the heap's capacity, keeping heapAlign entries in front
-// of it, which plain append would not.
-func (e *Engine) growHeap() {
-	n := 2 * cap(e.heap)
-	if n < 64 {
-		n = 64
+// front makes buckets[0][head] the next live event, skipping cancelled
+// entries and refiling as needed; false if no event is pending.
+func (e *Engine) front() bool {
+	for {
+		b0 := e.buckets[0]
+		for e.head < len(b0) {
+			x := b0[e.head]
+			if e.slots[x.slot].gen == x.gen {
+				return true
+			}
+			e.head++ // cancelled
+		}
+		if !e.refill() {
+			return false
+		}
 	}
-	backing := make([]engineEntry, heapAlign+len(e.heap), heapAlign+n)
-	copy(backing[heapAlign:], e.heap)
-	e.heap = backing[heapAlign:]
+}
+
+// refill empties bucket 0 and refiles the lowest non-empty bucket under its
+// earliest time; false if every bucket is empty.
+func (e *Engine) refill() bool {
+	e.buckets[0], e.head = e.buckets[0][:0], 0
+	k := 1
+	for k < radixBuckets && len(e.buckets[k]) == 0 {
+		k++
+	}
+	if k == radixBuckets {
+		return false
+	}
+	src := e.buckets[k]
+	low := src[0].at
+	for _, x := range src[1:] {
+		low = min(low, x.at)
+	}
+	e.last = low
+	for _, x := range src {
+		j := bits.Len64(uint64(x.at ^ low))
+		e.buckets[j] = append(e.buckets[j], x)
+	}
+	e.buckets[k] = src[:0]
+	return true
+}
+
+// rebase refiles every queued entry under a new, earlier last. PeekTime (or
+// RunUntil stopping short) may have refilled bucket 0 with events later than
+// now; an event then scheduled before them needs this. The world never does
+// it in its loop (it dispatches what it peeked), so this is rare.
+func (e *Engine) rebase(last Time) {
+	var all []engineEntry
+	for k := range e.buckets {
+		from := 0
+		if k == 0 {
+			from = e.head
+		}
+		all = append(all, e.buckets[k][from:]...)
+		e.buckets[k] = e.buckets[k][:0]
+	}
+	e.head, e.last = 0, last
+	for _, x := range all {
+		j := bits.Len64(uint64(x.at ^ last))
+		e.buckets[j] = append(e.buckets[j], x)
+	}
 }
 
 // release invalidates Handles to slot and puts it on the free list.
@@ -233,88 +265,4 @@ func (e *Engine) release(slot int32) {
 		s.gen = 1
 	}
 	e.free = append(e.free, slot)
-}
-
-func engineLess(x, y engineEntry) bool {
-	return x.at < y.at || (x.at == y.at && x.seq < y.seq)
-}
-
-// siftUp places x, which belongs at heap index i or above, moving parents
-// down into the hole as needed.
-func (e *Engine) siftUp(i int, x engineEntry) {
-	h, pos := e.heap, e.pos
-	for i > 0 {
-		p := (i - 1) >> 2
-		pe := h[p]
-		if !engineLess(x, pe) {
-			break
-		}
-		h[i] = pe
-		pos[pe.slot] = int32(i)
-		i = p
-	}
-	h[i] = x
-	pos[x.slot] = int32(i)
-}
-
-// siftDown places x, which belongs at heap index i or below, moving the
-// smallest child up into the hole as needed.
-func (e *Engine) siftDown(i int, x engineEntry) {
-	h, pos := e.heap, e.pos
-	n := len(h)
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m, me := c, h[c]
-		if c+3 < n {
-			// Common case: four children; compare them as two pairs.
-			c1, c2, c3 := h[c+1], h[c+2], h[c+3]
-			if engineLess(c1, me) {
-				m, me = c+1, c1
-			}
-			m2, me2 := c+2, c2
-			if engineLess(c3, c2) {
-				m2, me2 = c+3, c3
-			}
-			if engineLess(me2, me) {
-				m, me = m2, me2
-			}
-		} else {
-			for j := c + 1; j < n; j++ {
-				if engineLess(h[j], me) {
-					m, me = j, h[j]
-				}
-			}
-		}
-		if !engineLess(me, x) {
-			break
-		}
-		h[i] = me
-		pos[me.slot] = int32(i)
-		i = m
-	}
-	h[i] = x
-	pos[x.slot] = int32(i)
-}
-
-// renumber reassigns sequence numbers 0..n-1 to the pending events in
-// their (at, seq) order and resets the counter to n. Relative order among
-// pending events is unchanged and every later event gets a larger seq, so
-// dispatch order is exactly as if seq never wrapped. A sorted array is a
-// valid heap, so only positions need updating. It runs once per ~4e9
-// Schedule calls.
-func (e *Engine) renumber() {
-	slices.SortFunc(e.heap, func(x, y engineEntry) int {
-		if engineLess(x, y) {
-			return -1
-		}
-		return 1 // keys are unique
-	})
-	for i := range e.heap {
-		e.heap[i].seq = uint32(i)
-		e.pos[e.heap[i].slot] = int32(i)
-	}
-	e.seq = uint32(len(e.heap))
 }

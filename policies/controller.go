@@ -118,7 +118,11 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	}
 	spare := containers > fillable
 	qs, quota := state.(QuotaState)
-	quota = quota && s.ctl.quota
+	// inspect's own rule is a 429 rule, read from LatencySignals: the quota
+	// rule would take every tick with a 429 before inspect heard one, and
+	// inspect would double on every clean tick for ever
+	_, hears429 := state.(LatencySignals)
+	quota = quota && s.ctl.quota && !(s.ctl.kind == ControllerInspect && hears429)
 	for i := range s.models {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
@@ -151,6 +155,10 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 	ls.action = ActionRejected
 	if ls.rejTicks >= c.lowerAfter && ls.limit >= running && rejected > 1 {
 		ls.limit = c.lower(ls.limit, ls.minL)
+		// the rivals that move a real-valued limit (slowstart, pi,
+		// gradient) step from rival.fl: it must follow the cut, or the
+		// next clean tick puts the limit back where it was before it
+		ls.rival.fl = float64(ls.limit)
 		ls.action = ActionRejectedLower
 	}
 	return true

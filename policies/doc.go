@@ -103,7 +103,9 @@
 // below the running count is not lowered (no wind-down). d is the (smoothed)
 // depth, T the target, τ the tolerance. Each is driven on a fluid provider of
 // known capacity in rivals_test.go; "cycles" below is what that harness and
-// the controllers scenario measure.
+// the controllers scenario measure. bakeoff_test.go runs them all through
+// the failures the field has reported (quotas, shared keys, timeouts, fast
+// failures, loaded starts; tables in BAKEOFF.md).
 //
 //   - search: raise below T − h, lower above T + τ + h, h = max(1, T/4)
 //     (hysteresis); the step is g·l (at least one job), g starting at
@@ -135,9 +137,11 @@
 //   - inspect (inspect_ai's adaptive connection control): double per clean
 //     tick until the first 429, then l + max(1, 5%·l) per clean tick and
 //     0.8·l per 429 episode (429s within three ticks of a cut are one
-//     episode). Failure: it only hears 429s: with no quota it climbs to
-//     max_limit and every extra job waits at the gateway holding a
-//     container; with a quota it saws (a cut needs a 429).
+//     episode). It hears the 429s itself (LatencySignals), so the
+//     scheduler's quota rule (QuotaState) is not applied to it. Failure: it
+//     only hears 429s: with no quota it climbs to max_limit and every
+//     extra job waits at the gateway holding a container; with a quota it
+//     saws (a cut needs a 429).
 //   - bands (a per-band AIMD gate in the manner of llm-d-async): d ≤ T/2:
 //     l + max(step, 5%·l); up to T + τ: hold; up to 2T + τ: l − 1; beyond:
 //     0.75·l. Failure: the hold band is the only damping; a depth noisier
@@ -171,7 +175,10 @@
 //     below capacity and climbs back on the integral; the start is a paced
 //     ramp (θ·ln(l*/l0)/ln(factor) ticks), slower than step's ×1.25 per
 //     tick; on a depth noisier than T the limit jitters by a job or two a
-//     tick (reversals counted, inside the ±10% band).
+//     tick (reversals counted, inside the ±10% band); calls that time out
+//     without queueing never show in the depth, so it climbs to max_limit;
+//     two schedulers on one key move their limits by the same number of
+//     jobs, so they keep the split they started with.
 //
 // 2. Which waiting jobs get the slots. Model m has limit(m) − running(m) free
 // slots (never below zero), and all models together at most

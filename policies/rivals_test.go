@@ -16,16 +16,42 @@ import (
 // latency of a call is service × (1 + depth / capacity) (Little's law on a
 // fluid queue). The limit that holds the depth at target T is
 // (capacity + T) / callsPerJob.
+//
+// The bake-off (bakeoff_test.go) adds optional faults, each off at its zero
+// value: a quota below the capacity, calls lost beyond a queue (timed out,
+// or failed fast into the latency mean), jobs already running at the start,
+// a config tweak, and the quota signal of QuotaState.
 
 type sigState struct {
 	*fakeState
 	latency float64
 	latAsOf time.Time
 	n429    int64
+	// since the last Decide, for QuotaState (quotaSigState): tries and 429s
+	tries, rejected int
 }
 
 func (s *sigState) CallLatency(ModelID) (float64, time.Time) { return s.latency, s.latAsOf }
 func (s *sigState) Throttled(ModelID) int64                  { return s.n429 }
+
+// quotaSigState is a sigState that also reports the quota signal
+// (QuotaState), as the gateway does: the model's tries and 429s since the
+// last Decide, all of them its own (one model, one key).
+type quotaSigState struct{ *sigState }
+
+func (q quotaSigState) Quota(ModelID) QuotaReading {
+	return QuotaReading{Tries: q.tries, Rejected: q.rejected, AsOf: q.latAsOf}
+}
+func (q quotaSigState) Rejections(ModelID) int { return q.rejected }
+
+// lossMode is what becomes of the calls beyond capacity + lossAt.
+type lossMode int8
+
+const (
+	lossNone     lossMode = iota
+	lossTimeout           // they time out: not queued, no 429, not in the latency mean
+	lossFastFail          // they fail at once (no 429) and enter the latency mean at ~0 s
+)
 
 type fluidRun struct {
 	callsPerJob, capacity, throttleAt int
@@ -34,6 +60,53 @@ type fluidRun struct {
 	lagTicks                          int  // ticks from a job's start to its first call
 	spread                            int  // job lengths vary by ± this many ticks
 	stale                             bool // freeze the readings (a stale metrics pipeline)
+
+	// Optional faults (the bake-off); each is off at its zero value.
+	quota       int      // calls in flight the key's quota admits; beyond: a 429 at once, backed off outside the depth
+	quotaState  bool     // the State also implements QuotaState (quotaSigState)
+	loss        lossMode // what becomes of the calls beyond capacity + lossAt
+	lossAt      int
+	initRunning int                    // jobs already running at tick 0, finishing evenly over the first jobTicks ticks
+	tune        func(*SchedulerConfig) // changes the harness's config before the scheduler is built
+}
+
+// fluidOut is the provider's answer over one tick to the calls in flight.
+type fluidOut struct {
+	calls    int     // calls the running jobs keep in flight (one try each per tick)
+	served   int     // calls at the provider
+	room     int     // what the provider would serve: its capacity, or the quota if lower
+	depth    int     // calls queued at the gateway
+	rejected int     // tries refused with a 429
+	dropped  int     // calls lost (loss), not 429s
+	latency  float64 // the mean latency reported, seconds
+}
+
+// provide is the fluid provider's answer to calls in flight.
+func (fr fluidRun) provide(calls int) fluidOut {
+	o := fluidOut{calls: calls, room: fr.capacity}
+	admitted := calls
+	if fr.quota > 0 {
+		o.room = min(fr.capacity, fr.quota)
+		if calls > fr.quota {
+			o.rejected, admitted = calls-fr.quota, fr.quota
+		}
+	}
+	o.served = min(admitted, fr.capacity)
+	depth := max(admitted-fr.capacity, 0)
+	if fr.throttleAt > 0 && depth > fr.throttleAt {
+		o.rejected += depth - fr.throttleAt
+		depth = fr.throttleAt
+	}
+	if fr.loss != lossNone && depth > fr.lossAt {
+		o.dropped, depth = depth-fr.lossAt, fr.lossAt
+	}
+	o.depth = depth
+	o.latency = fr.service * (1 + float64(depth)/float64(max(fr.capacity, 1)))
+	if fr.loss == lossFastFail && o.dropped > 0 {
+		// a dropped call answers at once: it weighs ~0 s in the mean
+		o.latency *= float64(o.served) / float64(o.served+o.dropped)
+	}
+	return o
 }
 
 type fluidLoop struct {
@@ -47,45 +120,74 @@ type fluidLoop struct {
 	limits  []int
 	running []int
 	depths  []int
-	starts  []int // jobs started at each tick
+	starts  []int      // jobs started at each tick
+	outs    []fluidOut // the provider's answer read at each tick (over the tick before)
 }
 
 func newFluidLoop(t *testing.T, kind ControllerKind, fr fluidRun) *fluidLoop {
 	t.Helper()
 	cfg := SchedulerConfig{Tick: 10 * time.Second, TargetDepth: 8, MaxLimit: 2000, Controller: kind,
 		StepMode: StepMultiplicative, Factor: 1.25}
+	if fr.tune != nil {
+		fr.tune(&cfg)
+	}
 	s, err := NewScheduler(cfg, []string{"m0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fluidLoop{fluidRun: fr, s: s, st: &sigState{fakeState: newFakeState(1, 1<<20)}, now: t0,
+	l := &fluidLoop{fluidRun: fr, s: s, st: &sigState{fakeState: newFakeState(1, 1<<20)}, now: t0,
 		nextID: 1, ends: map[int]int{}}
+	l.st.running[0] = fr.initRunning
+	for i := range fr.initRunning {
+		l.ends[1+i%max(fr.jobTicks, 1)]++
+	}
+	return l
 }
 
 // step reads the provider, finishes due jobs, keeps a backlog, decides, and
 // starts what the plan says.
 func (l *fluidLoop) step() {
+	o := l.provide(l.calls())
+	l.observe(o, o.rejected)
+	l.decide(o)
+}
+
+// calls is the calls in flight of the running jobs (those started within
+// the lag are not calling yet).
+func (l *fluidLoop) calls() int {
 	run := l.st.running[0]
 	for k := max(0, l.tick-l.lagTicks); k < l.tick; k++ {
 		run -= l.starts[k] // started within the lag: not calling yet
 	}
-	demand := l.callsPerJob * run
-	depth := max(demand-l.capacity, 0)
-	if l.throttleAt > 0 && depth > l.throttleAt {
-		l.st.n429 += int64(depth - l.throttleAt)
-		depth = l.throttleAt
-	}
+	return l.callsPerJob * run
+}
+
+// observe takes the provider's answer into the readings: the 429s (rejected
+// of them this loop's own) always, the depth and latency unless stale.
+func (l *fluidLoop) observe(o fluidOut, rejected int) {
+	l.st.n429 += int64(rejected)
+	l.st.tries, l.st.rejected = o.calls, rejected
 	if !l.stale {
-		l.st.depth[0], l.st.asOf[0] = depth, l.now
-		l.st.latency, l.st.latAsOf = l.service*(1+float64(depth)/float64(max(l.capacity, 1))), l.now
+		l.st.depth[0], l.st.asOf[0] = o.depth, l.now
+		l.st.latency, l.st.latAsOf = o.latency, l.now
 	}
+}
+
+// decide finishes due jobs, keeps a backlog, decides, starts what the plan
+// says, and records the tick (o: the provider's answer read at it).
+func (l *fluidLoop) decide(o fluidOut) {
+	depth := o.depth
 	l.st.running[0] -= l.ends[l.tick]
 	for l.s.WaitingOn(0) < 4000 {
 		l.s.Enqueue(l.now, Job{ID: l.nextID, Project: "p", Model: 0})
 		l.nextID++
 	}
 	var plan Plan
-	l.s.Decide(l.now, l.st, &plan)
+	var st State = l.st
+	if l.quotaState {
+		st = quotaSigState{l.st}
+	}
+	l.s.Decide(l.now, st, &plan)
 	l.st.running[0] += len(plan.Start)
 	for k := range plan.Start {
 		// with spread, job lengths cycle through jobTicks ± spread
@@ -99,6 +201,7 @@ func (l *fluidLoop) step() {
 	l.limits = append(l.limits, plan.Limits[0])
 	l.running = append(l.running, l.st.running[0])
 	l.depths = append(l.depths, depth)
+	l.outs = append(l.outs, o)
 	l.tick++
 	l.now = l.now.Add(10 * time.Second)
 }

@@ -171,7 +171,7 @@ func NewStats(xs []float64) Stats {
 	if len(xs) == 0 {
 		return Stats{}
 	}
-	slices.Sort(xs)
+	sortFloats(xs)
 	return Stats{
 		Mean: stat.Mean(xs, nil),
 		P50:  stat.Quantile(0.5, stat.Empirical, xs, nil),

@@ -82,8 +82,9 @@ const radixBuckets = 65
 // An Engine is not safe for concurrent use.
 type Engine struct {
 	buckets   [radixBuckets][]engineEntry
-	head      int  // next entry of buckets[0]
-	last      Time // the time every entry of buckets[0] has; <= every pending time
+	nonEmpty  uint64 // bit k−1 set: buckets[k] (k ≥ 1) may hold entries
+	head      int    // next entry of buckets[0]
+	last      Time   // the time every entry of buckets[0] has; <= every pending time
 	slots     []engineSlot
 	free      []int32 // released slot indices, used LIFO
 	now       Time
@@ -136,8 +137,7 @@ func (e *Engine) Schedule(at Time, kind EventKind, a, b int32) Handle {
 	if at < e.last {
 		e.rebase(at)
 	}
-	k := bits.Len64(uint64(at ^ e.last))
-	e.buckets[k] = append(e.buckets[k], engineEntry{at: at, slot: slot, gen: s.gen})
+	e.file(engineEntry{at: at, slot: slot, gen: s.gen})
 	e.pending++
 	return Handle{slot: slot, gen: s.gen}
 }
@@ -215,13 +215,11 @@ func (e *Engine) front() bool {
 // earliest time; false if every bucket is empty.
 func (e *Engine) refill() bool {
 	e.buckets[0], e.head = e.buckets[0][:0], 0
-	k := 1
-	for k < radixBuckets && len(e.buckets[k]) == 0 {
-		k++
-	}
-	if k == radixBuckets {
+	if e.nonEmpty == 0 {
 		return false
 	}
+	k := bits.TrailingZeros64(e.nonEmpty) + 1
+	e.nonEmpty &^= 1 << (k - 1)
 	src := e.buckets[k]
 	low := src[0].at
 	for _, x := range src[1:] {
@@ -229,11 +227,19 @@ func (e *Engine) refill() bool {
 	}
 	e.last = low
 	for _, x := range src {
-		j := bits.Len64(uint64(x.at ^ low))
-		e.buckets[j] = append(e.buckets[j], x)
+		e.file(x)
 	}
 	e.buckets[k] = src[:0]
 	return true
+}
+
+// file appends x to the bucket of its time relative to last.
+func (e *Engine) file(x engineEntry) {
+	k := bits.Len64(uint64(x.at ^ e.last))
+	e.buckets[k] = append(e.buckets[k], x)
+	if k > 0 {
+		e.nonEmpty |= 1 << (k - 1)
+	}
 }
 
 // rebase refiles every queued entry under a new, earlier last. PeekTime (or
@@ -250,10 +256,9 @@ func (e *Engine) rebase(last Time) {
 		all = append(all, e.buckets[k][from:]...)
 		e.buckets[k] = e.buckets[k][:0]
 	}
-	e.head, e.last = 0, last
+	e.head, e.last, e.nonEmpty = 0, last, 0
 	for _, x := range all {
-		j := bits.Len64(uint64(x.at ^ last))
-		e.buckets[j] = append(e.buckets[j], x)
+		e.file(x)
 	}
 }
 

@@ -583,10 +583,10 @@ func (d *engRandomDriver) Handle(ev Event) {
 
 func TestEngineRandomAgainstModel(t *testing.T) {
 	tests := []struct {
-		name     string
-		seed     uint64
-		steps    int
-		start    Time // the clock at the start (large: high bits set)
+		name  string
+		seed  uint64
+		steps int
+		start Time // the clock at the start (large: high bits set)
 	}{
 		{"seed 1", 1, 20000, 0},
 		{"seed 2", 2, 20000, 0},

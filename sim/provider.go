@@ -29,6 +29,7 @@ type deployment struct {
 	waiting   ring.Ring[int32] // accepted calls waiting for a stream
 	streams   int              // current, after capacity events
 	latFactor float64
+	jit       latencyJitter // cfg.Jitter, compiled once
 }
 
 // verdict is the provider's answer to one try of a call.
@@ -73,6 +74,7 @@ func newProvider(sc *Scenario, cfgs []ModelConfig) Provider {
 		d.key = index(keyIndex, d.cfg.EvalKey)
 		d.streams = d.cfg.Streams
 		d.latFactor = 1
+		d.jit = compileJitter(d.cfg.Jitter)
 	}
 	return p
 }
@@ -157,7 +159,7 @@ func (p *Provider) start(model, out int32, u float64) Time {
 	d := &p.models[model]
 	d.busy++
 	base := d.cfg.TTFT.Seconds() + float64(out)/d.cfg.DecodeRate
-	lat := base * d.latFactor * slowdown(d.cfg.Slowdown, float64(d.busy)/float64(d.cfg.Streams)) * jitter(d.cfg.Jitter, u)
+	lat := base * d.latFactor * slowdown(d.cfg.Slowdown, float64(d.busy)/float64(d.cfg.Streams)) * d.jit.factor(u)
 	return FromSeconds(min(lat, maxLatencySeconds))
 }
 
@@ -200,18 +202,48 @@ func slowdown(s SlowdownConfig, util float64) float64 {
 	return 1 + (s.Max-1)*x
 }
 
-// jitter turns a uniform draw into a latency factor of mean 1.
-func jitter(j JitterConfig, u float64) float64 {
-	u = math.Min(math.Max(u, 1e-12), 1-1e-12)
+// latencyJitter is a JitterConfig compiled once per model: its kind and,
+// for lognormal, the distribution (σ = √log(1+CV²), μ = −σ²/2, mean 1), so
+// a call's draw does no string compare, log or square root.
+type latencyJitter struct {
+	kind uint8 // jitterNone, jitterExponential, jitterLognormal
+	logn distuv.LogNormal
+}
+
+const (
+	jitterNone uint8 = iota
+	jitterExponential
+	jitterLognormal
+)
+
+func compileJitter(j JitterConfig) latencyJitter {
 	switch j.Dist {
 	case "exponential":
+		return latencyJitter{kind: jitterExponential}
+	case "lognormal":
+		sigma := math.Sqrt(math.Log1p(j.CV * j.CV))
+		return latencyJitter{kind: jitterLognormal, logn: distuv.LogNormal{Mu: -sigma * sigma / 2, Sigma: sigma}}
+	}
+	return latencyJitter{}
+}
+
+// factor turns a uniform draw into a latency factor of mean 1.
+func (j *latencyJitter) factor(u float64) float64 {
+	u = math.Min(math.Max(u, 1e-12), 1-1e-12)
+	switch j.kind {
+	case jitterExponential:
 		// Not distuv.Exponential.Quantile: it computes -log(1-u), which
 		// rounds differently from -log1p(-u) for about 1 draw in 2,000
 		// (TestJitterQuantiles), and results must stay bit-identical.
 		return -math.Log1p(-u)
-	case "lognormal":
-		sigma := math.Sqrt(math.Log1p(j.CV * j.CV))
-		return distuv.LogNormal{Mu: -sigma * sigma / 2, Sigma: sigma}.Quantile(u)
+	case jitterLognormal:
+		return j.logn.Quantile(u)
 	}
 	return 1
+}
+
+// jitter is compileJitter(j).factor(u).
+func jitter(j JitterConfig, u float64) float64 {
+	c := compileJitter(j)
+	return c.factor(u)
 }

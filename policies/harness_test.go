@@ -2,7 +2,9 @@ package policies
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -214,7 +216,7 @@ func (h *harness) finish(ids ...JobID) {
 
 // finishAll ends every running job.
 func (h *harness) finishAll() {
-	for id := range h.running {
+	for _, id := range slices.Sorted(maps.Keys(h.running)) {
 		h.finish(id)
 	}
 }

@@ -2,8 +2,10 @@ package policies
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -282,8 +284,9 @@ func randomizedRun(t *testing.T, seed uint64) {
 				setOverride(batchOv, key3{a, p, b}, tier)
 			}
 		}
-		// Random finishes.
-		for id := range h.running {
+		// Random finishes, drawn in job order (not map order, which would
+		// make the run differ from one go test to the next).
+		for _, id := range slices.Sorted(maps.Keys(h.running)) {
 			if rng.IntN(4) == 0 {
 				h.finish(id)
 			}

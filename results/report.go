@@ -123,6 +123,9 @@ func buildReport(o *Outputs, figs []Figure, version string) *report {
 		r.Tables = append(r.Tables, t)
 	}
 	r.Tables = append(r.Tables, fairnessTable(s))
+	if t := controllerTable(s); len(t.Rows) > 0 {
+		r.Tables = append(r.Tables, t)
+	}
 	r.Tables = append(r.Tables, convergenceTables(s)...)
 	for _, f := range figs {
 		rf := reportFigure{Figure: f, Rel: filepath.ToSlash(relTo(o.Dir, f.PNG))}

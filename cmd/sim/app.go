@@ -260,6 +260,7 @@ func compareCommand(out io.Writer, o options) error {
 	}
 	results.WriteProductionTable(out, summary)
 	results.WriteRemedyTable(out, summary)
+	results.WriteControllerTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }

@@ -8,16 +8,30 @@ import (
 )
 
 // TestTwoLoops: on the controllers scenario (hot-a halves its streams at
-// 1h30 and recovers at 2h), the job-level search controller together with
-// the gateway's adaptive limit settles after the slowdown within a bound,
-// and the hot lanes lose no more throughput against the job-level loop alone
-// than the noise between two seeds of the loop alone.
+// 1h30 and recovers at 2h), a job-level controller (search; slowstart, the
+// default) together with the gateway's adaptive limit settles after the
+// slowdown within a bound, and the hot lanes lose no more throughput against
+// the job-level loop alone than the noise between two seeds of the loop
+// alone.
 func TestTwoLoops(t *testing.T) {
 	sc, err := LoadScenario("embedded:controllers")
 	if err != nil {
 		t.Fatal(err)
 	}
-	specs := variantSpecs(t, sc, []uint64{1, 2}, "search", "search+gateway")
+	// The bound on settling after the slowdown, with both loops. They slow
+	// slowstart's settling there (840–950 s on seeds 1–2 against 370–420 s
+	// alone): the gateway cuts its in-flight limit, which hides capacity the
+	// job-level loop then finds again — the README reports it.
+	for _, tc := range []struct {
+		job   string
+		bound float64 // seconds
+	}{{"search", 15 * 60}, {"slowstart", 20 * 60}} {
+		t.Run(tc.job, func(t *testing.T) { twoLoops(t, sc, tc.job, tc.bound) })
+	}
+}
+
+func twoLoops(t *testing.T, sc *Scenario, job string, bound float64) {
+	specs := variantSpecs(t, sc, []uint64{1, 2}, job, job+"+gateway")
 	runs, err := ExecuteAll(sc, specs, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -40,14 +54,13 @@ func TestTwoLoops(t *testing.T) {
 				i+1, both[i], alone[i], noise)
 		}
 	}
-	const bound = 15 * 60 // seconds
 	for i, r := range []results.Run{runs[1], runs[3]} {
 		found := false
 		for _, c := range r.Convergence {
 			if c.Model == "hot-a" && c.Disturbance.Kind == "slowdown" {
 				found = true
 				if c.SettlingTime < 0 || c.SettlingTime > bound {
-					t.Errorf("seed %d: settling after the slowdown %.0f s, want 0..%d", i+1, c.SettlingTime, bound)
+					t.Errorf("seed %d: settling after the slowdown %.0f s, want 0..%.0f", i+1, c.SettlingTime, bound)
 				}
 			}
 		}

@@ -57,6 +57,7 @@ type controller struct {
 	quota      bool    // read the 429 signal (QuotaState), unless ignore_quota
 	lowerAfter int     // ticks of persistent rejections before lowering
 	lookback   int     // ControllerSlowStart: the dead time, in ticks
+	probe      float64 // ControllerSlowStart: factor^(1/lookback), its fastest growth per tick
 }
 
 func newController(cfg SchedulerConfig) controller {
@@ -72,6 +73,7 @@ func newController(cfg SchedulerConfig) controller {
 		lowerAfter: cfg.RejectLowerAfter,
 		lookback:   slowLookback(cfg),
 	}
+	c.probe = math.Pow(c.factor, 1/float64(c.lookback))
 	if cfg.Smoothing > 0 && cfg.Smoothing < 1 {
 		c.smoothing = cfg.Smoothing
 	}

@@ -32,9 +32,10 @@ const (
 	// ControllerDamped is a search on a smoothed depth with a wide hold band,
 	// a wait after every move and a freeze while a lowered limit has not bitten.
 	ControllerDamped ControllerKind = "damped"
-	// ControllerSlowStart probes ×factor per tick until the depth first
-	// passes target, backs off to the limit in force a dead time earlier,
-	// then tracks the target with an integral step.
+	// ControllerSlowStart (the default) is an integral step on the depth
+	// error that probes while the queue is empty (at most ×factor per dead
+	// time) and, when a probe overshoots, backs off to the limit in force a
+	// dead time earlier.
 	ControllerSlowStart ControllerKind = "slowstart"
 )
 

@@ -22,9 +22,9 @@ type slowState struct {
 // error inside the tolerance band). An empty queue says only that the
 // limit is short by an unknown amount, so the raise doubles every dead time
 // the queue stays empty — g·T·2^(k/θ) after k empty ticks (at least one
-// job), θ the dead time in ticks — but never grows the limit faster than ×factor per dead time, so
-// the jobs started while the depth cannot yet show them are at most one
-// step's worth. When a probe of at least a dead time ends with the depth over
+// job), θ the dead time in ticks — but never grows the limit faster than
+// ×factor per dead time, so the jobs started while the depth cannot yet show
+// them are at most one step's worth. When a probe of at least a dead time ends with the depth over
 // T + τ, that reading is news about the limit in force a dead time ago, not
 // about today's: the limit backs off to that one. The jobs started since
 // drain as they finish (no eviction), and the limit does not move meanwhile
@@ -54,10 +54,10 @@ func (c *controller) slowStartStep(ls *limitState, in signals) (float64, int) {
 	return r.fl + u, sign(u)
 }
 
-// slowProbe is the fastest probe: ×factor per dead time, in equal steps each
-// tick (at least one job).
+// slowProbe is the fastest probe: ×factor per dead time, in equal steps
+// each tick (c.probe = factor^(1/θ)), at least one job.
 func (c *controller) slowProbe(l float64) float64 {
-	return max(l*math.Pow(c.factor, 1/float64(c.lookback)), l+1)
+	return max(l*c.probe, l+1)
 }
 
 // slowBackoff records the limit in force this tick and returns the one in

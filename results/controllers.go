@@ -2,7 +2,6 @@ package results
 
 import (
 	"cmp"
-	"fmt"
 	"io"
 	"slices"
 )
@@ -39,9 +38,8 @@ func controllerTable(s Summary) table {
 				rev += c.ReversalsPerHour / float64(len(rows))
 				derr += c.DepthErrMean / float64(len(rows))
 			}
-			t.Rows = append(t.Rows, []string{model, roleName(s, i), seconds(rows[0].TimeToCapacity), seconds(rows[0].SettlingTime),
-				fmt.Sprintf("%.1f", rev), fmt.Sprintf("%.0f", derr), fmt.Sprintf("%.0f", lane.GatewayWaitContainerSeconds/3600),
-				fmt.Sprintf("%.0f", lane.ThroughputPerHour), fmt.Sprintf("%.0f%%", 100*lane.HeadroomCaptured)})
+			t.Rows = append(t.Rows, []string{model, roleName(s, i), f0(rows[0].TimeToCapacity), f0(rows[0].SettlingTime),
+				f1(rev), f0(derr), f0(lane.GatewayWaitContainerSeconds / 3600), f0(lane.ThroughputPerHour), pct(lane.HeadroomCaptured)})
 		}
 	}
 	return t
@@ -76,14 +74,6 @@ func convergenceOf(r Run, model string) []ConvergenceRow {
 		}
 	}
 	return rows
-}
-
-// seconds prints a duration in whole seconds, -1 as is.
-func seconds(v float64) string {
-	if v < 0 {
-		return "-1"
-	}
-	return fmt.Sprintf("%.0f", v)
 }
 
 // WriteControllerTable prints the controllers side by side; nothing unless

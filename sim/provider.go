@@ -241,9 +241,3 @@ func (j *latencyJitter) factor(u float64) float64 {
 	}
 	return 1
 }
-
-// jitter is compileJitter(j).factor(u).
-func jitter(j JitterConfig, u float64) float64 {
-	c := compileJitter(j)
-	return c.factor(u)
-}

@@ -34,9 +34,9 @@ func TestJitterQuantiles(t *testing.T) {
 			distuv.Exponential{Rate: 1}.Quantile, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			differ := 0
+			differ, jit := 0, compileJitter(tc.cfg)
 			for _, u := range us {
-				got := jitter(tc.cfg, u)
+				got := jit.factor(u)
 				u = math.Min(math.Max(u, 1e-12), 1-1e-12)
 				if want := tc.formula(u); got != want {
 					t.Fatalf("jitter(%v) = %v, want %v (the formula)", u, got, want)

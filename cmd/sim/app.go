@@ -22,13 +22,14 @@ func newApp() *cli.App {
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
 	reportFlag := &cli.BoolFlag{Name: "report", Usage: "also write report.html, report.md and figures/ into --out (as sim report does)"}
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print summary.json on stdout instead of the tables"}
+	profileFlags, startProfile, stopProfile := profiling()
 	app := &cli.App{
 		Name:                 "sim",
 		Version:              version(),
 		EnableBashCompletion: true,
 		ErrWriter:            os.Stderr,
 		Usage:                "discrete-event lab for LLM-evaluation job scheduling",
-		Flags:                profileFlags(),
+		Flags:                profileFlags,
 		Before:               startProfile,
 		After:                stopProfile,
 		Commands: []*cli.Command{{

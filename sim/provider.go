@@ -47,13 +47,13 @@ func newProvider(sc *Scenario, cfgs []ModelConfig) Provider {
 	orgIndex, keyIndex := map[string]int{}, map[string]int{}
 	for i, o := range sc.Organisations {
 		orgIndex[o.Name] = i
-		pool := newQuotaPool(poolSpec{limits: o.limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock})
+		pool := newQuotaPool(poolSpec{limits: o.limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock, underLimit: underLimit(o.Admission)})
 		pool.seedHistory(o.History, sc.Clock)
 		p.orgs = append(p.orgs, pool)
 	}
 	for i, k := range sc.Keys {
 		keyIndex[k.Name] = i
-		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.limits(), budget: k.BudgetTokens}))
+		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.limits(), budget: k.BudgetTokens, underLimit: underLimit(k.Admission)}))
 		p.pace = append(p.pace, k.Pace)
 	}
 	index := func(m map[string]int, name string) int {

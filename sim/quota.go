@@ -29,21 +29,26 @@ const (
 )
 
 // quotaWindow is one quota of an organisation (or a gateway virtual key):
-// the requests (or tokens) counted in the window may not exceed limit.
+// the requests (or tokens) counted in the window may not exceed limit (with
+// underLimit: a try is let in while the count is below limit, and counted
+// whole).
 // Rolling (the default): an entry frees its share exactly span after it was
 // counted — it never refills early, which is how a daily quota stays
 // exhausted for hours. Fixed: every entry is dropped at each reset instant
 // (a time of day), and a try that does not fit waits for the next reset.
 type quotaWindow struct {
-	dim     int
-	limit   float64
-	span    Time
-	tokens  bool // counts tokens, else requests
-	fixed   bool
-	reset   Time // fixed: the next reset instant
-	entries ring.Ring[quotaEntry]
-	sum     float64
-	bySrc   [numSources]float64
+	dim    int
+	limit  float64
+	span   Time
+	tokens bool // counts tokens, else requests
+	fixed  bool
+	// underLimit: admission while below the limit, whatever the try's size
+	// (AdmitUnderLimit); else the try must fit (AdmitFit).
+	underLimit bool
+	reset      Time // fixed: the next reset instant
+	entries    ring.Ring[quotaEntry]
+	sum        float64
+	bySrc      [numSources]float64
 }
 
 type quotaEntry struct {
@@ -68,6 +73,7 @@ type poolSpec struct {
 	dailyReset    *time.Duration // time of day; nil = rolling
 	clock         time.Duration  // time of day (and week) at virtual time 0
 	budget        float64
+	underLimit    bool // AdmitUnderLimit
 }
 
 // newQuotaPool has a window for each quota set (0 = none).
@@ -78,7 +84,7 @@ func newQuotaPool(p poolSpec) quotaPool {
 		if limit <= 0 {
 			continue
 		}
-		q := quotaWindow{dim: d, limit: limit, span: spans[d], tokens: d == dimTPM || d == dimTPD}
+		q := quotaWindow{dim: d, limit: limit, span: spans[d], tokens: d == dimTPM || d == dimTPD, underLimit: p.underLimit}
 		if p.dailyReset != nil && spans[d] == 24*Hour {
 			q.fixed = true
 			q.reset = nextReset(FromDuration(p.clock), FromDuration(*p.dailyReset))
@@ -129,12 +135,21 @@ func (q *quotaWindow) expire(now Time) {
 	}
 }
 
-// wait is how long until amt fits; 0 if it fits now, -1 if it never can.
+// admits says whether a window holding sum lets a try of amt in.
+func (q *quotaWindow) admits(sum, amt float64) bool {
+	if q.underLimit {
+		return sum < q.limit
+	}
+	return sum+amt <= q.limit
+}
+
+// wait is how long until amt is let in; 0 if it is now, -1 if it never can
+// (it must fit and is larger than the limit).
 func (q *quotaWindow) wait(now Time, amt float64) Time {
-	if amt > q.limit {
+	if amt > q.limit && !q.underLimit {
 		return -1
 	}
-	if q.sum+amt <= q.limit {
+	if q.admits(q.sum, amt) {
 		return 0
 	}
 	if q.fixed {
@@ -144,7 +159,7 @@ func (q *quotaWindow) wait(now Time, amt float64) Time {
 	for i := 0; i < q.entries.Len(); i++ {
 		e := q.entries.At(i)
 		freed += e.amt
-		if q.sum-freed+amt <= q.limit {
+		if q.admits(q.sum-freed, amt) {
 			return e.t + q.span - now
 		}
 	}

@@ -34,6 +34,34 @@ type KeyConfig struct {
 	TPD          float64 `yaml:"tpd" json:"tpd,omitempty"`
 	BudgetTokens float64 `yaml:"budget_tokens" json:"budget_tokens,omitempty"`
 	Pace         bool    `yaml:"pace" json:"pace,omitempty"`
+	Admission    string  `yaml:"admission" json:"admission,omitempty"`
+}
+
+// Admission rules of a quota pool (organisations[].admission,
+// keys[].admission).
+const (
+	// AdmitFit lets a try in only if its whole size fits under every
+	// window's limit: the pool never holds more than its limit, and a
+	// small try gets into room a large one cannot use.
+	AdmitFit = "fit"
+	// AdmitUnderLimit lets a try in while every window is below its limit,
+	// whatever its size, and counts all of it: the check of a limiter that
+	// cannot know a call's output before it runs (LiteLLM's proxy limiter
+	// reads the current count before the call and adds the tokens used
+	// after it). A window may end above its limit by one try, and the
+	// first try to arrive after room frees takes it, large or small.
+	AdmitUnderLimit = "under_limit"
+)
+
+// underLimit reads an admission value already validated.
+func underLimit(admission string) bool { return admission == AdmitUnderLimit }
+
+func checkAdmission(path, v string) error {
+	switch v {
+	case "", AdmitFit, AdmitUnderLimit:
+		return nil
+	}
+	return field.Errorf(path, "unknown admission %q (want %q or %q)", v, AdmitFit, AdmitUnderLimit)
 }
 
 func (o OrgConfig) limits() [numDims]float64 { return [numDims]float64{o.RPM, o.TPM, o.RPD, o.TPD} }
@@ -66,6 +94,9 @@ func (s *Scenario) validateQuotaKeys() error {
 		if err := o.History.validate(p + ".history"); err != nil {
 			return err
 		}
+		if err := checkAdmission(p+".admission", o.Admission); err != nil {
+			return err
+		}
 	}
 	keys := map[string]bool{}
 	for i, k := range s.Keys {
@@ -80,6 +111,9 @@ func (s *Scenario) validateQuotaKeys() error {
 		}
 		keys[k.Name] = true
 		if err := checkLimits(p, k.limits()); err != nil {
+			return err
+		}
+		if err := checkAdmission(p+".admission", k.Admission); err != nil {
 			return err
 		}
 	}

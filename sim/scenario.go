@@ -116,6 +116,9 @@ type OrgConfig struct {
 	CountRejected bool `yaml:"count_rejected" json:"count_rejected,omitempty"`
 	// History is usage declared for the 24 h before the run.
 	History *QuotaHistory `yaml:"history" json:"history,omitempty"`
+	// Admission is when a try is let in: AdmitFit (default) or
+	// AdmitUnderLimit.
+	Admission string `yaml:"admission" json:"admission,omitempty"`
 }
 
 // ModelConfig is one model deployment and its gateway lane.

@@ -14,8 +14,9 @@ func remedyTable(s Summary) table {
 	t := table{Title: "Incident and remedies",
 		Note: "Production outage minutes: minutes whose success rate (answered ÷ answered + failed) is below the stream's threshold. " +
 			"Eval finish: time of day of the last evaluation job completed; done: evaluation jobs completed ÷ arrived. " +
-			"RPM burned: rejected evaluation tries counted against RPM/RPD (count_rejected). Deferred: decisions the circuit breaker held back.",
-		Head: []string{"variant", "prod outage min", "prod 429s", "prod failed", "eval finish", "eval done", "eval tokens", "RPM burned", "alerts", "deferred"}}
+			"RPM burned: rejected evaluation tries counted against RPM/RPD (count_rejected). Deferred: decisions the circuit breaker held back. " +
+			"Outage from–to: the first and the last outage minute (times of day); first alert: when the first quota alert episode began.",
+		Head: []string{"variant", "prod outage min", "outage from–to", "prod 429s", "prod failed", "eval finish", "eval done", "eval tokens", "RPM burned", "alerts", "first alert", "deferred"}}
 	for i, r := range s.Runs {
 		q := r.Quota
 		if q == nil || len(r.Production) == 0 {
@@ -35,11 +36,40 @@ func remedyTable(s Summary) table {
 		if r.Guards != nil {
 			deferred = count(r.Guards.DeferredTicks)
 		}
-		t.Rows = append(t.Rows, []string{roleName(s, i), count(outage), count(r429), count(failed), finish,
+		firstAlert := "-"
+		if len(r.Alerts) > 0 {
+			first := r.Alerts[0].Start
+			for _, a := range r.Alerts {
+				first = min(first, a.Start)
+			}
+			firstAlert = clockTime(q.Clock + first)
+		}
+		t.Rows = append(t.Rows, []string{roleName(s, i), count(outage), outageSpan(r.Production, q.Clock), count(r429), count(failed), finish,
 			fmt.Sprintf("%d/%d", r.JobsCompleted, r.JobsArrived), fmt.Sprintf("%.1fM", q.EvalTokens/1e6),
-			count(q.BurnedEval), fmt.Sprint(len(r.Alerts)), deferred})
+			count(q.BurnedEval), fmt.Sprint(len(r.Alerts)), firstAlert, deferred})
 	}
 	return t
+}
+
+// outageSpan is the first and the last outage minute of any production
+// stream as times of day ("-" when none): the incident's timeline.
+func outageSpan(prod []ProductionStats, clock float64) string {
+	first, last := -1, -1
+	for _, p := range prod {
+		for _, m := range p.Minutes {
+			if !m.Outage {
+				continue
+			}
+			if first < 0 || m.Minute < first {
+				first = m.Minute
+			}
+			last = max(last, m.Minute)
+		}
+	}
+	if first < 0 {
+		return "-"
+	}
+	return clockTime(clock+60*float64(first)) + "–" + clockTime(clock+60*float64(last+1))
 }
 
 // clockTime reads seconds since Monday 00:00 as a time of day.

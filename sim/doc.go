@@ -22,7 +22,9 @@
 // admission by the policy (a container is taken) → container start-up →
 // turns of parallel calls, each call queued FIFO at its model's gateway lane,
 // sent while the lane's in-flight limit allows, checked against the
-// organisation's quotas (429 → backoff → back to the queue), served by a
+// organisation's quotas (a try must fit whole, or with admission
+// "under_limit" the windows must be below their limits; 429 → backoff →
+// back to the queue), served by a
 // provider stream → a tool step → the next turn → completion (container
 // released; a grading job may follow). Job arrivals are pulled lazily from a
 // workloads.Source, one ahead.

@@ -32,9 +32,12 @@ const (
 	// ActionRejectedLower: rejections persisted for reject_lower_after
 	// ticks in a row: lowered one step (unless already below running).
 	ActionRejectedLower
+	// ActionNoHeadroom: a raise was due, but the model's quota window has
+	// no room for it (see signals.roomToRaise): held.
+	ActionNoHeadroom
 )
 
-var actionNames = [...]string{"hold", "raise", "lower", "not-binding", "stale", "below-running", "rejected", "rejected-lower"}
+var actionNames = [...]string{"hold", "raise", "lower", "not-binding", "stale", "below-running", "rejected", "rejected-lower", "no-headroom"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) && a >= 0 {
@@ -128,7 +131,10 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	for i := range s.models {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
-		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0)}
+		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0), model: ModelID(i)}
+		if quota {
+			in.quota = qs
+		}
 		readSignals(state, ModelID(i), &m.limitState, &in)
 		if quota && s.ctl.rejected(&m.limitState, qs.Rejections(ModelID(i)), m.running) {
 			s.limits[i] = m.limit
@@ -199,11 +205,14 @@ func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in signals)
 	l := ls.limit
 	switch {
 	case d < ls.target:
-		if in.binding {
-			ls.limit = c.raise(l, ls.maxL)
-			ls.action = ActionRaise
-		} else {
+		switch n := c.raise(l, ls.maxL); {
+		case !in.binding:
 			ls.action = ActionNotBinding
+		case !in.roomToRaise(n):
+			ls.action = ActionNoHeadroom
+		default:
+			ls.limit = n
+			ls.action = ActionRaise
 		}
 	case d > ls.target+c.tolerance && l < in.running:
 		ls.action = ActionBelowRunning

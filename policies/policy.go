@@ -120,6 +120,13 @@ type QuotaReading struct {
 	// ProductionUse is, per dimension, production's own share of its
 	// organisation's window on the model.
 	ProductionUse [NumDims]float64
+	// ModelUse is, per dimension, the model's own evaluation calls' share
+	// of the Use window: what a raise of the model's limit would add to.
+	ModelUse [NumDims]float64
+	// BelowShare: the model holds less than its share of the running jobs
+	// of the models with tries on its organisation (their mean), as in
+	// QuotaState.Rejections.
+	BelowShare bool
 	// AsOf is when the reading was taken.
 	AsOf time.Time
 }

@@ -26,6 +26,33 @@ type signals struct {
 	latency  float64 // 0: none
 	latFresh bool    // a new latency reading since the last step
 	new429   int64   // 429s since the last step
+	model    ModelID
+	quota    QuotaState // nil: no quota signal read (none offered, or ignore_quota)
+}
+
+// roomToRaise says whether raising the model's limit to n leaves room in
+// its quota windows. The model's own use of a window (QuotaReading.ModelUse)
+// comes from its running jobs, so filling n slots adds about
+// (n − running) ÷ running of it; a raise that would fill a window to its
+// limit is held. Without this, a tick with no 429 reads as room: a window
+// shows a raise's calls only after the jobs have started and called, so
+// clean ticks raise again and again until one window's worth of raises
+// lands at once, as a storm of 429s on everyone who shares the quota.
+func (in *signals) roomToRaise(n int) bool {
+	if in.quota == nil || n <= in.running {
+		return true
+	}
+	q := in.quota.Quota(in.model)
+	if q.BelowShare {
+		return true // the lanes above their share give way (their 429s lower them)
+	}
+	grow := float64(n-in.running) / float64(max(in.running, 1))
+	for d, use := range q.Use {
+		if use > 0 && use+grow*q.ModelUse[d] >= 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // readSignals reads the optional latency and 429 signals of model m into in,

@@ -47,13 +47,13 @@ func newProvider(sc *Scenario, cfgs []ModelConfig) Provider {
 	orgIndex, keyIndex := map[string]int{}, map[string]int{}
 	for i, o := range sc.Organisations {
 		orgIndex[o.Name] = i
-		pool := newQuotaPool(poolSpec{limits: o.limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock, underLimit: underLimit(o.Admission)})
+		pool := newQuotaPool(poolSpec{limits: o.limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock, underLimit: underLimit(o.Admission), models: len(cfgs)})
 		pool.seedHistory(o.History, sc.Clock)
 		p.orgs = append(p.orgs, pool)
 	}
 	for i, k := range sc.Keys {
 		keyIndex[k.Name] = i
-		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.limits(), budget: k.BudgetTokens, underLimit: underLimit(k.Admission)}))
+		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.limits(), budget: k.BudgetTokens, underLimit: underLimit(k.Admission), models: len(cfgs)}))
 		p.pace = append(p.pace, k.Pace)
 	}
 	index := func(m map[string]int, name string) int {
@@ -99,14 +99,18 @@ func (p *Provider) offer(model int32, now Time, tokens float64, src source) (v v
 	if d.streams == 0 {
 		return rejectedOutage, 0, false
 	}
+	who := int32(-1) // the model whose own use an entry is
+	if src == srcEval {
+		who = model
+	}
 	if org := d.orgOf(src); org >= 0 {
 		var ok bool
-		if retryAfter, ok = p.orgs[org].admit(now, tokens, src); !ok {
-			return rejected429, retryAfter, p.orgs[org].burn(now, src)
+		if retryAfter, ok = p.orgs[org].admit(now, tokens, src, who); !ok {
+			return rejected429, retryAfter, p.orgs[org].burn(now, src, who)
 		}
 	}
 	if key >= 0 {
-		p.keys[key].commit(now, tokens, src)
+		p.keys[key].commit(now, tokens, src, who)
 	}
 	return accepted, 0, false
 }

@@ -49,12 +49,16 @@ type quotaWindow struct {
 	entries    ring.Ring[quotaEntry]
 	sum        float64
 	bySrc      [numSources]float64
+	// byModel is the evaluation entries' sum per model: the lane's own
+	// share of the window, which a scheduler reads before a raise.
+	byModel []float64
 }
 
 type quotaEntry struct {
-	t   Time
-	amt float64
-	src source
+	t     Time
+	amt   float64
+	src   source
+	model int32 // the evaluation call's model; -1 for production and history
 }
 
 // quotaPool is one organisation's (or virtual key's) quota windows.
@@ -74,6 +78,7 @@ type poolSpec struct {
 	clock         time.Duration  // time of day (and week) at virtual time 0
 	budget        float64
 	underLimit    bool // AdmitUnderLimit
+	models        int  // models in the catalogue (per-model sums)
 }
 
 // newQuotaPool has a window for each quota set (0 = none).
@@ -84,7 +89,8 @@ func newQuotaPool(p poolSpec) quotaPool {
 		if limit <= 0 {
 			continue
 		}
-		q := quotaWindow{dim: d, limit: limit, span: spans[d], tokens: d == dimTPM || d == dimTPD, underLimit: p.underLimit}
+		q := quotaWindow{dim: d, limit: limit, span: spans[d], tokens: d == dimTPM || d == dimTPD, underLimit: p.underLimit,
+			byModel: make([]float64, p.models)}
 		if p.dailyReset != nil && spans[d] == 24*Hour {
 			q.fixed = true
 			q.reset = nextReset(FromDuration(p.clock), FromDuration(*p.dailyReset))
@@ -119,6 +125,7 @@ func (q *quotaWindow) expire(now Time) {
 				q.entries.Pop()
 			}
 			q.sum, q.bySrc = 0, [numSources]float64{}
+			clear(q.byModel)
 			for q.reset <= now {
 				q.reset += q.span
 			}
@@ -129,9 +136,13 @@ func (q *quotaWindow) expire(now Time) {
 		e := q.entries.Pop()
 		q.sum -= e.amt
 		q.bySrc[e.src] -= e.amt
+		if e.model >= 0 {
+			q.byModel[e.model] -= e.amt
+		}
 	}
 	if q.entries.Len() == 0 {
 		q.sum, q.bySrc = 0, [numSources]float64{} // no drift from float sums
+		clear(q.byModel)
 	}
 }
 
@@ -166,10 +177,13 @@ func (q *quotaWindow) wait(now Time, amt float64) Time {
 	return q.span
 }
 
-func (q *quotaWindow) push(t Time, amt float64, src source) {
-	q.entries.Push(quotaEntry{t: t, amt: amt, src: src})
+func (q *quotaWindow) push(t Time, amt float64, src source, model int32) {
+	q.entries.Push(quotaEntry{t: t, amt: amt, src: src, model: model})
 	q.sum += amt
 	q.bySrc[src] += amt
+	if model >= 0 {
+		q.byModel[model] += amt
+	}
 }
 
 // check says whether a try of tokens fits every window (and the budget)
@@ -192,24 +206,25 @@ func (o *quotaPool) check(now Time, tokens float64) Time {
 	return retryAfter
 }
 
-// commit counts an accepted try in every window.
-func (o *quotaPool) commit(now Time, tokens float64, src source) {
+// commit counts an accepted try of model (-1: not an evaluation call) in
+// every window.
+func (o *quotaPool) commit(now Time, tokens float64, src source, model int32) {
 	o.spent += tokens
 	for i := range o.windows {
 		q := &o.windows[i]
-		q.push(now, q.amount(tokens), src)
+		q.push(now, q.amount(tokens), src, model)
 	}
 }
 
 // burn counts a rejected try against the request windows when the pool
 // counts rejected tries; it reports whether it did.
-func (o *quotaPool) burn(now Time, src source) bool {
+func (o *quotaPool) burn(now Time, src source, model int32) bool {
 	if !o.countRejected {
 		return false
 	}
 	for i := range o.windows {
 		if q := &o.windows[i]; !q.tokens {
-			q.push(now, 1, src)
+			q.push(now, 1, src, model)
 		}
 	}
 	return true
@@ -217,11 +232,11 @@ func (o *quotaPool) burn(now Time, src source) bool {
 
 // admit checks every window; if all have room the try is counted in each
 // and ok is true, else retryAfter says when it would fit (negative: never).
-func (o *quotaPool) admit(now Time, tokens float64, src source) (retryAfter Time, ok bool) {
+func (o *quotaPool) admit(now Time, tokens float64, src source, model int32) (retryAfter Time, ok bool) {
 	if retryAfter = o.check(now, tokens); retryAfter != 0 {
 		return retryAfter, false
 	}
-	o.commit(now, tokens, src)
+	o.commit(now, tokens, src, model)
 	return 0, true
 }
 
@@ -247,6 +262,35 @@ func (o *quotaPool) dimUse(now Time, src source) (all, by [numDims]float64) {
 		by[q.dim] = bySrc[src] / q.limit
 	}
 	return all, by
+}
+
+// modelUse is, per dimension, model's own evaluation entries in the window
+// at now as a share of its limit (0 where no quota is set).
+func (o *quotaPool) modelUse(now Time, model int32) (by [numDims]float64) {
+	for i := range o.windows {
+		q := &o.windows[i]
+		by[q.dim] = q.modelLive(now, model) / q.limit
+	}
+	return by
+}
+
+// modelLive is model's sum at now, leaving out entries that have expired
+// (as live does: reading must not move the window).
+func (q *quotaWindow) modelLive(now Time, model int32) float64 {
+	if q.fixed && now >= q.reset {
+		return 0
+	}
+	v := q.byModel[model]
+	for i := 0; !q.fixed && i < q.entries.Len(); i++ {
+		e := q.entries.At(i)
+		if e.t+q.span > now {
+			break
+		}
+		if e.model == model {
+			v -= e.amt
+		}
+	}
+	return max(v, 0)
 }
 
 // live is the window's sums at now, leaving out entries that have expired.
@@ -306,7 +350,7 @@ func (o *quotaPool) seedHistory(h *QuotaHistory, clock time.Duration) {
 		for m := range w {
 			t := -Time(1440-m) * Minute
 			if x := amt * w[m] / total; x > 0 && (!q.fixed || t >= q.reset-q.span) {
-				q.push(t, x, srcHistory)
+				q.push(t, x, srcHistory, -1)
 			}
 		}
 		q.expire(0)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -19,6 +20,17 @@ func (n *naiveWindow) sum(now Time) float64 {
 	s := 0.0
 	for _, e := range n.tries {
 		if e.t+n.span > now {
+			s += e.amt
+		}
+	}
+	return s
+}
+
+// modelSum is the window's count of model's tries at now.
+func (n *naiveWindow) modelSum(now Time, model int32) float64 {
+	s := 0.0
+	for _, e := range n.tries {
+		if e.t+n.span > now && e.model == model {
 			s += e.amt
 		}
 	}
@@ -54,12 +66,15 @@ func (n *naiveWindow) wait(now Time, amt float64) Time {
 // retry-after against the brute-force window; then checks what tells the
 // rules apart: under "fit" the count never passes the limit, under
 // "under_limit" it passes by less than one try, and a large try gets in
-// only under "under_limit" when the window is nearly full.
+// only under "under_limit" when the window is nearly full. Each try belongs
+// to one of three models, and every model's own share of the window (what a
+// scheduler reads before a raise) is checked against the brute force too.
 func TestAdmissionRulesBruteForce(t *testing.T) {
 	for _, under := range []bool{false, true} {
 		t.Run(fmt.Sprintf("under_limit=%v", under), func(t *testing.T) {
 			const limit = 1000.0
-			p := newQuotaPool(poolSpec{limits: [numDims]float64{dimTPM: limit}, underLimit: under})
+			const models = 3
+			p := newQuotaPool(poolSpec{limits: [numDims]float64{dimTPM: limit}, underLimit: under, models: models})
 			ref := naiveWindow{limit: limit, span: Minute, underLimit: under}
 			rng := rand.New(rand.NewPCG(7, 9))
 			now, maxSum, bigAdmittedNearFull := Time(0), 0.0, false
@@ -71,7 +86,14 @@ func TestAdmissionRulesBruteForce(t *testing.T) {
 				}
 				before := ref.sum(now)
 				wantWait := ref.wait(now, amt)
-				gotWait, ok := p.admit(now, amt, srcEval)
+				model := int32(rng.IntN(models))
+				for m := range int32(models) {
+					got, want := p.modelUse(now, m)[dimTPM]*limit, ref.modelSum(now, m)
+					if math.Abs(got-want) > 1e-6 {
+						t.Fatalf("try %d at %v: model %d's share of the window %g, brute force %g", i, now.Duration(), m, got, want)
+					}
+				}
+				gotWait, ok := p.admit(now, amt, srcEval, model)
 				if ok {
 					gotWait = 0
 				}
@@ -79,7 +101,7 @@ func TestAdmissionRulesBruteForce(t *testing.T) {
 					t.Fatalf("try %d (%g tokens at %v, window %g): retry-after %v, brute force %v", i, amt, now.Duration(), before, gotWait.Duration(), wantWait.Duration())
 				}
 				if ok {
-					ref.tries = append(ref.tries, quotaEntry{t: now, amt: amt})
+					ref.tries = append(ref.tries, quotaEntry{t: now, amt: amt, model: model})
 					if amt >= 300 && before+amt > limit {
 						bigAdmittedNearFull = true
 					}

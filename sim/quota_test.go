@@ -31,7 +31,7 @@ func TestDailyWindowReopens(t *testing.T) {
 				at  Time
 				amt float64
 			}{{10 * Minute, 60}, {tc.at, 40}} {
-				if _, ok := p.admit(x.at, x.amt, srcEval); !ok {
+				if _, ok := p.admit(x.at, x.amt, srcEval, -1); !ok {
 					t.Fatalf("admit %g at %v refused", x.amt, x.at.Duration())
 				}
 			}
@@ -56,15 +56,15 @@ func TestRetryBurnIffConfigured(t *testing.T) {
 	for _, countRejected := range []bool{false, true} {
 		t.Run(map[bool]string{false: "off", true: "on"}[countRejected], func(t *testing.T) {
 			p := newQuotaPool(poolSpec{limits: [numDims]float64{dimRPM: 10, dimTPD: 100}, countRejected: countRejected})
-			if _, ok := p.admit(0, 100, srcEval); !ok {
+			if _, ok := p.admit(0, 100, srcEval, -1); !ok {
 				t.Fatal("first try refused")
 			}
 			burned := 0
 			for i := 0; i < 5; i++ {
-				if _, ok := p.admit(Second, 1, srcEval); ok {
+				if _, ok := p.admit(Second, 1, srcEval, -1); ok {
 					t.Fatal("a try fitted a full TPD")
 				}
-				if p.burn(Second, srcEval) {
+				if p.burn(Second, srcEval, -1) {
 					burned++
 				}
 			}

@@ -81,8 +81,10 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 		AsOf: Epoch.Add(w.now().Duration())}
 	d := &w.prov.models[model]
 	if d.evalOrg >= 0 {
-		all, _ := w.prov.orgs[d.evalOrg].dimUse(w.now(), srcEval)
-		q.Use = all
+		pool := &w.prov.orgs[d.evalOrg]
+		q.Use, _ = pool.dimUse(w.now(), srcEval)
+		q.ModelUse = pool.modelUse(w.now(), model)
+		q.BelowShare = answerable(2, w.Running(m), w.orgPeers(m)) < 2
 	}
 	if d.org >= 0 {
 		_, q.ProductionUse = w.prov.orgs[d.org].dimUse(w.now(), srcProd)
@@ -101,17 +103,23 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 // with none, answers for all.
 func (w *World) Rejections(m policies.ModelID) int {
 	n := w.rec.quota.rejected[m]
-	org := w.prov.models[m].evalOrg
-	if n <= 1 || org < 0 {
+	if n <= 1 || w.prov.models[m].evalOrg < 0 {
 		return n
 	}
-	var peers []int // running jobs of the organisation's models with tries
+	return answerable(n, w.Running(m), w.orgPeers(m))
+}
+
+// orgPeers is the running jobs of the models with tries since the last
+// decision on m's evaluation organisation (m included).
+func (w *World) orgPeers(m policies.ModelID) []int {
+	org := w.prov.models[m].evalOrg
+	var peers []int
 	for j := range w.prov.models {
 		if w.prov.models[j].evalOrg == org && w.rec.quota.tries[j] > 0 {
 			peers = append(peers, w.Running(policies.ModelID(j)))
 		}
 	}
-	return answerable(n, w.Running(m), peers)
+	return peers
 }
 
 // answerable is the share rule of Rejections: n 429s of a model running

@@ -88,6 +88,18 @@
 // It damps oscillation from bursty fan-out at the price of lag; 0 or 1 turns
 // it off.
 //
+// Quotas. With a State that also reports quota signals (QuotaState), any
+// 429 the model answers for since the last tick holds its limit, and 429s
+// persisting reject_lower_after ticks lower it one step (rejected). A raise
+// is also held while it would fill one of the model's quota windows
+// (ActionNoHeadroom): filling n slots on r running jobs adds about
+// (n − r)/r of the model's own use of a window (QuotaReading.ModelUse), and
+// the raise waits while use + (n − r)/r · own use ≥ 1 in any dimension,
+// unless the model is below its share of its organisation's running jobs
+// (QuotaReading.BelowShare), whose lanes above share give way instead. A
+// window shows a raise only after the new jobs have called, so a clean tick
+// alone would raise again and again into a full window.
+//
 // Stale readings. Every depth reading comes with the time it was taken. A
 // reading taken more than stale_after before now (default three ticks), or
 // never taken, is stale: the controller holds the limit, neither raising nor
@@ -100,7 +112,8 @@
 // SchedulerConfig.Controller picks the rule that moves a limit l; the rule
 // above is "step", the reference; "slowstart" is the default. Every rival shares its guards: a stale
 // reading holds; a raise needs a binding limit (no wind-up); a limit already
-// below the running count is not lowered (no wind-down). d is the (smoothed)
+// below the running count is not lowered (no wind-down); a raise into a full
+// quota window is held (no headroom). d is the (smoothed)
 // depth, T the target, τ the tolerance. Each is driven on a fluid provider of
 // known capacity in rivals_test.go; "cycles" below is what that harness and
 // the controllers scenario measure. bakeoff_test.go runs them all through

@@ -219,6 +219,11 @@ func (g *Generator) nextArrival(bp *BatchProcess, from time.Duration) time.Durat
 	}
 }
 
+// UniqueBatches is true: every batch has a name of its own (BatchName) and
+// its jobs come one after another, so a consumer can tell batches apart
+// without looking names up.
+func (g *Generator) UniqueBatches() bool { return true }
+
 // Err is always nil: a validated generator cannot fail.
 func (g *Generator) Err() error { return nil }
 

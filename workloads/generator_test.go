@@ -105,4 +105,10 @@ func TestBatchName(t *testing.T) {
 			t.Errorf("BatchName(%d) = %q, want %q", seq, got, want)
 		}
 	}
+	var g Generator
+	for _, seq := range []int{1, 2, 255, 256, 257, 600, 9999999, 10000000, 10000001, 3} {
+		if got, want := g.batchName(seq), BatchName(seq); got != want {
+			t.Errorf("batchName(%d) = %q, want %q", seq, got, want)
+		}
+	}
 }

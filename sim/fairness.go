@@ -27,10 +27,10 @@ type projectState struct {
 
 // batchState is one batch from its first arrival until its last job is done
 // (then it is pruned: a later job with the same batch name starts a new one).
+// It lives in a slot of fairness.batches; a job's jobState.batch is the slot.
 type batchState struct {
 	name        string
-	id          int32 // key in fairness.batches (a job's jobState.batch)
-	seq         int64 // arrival order of the batch
+	slot        int32 // in fairness.batches
 	model       int
 	started     int
 	arrived     int
@@ -38,6 +38,8 @@ type batchState struct {
 	done        int
 	firstArrive Time
 	lastFinish  Time
+	small       int32 // its row in fairness.small, -1 if it arrived before the window
+	live        bool  // not pruned yet
 	behindLarge bool
 
 	// Progress rows (tracked batches only).
@@ -51,34 +53,56 @@ type batchState struct {
 type fairness struct {
 	projects     map[string]int32
 	projectState []projectState
-	// Live batches: by name (for arrivals) and by key; pruned when done.
-	batchIDs  map[string]int32
-	batches   map[int32]*batchState
-	nextBatch int32
-	batchSeq  int64
-	small     []smallBatch // small batches of the window, pruned or at the end
+	// Batches in slots, freed once pruned and past their last progress row.
+	// A live batch is found by name through batchIDs, or without it when the
+	// source's batch names are unique and a batch's jobs come one after
+	// another (uniqueNames): then an arrival joins the previous arrival's
+	// batch or starts a new one.
+	batches      slots[batchState]
+	batchIDs     map[string]int32
+	uniqueNames  bool
+	lastArrived  int32 // slot of the last arrival's batch (not a grading job's), -1 none
+	lastFinished int32 // slot of the last finished job's batch (a grading job's), -1 none
+	// small holds a row per batch that arrived in the window, in arrival
+	// order, filled when a small batch is pruned (jobs 0: no row yet).
+	small     slots[smallRow]
+	smallRows int // rows filled
 	// per model: jobs waiting that belong to large batches
 	largeWaiting []int
-	tierAdmitted map[int8]int64 // in the measurement window
-	tierWindow   map[int8]int64 // in the current fairness window
-	windows      []results.FairnessWindow
-	windowStart  Time
-	tracked      []*batchState // in trackSeq order
-	trackSeq     int64
-	dirty        []*batchState // tracked batches changed since the last sample
-	untracked    int           // tracked batches done, to drop from tracked
-	prevSample   Time          // the last sample's time (-1 before the first)
+	// Admissions per tier (uint8(tier)): in the measurement window, and in
+	// the current fairness window.
+	tierAdmitted, tierWindow [256]int64
+	windows                  []results.FairnessWindow
+	windowStart              Time
+	tracked                  []*batchState // in trackSeq order
+	trackSeq                 int64
+	dirty                    []*batchState // tracked batches changed since the last sample
+	untracked                int           // tracked batches done, to drop from tracked
+	prevSample               Time          // the last sample's time (-1 before the first)
 }
 
-// smallBatch is a small batch's row with its arrival order.
-type smallBatch struct {
-	seq int64
-	row results.BatchRow
+// smallRow is what results.BatchRow is made of for a small batch.
+type smallRow struct {
+	name                    string
+	firstArrive, lastFinish Time
+	jobs, done, model       int32
+	behindLarge             bool
 }
 
 func newFairness(models int) fairness {
-	return fairness{projects: map[string]int32{}, batchIDs: map[string]int32{}, batches: map[int32]*batchState{},
-		largeWaiting: make([]int, models), tierAdmitted: map[int8]int64{}, tierWindow: map[int8]int64{}, prevSample: -1}
+	return fairness{projects: map[string]int32{}, batchIDs: map[string]int32{}, lastArrived: -1, lastFinished: -1,
+		largeWaiting: make([]int, models), prevSample: -1}
+}
+
+// liveBatch is the live batch in slot s named name, or nil.
+func (f *fairness) liveBatch(s int32, name string) *batchState {
+	if s < 0 {
+		return nil
+	}
+	if b := f.batches.at(s); b.live && b.name == name {
+		return b
+	}
+	return nil
 }
 
 func (r *recorder) fairArrive(j *jobState) {
@@ -91,21 +115,38 @@ func (r *recorder) fairArrive(j *jobState) {
 	}
 	f.projectState[p].waiting++
 	j.project = p
-	var b *batchState
-	if id, ok := f.batchIDs[j.w.Batch]; ok {
-		b = f.batches[id]
-	} else {
-		b = &batchState{name: j.w.Batch, id: f.nextBatch, seq: f.batchSeq, model: j.w.Model, firstArrive: r.now(),
+	// A live batch's name is its own, so the slots remembered are checked
+	// before the map.
+	hint := f.lastArrived
+	if j.grading {
+		hint = f.lastFinished
+	}
+	slot := hint
+	b := f.liveBatch(hint, j.w.Batch)
+	if b == nil && !f.uniqueNames {
+		if id, ok := f.batchIDs[j.w.Batch]; ok {
+			slot, b = id, f.batches.at(id)
+		}
+	}
+	if b == nil {
+		slot = f.batches.take()
+		b = f.batches.at(slot)
+		*b = batchState{name: j.w.Batch, slot: slot, model: j.w.Model, firstArrive: r.now(), small: -1, live: true,
 			behindLarge: f.largeWaiting[j.w.Model] > 0, rowT: -1}
-		f.nextBatch++
-		f.batchSeq++
-		f.batchIDs[b.name] = b.id
-		f.batches[b.id] = b
+		if b.firstArrive >= r.windowStart {
+			b.small = f.small.take()
+		}
+		if !f.uniqueNames {
+			f.batchIDs[b.name] = slot
+		}
 		if b.behindLarge {
 			f.track(b)
 		}
 	}
-	j.batch = b.id
+	if !j.grading {
+		f.lastArrived = slot
+	}
+	j.batch = slot
 	b.arrived++
 	b.waiting++
 	switch {
@@ -140,47 +181,61 @@ func (r *recorder) fairStart(j *jobState) {
 	ps := &f.projectState[j.project]
 	ps.waiting--
 	ps.admitted++
-	b := f.batches[j.batch]
+	b := f.batches.at(j.batch)
 	b.waiting--
 	b.started++
 	f.changed(b)
-	f.tierWindow[int8(j.tier)]++
+	f.tierWindow[uint8(j.tier)]++
 	if b.arrived > LargeBatch {
 		f.largeWaiting[b.model]--
 	}
 	if r.inWindow() {
-		f.tierAdmitted[int8(j.tier)]++
+		f.tierAdmitted[uint8(j.tier)]++
 	}
 }
 
 func (r *recorder) fairFinish(j *jobState) {
 	f := &r.fair
-	b := f.batches[j.batch]
+	b := f.batches.at(j.batch)
+	f.lastFinished = j.batch
 	b.done++
 	b.lastFinish = r.now()
 	f.changed(b)
-	// Done, with no grading job to follow: prune it from the maps (a tracked
-	// batch stays in f.tracked for its last row).
+	// Done, with no grading job to follow: prune it (a tracked batch keeps
+	// its slot until its last row).
 	if b.done == b.arrived && j.w.Judge < 0 {
 		if row, ok := r.smallRow(b); ok {
-			f.small = append(f.small, row)
+			*f.small.at(b.small) = row
+			f.smallRows++
 		}
-		delete(f.batchIDs, b.name)
-		delete(f.batches, b.id)
+		if !f.uniqueNames {
+			delete(f.batchIDs, b.name)
+		}
+		b.live = false
+		if !b.tracked {
+			f.batches.release(j.batch)
+		}
 	}
 }
 
 // smallRow is the row of a small batch that arrived in the window.
-func (r *recorder) smallRow(b *batchState) (smallBatch, bool) {
-	if b.arrived > SmallBatch || b.firstArrive < r.windowStart {
-		return smallBatch{}, false
+func (r *recorder) smallRow(b *batchState) (smallRow, bool) {
+	if b.arrived > SmallBatch || b.small < 0 {
+		return smallRow{}, false
 	}
-	row := results.BatchRow{Batch: b.name, Model: r.names[b.model], Jobs: b.arrived,
-		Arrival: b.firstArrive.Seconds(), BehindLarge: b.behindLarge, Done: b.done}
-	if b.done == b.arrived {
-		row.Makespan = (b.lastFinish - b.firstArrive).Seconds()
+	return smallRow{name: b.name, firstArrive: b.firstArrive, lastFinish: b.lastFinish,
+		jobs: int32(b.arrived), done: int32(b.done), model: int32(b.model), behindLarge: b.behindLarge}, true
+}
+
+// liveBatches are the batches not pruned, in slot order.
+func (f *fairness) liveBatches() []*batchState {
+	var out []*batchState
+	for s := range f.batches.n {
+		if b := f.batches.at(s); b.live {
+			out = append(out, b)
+		}
 	}
-	return smallBatch{b.seq, row}, true
+	return out
 }
 
 // fairSample is called every series interval: it keeps the backlog flags and
@@ -196,14 +251,11 @@ func (r *recorder) fairSample(last bool) {
 					xs = append(xs, float64(f.projectState[i].admitted))
 				}
 			}
-			tiers := map[string]int64{}
-			for t, n := range f.tierWindow {
-				tiers[tierName(t)] = n
-			}
+			tiers := tierMap(&f.tierWindow)
 			f.windows = append(f.windows, results.FairnessWindow{Start: f.windowStart.Seconds(), End: now.Seconds(),
 				Backlogged: len(xs), Jain: results.Jain(xs), TierAdmitted: tiers})
 		}
-		clear(f.tierWindow)
+		f.tierWindow = [256]int64{}
 		f.windowStart = now
 		for i := range f.projectState {
 			f.projectState[i].admitted = 0
@@ -246,6 +298,9 @@ func (r *recorder) progressRows(now Time, last bool) {
 		if b.done >= b.arrived {
 			b.tracked = false
 			f.untracked++
+			if !b.live {
+				f.batches.release(b.slot)
+			}
 		}
 	}
 	f.dirty = f.dirty[:0]
@@ -268,21 +323,50 @@ func (r *recorder) progressRow(b *batchState, t Time, v [3]int32) {
 // fairness returns the run's fairness measurements.
 func (r *recorder) fairness() results.FairnessData {
 	f := &r.fair
-	d := results.FairnessData{Windows: f.windows, TierAdmitted: map[string]int64{}}
-	for t, n := range f.tierAdmitted {
-		d.TierAdmitted[tierName(t)] = n
-	}
-	small := slices.Clone(f.small)
-	for _, b := range f.batches { // the batches not done at the end
-		if row, ok := r.smallRow(b); ok {
-			small = append(small, row)
+	d := results.FairnessData{Windows: f.windows, TierAdmitted: tierMap(&f.tierAdmitted)}
+	// The batches not done at the end, merged into the pruned ones' rows
+	// in arrival order.
+	var live []*batchState
+	for _, b := range f.liveBatches() {
+		if _, ok := r.smallRow(b); ok {
+			live = append(live, b)
 		}
 	}
-	slices.SortFunc(small, func(a, b smallBatch) int { return cmp.Compare(a.seq, b.seq) })
-	for _, s := range small {
-		d.SmallBatches = append(d.SmallBatches, s.row)
+	slices.SortFunc(live, func(a, b *batchState) int { return cmp.Compare(a.small, b.small) })
+	if n := f.smallRows + len(live); n > 0 {
+		d.SmallBatches = make([]results.BatchRow, 0, n)
+	}
+	for s := range int32(f.small.n) {
+		row := *f.small.at(s)
+		if len(live) > 0 && live[0].small == s {
+			row, _ = r.smallRow(live[0])
+			live = live[1:]
+		} else if row.jobs == 0 {
+			continue
+		}
+		d.SmallBatches = append(d.SmallBatches, r.batchRow(row))
 	}
 	return d
+}
+
+func (r *recorder) batchRow(s smallRow) results.BatchRow {
+	row := results.BatchRow{Batch: s.name, Model: r.names[s.model], Jobs: int(s.jobs),
+		Arrival: s.firstArrive.Seconds(), BehindLarge: s.behindLarge, Done: int(s.done)}
+	if s.done == s.jobs {
+		row.Makespan = (s.lastFinish - s.firstArrive).Seconds()
+	}
+	return row
+}
+
+// tierMap is the tiers admitted, by name.
+func tierMap(n *[256]int64) map[string]int64 {
+	m := map[string]int64{}
+	for t, v := range n {
+		if v != 0 {
+			m[tierName(int8(t))] = v
+		}
+	}
+	return m
 }
 
 func tierName(t int8) string { return strconv.Itoa(int(t)) }

@@ -224,7 +224,6 @@ func (w *World) finish(slot int32) {
 	id, model := j.id, j.w.Model
 	grade := j.w
 	delete(w.byID, id)
-	*j = jobState{}
 	w.jobs.release(slot)
 	w.pol.Finished(Epoch.Add(w.now().Duration()), id, policies.ModelID(model))
 	if grade.Judge >= 0 && !failed {

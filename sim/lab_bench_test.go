@@ -119,3 +119,6 @@ func (s *jobSlice) Next() (workloads.Job, bool) {
 }
 
 func (s *jobSlice) Err() error { return nil }
+
+// UniqueBatches: the jobs are the generator's, in its order.
+func (s *jobSlice) UniqueBatches() bool { return true }

@@ -39,7 +39,7 @@ type laneMeter struct {
 	depth, busy, running, gwOnly level
 	streams                      level // the provider's streams, after capacity events
 	arrived, started, completed  int64
-	times                        []results.JobTimes
+	times                        pages[results.JobTimes]
 	calls, rejected429, errors   int64
 	failed, queueEntries         int64
 	queueWaitSum                 float64
@@ -228,7 +228,7 @@ func (r *recorder) jobEnded(j *jobState, running int) {
 	r.fairFinish(j)
 	if r.inWindow() {
 		m.completed++
-		m.times = append(m.times, results.JobTimes{
+		m.times.add(results.JobTimes{
 			Queued:  float32((j.admitted - j.arrival).Seconds()),
 			Start:   float32((j.ready - j.admitted).Seconds()),
 			Gateway: float32(j.gateway.Seconds()),
@@ -337,7 +337,7 @@ func (w *World) Lanes() []results.LaneRaw {
 		m := &w.rec.lanes[i]
 		out[i] = results.LaneRaw{
 			Model: w.rec.names[i], Streams: w.prov.models[i].cfg.Streams,
-			Arrived: m.arrived, Started: m.started, Completed: m.completed, Times: m.times,
+			Arrived: m.arrived, Started: m.started, Completed: m.completed, Times: m.times.all(),
 			Calls: m.calls, Rejected429: m.rejected429, Errors: m.errors, Failed: m.failed,
 			QueueEntries: m.queueEntries, QueueWaitSum: m.queueWaitSum,
 			DepthArea: m.depth.area, BusyArea: m.busy.area, RunningArea: m.running.area, GatewayOnlyArea: m.gwOnly.area,
@@ -429,3 +429,40 @@ func (w *World) Counts() Counts { return w.rec.counts }
 
 // Fairness returns the run's fairness measurements.
 func (w *World) Fairness() results.FairnessData { return w.rec.fairness() }
+
+// pages is an append-only list kept in pages, so that growing it never
+// copies what it holds; all joins them (once: the pages are replaced by the
+// joined one).
+type pages[T any] struct{ p [][]T }
+
+func (ps *pages[T]) add(v T) {
+	n := len(ps.p)
+	if n == 0 || len(ps.p[n-1]) == cap(ps.p[n-1]) {
+		size := 256
+		if n > 0 {
+			size = min(2*cap(ps.p[n-1]), 8192)
+		}
+		ps.p = append(ps.p, make([]T, 0, size))
+		n++
+	}
+	ps.p[n-1] = append(ps.p[n-1], v)
+}
+
+func (ps *pages[T]) all() []T {
+	switch len(ps.p) {
+	case 0:
+		return nil
+	case 1:
+		return ps.p[0]
+	}
+	n := 0
+	for _, p := range ps.p {
+		n += len(p)
+	}
+	out := make([]T, 0, n)
+	for _, p := range ps.p {
+		out = append(out, p...)
+	}
+	ps.p = append(ps.p[:0], out)
+	return out
+}

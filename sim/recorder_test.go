@@ -60,9 +60,10 @@ func TestBatchesPruned(t *testing.T) {
 				t.Fatalf("%d of %d jobs completed: the scenario should drain more than 1000", c.JobsCompleted, c.JobsArrived)
 			}
 			f := &w.rec.fair
-			if len(f.batches) != 0 || len(f.batchIDs) != 0 || len(f.tracked) != 0 || len(f.dirty) != 0 {
-				t.Errorf("after every batch finished: %d batches, %d names, %d tracked, %d dirty; want none",
-					len(f.batches), len(f.batchIDs), len(f.tracked), len(f.dirty))
+			if n := len(f.liveBatches()); n != 0 || len(f.batchIDs) != 0 || len(f.tracked) != 0 || len(f.dirty) != 0 ||
+				len(f.batches.free) != int(f.batches.n) {
+				t.Errorf("after every batch finished: %d batches, %d names, %d tracked, %d dirty, %d of %d slots free; want none but free slots",
+					n, len(f.batchIDs), len(f.tracked), len(f.dirty), len(f.batches.free), f.batches.n)
 			}
 			if fd := w.Fairness(); len(fd.SmallBatches) != 5 {
 				t.Errorf("%d small batches kept, want the 5 pruned ones", len(fd.SmallBatches))
@@ -85,19 +86,26 @@ func TestRetainedStateBounded(t *testing.T) {
 		})
 		w := runStreamed(t, sc, "fixed-lane")
 		f := &w.rec.fair
+		batches := f.liveBatches()
 		live := 0
-		for _, b := range f.batches {
+		for _, b := range batches {
 			if b.done < b.arrived {
 				live++
 			}
 		}
 		// A batch whose jobs are all done stays only while a grading job is
 		// about to arrive: at most the jobs finished at the very last instant.
-		if len(f.batches) != len(f.batchIDs) || len(f.batches)-live > 1 {
-			t.Errorf("%v: %d batches (%d names), of which %d unfinished", d, len(f.batches), len(f.batchIDs), live)
+		// Slots: the live batches and the free ones.
+		names := len(batches)
+		if f.uniqueNames {
+			names = 0
+		}
+		if len(f.batchIDs) != names || len(batches)-live > 1 || len(batches)+len(f.batches.free) != int(f.batches.n) {
+			t.Errorf("%v: %d batches (%d names, %d of %d slots free), of which %d unfinished",
+				d, len(batches), len(f.batchIDs), len(f.batches.free), f.batches.n, live)
 		}
 		for _, b := range f.tracked {
-			if f.batches[b.id] != b {
+			if !b.live {
 				t.Errorf("%v: tracked batch %s is not live", d, b.name)
 			}
 		}
@@ -113,7 +121,7 @@ func TestRetainedStateBounded(t *testing.T) {
 			t.Errorf("%v: %d log records kept without Options.Log", d, len(w.rec.log))
 		}
 		finished = append(finished, w.Counts().JobsCompleted)
-		t.Logf("%v: %d jobs finished, %d batches live, %d tracked", d, w.Counts().JobsCompleted, len(f.batches), len(f.tracked))
+		t.Logf("%v: %d jobs finished, %d batches live, %d tracked", d, w.Counts().JobsCompleted, len(batches), len(f.tracked))
 	}
 	if finished[1] < 3*finished[0] {
 		t.Errorf("finished %v jobs: the longer run should finish several times more", finished)

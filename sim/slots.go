@@ -14,13 +14,11 @@ type slots[T any] struct {
 
 const slotPageBits = 12 // 4,096 records a page
 
-// take returns a free slot, zeroed.
+// take returns a free slot, zeroed (by release, or new).
 func (s *slots[T]) take() int32 {
-	var zero T
 	if k := len(s.free); k > 0 {
 		slot := s.free[k-1]
 		s.free = s.free[:k-1]
-		*s.at(slot) = zero
 		return slot
 	}
 	slot := s.n
@@ -31,8 +29,12 @@ func (s *slots[T]) take() int32 {
 	return slot
 }
 
-// release frees a slot for reuse.
-func (s *slots[T]) release(slot int32) { s.free = append(s.free, slot) }
+// release zeroes a slot (dropping what it references) and frees it for reuse.
+func (s *slots[T]) release(slot int32) {
+	var zero T
+	*s.at(slot) = zero
+	s.free = append(s.free, slot)
+}
 
 // at is the record in a slot.
 func (s *slots[T]) at(slot int32) *T {

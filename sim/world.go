@@ -116,6 +116,9 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 		}
 		w.source = gen
 	}
+	if u, ok := w.source.(interface{ UniqueBatches() bool }); ok {
+		w.rec.fair.uniqueNames = u.UniqueBatches()
+	}
 	return w, nil
 }
 

@@ -108,9 +108,9 @@ func (d *Dist) compileAt(path string) error {
 
 // Sample draws one value using src. A Dist that was not validated is
 // compiled on the way (and panics if it is invalid).
-func (d Dist) Sample(src rand.Source) float64 {
+func (d *Dist) Sample(src rand.Source) float64 {
 	if d.s == nil {
-		d.s = d.mustCompile()
+		return d.mustCompile().sample(src) // not kept: d may be shared between runs
 	}
 	return d.s.sample(src)
 }

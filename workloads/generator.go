@@ -69,7 +69,16 @@ type Generator struct {
 
 	cur       Job // template of the batch being emitted
 	remaining int
+
+	// Batch names from namesFrom on, formatted a block at a time.
+	names     string
+	namesFrom int
+	nameEnd   [nameBlock]int32
+	nameBuf   []byte
 }
+
+// nameBlock is how many batch names are formatted into one string.
+const nameBlock = 256
 
 // Stream derives the seed of a named random stream from the run's seed, so
 // each subsystem draws from its own sequence.
@@ -219,6 +228,11 @@ func (g *Generator) nextArrival(bp *BatchProcess, from time.Duration) time.Durat
 	}
 }
 
+// UniqueBatches is true: every batch has a name of its own (BatchName) and
+// its jobs come one after another, so a consumer can tell batches apart
+// without looking names up.
+func (g *Generator) UniqueBatches() bool { return true }
+
 // Err is always nil: a validated generator cannot fail.
 func (g *Generator) Err() error { return nil }
 
@@ -267,7 +281,7 @@ func (g *Generator) startBatch() bool {
 	project := account*g.cfg.ProjectsPerAccount + g.rng.IntN(g.cfg.ProjectsPerAccount)
 	g.batchSeq++
 	accountName, projectName := g.accountName[account], g.projectName[project]
-	batchName := BatchName(g.batchSeq)
+	batchName := g.batchName(g.batchSeq)
 	var batchTier int8
 	if g.rng.Float64() < g.cfg.Tiers.BatchOverride {
 		batchTier = g.drawTier()
@@ -323,15 +337,55 @@ func (g *Generator) drawBehaviour() *Behaviour {
 // zero-padded to seven digits (as fmt's %07d, without its cost per batch).
 func BatchName(seq int) string {
 	var buf [24]byte
-	digits := strconv.AppendInt(buf[:0], int64(seq), 10)
-	if seq < 0 || len(digits) >= 7 {
-		return "b" + string(digits)
+	return string(appendBatchName(buf[:0], seq))
+}
+
+func appendBatchName(b []byte, seq int) []byte {
+	b = append(b, 'b')
+	if seq >= 0 {
+		for d := 1_000_000; d > 1 && seq < d; d /= 10 {
+			b = append(b, '0')
+		}
 	}
-	out := append(buf[len(digits):len(digits)], 'b')
-	for range 7 - len(digits) {
-		out = append(out, '0')
+	return strconv.AppendInt(b, int64(seq), 10)
+}
+
+// appendNextName appends BatchName(seq) given b[from:], BatchName(seq-1):
+// the previous name with its number incremented in place.
+func appendNextName(b []byte, from, seq int) []byte {
+	if seq <= 0 {
+		return appendBatchName(b, seq)
 	}
-	return string(append(out, digits...))
+	start := len(b)
+	b = append(b, b[from:]...)
+	for i := len(b) - 1; i > start; i-- {
+		if b[i] != '9' {
+			b[i]++
+			return b
+		}
+		b[i] = '0'
+	}
+	return appendBatchName(b[:start], seq) // all nines: one digit more
+}
+
+// batchName is BatchName(seq), cut from one string of nameBlock names from
+// seq on: one allocation per block rather than per batch.
+func (g *Generator) batchName(seq int) string {
+	k := seq - g.namesFrom
+	if g.names == "" || k < 0 || k >= nameBlock {
+		b := appendBatchName(g.nameBuf[:0], seq)
+		g.nameEnd[0] = int32(len(b))
+		for i, from := 1, 0; i < nameBlock; i++ {
+			from, b = len(b), appendNextName(b, from, seq+i)
+			g.nameEnd[i] = int32(len(b))
+		}
+		g.names, g.namesFrom, g.nameBuf, k = string(b), seq, b, 0
+	}
+	start := int32(0)
+	if k > 0 {
+		start = g.nameEnd[k-1]
+	}
+	return g.names[start:g.nameEnd[k]]
 }
 
 // hierarchyNames are the names of the accounts and of their projects

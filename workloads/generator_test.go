@@ -105,4 +105,18 @@ func TestBatchName(t *testing.T) {
 			t.Errorf("BatchName(%d) = %q, want %q", seq, got, want)
 		}
 	}
+	var g Generator
+	for _, seq := range []int{1, 2, 255, 256, 257, 600, 9999990, 9999999, 10000000, 10000001, 3, 0, -300} {
+		if got, want := g.batchName(seq), BatchName(seq); got != want {
+			t.Errorf("batchName(%d) = %q, want %q", seq, got, want)
+		}
+	}
+	for _, from := range []int{1, 99_000, 999_000, 9_999_000} { // as the generator asks, in order
+		var g Generator
+		for seq := from; seq < from+3000; seq++ {
+			if got, want := g.batchName(seq), BatchName(seq); got != want {
+				t.Fatalf("batchName(%d) = %q, want %q", seq, got, want)
+			}
+		}
+	}
 }

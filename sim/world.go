@@ -168,7 +168,7 @@ func (w *World) run() error {
 				break
 			}
 		}
-		w.eng.Step(w)
+		w.eng.stepPeeked(w)
 	}
 	if w.err != nil {
 		return w.err

@@ -20,24 +20,28 @@ const (
 )
 
 type jobState struct {
+	// What every event of a running job touches comes first, so that it
+	// shares two cache lines: the table is large and touched at random.
+	phase   uint8
+	failed  bool  // a call could never succeed: the job ends failed after its turn
+	pending int32 // calls of the current turn not yet answered
+	service int32 // of which accepted by the provider
+	model   int32 // w.Model
+	mark    Time  // last time the time split was brought up to date
+	gateway Time
+	llm     Time
+	tool    Time
+	agent   workloads.Agent
+
 	id       policies.JobID
 	w        workloads.Job
 	grading  bool
 	project  int32
 	batch    int32         // the recorder's key for the job's batch
 	tier     policies.Tier // effective tier, for the achieved tier shares
-	agent    workloads.Agent
-	phase    uint8
-	pending  int32 // calls of the current turn not yet answered
-	failed   bool  // a call could never succeed: the job ends failed after its turn
-	service  int32 // of which accepted by the provider
 	arrival  Time
 	admitted Time
 	ready    Time
-	mark     Time // last time the time split was brought up to date
-	gateway  Time
-	llm      Time
-	tool     Time
 }
 
 // modelJobs counts one model's jobs by where they are.
@@ -71,7 +75,7 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 	}
 	id := w.nextID
 	w.nextID++
-	*w.jobs.at(slot) = jobState{id: id, w: job, arrival: w.now(), phase: jobWaiting, grading: grading}
+	*w.jobs.at(slot) = jobState{id: id, w: job, model: int32(job.Model), arrival: w.now(), phase: jobWaiting, grading: grading}
 	w.byID.set(id, slot)
 	w.rec.jobArrived(w.jobs.at(slot))
 	w.load[job.Model].waiting++
@@ -155,7 +159,7 @@ func gatewayOnly(j *jobState) bool { return j.phase == jobLLM && j.service == 0 
 // gatewayOnly(j) from before the change.
 func (w *World) updateGatewayOnly(j *jobState, before bool) {
 	if after := gatewayOnly(j); after != before {
-		w.rec.gatewayOnly(j.w.Model, after)
+		w.rec.gatewayOnly(int(j.model), after)
 	}
 }
 
@@ -175,7 +179,7 @@ func (w *World) nextTurn(slot int32) {
 	j.phase = jobLLM
 	j.pending = int32(n)
 	j.service = 0
-	model := int32(j.w.Model)
+	model := j.model
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)
 		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, u))

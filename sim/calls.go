@@ -12,7 +12,7 @@ import "github.com/evalsched/lab/policies"
 type callKind uint8
 
 const (
-	jobCall        callKind = iota // a turn of an evaluation job; owner is the job slot
+	jobCall        callKind = iota // a turn of an evaluation job; owner is the job's running slot
 	productionCall                 // a production request; owner is the stream index
 )
 
@@ -24,7 +24,7 @@ const (
 )
 
 type callState struct {
-	owner    int32 // job slot or production stream, by kind
+	owner    int32 // job's running slot or production stream, by kind
 	kind     callKind
 	phase    uint8
 	model    int32
@@ -53,7 +53,7 @@ func (w *World) logCall(cs *callState, ev LogEvent) {
 	}
 	job := policies.JobID(-1)
 	if cs.kind == jobCall {
-		job = w.jobs.at(cs.owner).id
+		job = w.running.at(cs.owner).id
 	}
 	w.rec.logCall(cs, ev, job, w.prov.models[cs.model].orgOf(cs.source()))
 }
@@ -135,7 +135,7 @@ func (w *World) rejectedTry(c int32, retryAfter Time) {
 	cs := &w.calls[c]
 	if retryAfter < 0 {
 		if cs.kind == jobCall {
-			w.jobs.at(cs.owner).failed = true
+			w.running.at(cs.owner).failed = true
 		}
 		w.failCall(c)
 		return

@@ -62,29 +62,35 @@ const radixBuckets = 65
 //
 // Pending events sit in a radix heap: virtual time never goes back, so an
 // event is filed in bucket bits.Len(at XOR last), where last is the time of
-// the latest event taken out; bucket 0 holds the events at exactly last, in
-// the order they were scheduled. When bucket 0 runs dry, the lowest
-// non-empty bucket is scanned for its earliest time, which becomes last, and
-// its events are refiled into lower buckets in their order. Events at equal
-// times always share a bucket and keep their scheduling order through every
-// refiling, so they fire in the order they were scheduled — the (At,
-// sequence) order — without a sequence number. Each event is refiled at most
-// once per bit of its distance in time: scheduling is O(1) and taking the
-// next event O(log of the time span) amortised, with sequential memory
-// access instead of a heap's scattered sifts. The payload lives in a slab of
-// slots reused via a free list; per-slot generations make stale Handles
-// harmless, and Cancel releases the slot and leaves the queued entry to be
-// skipped when it comes up. PeekTime refiles too; should an event then be
-// scheduled before the time it found, every entry is refiled under the
-// earlier time (rebase, rare). Nothing is allocated per event once the slices
-// have grown.
+// the latest refill; buckets of higher index hold later times. Bucket 0 is
+// the front: a run sorted by (At, sequence) from head on, earlier than
+// every other bucket. When it runs dry, the lowest non-empty bucket is
+// scanned for its earliest time, which becomes last, and its events are
+// refiled into lower buckets in their order (those at exactly last into
+// bucket 0); a bucket of at most sortedFrontMax events — near the front,
+// where buckets are small — is instead sorted into bucket 0 whole (a stable
+// insertion sort), which spares refiling it bit by bit, one refill per
+// event. An event scheduled no later than the front's last entry is
+// inserted into the front in order. Events at equal times always share a
+// bucket and keep their scheduling order through every refiling and sort,
+// so they fire in the order they were scheduled — the (At, sequence) order —
+// without a sequence number. Each event is refiled at most once per bit of
+// its distance in time: scheduling is O(1) and taking the next event O(log
+// of the time span) amortised, with sequential memory access instead of a
+// heap's scattered sifts. The payload lives in a slab of slots reused via a
+// free list; per-slot generations make stale Handles harmless, and Cancel
+// releases the slot and leaves the queued entry to be skipped when it comes
+// up. PeekTime refills too; an event then scheduled before the time it
+// found goes into the front, or, if the front was emptied by Cancel, every
+// entry is refiled under the earlier time (rebase, rare). Nothing is
+// allocated per event once the slices have grown.
 //
 // An Engine is not safe for concurrent use.
 type Engine struct {
 	buckets   [radixBuckets][]engineEntry
 	nonEmpty  uint64 // bit k−1 set: buckets[k] (k ≥ 1) may hold entries
 	head      int    // next entry of buckets[0]
-	last      Time   // the time every entry of buckets[0] has; <= every pending time
+	last      Time   // the time buckets are filed against: <= every entry of buckets[1:]
 	slots     []engineSlot
 	free      []int32 // released slot indices, used LIFO
 	now       Time
@@ -134,10 +140,15 @@ func (e *Engine) Schedule(at Time, kind EventKind, a, b int32) Handle {
 	}
 	s := &e.slots[slot]
 	s.kind, s.a, s.b = kind, a, b
-	if at < e.last {
-		e.rebase(at)
+	x := engineEntry{at: at, slot: slot, gen: s.gen}
+	if b0 := e.buckets[0]; e.head < len(b0) && at <= b0[len(b0)-1].at {
+		e.insertFront(x)
+	} else {
+		if at < e.last {
+			e.rebase(at)
+		}
+		e.file(x)
 	}
-	e.file(engineEntry{at: at, slot: slot, gen: s.gen})
 	e.pending++
 	return Handle{slot: slot, gen: s.gen}
 }
@@ -169,6 +180,13 @@ func (e *Engine) Step(h Handler) bool {
 	if !e.front() {
 		return false
 	}
+	e.stepPeeked(h)
+	return true
+}
+
+// stepPeeked is Step right after PeekTime found an event, with nothing
+// scheduled or cancelled since: the front is already in place.
+func (e *Engine) stepPeeked(h Handler) {
 	top := e.buckets[0][e.head]
 	e.head++
 	s := &e.slots[top.slot]
@@ -178,7 +196,6 @@ func (e *Engine) Step(h Handler) bool {
 	e.now = top.at
 	e.processed++
 	h.Handle(ev)
-	return true
 }
 
 // RunUntil dispatches, in order, every event with At <= end, including
@@ -212,7 +229,10 @@ func (e *Engine) front() bool {
 }
 
 // refill empties bucket 0 and refiles the lowest non-empty bucket under its
-// earliest time; false if every bucket is empty.
+// earliest time; false if every bucket is empty. A bucket of at most
+// sortedFrontMax entries is instead sorted into bucket 0 whole (see
+// insertFront): near the front, where buckets are small, that saves the
+// refiling of each entry down level after level, one refill per event.
 func (e *Engine) refill() bool {
 	e.buckets[0], e.head = e.buckets[0][:0], 0
 	if e.nonEmpty == 0 {
@@ -221,6 +241,18 @@ func (e *Engine) refill() bool {
 	k := bits.TrailingZeros64(e.nonEmpty) + 1
 	e.nonEmpty &^= 1 << (k - 1)
 	src := e.buckets[k]
+	if len(src) <= sortedFrontMax {
+		b0 := append(e.buckets[0], src...)
+		// Insertion sort, stable: equal times keep their order.
+		for i := 1; i < len(b0); i++ {
+			for j := i; j > 0 && b0[j].at < b0[j-1].at; j-- {
+				b0[j], b0[j-1] = b0[j-1], b0[j]
+			}
+		}
+		e.buckets[0], e.buckets[k] = b0, src[:0]
+		e.last = b0[0].at
+		return true
+	}
 	low := src[0].at
 	for _, x := range src[1:] {
 		low = min(low, x.at)
@@ -233,6 +265,23 @@ func (e *Engine) refill() bool {
 	return true
 }
 
+// sortedFrontMax is the largest bucket refill sorts into bucket 0.
+const sortedFrontMax = 16
+
+// insertFront puts x into bucket 0 after every live entry at or before its
+// time. Bucket 0 is a sorted run from head on (by time, then scheduling
+// order), every entry of which is earlier than any in the other buckets; an
+// event scheduled no later than its last entry goes into it, in order.
+func (e *Engine) insertFront(x engineEntry) {
+	b0 := append(e.buckets[0], x)
+	i := len(b0) - 1
+	for ; i > e.head && b0[i-1].at > x.at; i-- {
+		b0[i] = b0[i-1]
+	}
+	b0[i] = x
+	e.buckets[0] = b0
+}
+
 // file appends x to the bucket of its time relative to last.
 func (e *Engine) file(x engineEntry) {
 	k := bits.Len64(uint64(x.at ^ e.last))
@@ -243,9 +292,9 @@ func (e *Engine) file(x engineEntry) {
 }
 
 // rebase refiles every queued entry under a new, earlier last. PeekTime (or
-// RunUntil stopping short) may have refilled bucket 0 with events later than
-// now; an event then scheduled before them needs this. The world never does
-// it in its loop (it dispatches what it peeked), so this is rare.
+// RunUntil stopping short) may have refilled with events later than now; an
+// event then scheduled before them goes into bucket 0, unless Cancel has
+// emptied it: then it needs this. The world never cancels, so this is rare.
 func (e *Engine) rebase(last Time) {
 	var all []engineEntry
 	for k := range e.buckets {

@@ -732,3 +732,51 @@ func TestEngineTimeUnits(t *testing.T) {
 		}
 	})
 }
+
+// TestEngineFrontAfterPeek: events scheduled after PeekTime has sorted a
+// small bucket into the front, before, between and at the times there, fire
+// in (At, sequence) order; so do events scheduled earlier than the time
+// PeekTime found once Cancel has emptied the front (rebase).
+func TestEngineFrontAfterPeek(t *testing.T) {
+	e := NewEngine()
+	for i, at := range []Time{100, 105, 100} {
+		e.Schedule(at, 1, int32(i), 0)
+	}
+	if at, ok := e.PeekTime(); !ok || at != 100 {
+		t.Fatalf("PeekTime = %v, %v; want 100", at, ok)
+	}
+	for i, at := range []Time{50, 100, 103, 105, 200} {
+		e.Schedule(at, 1, int32(3+i), 0)
+	}
+	r := &engRecorder{}
+	for e.Step(r) {
+	}
+	var got []int32
+	for _, ev := range r.got {
+		got = append(got, ev.A)
+	}
+	if want := []int32{3, 0, 2, 4, 5, 1, 6, 7}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+
+	e = NewEngine()
+	h := e.Schedule(100, 1, 0, 0)
+	e.PeekTime()
+	e.Cancel(h)
+	if _, ok := e.PeekTime(); ok {
+		t.Fatal("PeekTime found a cancelled event")
+	}
+	e.Schedule(70, 1, 1, 0)
+	e.Schedule(50, 1, 2, 0)
+	e.Schedule(50, 1, 3, 0)
+	r = &engRecorder{}
+	for e.Step(r) {
+	}
+	got = got[:0]
+	for _, ev := range r.got {
+		got = append(got, ev.A)
+	}
+	if want := []int32{2, 3, 1}; !slices.Equal(got, want) {
+		t.Errorf("after rebase: order %v, want %v", got, want)
+	}
+}

@@ -20,24 +20,28 @@ const (
 )
 
 type jobState struct {
+	// What every event of a running job touches comes first, so that it
+	// shares two cache lines: the table is large and touched at random.
+	phase   uint8
+	failed  bool  // a call could never succeed: the job ends failed after its turn
+	pending int32 // calls of the current turn not yet answered
+	service int32 // of which accepted by the provider
+	model   int32 // w.Model
+	mark    Time  // last time the time split was brought up to date
+	gateway Time
+	llm     Time
+	tool    Time
+	agent   workloads.Agent
+
 	id       policies.JobID
 	w        workloads.Job
 	grading  bool
 	project  int32
 	batch    int32         // the recorder's key for the job's batch
 	tier     policies.Tier // effective tier, for the achieved tier shares
-	agent    workloads.Agent
-	phase    uint8
-	pending  int32 // calls of the current turn not yet answered
-	failed   bool  // a call could never succeed: the job ends failed after its turn
-	service  int32 // of which accepted by the provider
 	arrival  Time
 	admitted Time
 	ready    Time
-	mark     Time // last time the time split was brought up to date
-	gateway  Time
-	llm      Time
-	tool     Time
 }
 
 // modelJobs counts one model's jobs by where they are.
@@ -71,8 +75,8 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 	}
 	id := w.nextID
 	w.nextID++
-	*w.jobs.at(slot) = jobState{id: id, w: job, arrival: w.now(), phase: jobWaiting, grading: grading}
-	w.byID[id] = slot
+	*w.jobs.at(slot) = jobState{id: id, w: job, model: int32(job.Model), arrival: w.now(), phase: jobWaiting, grading: grading}
+	w.byID.set(id, slot)
 	w.rec.jobArrived(w.jobs.at(slot))
 	w.load[job.Model].waiting++
 	pj := policies.Job{
@@ -97,10 +101,10 @@ func (w *World) decide() {
 	}
 }
 
-// start gives a waiting job a container.
+// start gives a waiting job a container, moving it to the running table.
 func (w *World) start(id policies.JobID) {
-	slot, ok := w.byID[id]
-	if !ok || w.jobs.at(slot).phase != jobWaiting {
+	wslot, ok := w.byID.get(id)
+	if !ok || w.jobs.at(wslot).phase != jobWaiting {
 		w.err = fmt.Errorf("policy %s started job %d, which is not waiting", w.pol.Name(), id)
 		return
 	}
@@ -109,7 +113,12 @@ func (w *World) start(id policies.JobID) {
 		return
 	}
 	w.containersUsed++
-	j := w.jobs.at(slot)
+	slot := w.running.take()
+	j := w.running.at(slot)
+	*j = *w.jobs.at(wslot)
+	*w.jobs.at(wslot) = jobState{}
+	w.jobs.release(wslot)
+	w.byID.remove(id, w.nextID)
 	j.phase = jobStarting
 	j.admitted = w.now()
 	n := &w.load[j.w.Model]
@@ -120,8 +129,9 @@ func (w *World) start(id policies.JobID) {
 }
 
 // containerReady: the job's container has started; its first turn begins.
+// From here on a job is addressed by its slot in the running table.
 func (w *World) containerReady(slot int32) {
-	j := w.jobs.at(slot)
+	j := w.running.at(slot)
 	j.ready = w.now()
 	j.mark = j.ready
 	w.nextTurn(slot)
@@ -149,13 +159,13 @@ func gatewayOnly(j *jobState) bool { return j.phase == jobLLM && j.service == 0 
 // gatewayOnly(j) from before the change.
 func (w *World) updateGatewayOnly(j *jobState, before bool) {
 	if after := gatewayOnly(j); after != before {
-		w.rec.gatewayOnly(j.w.Model, after)
+		w.rec.gatewayOnly(int(j.model), after)
 	}
 }
 
 // nextTurn starts the job's next turn, or finishes it.
 func (w *World) nextTurn(slot int32) {
-	j := w.jobs.at(slot)
+	j := w.running.at(slot)
 	w.settle(j)
 	before := gatewayOnly(j)
 	if j.agent.Turn() == 0 && j.phase == jobStarting {
@@ -169,7 +179,7 @@ func (w *World) nextTurn(slot int32) {
 	j.phase = jobLLM
 	j.pending = int32(n)
 	j.service = 0
-	model := int32(j.w.Model)
+	model := j.model
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)
 		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, u))
@@ -180,7 +190,7 @@ func (w *World) nextTurn(slot int32) {
 
 // callAccepted: the provider accepted a try of one of the job's calls.
 func (w *World) callAccepted(slot int32) {
-	j := w.jobs.at(slot)
+	j := w.running.at(slot)
 	w.settle(j)
 	before := gatewayOnly(j)
 	j.service++
@@ -191,7 +201,7 @@ func (w *World) callAccepted(slot int32) {
 // given up; the last one ends the turn with a tool step.
 func (w *World) callEnded(c int32, answered bool) {
 	slot := w.calls[c].owner
-	j := w.jobs.at(slot)
+	j := w.running.at(slot)
 	w.settle(j)
 	before := gatewayOnly(j)
 	if answered {
@@ -215,7 +225,7 @@ func (w *World) callEnded(c int32, answered bool) {
 
 // finish ends a job: it releases its container and may chain a grading job.
 func (w *World) finish(slot int32) {
-	j := w.jobs.at(slot)
+	j := w.running.at(slot)
 	w.containersUsed--
 	n := &w.load[j.w.Model]
 	n.running--
@@ -223,8 +233,7 @@ func (w *World) finish(slot int32) {
 	w.rec.jobEnded(j, n.running)
 	id, model := j.id, j.w.Model
 	grade := j.w
-	delete(w.byID, id)
-	w.jobs.release(slot)
+	w.running.release(slot)
 	w.pol.Finished(Epoch.Add(w.now().Duration()), id, policies.ModelID(model))
 	if grade.Judge >= 0 && !failed {
 		grade.Model, grade.Behaviour = grade.Judge, grade.JudgeBehaviour

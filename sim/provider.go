@@ -202,7 +202,7 @@ func slowdown(s SlowdownConfig, util float64) float64 {
 	if s.Max <= 1 || util <= s.Knee {
 		return 1
 	}
-	x := math.Min(1, (util-s.Knee)/(1-s.Knee))
+	x := min(1, (util-s.Knee)/(1-s.Knee)) // the builtin: as math.Min, NaN and ±0 included, but inlined
 	return 1 + (s.Max-1)*x
 }
 
@@ -233,7 +233,7 @@ func compileJitter(j JitterConfig) latencyJitter {
 
 // factor turns a uniform draw into a latency factor of mean 1.
 func (j *latencyJitter) factor(u float64) float64 {
-	u = math.Min(math.Max(u, 1e-12), 1-1e-12)
+	u = min(max(u, 1e-12), 1-1e-12) // as math.Min and math.Max, inlined
 	switch j.kind {
 	case jitterExponential:
 		// Not distuv.Exponential.Quantile: it computes -log(1-u), which

@@ -67,14 +67,18 @@ type World struct {
 	rec    recorder
 	alerts alerts
 
-	// Jobs and calls live in slot tables that only grow.
-	jobs   slots[jobState]
-	byID   map[policies.JobID]int32
-	nextID policies.JobID
-	load   []modelJobs // per model
-	calls  []callState
-	freeC  []int32
-	serial int64
+	// Jobs and calls live in slot tables that only grow. A job waits in
+	// jobs and moves to running when it takes a container: running holds
+	// at most the containers' jobs, densely, so the job state touched on
+	// every event stays in cache however many millions wait.
+	jobs    slots[jobState]
+	running slots[jobState]
+	byID    jobIndex // waiting job → its slot in jobs
+	nextID  policies.JobID
+	load    []modelJobs // per model
+	calls   []callState
+	freeC   []int32
+	serial  int64
 
 	containersUsed int
 	plan           policies.Plan
@@ -97,7 +101,6 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 		gw:          newGateway(&sc.Gateway, cfgs, opts.Seed),
 		prov:        newProvider(sc, cfgs),
 		rec:         newRecorder(sc, eng, opts.Log),
-		byID:        make(map[policies.JobID]int32),
 		load:        make([]modelJobs, len(cfgs)),
 		limits:      make([]int, len(cfgs)),
 		windowStart: FromDuration(sc.Warmup),
@@ -168,7 +171,7 @@ func (w *World) run() error {
 				break
 			}
 		}
-		w.eng.Step(w)
+		w.eng.stepPeeked(w)
 	}
 	if w.err != nil {
 		return w.err
@@ -257,14 +260,14 @@ type Census struct {
 // Census walks the job and call tables (not the counters) at the end of a run.
 func (w *World) Census() Census {
 	var c Census
-	for id, slot := range w.byID {
-		switch w.jobs.at(slot).phase {
-		case jobWaiting:
-			c.JobsWaiting = append(c.JobsWaiting, id)
+	w.byID.each(func(id policies.JobID, _ int32) { c.JobsWaiting = append(c.JobsWaiting, id) })
+	for slot := int32(0); slot < w.running.n; slot++ {
+		switch j := w.running.at(slot); j.phase {
+		case jobWaiting: // a free slot: a job in run has left the waiting phase
 		case jobStarting:
-			c.JobsStarting = append(c.JobsStarting, id)
+			c.JobsStarting = append(c.JobsStarting, j.id)
 		default:
-			c.JobsRunning = append(c.JobsRunning, id)
+			c.JobsRunning = append(c.JobsRunning, j.id)
 		}
 	}
 	freeCall := map[int32]bool{}

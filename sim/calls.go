@@ -168,7 +168,7 @@ func (w *World) paced(model int32) bool {
 	}
 	if l := &w.gw.lanes[model]; !l.paceArmed {
 		l.paceArmed = true
-		w.eng.After(wait, evPace, model, 0)
+		w.eng.postAfter(wait, evPace, model)
 	}
 	return false
 }
@@ -178,7 +178,7 @@ func (w *World) serve(c int32) {
 	cs := &w.calls[c]
 	lat := w.prov.start(cs.model, cs.out, cs.u)
 	w.rec.busy(cs.model, w.prov.models[cs.model].busy)
-	w.eng.After(lat, evCallDone, c, 0)
+	w.eng.postAfter(lat, evCallDone, c)
 }
 
 // serveWaiting starts accepted calls waiting for a stream while streams are free.
@@ -244,7 +244,7 @@ func (w *World) backoff(c int32, retryAfter Time) {
 		delay = w.gw.retryDelay(cs.attempts, retryAfter)
 		w.gw.backoffStarted(cs.model)
 	}
-	w.eng.After(delay, evRetry, c, 0)
+	w.eng.postAfter(delay, evRetry, c)
 }
 
 // retry: a call's backoff is over. Production calls go straight back to the

@@ -39,12 +39,19 @@ func (h Handle) Valid() bool { return h.gen != 0 }
 
 // engineEntry is one queued event: its time, its slot and the slot's
 // generation when it was scheduled (an entry whose slot has moved on was
-// cancelled and is skipped), 16 bytes.
+// cancelled and is skipped), 16 bytes. An event posted without a Handle
+// (post) carries its payload here instead: gen is inlineEvent|kind and slot
+// is A (B is 0), so that it takes no slot and dispatching it reads no slot:
+// one cache miss less per event.
 type engineEntry struct {
 	at   Time
 	slot int32
 	gen  uint32
 }
+
+// inlineEvent marks an entry that carries its own payload; slot
+// generations stay below it.
+const inlineEvent = 1 << 31
 
 // engineSlot holds an event's payload. gen changes every time the slot is
 // released, which invalidates outstanding Handles to it.
@@ -80,7 +87,7 @@ const radixBuckets = 65
 // heap's scattered sifts. The payload lives in a slab of slots reused via a
 // free list; per-slot generations make stale Handles harmless, and Cancel
 // releases the slot and leaves the queued entry to be skipped when it comes
-// up. PeekTime refills too; an event then scheduled before the time it
+// up; an event posted without a Handle (post) takes no slot at all. PeekTime refills too; an event then scheduled before the time it
 // found goes into the front, or, if the front was emptied by Cancel, every
 // entry is refiled under the earlier time (rebase, rare). Nothing is
 // allocated per event once the slices have grown.
@@ -140,22 +147,43 @@ func (e *Engine) Schedule(at Time, kind EventKind, a, b int32) Handle {
 	}
 	s := &e.slots[slot]
 	s.kind, s.a, s.b = kind, a, b
-	x := engineEntry{at: at, slot: slot, gen: s.gen}
-	if b0 := e.buckets[0]; e.head < len(b0) && at <= b0[len(b0)-1].at {
-		e.insertFront(x)
-	} else {
-		if at < e.last {
-			e.rebase(at)
-		}
-		e.file(x)
-	}
+	e.enqueue(engineEntry{at: at, slot: slot, gen: s.gen})
 	e.pending++
 	return Handle{slot: slot, gen: s.gen}
+}
+
+// enqueue files a new entry: into the front if it is due no later than the
+// front's last entry, else into its bucket.
+func (e *Engine) enqueue(x engineEntry) {
+	if b0 := e.buckets[0]; e.head < len(b0) && x.at <= b0[len(b0)-1].at {
+		e.insertFront(x)
+		return
+	}
+	if x.at < e.last {
+		e.rebase(x.at)
+	}
+	e.file(x)
 }
 
 // After is Schedule(Now()+d, kind, a, b). It panics if d is negative.
 func (e *Engine) After(d Time, kind EventKind, a, b int32) Handle {
 	return e.Schedule(e.now+d, kind, a, b)
+}
+
+// post is Schedule(at, kind, a, 0) for an event that is never cancelled:
+// no Handle, no slot (the payload rides in the queue entry). It fires in
+// the same order Schedule's would.
+func (e *Engine) post(at Time, kind EventKind, a int32) {
+	if at < e.now {
+		panic(fmt.Sprintf("sim: Schedule at %v, before now %v", at, e.now))
+	}
+	e.enqueue(engineEntry{at: at, slot: a, gen: inlineEvent | uint32(kind)})
+	e.pending++
+}
+
+// postAfter is post(Now()+d, kind, a).
+func (e *Engine) postAfter(d Time, kind EventKind, a int32) {
+	e.post(e.now+d, kind, a)
 }
 
 // Cancel removes the pending event identified by h and reports whether it
@@ -189,9 +217,14 @@ func (e *Engine) Step(h Handler) bool {
 func (e *Engine) stepPeeked(h Handler) {
 	top := e.buckets[0][e.head]
 	e.head++
-	s := &e.slots[top.slot]
-	ev := Event{At: top.at, Kind: s.kind, A: s.a, B: s.b}
-	e.release(top.slot)
+	var ev Event
+	if top.gen&inlineEvent != 0 {
+		ev = Event{At: top.at, Kind: EventKind(top.gen), A: top.slot}
+	} else {
+		s := &e.slots[top.slot]
+		ev = Event{At: top.at, Kind: s.kind, A: s.a, B: s.b}
+		e.release(top.slot)
+	}
 	e.pending--
 	e.now = top.at
 	e.processed++
@@ -217,7 +250,7 @@ func (e *Engine) front() bool {
 		b0 := e.buckets[0]
 		for e.head < len(b0) {
 			x := b0[e.head]
-			if e.slots[x.slot].gen == x.gen {
+			if x.gen&inlineEvent != 0 || e.slots[x.slot].gen == x.gen {
 				return true
 			}
 			e.head++ // cancelled
@@ -315,7 +348,7 @@ func (e *Engine) rebase(last Time) {
 func (e *Engine) release(slot int32) {
 	s := &e.slots[slot]
 	s.gen++
-	if s.gen == 0 { // wrapped: keep 0 meaning "no timer"
+	if s.gen == inlineEvent { // wrapped: keep 0 meaning "no timer", and below inlineEvent
 		s.gen = 1
 	}
 	e.free = append(e.free, slot)

@@ -205,7 +205,7 @@ func TestEngineCancel(t *testing.T) {
 		{"generation wraparound", func(t *testing.T, e *Engine, rec *engRecorder) []int32 {
 			first := e.Schedule(1, 0, 1, 0)
 			e.Cancel(first)
-			e.slots[first.slot].gen = math.MaxUint32 // as if reused 2^32-2 times
+			e.slots[first.slot].gen = inlineEvent - 1 // as if reused 2^31-2 times
 			h := e.Schedule(1, 0, 2, 0)
 			if !e.Cancel(h) {
 				t.Fatal("Cancel at the last generation = false")
@@ -534,6 +534,12 @@ func (d *engRandomDriver) randomOps(max int) {
 				at = d.e.Now() + Time(d.r.Int64N(1<<32))
 			}
 			kind, b := EventKind(d.r.IntN(4)), int32(d.r.IntN(1000))
+			if d.r.IntN(3) == 0 { // posted: no Handle, payload in the entry
+				d.e.post(at, kind, d.nextA)
+				d.m.schedule(at, kind, d.nextA, 0, Handle{})
+				d.nextA++
+				continue
+			}
 			h := d.e.Schedule(at, kind, d.nextA, b)
 			d.m.schedule(at, kind, d.nextA, b, h)
 			d.nextA++

@@ -63,7 +63,7 @@ func (w *World) pull() {
 		return
 	}
 	w.next = job
-	w.eng.Schedule(at, evArrival, 0, 0)
+	w.eng.post(at, evArrival, 0)
 }
 
 // arrive registers a job and hands it to the policy.
@@ -125,7 +125,7 @@ func (w *World) start(id policies.JobID) {
 	n.waiting--
 	n.running++
 	w.rec.jobStarted(j, n.running)
-	w.eng.After(FromDuration(w.sc.Containers.Startup), evContainerReady, slot, 0)
+	w.eng.postAfter(FromDuration(w.sc.Containers.Startup), evContainerReady, slot)
 }
 
 // containerReady: the job's container has started; its first turn begins.
@@ -220,7 +220,7 @@ func (w *World) callEnded(c int32, answered bool) {
 	tool := j.agent.EndTurn(w.agentSrc)
 	j.phase = jobTool
 	w.updateGatewayOnly(j, before)
-	w.eng.After(FromDuration(tool), evToolDone, slot, 0)
+	w.eng.postAfter(FromDuration(tool), evToolDone, slot)
 }
 
 // finish ends a job: it releases its container and may chain a grading job.

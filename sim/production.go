@@ -195,7 +195,7 @@ func (w *World) pullProduction(i int32) {
 		at = w.now()
 	}
 	p.next = call
-	w.eng.Schedule(at, evProduction, i, 0)
+	w.eng.post(at, evProduction, i)
 }
 
 // productionArrival turns the stream's next request into a call sent

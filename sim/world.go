@@ -141,14 +141,14 @@ func (w *World) Run() error {
 
 func (w *World) run() error {
 	if w.trig.Tick > 0 {
-		w.eng.Schedule(0, evTick, 0, 0)
+		w.eng.post(0, evTick, 0)
 	}
-	w.eng.Schedule(0, evSample, 0, 0)
+	w.eng.post(0, evSample, 0)
 	if w.sc.Gateway.DepthDelay > 0 {
-		w.eng.Schedule(0, evDepthSample, 0, 0)
+		w.eng.post(0, evDepthSample, 0)
 	}
 	for i, e := range w.sc.Events {
-		w.eng.Schedule(FromDuration(e.At), evCapacity, int32(i), 0)
+		w.eng.post(FromDuration(e.At), evCapacity, int32(i))
 	}
 	maxEvents := w.sc.budget.MaxEvents
 	if maxEvents == 0 {
@@ -197,14 +197,14 @@ func (w *World) Handle(ev Event) {
 		}
 	case evTick:
 		w.decide()
-		w.eng.After(FromDuration(w.trig.Tick), evTick, 0, 0)
+		w.eng.postAfter(FromDuration(w.trig.Tick), evTick, 0)
 	case evSample:
 		w.sample()
 		w.observeAlerts()
-		w.eng.After(FromDuration(w.sc.SeriesInterval), evSample, 0, 0)
+		w.eng.postAfter(FromDuration(w.sc.SeriesInterval), evSample, 0)
 	case evDepthSample:
 		w.gw.sampleDepth(w.now())
-		w.eng.After(FromDuration(w.sc.Gateway.DepthSample), evDepthSample, 0, 0)
+		w.eng.postAfter(FromDuration(w.sc.Gateway.DepthSample), evDepthSample, 0)
 	case evContainerReady:
 		w.containerReady(ev.A)
 	case evCallDone:

@@ -1,0 +1,144 @@
+package sim
+
+import (
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/evalsched/lab/policies"
+)
+
+// decideRecorder wraps a policy and notes, at every decision, how far the
+// event log had grown and the limits the policy returned.
+type decideRecorder struct {
+	policies.Policy
+	w     *World
+	ticks []decision
+}
+
+type decision struct {
+	logLen int
+	limits []int
+}
+
+func (r *decideRecorder) Decide(now time.Time, state policies.State, plan *policies.Plan) {
+	r.Policy.Decide(now, state, plan)
+	r.ticks = append(r.ticks, decision{len(r.w.Log()), slices.Clone(plan.Limits)})
+}
+
+// raisesOn429 counts the decisions that raised a model's limit although the
+// event log holds a 429 on that model (any caller's try) since the decision
+// before: the issue's "no raise while its model is being rejected", read
+// from the log, not from the counters the scheduler reads.
+func raisesOn429(log []LogRecord, ticks []decision) (bad, raises int) {
+	for k := 1; k < len(ticks); k++ {
+		prev, cur := ticks[k-1], ticks[k]
+		if prev.limits == nil || cur.limits == nil {
+			continue
+		}
+		rejected := map[int32]bool{}
+		for _, r := range log[prev.logLen:cur.logLen] {
+			if r.Event == LogCall429 || r.Event == LogCallKey429 {
+				rejected[r.Model] = true
+			}
+		}
+		for m := range cur.limits {
+			if cur.limits[m] > prev.limits[m] {
+				raises++
+				if rejected[int32(m)] {
+					bad++
+				}
+			}
+		}
+	}
+	return bad, raises
+}
+
+// TestNoRaiseWhileRejected runs the scheduler where quotas bind and checks
+// from the event log that no decision raised a model's limit after a 429 on
+// that model since the decision before; the scheduler on the old signal
+// (ignore_quota, depth without backoff) is the negative control and must
+// be caught doing it.
+func TestNoRaiseWhileRejected(t *testing.T) {
+	incident := func(t *testing.T, extra, signal string) (*Scenario, string) {
+		data, err := EmbeddedYAML("incident-0214")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, `
+  quota-bound:
+    policy: scheduler
+    organisations:
+      - {name: acme, tpm: 1000000, tpd: 0, rpd: 0}
+    policies:
+      scheduler: {initial_limit: 4, step_mode: multiplicative, factor: 1.25, target_depth: 8`+extra+`}
+    gateway: {depth_signal: `+signal+`}
+`...)
+		sc, err := ParseScenario("incident.yaml", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc, "quota-bound"
+	}
+	azure := func(t *testing.T, name string) (*Scenario, string) {
+		t.Chdir("..") // the scenario's trace path is relative to the repository root
+		if _, err := os.Stat("../shared/traces/AzureLLMInferenceTrace_conv.csv"); err != nil {
+			t.Skip("no Azure trace in ../shared/traces")
+		}
+		sc, err := LoadScenario("embedded:azure-production")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc, name
+	}
+	cases := []struct {
+		name    string
+		load    func(*testing.T) (*Scenario, string)
+		control bool // the old signal: raises on 429 ticks expected
+		slow    bool
+	}{
+		{"incident eval, binding TPM", func(t *testing.T) (*Scenario, string) { return incident(t, "", "held") }, false, false},
+		{"incident eval, old signal (control)", func(t *testing.T) (*Scenario, string) {
+			return incident(t, ", ignore_quota: true", "queued")
+		}, true, false},
+		{"azure-production quota-scheduler", func(t *testing.T) (*Scenario, string) { return azure(t, "quota-scheduler") }, false, true},
+		{"azure-production quota-old-signal (control)", func(t *testing.T) (*Scenario, string) { return azure(t, "quota-old-signal") }, true, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && tc.slow {
+				t.Skip("a full azure-production run")
+			}
+			sc, name := tc.load(t)
+			v, err := sc.Variant(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol, err := NewPolicy(v.Policy, v.Scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &decideRecorder{Policy: pol}
+			w, err := NewWorld(v.Scenario, Options{Seed: 1, Policy: rec, Log: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.w = w
+			if err := w.Run(); err != nil {
+				t.Fatal(err)
+			}
+			bad, raises := raisesOn429(w.Log(), rec.ticks)
+			t.Logf("%d decisions, %d raises, %d of them after a 429 on the model", len(rec.ticks), raises, bad)
+			if raises == 0 {
+				t.Fatal("no raise at all: the check saw nothing")
+			}
+			if tc.control && bad == 0 {
+				t.Error("the old signal raised no limit after a 429: the check cannot fail")
+			}
+			if !tc.control && bad > 0 {
+				t.Errorf("%d raises after a 429 on the model since the decision before", bad)
+			}
+		})
+	}
+}

@@ -15,11 +15,12 @@ import (
 // ±25% at three seeds; the rule "any 429 lowers" left claude-sonnet-4.6
 // and claude-sonnet-5 at 0.83x). The scenario replays the Azure trace from
 // ../shared/traces: the test is skipped without it.
-func TestSharedOrgLanesKeepUpWithFixedLane(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs six azure-production simulations")
-	}
-	t.Chdir("..") // the scenario's trace path is relative to the repository root
+// loadAzureProduction loads the embedded azure-production scenario from
+// the repository root (its trace path is relative to it), or skips the test
+// without the Azure trace in ../shared/traces.
+func loadAzureProduction(t *testing.T) *Scenario {
+	t.Helper()
+	t.Chdir("..")
 	if _, err := os.Stat("../shared/traces/AzureLLMInferenceTrace_conv.csv"); err != nil {
 		t.Skip("no Azure trace in ../shared/traces")
 	}
@@ -27,6 +28,14 @@ func TestSharedOrgLanesKeepUpWithFixedLane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sc
+}
+
+func TestSharedOrgLanesKeepUpWithFixedLane(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs six azure-production simulations")
+	}
+	sc := loadAzureProduction(t)
 	specs := variantSpecs(t, sc, []uint64{1, 2, 3}, "quota-fixed-lane", "quota-scheduler")
 	runs, err := ExecuteAll(sc, specs, nil)
 	if err != nil {

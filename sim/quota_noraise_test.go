@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -81,17 +80,7 @@ func TestNoRaiseWhileRejected(t *testing.T) {
 		}
 		return sc, "quota-bound"
 	}
-	azure := func(t *testing.T, name string) (*Scenario, string) {
-		t.Chdir("..") // the scenario's trace path is relative to the repository root
-		if _, err := os.Stat("../shared/traces/AzureLLMInferenceTrace_conv.csv"); err != nil {
-			t.Skip("no Azure trace in ../shared/traces")
-		}
-		sc, err := LoadScenario("embedded:azure-production")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sc, name
-	}
+	azure := func(t *testing.T, name string) (*Scenario, string) { return loadAzureProduction(t), name }
 	cases := []struct {
 		name    string
 		load    func(*testing.T) (*Scenario, string)

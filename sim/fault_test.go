@@ -160,15 +160,8 @@ func TestFaults(t *testing.T) {
 func TestEventGuard(t *testing.T) {
 	sc := faultScenario(t, func(s string) string { return s })
 	sc.budget = Budget{MaxEvents: 500}
-	pol, err := NewPolicy("scheduler", sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := NewWorld(sc, Options{Seed: 1, Policy: pol})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = w.Run()
+	w := newWorld(t, sc, "scheduler", Options{Seed: 1})
+	err := w.Run()
 	var be *BudgetError
 	if !errors.As(err, &be) {
 		t.Fatalf("got %v, want a *BudgetError", err)
@@ -190,16 +183,9 @@ func TestMemoryGuard(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := faultScenario(t, func(s string) string { return s })
 			sc.budget = Budget{MaxMemory: tc.budget}
-			pol, err := NewPolicy("scheduler", sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := NewWorld(sc, Options{Seed: 1, Policy: pol})
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := newWorld(t, sc, "scheduler", Options{Seed: 1})
 			runtime.GC() // the live-heap reading is refreshed by a collection
-			err = w.Run()
+			err := w.Run()
 			var be *BudgetError
 			switch {
 			case tc.stops && (!errors.As(err, &be) || be.Flag != "--max-memory" || !strings.Contains(err.Error(), "memory")):

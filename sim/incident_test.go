@@ -19,18 +19,7 @@ func runIncidentVariant(t *testing.T, name string) (*Scenario, *World) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol, err := NewPolicy(v.Policy, v.Scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := NewWorld(v.Scenario, Options{Seed: 1, Policy: pol, Log: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return v.Scenario, w
+	return v.Scenario, runWorld(t, v.Scenario, v.Policy, Options{Seed: 1, Log: true}, nil)
 }
 
 // TestIncidentBothWays: the incident happens with no guard, and does not

@@ -104,19 +104,11 @@ func TestNoRaiseWhileRejected(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pol, err := NewPolicy(v.Policy, v.Scenario)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := &decideRecorder{Policy: pol}
-			w, err := NewWorld(v.Scenario, Options{Seed: 1, Policy: rec, Log: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec.w = w
-			if err := w.Run(); err != nil {
-				t.Fatal(err)
-			}
+			rec := &decideRecorder{}
+			w := runWorld(t, v.Scenario, v.Policy, Options{Seed: 1, Log: true}, func(w *World) {
+				rec.Policy, rec.w = w.pol, w
+				w.pol = rec // same Trigger: the wrapper only notes each decision
+			})
 			bad, raises := raisesOn429(w.Log(), rec.ticks)
 			t.Logf("%d decisions, %d raises, %d of them after a 429 on the model", len(rec.ticks), raises, bad)
 			if raises == 0 {

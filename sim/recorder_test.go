@@ -9,9 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// runWorld runs a policy on sc with opts (its Policy set here), calling
-// before, if set, on the world before it runs.
-func runWorld(t *testing.T, sc *Scenario, policy string, opts Options, before func(*World)) *World {
+// newWorld builds a run of a policy on sc with opts (its Policy set here).
+func newWorld(t *testing.T, sc *Scenario, policy string, opts Options) *World {
 	t.Helper()
 	pol, err := NewPolicy(policy, sc)
 	if err != nil {
@@ -22,6 +21,14 @@ func runWorld(t *testing.T, sc *Scenario, policy string, opts Options, before fu
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w
+}
+
+// runWorld runs a policy on sc with opts (its Policy set here), calling
+// before, if set, on the world before it runs.
+func runWorld(t *testing.T, sc *Scenario, policy string, opts Options, before func(*World)) *World {
+	t.Helper()
+	w := newWorld(t, sc, policy, opts)
 	if before != nil {
 		before(w)
 	}

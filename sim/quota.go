@@ -253,8 +253,7 @@ func (o *quotaPool) fits(now Time, tokens float64) bool {
 	for i := range o.windows {
 		q := &o.windows[i]
 		q.expire(now)
-		amt := q.amount(tokens)
-		if amt > q.limit && !q.underLimit || !q.admits(q.sum, amt) {
+		if !q.admits(q.sum, q.amount(tokens)) { // a try above a fit limit never fits either
 			return false
 		}
 	}

@@ -84,7 +84,7 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 		pool := &w.prov.orgs[d.evalOrg]
 		q.Use, _ = pool.dimUse(w.now(), srcEval)
 		q.ModelUse = pool.modelUse(w.now(), model)
-		q.BelowShare = answerable(2, w.Running(m), w.orgPeers(m)) < 2
+		q.BelowShare = belowShare(w.Running(m), w.orgPeers(m))
 	}
 	if d.org >= 0 {
 		_, q.ProductionUse = w.prov.orgs[d.org].dimUse(w.now(), srcProd)
@@ -110,15 +110,17 @@ func (w *World) Rejections(m policies.ModelID) int {
 }
 
 // orgPeers is the running jobs of the models with tries since the last
-// decision on m's evaluation organisation (m included).
+// decision on m's evaluation organisation (m included), in a buffer reused
+// until the next call.
 func (w *World) orgPeers(m policies.ModelID) []int {
 	org := w.prov.models[m].evalOrg
-	var peers []int
+	peers := w.peers[:0]
 	for j := range w.prov.models {
 		if w.prov.models[j].evalOrg == org && w.rec.quota.tries[j] > 0 {
 			peers = append(peers, w.Running(policies.ModelID(j)))
 		}
 	}
+	w.peers = peers
 	return peers
 }
 
@@ -126,14 +128,20 @@ func (w *World) orgPeers(m policies.ModelID) []int {
 // own jobs, among peers (the running jobs of every model with tries on the
 // same organisation, the model's included).
 func answerable(n, own int, peers []int) int {
+	if n <= 1 || !belowShare(own, peers) {
+		return n
+	}
+	return 1
+}
+
+// belowShare says whether own running jobs are below the mean of peers
+// (never for a model alone).
+func belowShare(own int, peers []int) bool {
 	total := 0
 	for _, r := range peers {
 		total += r
 	}
-	if n <= 1 || len(peers) <= 1 || own*len(peers) >= total {
-		return n
-	}
-	return 1
+	return len(peers) > 1 && own*len(peers) < total
 }
 
 // decided resets the signals read since the last decision.

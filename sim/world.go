@@ -83,6 +83,7 @@ type World struct {
 	containersUsed int
 	plan           policies.Plan
 	limits         []int // the policy's running-job limit per model, -1: none
+	peers          []int // orgPeers' buffer
 
 	windowStart, end Time
 	err              error

@@ -70,16 +70,16 @@
 // are what stops starts: raising then would move the limit away from anything
 // the depth reading has tested, and a later burst of containers or jobs would
 // start all of that untested concurrency at once. The mirror hazard,
-// wind-down, is lowering a limit that is already below the running count:
-// jobs cannot be evicted, so no job starts either way, and each further step
-// down digs a hole the limit must later climb out of, one step per tick, while
-// the provider idles. Above target, the controller therefore lowers only a
-// limit at or above the running count, and holds otherwise (ActionBelowRunning);
-// as running jobs drain, the limit steps down behind them. The plain case is every slot taken (running ≥ limit) with
-// a job waiting; counting the slots freed since the last tick matters because
-// in a busy system some job of a hot model finishes in almost every tick, so
-// running < limit at almost every tick even when the limit is exactly what
-// holds the model back.
+// wind-down, is lowering a limit that is already below the running count: jobs
+// cannot be evicted, so no job starts either way, and each further step down
+// digs a hole the limit must later climb out of, one step per tick, while the
+// provider idles. Above target, the controller therefore lowers only a limit
+// at or above the running count, and holds otherwise (ActionBelowRunning); as
+// running jobs drain, the limit steps down behind them. The plain case is
+// every slot taken (running ≥ limit) with a job waiting; counting the slots
+// freed since the last tick matters because in a busy system some job of a hot
+// model finishes in almost every tick, so running < limit at almost every tick
+// even when the limit is exactly what holds the model back.
 //
 // Smoothing. With smoothing alpha in (0, 1) the controller acts on an
 // exponentially weighted moving average of the readings,

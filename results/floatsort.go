@@ -10,13 +10,14 @@ import (
 const radixMin = 1 << 12
 
 // sortFloats sorts xs ascending, as slices.Sort does, in O(n): an LSD radix
-// sort, four passes of 16 bits (a pass whose digit is the same in every key, as the low mantissa bits of float32 times are, is skipped), on each value's bits mapped to an unsigned
-// key whose order is the values' order (sign bit flipped for non-negative
-// values, every bit flipped for negative ones). The end-of-run summary sorts
-// every finished job's times (millions on a week) for exact percentiles;
-// pdqsort's n log n comparisons were its largest cost. −0 is sorted as +0
-// and written back as +0 (slices.Sort leaves equal values in any order);
-// a slice with a NaN goes to slices.Sort, which puts NaNs first.
+// sort, four passes of 16 bits (a pass whose digit is the same in every key,
+// as the low mantissa bits of float32 times are, is skipped), on each value's
+// bits mapped to an unsigned key whose order is the values' order (sign bit
+// flipped for non-negative values, every bit flipped for negative ones). The
+// end-of-run summary sorts every finished job's times (millions on a week) for
+// exact percentiles; pdqsort's n log n comparisons were its largest cost. −0
+// is sorted as +0 and written back as +0 (slices.Sort leaves equal values in
+// any order); a slice with a NaN goes to slices.Sort, which puts NaNs first.
 func sortFloats(xs []float64) {
 	if len(xs) < radixMin {
 		slices.Sort(xs)

@@ -87,10 +87,11 @@ const radixBuckets = 65
 // heap's scattered sifts. The payload lives in a slab of slots reused via a
 // free list; per-slot generations make stale Handles harmless, and Cancel
 // releases the slot and leaves the queued entry to be skipped when it comes
-// up; an event posted without a Handle (post) takes no slot at all. PeekTime refills too; an event then scheduled before the time it
-// found goes into the front, or, if the front was emptied by Cancel, every
-// entry is refiled under the earlier time (rebase, rare). Nothing is
-// allocated per event once the slices have grown.
+// up; an event posted without a Handle (post, all the world's events) takes
+// no slot at all. PeekTime refills too; an event then scheduled before the
+// time it found goes into the front, or, if the front was emptied by
+// Cancel, every entry is refiled under the earlier time (rebase, rare).
+// Nothing is allocated per event once the slices have grown.
 //
 // An Engine is not safe for concurrent use.
 type Engine struct {

@@ -154,3 +154,31 @@ func TestStreamedSummaryUnchanged(t *testing.T) {
 		})
 	}
 }
+
+// TestUniqueBatchesMatchNameLookup: the recorder skips the batch-name map
+// when the source promises unique, contiguous batches (the generator); the
+// run must summarise exactly as with the name lookup every trace gets, and
+// its batch rows and progress must be the same.
+func TestUniqueBatchesMatchNameLookup(t *testing.T) {
+	for _, policy := range PolicyNames {
+		t.Run(policy, func(t *testing.T) {
+			sc := smallScenario(t, nil)
+			fast := runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) {
+				if !w.rec.fair.uniqueNames {
+					t.Fatal("the generator no longer promises unique batches: the test checks nothing")
+				}
+			})
+			named := runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) { w.rec.fair.uniqueNames = false })
+			want, got := results.Summarize(named.Measured()), results.Summarize(fast.Measured())
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("summary, name lookup vs unique batches (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(named.Fairness(), fast.Fairness()); diff != "" {
+				t.Errorf("fairness data (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(named.BatchProgress(), fast.BatchProgress()); diff != "" {
+				t.Errorf("batch progress rows (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

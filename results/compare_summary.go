@@ -1,7 +1,6 @@
 package results
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -115,15 +114,4 @@ func MergeCompare(dir string, shards []string) error {
 		return err
 	}
 	return stage.Commit()
-}
-
-func readJSONFile(path string, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }

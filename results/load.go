@@ -3,7 +3,6 @@ package results
 import (
 	"bufio"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,12 +55,8 @@ type BatchRecord struct {
 // tolerated (kept in SeriesExtra for series.csv).
 func LoadOutputs(dir string) (*Outputs, error) {
 	o := &Outputs{Dir: dir}
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
+	if err := readJSONFile(filepath.Join(dir, "summary.json"), &o.Summary); err != nil {
 		return nil, err
-	}
-	if err := json.Unmarshal(data, &o.Summary); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
 	if o.Summary.Schema != "" && o.Summary.Schema != "evalsched-summary" {
 		return nil, fmt.Errorf("%s: schema %q is not evalsched-summary", filepath.Join(dir, "summary.json"), o.Summary.Schema)

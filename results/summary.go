@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -319,6 +320,19 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// readJSONFile decodes the JSON file at path into v; a decoding error names
+// the file.
+func readJSONFile(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // WriteJSON writes v as indented JSON to path atomically (a temporary file

@@ -12,16 +12,21 @@ import (
 // candidate ("new") side by side. Multiplier = new ÷ old throughput; null in
 // JSON when the baseline completed nothing.
 type LaneComparison struct {
-	Model          string   `json:"model"`
-	OldPerHour     float64  `json:"old_throughput_per_hour"`
-	NewPerHour     float64  `json:"new_throughput_per_hour"`
-	Multiplier     *float64 `json:"multiplier"`
-	OldP90         float64  `json:"old_p90_job_time_s"`
-	NewP90         float64  `json:"new_p90_job_time_s"`
-	OldWaitShare   float64  `json:"old_p90_wait_share"`
-	NewWaitShare   float64  `json:"new_p90_wait_share"`
-	OldGatewayCtrH float64  `json:"old_gateway_wait_container_hours"`
-	NewGatewayCtrH float64  `json:"new_gateway_wait_container_hours"`
+	Model      string   `json:"model"`
+	OldPerHour float64  `json:"old_throughput_per_hour"`
+	NewPerHour float64  `json:"new_throughput_per_hour"`
+	Multiplier *float64 `json:"multiplier"`
+	// The lanes' tokens per hour and their ratio (new ÷ old; null when the
+	// old lane served none).
+	OldTokensPerHour float64  `json:"old_tokens_per_hour"`
+	NewTokensPerHour float64  `json:"new_tokens_per_hour"`
+	TokenMultiplier  *float64 `json:"token_multiplier"`
+	OldP90           float64  `json:"old_p90_job_time_s"`
+	NewP90           float64  `json:"new_p90_job_time_s"`
+	OldWaitShare     float64  `json:"old_p90_wait_share"`
+	NewWaitShare     float64  `json:"new_p90_wait_share"`
+	OldGatewayCtrH   float64  `json:"old_gateway_wait_container_hours"`
+	NewGatewayCtrH   float64  `json:"new_gateway_wait_container_hours"`
 	// OldCompleted and NewCompleted are the lane's completed jobs in the
 	// window (not in JSON): MultiplierCI tells near-zero baselines by them.
 	OldCompleted, NewCompleted int64 `json:"-"`
@@ -39,13 +44,18 @@ func Compare(old, new Run) []LaneComparison {
 		c := LaneComparison{Model: n.Model, OldPerHour: o.ThroughputPerHour, NewPerHour: n.ThroughputPerHour,
 			OldP90: o.JobTime.Total.P90, NewP90: n.JobTime.Total.P90, OldWaitShare: o.P90WaitShare, NewWaitShare: n.P90WaitShare,
 			OldGatewayCtrH: o.GatewayWaitContainerSeconds / 3600, NewGatewayCtrH: n.GatewayWaitContainerSeconds / 3600,
-			OldCompleted: o.Completed, NewCompleted: n.Completed}
+			OldCompleted: o.Completed, NewCompleted: n.Completed,
+			OldTokensPerHour: o.TokensPerHour, NewTokensPerHour: n.TokensPerHour}
 		if c.Model == "" {
 			c.Model = o.Model
 		}
 		if o.ThroughputPerHour > 0 {
 			m := n.ThroughputPerHour / o.ThroughputPerHour
 			c.Multiplier = &m
+		}
+		if o.TokensPerHour > 0 {
+			m := n.TokensPerHour / o.TokensPerHour
+			c.TokenMultiplier = &m
 		}
 		out = append(out, c)
 	}

@@ -84,7 +84,7 @@ func LoadGate(path string) (*Gate, error) {
 		if (c.Floor == nil) == (c.Ceiling == nil) {
 			return nil, fmt.Errorf("%s: checks[%d]: give exactly one of floor and ceiling", path, i)
 		}
-		multiplier = multiplier || c.Metric == MetricMultiplier
+		multiplier = multiplier || NeedsBaseline(c.Metric)
 	}
 	seen := map[string]bool{}
 	for i, s := range g.Spec.Scenarios {

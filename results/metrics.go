@@ -15,6 +15,8 @@ import (
 const (
 	MetricThroughput = "throughput_per_hour"
 	MetricMultiplier = "multiplier"
+	MetricTokens     = "tokens_per_hour"
+	MetricTokenMult  = "token_multiplier"
 	MetricP90        = "p90_job_time_s"
 	MetricJain       = "jain"
 	Metric429        = "rejected_429"
@@ -23,7 +25,15 @@ const (
 )
 
 // MetricNames lists the metrics in the order they are written.
-var MetricNames = []string{MetricThroughput, MetricMultiplier, MetricP90, MetricJain, Metric429, MetricOutage}
+var MetricNames = []string{MetricThroughput, MetricMultiplier, MetricTokens, MetricTokenMult, MetricP90, MetricJain, Metric429, MetricOutage}
+
+// NeedsBaseline says whether metric is a ratio to a baseline run on the
+// same seed (multiplier, token_multiplier): those are averaged over seeds
+// on the log scale, and a gate, sweep or tune that reads one runs the
+// baseline too.
+func NeedsBaseline(metric string) bool {
+	return metric == MetricMultiplier || metric == MetricTokenMult
+}
 
 // MetricKey names one figure: a lane and a metric.
 type MetricKey struct{ Lane, Metric string }
@@ -53,6 +63,10 @@ func RunMetrics(run Run, old *Run) []MetricValue {
 		add(name, MetricThroughput, l.ThroughputPerHour)
 		if o, ok := oldBy[name]; ok && o.Completed >= NearZeroCompleted && o.ThroughputPerHour > 0 {
 			add(name, MetricMultiplier, l.ThroughputPerHour/o.ThroughputPerHour)
+		}
+		add(name, MetricTokens, l.TokensPerHour)
+		if o, ok := oldBy[name]; ok && o.Completed >= NearZeroCompleted && o.TokensPerHour > 0 {
+			add(name, MetricTokenMult, l.TokensPerHour/o.TokensPerHour)
 		}
 		add(name, MetricP90, l.JobTime.Total.P90)
 		if name == AllLanes {
@@ -109,7 +123,7 @@ func Aggregate(perSeed [][]MetricValue) []MetricAgg {
 
 func (a *MetricAgg) summarise() {
 	xs, n := a.Values, float64(len(a.Values))
-	if a.Metric == MetricMultiplier {
+	if NeedsBaseline(a.Metric) {
 		g, lo, hi, ok := LogRatioCI(xs, 0.95)
 		a.Mean, a.Low, a.High = g, g, g
 		if ok {

@@ -31,7 +31,10 @@ type LaneRaw struct {
 	Completed int64      // jobs completed in the window
 	Times     []JobTimes // one per completed job, completion order
 
-	Calls        int64 // calls answered by the provider in the window
+	Calls int64 // calls answered by the provider in the window
+	// Tokens is the input + output tokens of those calls: the work a
+	// token quota admits, whichever jobs it went to.
+	Tokens       float64
 	Rejected429  int64 // rate-limit rejections in the window
 	Errors       int64 // rejections by a provider in outage
 	Failed       int64 // calls that gave up after max_attempts or could never fit a quota

@@ -57,15 +57,12 @@ func comparisonTable(s Summary, old, new Run) table {
 	rows := comparisonRows(s)
 	t := table{Title: "Per-lane comparison",
 		Note: fmt.Sprintf("old = %s, new = %s, on the identical job stream; every lane with any job, busiest (new) first; "+
-			"multiplier = new ÷ old throughput (- where the baseline completed nothing).", old.Policy, new.Policy),
-		Head: []string{"model", "multiplier", "old jobs/h", "new jobs/h", "old p90 s", "new p90 s", "old p90 wait share",
+			"multiplier = new ÷ old throughput (- where the baseline completed nothing); token multiplier = new ÷ old tokens "+
+			"answered per hour (the work a token quota admitted, whichever jobs it went to).", old.Policy, new.Policy),
+		Head: []string{"model", "multiplier", "token multiplier", "old jobs/h", "new jobs/h", "old p90 s", "new p90 s", "old p90 wait share",
 			"new p90 wait share", "old gateway-only ctr-h", "new gateway-only ctr-h"}}
 	line := func(c LaneComparison) []string {
-		m := "-"
-		if c.Multiplier != nil {
-			m = fmt.Sprintf("%.2f×", fin(*c.Multiplier))
-		}
-		return []string{c.Model, m, f1(c.OldPerHour), f1(c.NewPerHour), f0(c.OldP90), f0(c.NewP90), pct(c.OldWaitShare),
+		return []string{c.Model, times(c.Multiplier), times(c.TokenMultiplier), f1(c.OldPerHour), f1(c.NewPerHour), f0(c.OldP90), f0(c.NewP90), pct(c.OldWaitShare),
 			pct(c.NewWaitShare), f2(c.OldGatewayCtrH), f2(c.NewGatewayCtrH)}
 	}
 	for _, c := range rows {
@@ -89,12 +86,12 @@ func totalComparison(old, new Run) *LaneComparison {
 
 func laneTable(run Run) table {
 	t := table{Title: "Lanes: " + run.Policy, Note: "Every lane with any job, busiest first; measurement window.",
-		Head: []string{"model", "completed", "jobs/h", "p50 s", "p90 s", "wait share", "p90 wait share", "mean running",
+		Head: []string{"model", "completed", "jobs/h", "M tokens/h", "p50 s", "p90 s", "wait share", "p90 wait share", "mean running",
 			"gateway-only ctr-h", "429s"}}
 	lanes := append([]Lane(nil), run.Lanes...)
 	sort.SliceStable(lanes, func(i, j int) bool { return lanes[i].ThroughputPerHour > lanes[j].ThroughputPerHour })
 	line := func(l Lane) []string {
-		return []string{l.Model, count(l.Completed), f1(l.ThroughputPerHour), f0(l.JobTime.Total.P50), f0(l.JobTime.Total.P90),
+		return []string{l.Model, count(l.Completed), f1(l.ThroughputPerHour), f2(l.TokensPerHour / 1e6), f0(l.JobTime.Total.P50), f0(l.JobTime.Total.P90),
 			pct(l.WaitShare), pct(l.P90WaitShare), f1(l.MeanRunning), f2(l.GatewayWaitContainerSeconds / 3600), count(l.Rejected429)}
 	}
 	for _, l := range lanes {
@@ -112,13 +109,15 @@ func seedsTable(s Summary) (table, bool) {
 	}
 	t := table{Title: "Multiplier across seeds",
 		Note: fmt.Sprintf("Each lane's multiplier (new ÷ old throughput) over seeds %s: mean and 95%% confidence interval "+
-			"(geometric mean of the per-seed ratios, Student's t on their logarithms). Seeds whose baseline completed fewer than %d jobs on a lane "+
+			"(geometric mean of the per-seed ratios, Student's t on their logarithms), and the same for the token multiplier "+
+			"(new ÷ old tokens answered per hour). Seeds whose baseline completed fewer than %d jobs on a lane "+
 			"are left out of it (near zero); the other tables are seed %d.",
 			seedList(s.Seeds), NearZeroCompleted, s.Seed),
-		Head: []string{"model", "mean", "95% CI low", "95% CI high", "seeds"}}
+		Head: []string{"model", "mean", "95% CI low", "95% CI high", "token multiplier mean", "token 95% CI low", "token 95% CI high", "seeds"}}
 	for _, m := range s.MultiplierAcrossSeeds {
 		mean, lo, hi := m.Cells("×")
-		t.Rows = append(t.Rows, []string{m.Model, mean, lo, hi, fmt.Sprint(m.Seeds)})
+		tmean, tlo, thi := m.Tokens.Cells("×")
+		t.Rows = append(t.Rows, []string{m.Model, mean, lo, hi, tmean, tlo, thi, fmt.Sprint(m.Seeds)})
 	}
 	return t, true
 }
@@ -208,4 +207,12 @@ func FairnessLine(name string, f FairnessSummary) string {
 	n := behindFinished(f)
 	return fmt.Sprintf("%-10s  jain %.3f  small batches behind large: %d, makespan p50 %s s p90 %s s  tier shares: %s",
 		name, f.JainMean, f.BehindLarge, makespan(f.BehindLargeMakespan.P50, n), makespan(f.BehindLargeMakespan.P90, n), FormatTierShares(f.TierShares))
+}
+
+// times formats a ratio as "1.23×", or "-" when there is none.
+func times(r *float64) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f×", fin(*r))
 }

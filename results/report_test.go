@@ -88,7 +88,7 @@ func TestWriteReportCompare(t *testing.T) {
 			t.Errorf("report.md does not reference figures/%s.png", name)
 		}
 	}
-	if !bytes.Contains(md, []byte("| model | multiplier | old jobs/h | new jobs/h |")) {
+	if !bytes.Contains(md, []byte("| model | multiplier | token multiplier | old jobs/h | new jobs/h |")) {
 		t.Error("report.md lacks the comparison table")
 	}
 }

@@ -31,6 +31,38 @@ type MultiplierStat struct {
 	Low           *float64 `json:"ci95_low,omitempty"`
 	High          *float64 `json:"ci95_high,omitempty"`
 	NearZeroSeeds int      `json:"near_zero_seeds,omitempty"`
+	// Tokens is the token multiplier (new ÷ old tokens answered per hour)
+	// over the same seeds; nil when no seed had tokens on both sides.
+	Tokens *RatioStat `json:"tokens,omitempty"`
+}
+
+// RatioStat is a ratio's geometric mean over seeds and its 95% interval
+// (LogRatioCI; no interval with fewer than two seeds).
+type RatioStat struct {
+	Seeds int      `json:"seeds"`
+	Mean  float64  `json:"mean"`
+	Low   *float64 `json:"ci95_low,omitempty"`
+	High  *float64 `json:"ci95_high,omitempty"`
+}
+
+func newRatioStat(xs []float64) *RatioStat {
+	if len(xs) == 0 {
+		return nil
+	}
+	g, lo, hi, ok := LogRatioCI(xs, 0.95)
+	s := &RatioStat{Seeds: len(xs), Mean: g}
+	if ok {
+		s.Low, s.High = &lo, &hi
+	}
+	return s
+}
+
+// Cells are the stat as text, as MultiplierStat.Cells; "-" for none.
+func (s *RatioStat) Cells(unit string) (mean, low, high string) {
+	if s == nil {
+		return "-", "-", "-"
+	}
+	return cells(s.Mean, s.Low, s.High, unit)
 }
 
 // LogRatioCI is the paired log-ratio estimator: with l_i = ln(ratio_i), the
@@ -79,7 +111,7 @@ func MultiplierCI(perSeed [][]LaneComparison) []MultiplierStat {
 	if len(perSeed) == 0 {
 		return nil
 	}
-	values := map[string][]float64{}
+	values, tokens := map[string][]float64{}, map[string][]float64{}
 	near := map[string]int{}
 	someOld := map[string]bool{} // the baseline completed any job on some seed
 	var order []string
@@ -94,12 +126,15 @@ func MultiplierCI(perSeed [][]LaneComparison) []MultiplierStat {
 				near[r.Model]++
 			} else {
 				values[r.Model] = append(values[r.Model], x)
+				if r.TokenMultiplier != nil && *r.TokenMultiplier > 0 {
+					tokens[r.Model] = append(tokens[r.Model], *r.TokenMultiplier)
+				}
 			}
 		}
 	}
 	var out []MultiplierStat
 	for _, m := range order {
-		s := MultiplierStat{Model: m, Seeds: len(values[m]), NearZeroSeeds: near[m]}
+		s := MultiplierStat{Model: m, Seeds: len(values[m]), NearZeroSeeds: near[m], Tokens: newRatioStat(tokens[m])}
 		if s.Seeds == 0 && !someOld[m] {
 			continue // the baseline never ran it: nothing to report
 		}
@@ -122,9 +157,13 @@ func (s MultiplierStat) Cells(unit string) (mean, low, high string) {
 	if s.Seeds == 0 {
 		return "baseline near zero", "-", "-"
 	}
-	mean, low, high = fmt.Sprintf("%.2f%s", s.Mean, unit), "-", "-"
-	if s.Low != nil && s.High != nil {
-		low, high = fmt.Sprintf("%.2f%s", *s.Low, unit), fmt.Sprintf("%.2f%s", *s.High, unit)
+	return cells(s.Mean, s.Low, s.High, unit)
+}
+
+func cells(m float64, lo, hi *float64, unit string) (mean, low, high string) {
+	mean, low, high = fmt.Sprintf("%.2f%s", m, unit), "-", "-"
+	if lo != nil && hi != nil {
+		low, high = fmt.Sprintf("%.2f%s", *lo, unit), fmt.Sprintf("%.2f%s", *hi, unit)
 	}
 	return mean, low, high
 }
@@ -132,18 +171,21 @@ func (s MultiplierStat) Cells(unit string) (mean, low, high string) {
 // WriteMultiplierTable prints the multiplier over seeds for the top lanes.
 func WriteMultiplierTable(w io.Writer, stats []MultiplierStat, top int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "model\tseeds\tgeo. mean\t95%% CI\tnear-zero seeds\t\n")
+	fmt.Fprintf(tw, "model\tseeds\tgeo. mean\t95%% CI\ttokens geo. mean\ttokens 95%% CI\tnear-zero seeds\t\n")
+	interval := func(lo, hi string) string {
+		if lo == "-" {
+			return "-"
+		}
+		return "[" + lo + ", " + hi + "]"
+	}
 	for i, s := range stats {
 		if top > 0 && i == top {
-			fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\n", len(stats)-top)
+			fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\n", len(stats)-top)
 			break
 		}
 		mean, lo, hi := s.Cells("x")
-		ci := "-"
-		if lo != "-" {
-			ci = "[" + lo + ", " + hi + "]"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t\n", s.Model, s.Seeds, mean, ci, s.NearZeroSeeds)
+		tmean, tlo, thi := s.Tokens.Cells("x")
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%d\t\n", s.Model, s.Seeds, mean, interval(lo, hi), tmean, interval(tlo, thi), s.NearZeroSeeds)
 	}
 	return tw.Flush()
 }

@@ -16,6 +16,16 @@ func lc(model string, oldDone, newDone int64) LaneComparison {
 	return LaneComparison{Model: model, OldCompleted: oldDone, NewCompleted: newDone, OldPerHour: float64(oldDone), NewPerHour: float64(newDone)}
 }
 
+// withTokens sets a comparison's tokens per hour and their ratio as
+// Compare does (none when the old lane served none).
+func withTokens(c LaneComparison, old, new float64) LaneComparison {
+	c.OldTokensPerHour, c.NewTokensPerHour = old, new
+	if old > 0 {
+		c.TokenMultiplier = ptr(new / old)
+	}
+	return c
+}
+
 func TestMultiplierCI(t *testing.T) {
 	// a: ratios 2, 4, 8 → logs ln2·{1,2,3}: mean 2 ln2, sd ln2; t(0.975; 2)
 	// = 4.302652729911275 from tables.
@@ -40,6 +50,16 @@ func TestMultiplierCI(t *testing.T) {
 			{lc("z", 1, 766), lc("y", 0, 3), lc("never", 0, 9)}, {lc("z", 4, 30), lc("y", 2, 3), lc("never", 0, 9)},
 		},
 		want: []MultiplierStat{{Model: "z", NearZeroSeeds: 2}, {Model: "y", NearZeroSeeds: 2}},
+	}, {
+		// Token ratios 1/2, 1, 2: logs ln2·{-1,0,1}, mean 0, sd ln2, the
+		// same half-width; jobs/h 2, 2, 2 (no interval width).
+		name: "token multiplier: its own geometric mean and interval; seeds without tokens left out",
+		perSeed: [][]LaneComparison{
+			{withTokens(lc("k", 10, 20), 1000, 500)}, {withTokens(lc("k", 10, 20), 1000, 1000)},
+			{withTokens(lc("k", 10, 20), 1000, 2000)}, {withTokens(lc("k", 10, 20), 0, 2000)},
+		},
+		want: []MultiplierStat{{Model: "k", Seeds: 4, Mean: 2, Low: ptr(2), High: ptr(2),
+			Tokens: &RatioStat{Seeds: 3, Mean: 1, Low: ptr(math.Exp(-half)), High: ptr(math.Exp(half))}}},
 	}, {
 		name: "new completed nothing: half a job, still positive",
 		perSeed: [][]LaneComparison{

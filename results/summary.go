@@ -119,7 +119,12 @@ type Lane struct {
 	Started           int64   `json:"started"`
 	Completed         int64   `json:"completed"`
 	ThroughputPerHour float64 `json:"throughput_per_hour"`
-	JobTime           Split   `json:"job_time_s"`
+	// TokensPerHour is the input + output tokens of the lane's calls
+	// answered in the window, per hour: under a binding token quota, the
+	// share of the quota the lane turned into work, which jobs/h alone
+	// does not tell (it also depends on which jobs were served).
+	TokensPerHour float64 `json:"tokens_per_hour"`
+	JobTime       Split   `json:"job_time_s"`
 	// WaitShare is the share of all completed jobs' time spent waiting
 	// (queued + container start + gateway); P90WaitShare is that share for
 	// the job at the 90th percentile of job time.
@@ -217,6 +222,7 @@ func (a *LaneRaw) add(b LaneRaw) {
 	a.Started += b.Started
 	a.Completed += b.Completed
 	a.Calls += b.Calls
+	a.Tokens += b.Tokens
 	a.Rejected429 += b.Rejected429
 	a.Errors += b.Errors
 	a.Failed += b.Failed
@@ -236,6 +242,7 @@ func lane(raw LaneRaw, times [][]JobTimes, d RunData) Lane {
 	l := Lane{
 		Model: raw.Model, Arrived: raw.Arrived, Started: raw.Started, Completed: raw.Completed,
 		ThroughputPerHour:           ratio(float64(raw.Completed), span/3600),
+		TokensPerHour:               ratio(raw.Tokens, span/3600),
 		ContainerSeconds:            raw.RunningArea,
 		GatewayWaitContainerSeconds: raw.GatewayOnlyArea,
 		ContainerCost:               raw.RunningArea / 3600 * d.PricePerHour,

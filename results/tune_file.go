@@ -51,7 +51,7 @@ func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 		if !slices.Contains(MetricNames, m) {
 			return nil, PointSpec{}, nil, fmt.Errorf("%s: unknown metric %q (have %s)", path, m, strings.Join(MetricNames, ", "))
 		}
-		f.Baseline = f.Baseline || m == MetricMultiplier
+		f.Baseline = f.Baseline || NeedsBaseline(m)
 	}
 	base := PointSpec{Scenario: ResolveScenario(path, f.Scenario), Policy: f.Policy, Variant: f.Variant, Baseline: f.Baseline}
 	if f.Overlay.Kind == yaml.MappingNode {

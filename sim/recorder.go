@@ -41,6 +41,7 @@ type laneMeter struct {
 	arrived, started, completed  int64
 	times                        pages[results.JobTimes]
 	calls, rejected429, errors   int64
+	tokens                       float64 // of the calls answered in the window
 	failed, queueEntries         int64
 	queueWaitSum                 float64
 	// rejectedSinceSample counts 429s (evaluation and production, whole
@@ -280,7 +281,9 @@ func (r *recorder) answered(cs *callState) {
 		pm.served++
 		pm.latencies = append(pm.latencies, float32(lat))
 	} else if r.inWindow() {
-		r.lanes[cs.model].calls++
+		m := &r.lanes[cs.model]
+		m.calls++
+		m.tokens += float64(cs.in) + float64(cs.out)
 	}
 }
 
@@ -338,7 +341,7 @@ func (w *World) Lanes() []results.LaneRaw {
 		out[i] = results.LaneRaw{
 			Model: w.rec.names[i], Streams: w.prov.models[i].cfg.Streams,
 			Arrived: m.arrived, Started: m.started, Completed: m.completed, Times: m.times.all(),
-			Calls: m.calls, Rejected429: m.rejected429, Errors: m.errors, Failed: m.failed,
+			Calls: m.calls, Tokens: m.tokens, Rejected429: m.rejected429, Errors: m.errors, Failed: m.failed,
 			QueueEntries: m.queueEntries, QueueWaitSum: m.queueWaitSum,
 			DepthArea: m.depth.area, BusyArea: m.busy.area, RunningArea: m.running.area, GatewayOnlyArea: m.gwOnly.area,
 			StreamArea: m.streams.area,

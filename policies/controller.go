@@ -60,6 +60,7 @@ type controller struct {
 	quota      bool    // read the 429 signal (QuotaState), unless ignore_quota
 	lowerAfter int     // ticks of persistent rejections before lowering
 	lookback   int     // ControllerSlowStart: the dead time, in ticks
+	minute     int     // ticks in a minute (the per-minute quota windows), 1..16
 	probe      float64 // ControllerSlowStart: factor^(1/lookback), its fastest growth per tick
 }
 
@@ -75,6 +76,7 @@ func newController(cfg SchedulerConfig) controller {
 		quota:      !cfg.IgnoreQuota,
 		lowerAfter: cfg.RejectLowerAfter,
 		lookback:   slowLookback(cfg),
+		minute:     minuteTicks(cfg.Tick),
 	}
 	c.probe = math.Pow(c.factor, 1/float64(c.lookback))
 	if cfg.Smoothing > 0 && cfg.Smoothing < 1 {
@@ -98,6 +100,7 @@ type limitState struct {
 	latAsOf  time.Time  // time of the last latency reading taken in
 	seen429  int64      // the 429 count as last read
 	rejTicks int        // consecutive ticks with 429s
+	ran      minuteRing // running counts at the last ticks
 }
 
 func newLimitState(r ModelLimits) limitState {
@@ -131,7 +134,8 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	for i := range s.models {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
-		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0), model: ModelID(i)}
+		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0), model: ModelID(i),
+			minuteRunning: m.ran.record(m.running, s.ctl.minute)}
 		if quota {
 			in.quota = qs
 		}
@@ -238,4 +242,13 @@ func (c *controller) lower(l, lo int) int {
 		n = min(int(math.Round(float64(l)/c.factor)), l-1)
 	}
 	return max(n, lo)
+}
+
+// minuteTicks is how many ticks make up a minute, the length of the
+// per-minute quota windows (at least one, at most the ring's length).
+func minuteTicks(tick time.Duration) int {
+	if tick <= 0 {
+		return 1
+	}
+	return min(max(1, int((time.Minute+tick-1)/tick)), slowMaxLookback)
 }

@@ -19,25 +19,35 @@ type LatencySignals interface {
 
 // signals is what one controller step reads of one model.
 type signals struct {
-	now      time.Time
-	depth    float64 // smoothed if configured
-	running  int
-	binding  bool
-	latency  float64 // 0: none
-	latFresh bool    // a new latency reading since the last step
-	new429   int64   // 429s since the last step
-	model    ModelID
-	quota    QuotaState // nil: no quota signal read (none offered, or ignore_quota)
+	now     time.Time
+	depth   float64 // smoothed if configured
+	running int
+	// minuteRunning is the mean of the model's running count at the ticks
+	// of the last minute (this one included): the jobs whose calls fill
+	// its per-minute quota windows now.
+	minuteRunning float64
+	binding       bool
+	latency       float64 // 0: none
+	latFresh      bool    // a new latency reading since the last step
+	new429        int64   // 429s since the last step
+	model         ModelID
+	quota         QuotaState // nil: no quota signal read (none offered, or ignore_quota)
 }
 
 // roomToRaise says whether raising the model's limit to n leaves room in
 // its quota windows. The model's own use of a window (QuotaReading.ModelUse)
-// comes from its running jobs, so filling n slots adds about
-// (n − running) ÷ running of it; a raise that would fill a window to its
-// limit is held. Without this, a tick with no 429 reads as room: a window
-// shows a raise's calls only after the jobs have started and called, so
-// clean ticks raise again and again until one window's worth of raises
-// lands at once, as a storm of 429s on everyone who shares the quota.
+// comes from the jobs it ran over that window, R of them on average, so n
+// jobs would use n ÷ R of it: room is left while
+// use + (n − R) ÷ R × own use < 1. For the per-minute windows R is the
+// mean running count over the last minute's ticks; for the daily ones the
+// running count now. Without this, a tick with no 429 reads as room: a
+// window shows a raise's calls only after the jobs have started and
+// called, so clean ticks raise again and again until one window's worth of
+// raises lands at once, as a storm of 429s on everyone who shares the
+// quota. And with R the running count now, a limit that climbed within the
+// minute is read as if the jobs just started already filled the window
+// (they have not: it lags by up to a minute), so the climb runs on past
+// the point where the window will be full.
 func (in *signals) roomToRaise(n int) bool {
 	if in.quota == nil || n <= in.running {
 		return true
@@ -46,13 +56,37 @@ func (in *signals) roomToRaise(n int) bool {
 	if q.BelowShare {
 		return true // the lanes above their share give way (their 429s lower them)
 	}
-	grow := float64(n-in.running) / float64(max(in.running, 1))
 	for d, use := range q.Use {
-		if use > 0 && use+grow*q.ModelUse[d] >= 1 {
+		r := float64(in.running)
+		if d == DimRPM || d == DimTPM {
+			r = in.minuteRunning
+		}
+		r = max(r, 1)
+		if use > 0 && use+(float64(n)-r)/r*q.ModelUse[d] >= 1 {
 			return false
 		}
 	}
 	return true
+}
+
+// minuteRing keeps a model's running count at its last ticks, for the
+// mean over the last minute (signals.minuteRunning).
+type minuteRing struct {
+	counts [slowMaxLookback]int32
+	n      int // ticks recorded
+}
+
+// record adds this tick's running count and returns the mean over the
+// last k ticks (fewer while fewer are recorded).
+func (r *minuteRing) record(running, k int) float64 {
+	r.counts[r.n%len(r.counts)] = int32(running)
+	r.n++
+	k = min(k, r.n, len(r.counts))
+	sum := 0
+	for i := 1; i <= k; i++ {
+		sum += int(r.counts[(r.n-i)%len(r.counts)])
+	}
+	return float64(sum) / float64(k)
 }
 
 // readSignals reads the optional latency and 429 signals of model m into in,

@@ -92,6 +92,12 @@ type SchedulerConfig struct {
 	// RejectLowerAfter: with 429s on a model at this many ticks in a row,
 	// its limit is lowered one step per tick (0 → 3).
 	RejectLowerAfter int `yaml:"reject_lower_after" json:"reject_lower_after,omitempty"`
+	// JobRateHold, if set, is the half-life of the held per-job use of the
+	// per-minute quota windows (see rateHold): the headroom rule then
+	// projects a raise at the highest share of a window one job was seen
+	// to use, decaying with this half-life, instead of the share the
+	// lane's jobs use now. 0 (the default) keeps no hold.
+	JobRateHold time.Duration `yaml:"job_rate_hold" json:"job_rate_hold,omitempty"`
 	// Models overrides the limits and target per model name.
 	Models map[string]ModelLimits `yaml:"models,omitempty" json:"models,omitempty"`
 }
@@ -212,6 +218,9 @@ func (c SchedulerConfig) Validate(models []string) error {
 	case StepAdditive, StepMultiplicative:
 	default:
 		return field.Errorf("step_mode", "must be %q or %q, got %q", StepAdditive, StepMultiplicative, c.StepMode)
+	}
+	if c.JobRateHold < 0 {
+		return field.Errorf("job_rate_hold", "must be >= 0, got %v", c.JobRateHold)
 	}
 	if c.RejectLowerAfter < 1 {
 		return field.Errorf("reject_lower_after", "must be >= 1 tick, got %d", c.RejectLowerAfter)

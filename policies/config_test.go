@@ -184,6 +184,7 @@ func TestSchedulerConfigValidate(t *testing.T) {
 		{"negative stale_after", SchedulerConfig{StaleAfter: -time.Second}, "stale_after: must be > 0, got -1s"},
 		{"negative dead time", SchedulerConfig{DeadTime: -time.Second}, "dead_time: must be within [0, 16 ticks], got -1s"},
 		{"dead time beyond the ring", SchedulerConfig{DeadTime: 170 * time.Second}, "dead_time: must be within [0, 16 ticks], got 2m50s"},
+		{"negative job_rate_hold", SchedulerConfig{JobRateHold: -time.Minute}, "job_rate_hold: must be >= 0, got -1m0s"},
 		{"unknown controller", SchedulerConfig{Controller: "fuzzy"},
 			"controller: must be one of [step search aimd pi gradient inspect bands damped slowstart], got \"fuzzy\""},
 		{"tier share above one", SchedulerConfig{TierShare: 1.2}, "tier_share: must be within (0, 1], got 1.2"},

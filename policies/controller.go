@@ -101,6 +101,7 @@ type limitState struct {
 	seen429  int64      // the 429 count as last read
 	rejTicks int        // consecutive ticks with 429s
 	ran      minuteRing // running counts at the last ticks
+	hold     rateHold   // the held per-job use of the per-minute quota windows
 }
 
 func newLimitState(r ModelLimits) limitState {
@@ -135,7 +136,7 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
 		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0), model: ModelID(i),
-			minuteRunning: m.ran.record(m.running, s.ctl.minute)}
+			minuteRunning: m.ran.record(m.running, s.ctl.minute), hold: &m.hold}
 		if quota {
 			in.quota = qs
 		}

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -132,5 +133,49 @@ func TestMinuteRingMean(t *testing.T) {
 	}
 	if got := minuteTicks(time.Second); got != slowMaxLookback {
 		t.Errorf("minuteTicks(1s) = %d, want the ring's %d", got, slowMaxLookback)
+	}
+}
+
+// TestJobRateHold: with job_rate_hold, a raise is projected at the highest
+// per-job share of a per-minute window seen, halved every half-life, when
+// that is above the share per job now (young jobs after a climb). The
+// expectations are the window arithmetic done here: at t0 one job used
+// 0.6/100 of the TPM window; five minutes later (one half-life) the jobs
+// use 0.2/100 each, so the hold projects 0.003 a job and 250 jobs at
+// 0.5 − 0.2 + 250 × 0.003 = 1.05 ≥ 1 (held), where the share now projects
+// 0.3 + 250 × 0.002 = 0.8 (raised).
+func TestJobRateHold(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	fs := newFakeState(1, 1000)
+	for _, tc := range []struct {
+		halfLife  time.Duration
+		wantLimit int
+		wantAct   Action
+	}{
+		{5 * time.Minute, 200, ActionNoHeadroom},
+		{0, 250, ActionRaise},
+	} {
+		t.Run(tc.halfLife.String(), func(t *testing.T) {
+			c := controller{staleAfter: time.Minute, step: 50, kind: ControllerStep}
+			ls := limitState{limit: 100, target: 20, minL: 1, maxL: 1000}
+			ls.hold.halfLife = tc.halfLife
+			reading := func(use, own float64) QuotaState {
+				return windowState{fakeState: fs, reading: QuotaReading{Use: [NumDims]float64{DimTPM: use}, ModelUse: [NumDims]float64{DimTPM: own}}}
+			}
+			// t0: 100 jobs, 0.6 of the window theirs: 150 would fill it (0.15 + 150 × 0.006 = 1.05), so the step 100 → 150 is held.
+			c.tick(&ls, 0, t0, signals{now: t0, running: 100, minuteRunning: 100, binding: true, quota: reading(0.75, 0.6), hold: &ls.hold})
+			if ls.limit != 100 || ls.action != ActionNoHeadroom {
+				t.Fatalf("t0: limit %d (%v), want 100 held", ls.limit, ls.action)
+			}
+			ls.limit = 200
+			t1 := t0.Add(5 * time.Minute)
+			c.tick(&ls, 0, t1, signals{now: t1, running: 200, minuteRunning: 100, binding: true, quota: reading(0.5, 0.2), hold: &ls.hold})
+			if ls.limit != tc.wantLimit || ls.action != tc.wantAct {
+				t.Errorf("t0+5m: limit %d (%v), want %d (%v)", ls.limit, ls.action, tc.wantLimit, tc.wantAct)
+			}
+			if want := math.Exp2(-1) * 0.006; tc.halfLife > 0 && math.Abs(ls.hold.rate[DimTPM]-want) > 1e-12 {
+				t.Errorf("held per-job share %g, want %g", ls.hold.rate[DimTPM], want)
+			}
+		})
 	}
 }

@@ -1,6 +1,9 @@
 package policies
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // LatencySignals is an optional extension of State for the controllers that
 // read more than the gateway depth (ControllerGradient reads the latency,
@@ -32,6 +35,33 @@ type signals struct {
 	new429        int64   // 429s since the last step
 	model         ModelID
 	quota         QuotaState // nil: no quota signal read (none offered, or ignore_quota)
+	hold          *rateHold  // the model's held per-job use (nil: none kept)
+}
+
+// rateHold keeps, per per-minute quota dimension, the highest share of the
+// window one running job was seen to use, decaying with a half-life
+// (job_rate_hold).
+// A young agent job calls with a short context, so while a lane's jobs are
+// mostly young (after a start, or a climb) the window shows a fraction of
+// what they will use once their contexts have grown; the held rate is
+// what the lane's jobs used when they were older.
+type rateHold struct {
+	halfLife time.Duration // 0: no hold
+	rate     [NumDims]float64
+	at       time.Time
+}
+
+// read folds in the share per job seen now and returns the held one.
+func (h *rateHold) read(d int, now time.Time, cur float64) float64 {
+	if h == nil || h.halfLife <= 0 {
+		return cur
+	}
+	held := h.rate[d]
+	if !h.at.IsZero() && now.After(h.at) {
+		held *= math.Exp2(-float64(now.Sub(h.at)) / float64(h.halfLife))
+	}
+	h.rate[d] = max(cur, held)
+	return h.rate[d]
 }
 
 // roomToRaise says whether raising the model's limit to n leaves room in
@@ -56,17 +86,21 @@ func (in *signals) roomToRaise(n int) bool {
 	if q.BelowShare {
 		return true // the lanes above their share give way (their 429s lower them)
 	}
+	room := true
 	for d, use := range q.Use {
-		r := float64(in.running)
+		own := q.ModelUse[d]
 		if d == DimRPM || d == DimTPM {
-			r = in.minuteRunning
+			perJob := in.hold.read(d, in.now, own/max(in.minuteRunning, 1))
+			room = room && !(use > 0 && use-own+float64(n)*perJob >= 1)
+			continue
 		}
-		r = max(r, 1)
-		if use > 0 && use+(float64(n)-r)/r*q.ModelUse[d] >= 1 {
-			return false
-		}
+		r := max(float64(in.running), 1)
+		room = room && !(use > 0 && use+(float64(n)-r)/r*own >= 1)
 	}
-	return true
+	if in.hold != nil {
+		in.hold.at = in.now
+	}
+	return room
 }
 
 // minuteRing keeps a model's running count at its last ticks, for the

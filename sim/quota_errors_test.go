@@ -35,6 +35,7 @@ func TestQuotaKeysBadInput(t *testing.T) {
 		{"guards max_jobs", "    lanes: {prod-model: 50}\n", "    lanes: {prod-model: 50}\n  guards: {max_jobs: -1}\n", "policies.guards.max_jobs: must be >= 0 (0 = no cap), got -1"},
 		{"breaker close", "    lanes: {prod-model: 50}\n", "    lanes: {prod-model: 50}\n  guards: {breaker: {open: 0.5, close: 0.8}}\n", "policies.guards.breaker.close: must be in (0, open=0.5], got 0.8"},
 		{"reject_lower_after", "    lanes: {prod-model: 50}\n", "    lanes: {prod-model: 50}\n  scheduler: {reject_lower_after: -2}\n", "policies.scheduler.reject_lower_after: must be >= 1 tick, got -2"},
+		{"job_rate_hold", "    lanes: {prod-model: 50}\n", "    lanes: {prod-model: 50}\n  scheduler: {job_rate_hold: -5m}\n", "policies.scheduler.job_rate_hold: must be >= 0, got -5m0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := string(base)

@@ -92,13 +92,19 @@
 // 429 the model answers for since the last tick holds its limit, and 429s
 // persisting reject_lower_after ticks lower it one step (rejected). A raise
 // is also held while it would fill one of the model's quota windows
-// (ActionNoHeadroom): filling n slots on r running jobs adds about
-// (n − r)/r of the model's own use of a window (QuotaReading.ModelUse), and
-// the raise waits while use + (n − r)/r · own use ≥ 1 in any dimension,
-// unless the model is below its share of its organisation's running jobs
-// (QuotaReading.BelowShare), whose lanes above share give way instead. A
-// window shows a raise only after the new jobs have called, so a clean tick
-// alone would raise again and again into a full window.
+// (ActionNoHeadroom): the model's own use of a window
+// (QuotaReading.ModelUse) came from the r jobs it ran over the window, so n
+// jobs would use n/r of it, and the raise waits while
+// use + (n − r)/r · own use ≥ 1 in any dimension, unless the model is below
+// its share of its organisation's running jobs (QuotaReading.BelowShare),
+// whose lanes above share give way instead. For the per-minute windows r is
+// the mean running count at the last minute's ticks (a ring per model), for
+// the daily ones the running count now. A window shows a raise only after
+// the new jobs have called, so a clean tick alone would raise again and
+// again into a full window. With job_rate_hold set, the per-job share of a
+// per-minute window is the highest seen, halved every job_rate_hold: young
+// agent jobs call with short contexts, so a lane of young jobs uses less of
+// a window than the same jobs will a few minutes later.
 //
 // Stale readings. Every depth reading comes with the time it was taken. A
 // reading taken more than stale_after before now (default three ticks), or

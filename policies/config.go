@@ -31,6 +31,7 @@ const (
 	DefaultFactor           = 1.25
 	DefaultTierShare        = 0.8
 	DefaultRejectLowerAfter = 3
+	DefaultQuotaDeadTime    = 2 * time.Minute
 	defaultStaleAfterTick   = 3 // stale_after defaults to this many ticks
 	defaultDeadTimeTicks    = 3 // dead_time defaults to this many ticks
 	// DefaultController settles within minutes on backlogged lanes (README,
@@ -98,6 +99,12 @@ type SchedulerConfig struct {
 	// to use, decaying with this half-life, instead of the share the
 	// lane's jobs use now. 0 (the default) keeps no hold.
 	JobRateHold time.Duration `yaml:"job_rate_hold" json:"job_rate_hold,omitempty"`
+	// QuotaDeadTime is the dead time of the quota signal: once one of a
+	// model's quota windows is a third full, its limit grows at most
+	// ×factor per QuotaDeadTime (a window shows a raise a minute late, and
+	// young agent jobs grow into their share of it over minutes), instead
+	// of per DeadTime (0 → 2m; shorter than DeadTime is refused).
+	QuotaDeadTime time.Duration `yaml:"quota_dead_time" json:"quota_dead_time,omitempty"`
 	// Models overrides the limits and target per model name.
 	Models map[string]ModelLimits `yaml:"models,omitempty" json:"models,omitempty"`
 }
@@ -152,6 +159,9 @@ func (c SchedulerConfig) WithDefaults() SchedulerConfig {
 	}
 	if c.DeadTime == 0 && c.Tick > 0 {
 		c.DeadTime = defaultDeadTimeTicks * c.Tick
+	}
+	if c.QuotaDeadTime == 0 {
+		c.QuotaDeadTime = max(DefaultQuotaDeadTime, c.DeadTime)
 	}
 	if c.StaleAfter == 0 && c.Tick > 0 {
 		c.StaleAfter = defaultStaleAfterTick * c.Tick
@@ -218,6 +228,9 @@ func (c SchedulerConfig) Validate(models []string) error {
 	case StepAdditive, StepMultiplicative:
 	default:
 		return field.Errorf("step_mode", "must be %q or %q, got %q", StepAdditive, StepMultiplicative, c.StepMode)
+	}
+	if c.QuotaDeadTime < c.DeadTime {
+		return field.Errorf("quota_dead_time", "must be >= dead_time (%v), got %v", c.DeadTime, c.QuotaDeadTime)
 	}
 	if c.JobRateHold < 0 {
 		return field.Errorf("job_rate_hold", "must be >= 0, got %v", c.JobRateHold)

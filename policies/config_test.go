@@ -29,6 +29,7 @@ func TestSchedulerConfigDefaults(t *testing.T) {
 		RejectLowerAfter: 3,
 		Controller:       ControllerSlowStart,
 		DeadTime:         30 * time.Second,
+		QuotaDeadTime:    2 * time.Minute,
 	}
 	if diff := cmp.Diff(want, DefaultSchedulerConfig()); diff != "" {
 		t.Errorf("DefaultSchedulerConfig (-want +got):\n%s", diff)
@@ -54,6 +55,7 @@ func TestSchedulerConfigDefaults(t *testing.T) {
 		RejectLowerAfter: 3,
 		Controller:       ControllerSlowStart,
 		DeadTime:         15 * time.Second,
+		QuotaDeadTime:    2 * time.Minute,
 	}
 	if diff := cmp.Diff(want, set.WithDefaults()); diff != "" {
 		t.Errorf("WithDefaults (-want +got):\n%s", diff)
@@ -185,6 +187,7 @@ func TestSchedulerConfigValidate(t *testing.T) {
 		{"negative dead time", SchedulerConfig{DeadTime: -time.Second}, "dead_time: must be within [0, 16 ticks], got -1s"},
 		{"dead time beyond the ring", SchedulerConfig{DeadTime: 170 * time.Second}, "dead_time: must be within [0, 16 ticks], got 2m50s"},
 		{"negative job_rate_hold", SchedulerConfig{JobRateHold: -time.Minute}, "job_rate_hold: must be >= 0, got -1m0s"},
+		{"quota dead time below the dead time", SchedulerConfig{DeadTime: 90 * time.Second, QuotaDeadTime: time.Minute}, "quota_dead_time: must be >= dead_time (1m30s), got 1m0s"},
 		{"unknown controller", SchedulerConfig{Controller: "fuzzy"},
 			"controller: must be one of [step search aimd pi gradient inspect bands damped slowstart], got \"fuzzy\""},
 		{"tier share above one", SchedulerConfig{TierShare: 1.2}, "tier_share: must be within (0, 1], got 1.2"},

@@ -61,6 +61,7 @@ type controller struct {
 	lowerAfter int     // ticks of persistent rejections before lowering
 	lookback   int     // ControllerSlowStart: the dead time, in ticks
 	minute     int     // ticks in a minute (the per-minute quota windows), 1..16
+	quotaProbe float64 // factor^(tick/quota_dead_time): the fastest growth per tick near a quota
 	probe      float64 // ControllerSlowStart: factor^(1/lookback), its fastest growth per tick
 }
 
@@ -77,6 +78,10 @@ func newController(cfg SchedulerConfig) controller {
 		lowerAfter: cfg.RejectLowerAfter,
 		lookback:   slowLookback(cfg),
 		minute:     minuteTicks(cfg.Tick),
+		quotaProbe: 1,
+	}
+	if cfg.QuotaDeadTime > 0 && cfg.Tick > 0 {
+		c.quotaProbe = math.Pow(c.factor, float64(cfg.Tick)/float64(cfg.QuotaDeadTime))
 	}
 	c.probe = math.Pow(c.factor, 1/float64(c.lookback))
 	if cfg.Smoothing > 0 && cfg.Smoothing < 1 {
@@ -136,7 +141,7 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
 		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0), model: ModelID(i),
-			minuteRunning: m.ran.record(m.running, s.ctl.minute), hold: &m.hold}
+			minuteRunning: m.ran.record(m.running, s.ctl.minute), hold: &m.hold, quotaProbe: s.ctl.quotaProbe}
 		if quota {
 			in.quota = qs
 		}
@@ -210,15 +215,16 @@ func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in signals)
 	l := ls.limit
 	switch {
 	case d < ls.target:
-		switch n := c.raise(l, ls.maxL); {
-		case !in.binding:
+		if !in.binding {
 			ls.action = ActionNotBinding
-		case !in.roomToRaise(n):
-			ls.action = ActionNoHeadroom
-		default:
-			ls.limit = n
-			ls.action = ActionRaise
+			break
 		}
+		n, room := in.roomToRaise(l, c.raise(l, ls.maxL))
+		if !room {
+			ls.action = ActionNoHeadroom
+			break
+		}
+		ls.limit, ls.action = n, ActionRaise
 	case d > ls.target+c.tolerance && l < in.running:
 		ls.action = ActionBelowRunning
 	case d > ls.target+c.tolerance:

@@ -179,3 +179,52 @@ func TestJobRateHold(t *testing.T) {
 		})
 	}
 }
+
+// TestQuotaProbeSlowsRaisesNearAQuota: once one of the model's quota
+// windows is a third full, a raise grows the limit by at most
+// factor^(tick/quota_dead_time) a tick (at least one job), for every
+// controller; below a third the raise goes through. The cap is computed
+// here from the config: 1.25^(10 s / 2 min) on a limit of 40 is 40.75,
+// rounded to 41 (the raise of at least one job); on 400, 407.5 → 408 (Go
+// rounds half away from zero).
+func TestQuotaProbeSlowsRaisesNearAQuota(t *testing.T) {
+	cfg := SchedulerConfig{Tick: 10 * time.Second, StepMode: StepMultiplicative}.WithDefaults()
+	probe := math.Pow(cfg.Factor, float64(cfg.Tick)/float64(cfg.QuotaDeadTime))
+	capped := func(l int) int { return max(l+1, int(math.Round(float64(l)*probe))) }
+	cases := []struct {
+		name  string
+		use   float64
+		limit int
+		want  func(raised int) int // the limit after a raise to raised
+	}{
+		{"a third full: capped", 1.0 / 3, 40, func(int) int { return capped(40) }},
+		{"half full, a large limit: capped", 0.5, 400, func(int) int { return capped(400) }},
+		{"below a third: the raise goes through", 0.33, 40, func(r int) int { return r }},
+	}
+	now := time.Unix(1000, 0)
+	for _, kind := range Controllers {
+		for _, tc := range cases {
+			t.Run(string(kind)+"/"+tc.name, func(t *testing.T) {
+				c := newController(SchedulerConfig{Tick: cfg.Tick, StepMode: StepMultiplicative, Controller: kind}.WithDefaults())
+				fs := newFakeState(1, 1000)
+				fs.running[0] = tc.limit
+				// own use small: the headroom rule leaves room for the raise
+				q := windowState{fakeState: fs, reading: QuotaReading{Use: [NumDims]float64{DimTPM: tc.use}, ModelUse: [NumDims]float64{DimTPM: 0.01}}}
+				in := signals{now: now, running: tc.limit, minuteRunning: float64(tc.limit), binding: true, quota: q, quotaProbe: c.quotaProbe}
+				ls := limitState{limit: tc.limit, target: 20, minL: 1, maxL: 10000, rival: rivalState{fl: float64(tc.limit), slow: true}}
+				raised := c.raise(tc.limit, 10000)
+				if kind == ControllerStep {
+					c.tick(&ls, 0, now, in)
+				} else {
+					c.apply(&ls, float64(raised), 1, in)
+				}
+				if want := tc.want(raised); ls.limit != want || ls.action != ActionRaise {
+					t.Errorf("limit %d → %d (%v), want %d (raise)", tc.limit, ls.limit, ls.action, want)
+				}
+				if kind != ControllerStep && ls.rival.fl != float64(ls.limit) {
+					t.Errorf("real-valued limit %g, want it to follow the capped limit %d", ls.rival.fl, ls.limit)
+				}
+			})
+		}
+	}
+}

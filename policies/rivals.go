@@ -222,9 +222,15 @@ func (c *controller) apply(ls *limitState, want float64, dir int, in signals) {
 	if math.Abs(r.fl-float64(l)) >= 1 || r.fl == float64(ls.minL) || r.fl == float64(ls.maxL) {
 		n = int(math.Round(r.fl))
 	}
-	if n > l && !in.roomToRaise(n) {
-		ls.action, r.fl = ActionNoHeadroom, float64(l)
-		return
+	if n > l {
+		capped, room := in.roomToRaise(l, n)
+		if !room {
+			ls.action, r.fl = ActionNoHeadroom, float64(l)
+			return
+		}
+		if capped < n {
+			n, r.fl = capped, float64(capped)
+		}
 	}
 	if c.kind == ControllerSearch {
 		c.searchMoved(r, float64(ls.limit), want, dir)

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -36,7 +37,19 @@ type signals struct {
 	model         ModelID
 	quota         QuotaState // nil: no quota signal read (none offered, or ignore_quota)
 	hold          *rateHold  // the model's held per-job use (nil: none kept)
+	// quotaProbe is the fastest a limit may grow per tick once one of the
+	// model's quota windows is quotaProbeAbove full: ×factor per
+	// quota_dead_time (1: no cap).
+	quotaProbe float64
 }
+
+// quotaProbeAbove is how full a quota window must be before raises slow to
+// quotaProbe. A lane's young agent jobs call with short contexts and use
+// about a third of the window they will once their contexts have grown
+// (azure-production, seed 1, claude-opus-5: 0.22% of the TPM window per
+// job while its limit climbed, 0.6% once settled), so a window a third
+// full can already be full by the time the jobs started now have grown.
+const quotaProbeAbove = 1.0 / 3
 
 // rateHold keeps, per per-minute quota dimension, the highest share of the
 // window one running job was seen to use, decaying with a half-life
@@ -78,13 +91,21 @@ func (h *rateHold) read(d int, now time.Time, cur float64) float64 {
 // minute is read as if the jobs just started already filled the window
 // (they have not: it lags by up to a minute), so the climb runs on past
 // the point where the window will be full.
-func (in *signals) roomToRaise(n int) bool {
+//
+// It returns the raise from l to n the windows allow: n, or less once a
+// window is quotaProbeAbove full (the climb then probes at quotaProbe a
+// tick at most, a window's feedback being slower than the depth's), and
+// whether there is room for it.
+func (in *signals) roomToRaise(l, n int) (int, bool) {
 	if in.quota == nil || n <= in.running {
-		return true
+		return n, true
 	}
 	q := in.quota.Quota(in.model)
+	if in.quotaProbe > 1 && slices.Max(q.Use[:]) >= quotaProbeAbove {
+		n = min(n, max(l+1, int(math.Round(float64(l)*in.quotaProbe))))
+	}
 	if q.BelowShare {
-		return true // the lanes above their share give way (their 429s lower them)
+		return n, true // the lanes above their share give way (their 429s lower them)
 	}
 	room := true
 	for d, use := range q.Use {
@@ -100,7 +121,7 @@ func (in *signals) roomToRaise(n int) bool {
 	if in.hold != nil {
 		in.hold.at = in.now
 	}
-	return room
+	return n, room
 }
 
 // minuteRing keeps a model's running count at its last ticks, for the

@@ -104,7 +104,11 @@
 // again into a full window. With job_rate_hold set, the per-job share of a
 // per-minute window is the highest seen, halved every job_rate_hold: young
 // agent jobs call with short contexts, so a lane of young jobs uses less of
-// a window than the same jobs will a few minutes later.
+// a window than the same jobs will a few minutes later. And once one of a
+// model's quota windows is a third full, a raise grows the limit by at most
+// factor^(tick/quota_dead_time) (default 2 min, at least one job) under
+// every controller: the window's feedback is slower than the depth's, and
+// a lane of young jobs at a third can be full once they have grown.
 //
 // Stale readings. Every depth reading comes with the time it was taken. A
 // reading taken more than stale_after before now (default three ticks), or

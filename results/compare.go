@@ -75,26 +75,31 @@ func Compare(old, new Run) []LaneComparison {
 // WriteCompareTable prints the comparison: the top lanes and the total.
 func WriteCompareTable(w io.Writer, old, new Run, rows []LaneComparison, top int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "model\told jobs/h\tnew jobs/h\tmultiplier\told p90 s\tnew p90 s\told p90 wait\tnew p90 wait\t\n")
+	fmt.Fprintf(tw, "model\told jobs/h\tnew jobs/h\tmultiplier\ttokens x\told p90 s\tnew p90 s\told p90 wait\tnew p90 wait\t\n")
 	shown := rows
 	if top > 0 && len(rows) > top {
 		shown = rows[:top]
 	}
 	line := func(c LaneComparison) {
-		mult := "-"
-		if c.Multiplier != nil {
-			mult = fmt.Sprintf("%.2fx", *c.Multiplier)
-		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%s\t%.0f\t%.0f\t%.0f%%\t%.0f%%\t\n", c.Model, c.OldPerHour, c.NewPerHour, mult,
-			c.OldP90, c.NewP90, 100*c.OldWaitShare, 100*c.NewWaitShare)
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%s\t%s\t%.0f\t%.0f\t%.0f%%\t%.0f%%\t\n", c.Model, c.OldPerHour, c.NewPerHour,
+			multiplierText(c.Multiplier, "x"), multiplierText(c.TokenMultiplier, "x"), c.OldP90, c.NewP90, 100*c.OldWaitShare, 100*c.NewWaitShare)
 	}
 	for _, c := range shown {
 		line(c)
 	}
 	if rest := len(rows) - len(shown); rest > 0 {
-		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\n", rest)
+		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\t\n", rest)
 	}
 	total := Compare(Run{Lanes: []Lane{old.Total}}, Run{Lanes: []Lane{new.Total}})
 	line(total[0])
 	return tw.Flush()
+}
+
+// multiplierText formats a ratio with its unit ("1.23x"), or "-" when there is
+// none (the baseline had nothing).
+func multiplierText(r *float64, unit string) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f%s", *r, unit)
 }

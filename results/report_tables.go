@@ -62,7 +62,7 @@ func comparisonTable(s Summary, old, new Run) table {
 		Head: []string{"model", "multiplier", "token multiplier", "old jobs/h", "new jobs/h", "old p90 s", "new p90 s", "old p90 wait share",
 			"new p90 wait share", "old gateway-only ctr-h", "new gateway-only ctr-h"}}
 	line := func(c LaneComparison) []string {
-		return []string{c.Model, times(c.Multiplier), times(c.TokenMultiplier), f1(c.OldPerHour), f1(c.NewPerHour), f0(c.OldP90), f0(c.NewP90), pct(c.OldWaitShare),
+		return []string{c.Model, multiplierText(c.Multiplier, "×"), multiplierText(c.TokenMultiplier, "×"), f1(c.OldPerHour), f1(c.NewPerHour), f0(c.OldP90), f0(c.NewP90), pct(c.OldWaitShare),
 			pct(c.NewWaitShare), f2(c.OldGatewayCtrH), f2(c.NewGatewayCtrH)}
 	}
 	for _, c := range rows {
@@ -207,12 +207,4 @@ func FairnessLine(name string, f FairnessSummary) string {
 	n := behindFinished(f)
 	return fmt.Sprintf("%-10s  jain %.3f  small batches behind large: %d, makespan p50 %s s p90 %s s  tier shares: %s",
 		name, f.JainMean, f.BehindLarge, makespan(f.BehindLargeMakespan.P50, n), makespan(f.BehindLargeMakespan.P90, n), FormatTierShares(f.TierShares))
-}
-
-// times formats a ratio as "1.23×", or "-" when there is none.
-func times(r *float64) string {
-	if r == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f×", fin(*r))
 }

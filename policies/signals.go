@@ -54,6 +54,7 @@ const quotaProbeAbove = 1.0 / 3
 // rateHold keeps, per per-minute quota dimension, the highest share of the
 // window one running job was seen to use, decaying with a half-life
 // (job_rate_hold).
+//
 // A young agent job calls with a short context, so while a lane's jobs are
 // mostly young (after a start, or a climb) the window shows a fraction of
 // what they will use once their contexts have grown; the held rate is
@@ -77,8 +78,8 @@ func (h *rateHold) read(d int, now time.Time, cur float64) float64 {
 	return h.rate[d]
 }
 
-// roomToRaise says whether raising the model's limit to n leaves room in
-// its quota windows. The model's own use of a window (QuotaReading.ModelUse)
+// roomToRaise is the raise from l to n that the model's quota windows
+// allow, and whether they leave room for it. The model's own use of a window (QuotaReading.ModelUse)
 // comes from the jobs it ran over that window, R of them on average, so n
 // jobs would use n ÷ R of it: room is left while
 // use + (n − R) ÷ R × own use < 1. For the per-minute windows R is the
@@ -92,10 +93,9 @@ func (h *rateHold) read(d int, now time.Time, cur float64) float64 {
 // (they have not: it lags by up to a minute), so the climb runs on past
 // the point where the window will be full.
 //
-// It returns the raise from l to n the windows allow: n, or less once a
-// window is quotaProbeAbove full (the climb then probes at quotaProbe a
-// tick at most, a window's feedback being slower than the depth's), and
-// whether there is room for it.
+// The raise is n, or less once a window is quotaProbeAbove full: the climb
+// then probes at quotaProbe a tick at most, a window's feedback being
+// slower than the depth's.
 func (in *signals) roomToRaise(l, n int) (int, bool) {
 	if in.quota == nil || n <= in.running {
 		return n, true

@@ -103,7 +103,8 @@ type SchedulerConfig struct {
 	// model's quota windows is a third full, its limit grows at most
 	// ×factor per QuotaDeadTime (a window shows a raise a minute late, and
 	// young agent jobs grow into their share of it over minutes), instead
-	// of per DeadTime (0 → 2m; shorter than DeadTime is refused).
+	// of per DeadTime (0 → 2m, or DeadTime if longer; shorter than DeadTime
+	// is refused).
 	QuotaDeadTime time.Duration `yaml:"quota_dead_time" json:"quota_dead_time,omitempty"`
 	// Models overrides the limits and target per model name.
 	Models map[string]ModelLimits `yaml:"models,omitempty" json:"models,omitempty"`

@@ -105,7 +105,7 @@ type limitState struct {
 	latAsOf  time.Time  // time of the last latency reading taken in
 	seen429  int64      // the 429 count as last read
 	rejTicks int        // consecutive ticks with 429s
-	ran      minuteRing // running counts at the last ticks
+	ran      tickRing   // running counts at the last ticks
 	hold     rateHold   // the held per-job use of the per-minute quota windows
 }
 
@@ -140,8 +140,12 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	for i := range s.models {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
+		m.ran.record(m.running)
 		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0), model: ModelID(i),
-			minuteRunning: m.ran.record(m.running, s.ctl.minute), hold: &m.hold, quotaProbe: s.ctl.quotaProbe}
+			minuteRunning: m.ran.mean(s.ctl.minute), quotaProbe: s.ctl.quotaProbe}
+		if m.hold.halfLife > 0 {
+			in.hold = &m.hold
+		}
 		if quota {
 			in.quota = qs
 		}

@@ -104,17 +104,22 @@ func TestNoHeadroomHoldsEveryController(t *testing.T) {
 	}
 }
 
-// TestMinuteRingMean: the mean running count over the last k ticks, with
+// TestTickRingMean: the mean running count over the last k ticks, with
 // fewer ticks recorded at first and the ring wrapping after 16, against a
-// mean taken over the whole history here.
-func TestMinuteRingMean(t *testing.T) {
+// mean taken over the whole history here; and the value k ticks ago (the
+// slow start's back-off), the oldest kept while fewer are recorded.
+func TestTickRingMean(t *testing.T) {
 	for _, k := range []int{1, 6, 16} {
-		var r minuteRing
+		var r tickRing
 		var history []int
 		for tick := range 40 {
 			running := (tick * 37) % 23
 			history = append(history, running)
-			got := r.record(running, k)
+			r.record(running)
+			got := r.mean(k)
+			if want := history[max(0, len(history)-1-min(k, slowMaxLookback-1))]; r.ago(k) != want {
+				t.Fatalf("k=%d tick %d: %d ticks ago %d, want %d", k, tick, k, r.ago(k), want)
+			}
 			last := history[max(0, len(history)-k):]
 			sum := 0
 			for _, x := range last {

@@ -36,7 +36,7 @@ type signals struct {
 	new429        int64   // 429s since the last step
 	model         ModelID
 	quota         QuotaState // nil: no quota signal read (none offered, or ignore_quota)
-	hold          *rateHold  // the model's held per-job use (nil: none kept)
+	hold          *rateHold  // the model's held per-job use (nil: job_rate_hold off)
 	// quotaProbe is the fastest a limit may grow per tick once one of the
 	// model's quota windows is quotaProbeAbove full: ×factor per
 	// quota_dead_time (1: no cap).
@@ -67,7 +67,7 @@ type rateHold struct {
 
 // read folds in the share per job seen now and returns the held one.
 func (h *rateHold) read(d int, now time.Time, cur float64) float64 {
-	if h == nil || h.halfLife <= 0 {
+	if h == nil {
 		return cur
 	}
 	held := h.rate[d]
@@ -102,7 +102,7 @@ func (in *signals) roomToRaise(l, n int) (int, bool) {
 	}
 	q := in.quota.Quota(in.model)
 	if in.quotaProbe > 1 && slices.Max(q.Use[:]) >= quotaProbeAbove {
-		n = min(n, max(l+1, int(math.Round(float64(l)*in.quotaProbe))))
+		n = min(n, int(math.Round(growAtMost(float64(l), in.quotaProbe))))
 	}
 	if q.BelowShare {
 		return n, true // the lanes above their share give way (their 429s lower them)
@@ -122,26 +122,6 @@ func (in *signals) roomToRaise(l, n int) (int, bool) {
 		in.hold.at = in.now
 	}
 	return n, room
-}
-
-// minuteRing keeps a model's running count at its last ticks, for the
-// mean over the last minute (signals.minuteRunning).
-type minuteRing struct {
-	counts [slowMaxLookback]int32
-	n      int // ticks recorded
-}
-
-// record adds this tick's running count and returns the mean over the
-// last k ticks (fewer while fewer are recorded).
-func (r *minuteRing) record(running, k int) float64 {
-	r.counts[r.n%len(r.counts)] = int32(running)
-	r.n++
-	k = min(k, r.n, len(r.counts))
-	sum := 0
-	for i := 1; i <= k; i++ {
-		sum += int(r.counts[(r.n-i)%len(r.counts)])
-	}
-	return float64(sum) / float64(k)
 }
 
 // readSignals reads the optional latency and 429 signals of model m into in,

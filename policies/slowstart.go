@@ -10,9 +10,37 @@ const (
 
 // slowState is what ControllerSlowStart remembers per model.
 type slowState struct {
-	hist  [slowMaxLookback]int32 // the limit in force at each of the last ticks
-	n     int                    // ticks recorded (the ring's next slot is n % len)
-	empty int                    // ticks in a row with an empty queue
+	hist  tickRing // the limit in force at each of the last ticks
+	empty int      // ticks in a row with an empty queue
+}
+
+// tickRing keeps a value (a limit, a running count) at each of a model's
+// last slowMaxLookback ticks.
+type tickRing struct {
+	v [slowMaxLookback]int32
+	n int // ticks recorded (the next slot is n % len)
+}
+
+func (r *tickRing) record(x int) {
+	r.v[r.n%len(r.v)] = int32(x)
+	r.n++
+}
+
+// ago is the value recorded k ticks before the last one (the oldest kept
+// while fewer are recorded).
+func (r *tickRing) ago(k int) int {
+	k = min(k, r.n-1, len(r.v)-1)
+	return int(r.v[(r.n-1-k)%len(r.v)])
+}
+
+// mean is the mean of the last k values (of fewer while fewer are recorded).
+func (r *tickRing) mean(k int) float64 {
+	k = min(k, r.n, len(r.v))
+	sum := 0
+	for i := range k {
+		sum += int(r.v[(r.n-1-i)%len(r.v)])
+	}
+	return float64(sum) / float64(k)
 }
 
 // slowStartStep is an integral controller on the depth error that probes
@@ -57,16 +85,19 @@ func (c *controller) slowStartStep(ls *limitState, in signals) (float64, int) {
 // slowProbe is the fastest probe: ×factor per dead time, in equal steps
 // each tick (c.probe = factor^(1/θ)), at least one job.
 func (c *controller) slowProbe(l float64) float64 {
-	return max(l*c.probe, l+1)
+	return growAtMost(l, c.probe)
+}
+
+// growAtMost is l grown by a factor per, at least one job.
+func growAtMost(l, per float64) float64 {
+	return max(l*per, l+1)
 }
 
 // slowBackoff records the limit in force this tick and returns the one in
 // force c.lookback ticks ago (the oldest recorded while fewer).
 func (c *controller) slowBackoff(s *slowState, limit int) int {
-	s.hist[s.n%slowMaxLookback] = int32(limit)
-	s.n++
-	k := min(c.lookback, s.n-1)
-	return int(s.hist[(s.n-1-k)%slowMaxLookback])
+	s.hist.record(limit)
+	return s.hist.ago(c.lookback)
 }
 
 // slowLookback is the dead time in whole ticks, at least one.

@@ -45,17 +45,10 @@ func Compare(old, new Run) []LaneComparison {
 			OldP90: o.JobTime.Total.P90, NewP90: n.JobTime.Total.P90, OldWaitShare: o.P90WaitShare, NewWaitShare: n.P90WaitShare,
 			OldGatewayCtrH: o.GatewayWaitContainerSeconds / 3600, NewGatewayCtrH: n.GatewayWaitContainerSeconds / 3600,
 			OldCompleted: o.Completed, NewCompleted: n.Completed,
-			OldTokensPerHour: o.TokensPerHour, NewTokensPerHour: n.TokensPerHour}
+			OldTokensPerHour: o.TokensPerHour, NewTokensPerHour: n.TokensPerHour,
+			Multiplier: ratioOf(n.ThroughputPerHour, o.ThroughputPerHour), TokenMultiplier: ratioOf(n.TokensPerHour, o.TokensPerHour)}
 		if c.Model == "" {
 			c.Model = o.Model
-		}
-		if o.ThroughputPerHour > 0 {
-			m := n.ThroughputPerHour / o.ThroughputPerHour
-			c.Multiplier = &m
-		}
-		if o.TokensPerHour > 0 {
-			m := n.TokensPerHour / o.TokensPerHour
-			c.TokenMultiplier = &m
 		}
 		out = append(out, c)
 	}
@@ -93,6 +86,16 @@ func WriteCompareTable(w io.Writer, old, new Run, rows []LaneComparison, top int
 	total := Compare(Run{Lanes: []Lane{old.Total}}, Run{Lanes: []Lane{new.Total}})
 	line(total[0])
 	return tw.Flush()
+}
+
+// ratioOf is new ÷ old, or nil when old is not positive (nothing to
+// compare with).
+func ratioOf(new, old float64) *float64 {
+	if old <= 0 {
+		return nil
+	}
+	r := new / old
+	return &r
 }
 
 // multiplierText formats a ratio with its unit ("1.23x"), or "-" when there is

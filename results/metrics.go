@@ -60,13 +60,15 @@ func RunMetrics(run Run, old *Run) []MetricValue {
 		out = append(out, MetricValue{MetricKey{lane, metric}, v})
 	}
 	laneFigures := func(name string, l Lane) {
+		o, base := oldBy[name]
+		base = base && o.Completed >= NearZeroCompleted // the ratios: not over a near-empty baseline
 		add(name, MetricThroughput, l.ThroughputPerHour)
-		if o, ok := oldBy[name]; ok && o.Completed >= NearZeroCompleted && o.ThroughputPerHour > 0 {
-			add(name, MetricMultiplier, l.ThroughputPerHour/o.ThroughputPerHour)
+		if r := ratioOf(l.ThroughputPerHour, o.ThroughputPerHour); base && r != nil {
+			add(name, MetricMultiplier, *r)
 		}
 		add(name, MetricTokens, l.TokensPerHour)
-		if o, ok := oldBy[name]; ok && o.Completed >= NearZeroCompleted && o.TokensPerHour > 0 {
-			add(name, MetricTokenMult, l.TokensPerHour/o.TokensPerHour)
+		if r := ratioOf(l.TokensPerHour, o.TokensPerHour); base && r != nil {
+			add(name, MetricTokenMult, *r)
 		}
 		add(name, MetricP90, l.JobTime.Total.P90)
 		if name == AllLanes {

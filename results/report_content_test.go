@@ -57,7 +57,7 @@ func TestReportContent(t *testing.T) {
 		{"seeds and production",
 			func(s *results.Summary) {
 				s.Seeds = []uint64{1, 2, 3}
-				s.MultiplierAcrossSeeds = []results.MultiplierStat{{Model: "claude-sonnet-4.6", Seeds: 3, Mean: 2.5, Low: &[]float64{2.1}[0], High: &[]float64{2.9}[0]}}
+				s.MultiplierAcrossSeeds = []results.MultiplierStat{{Model: "claude-sonnet-4.6", RatioStat: results.RatioStat{Seeds: 3, Mean: 2.5, Low: &[]float64{2.1}[0], High: &[]float64{2.9}[0]}}}
 				s.Invocation = &results.Invocation{Command: "compare", Scenario: "my dir/s.yaml", Seeds: 3, Trace: "t.jsonl"}
 				s.Runs[1].Production = []results.ProductionStats{{Name: "conv", Model: "gpt-5.5", Failed: 13820, FailedMinutes: 120, OutageMinutes: 98}}
 			},

@@ -62,8 +62,9 @@ func comparisonTable(s Summary, old, new Run) table {
 		Head: []string{"model", "multiplier", "token multiplier", "old jobs/h", "new jobs/h", "old p90 s", "new p90 s", "old p90 wait share",
 			"new p90 wait share", "old gateway-only ctr-h", "new gateway-only ctr-h"}}
 	line := func(c LaneComparison) []string {
-		return []string{c.Model, multiplierText(c.Multiplier, "×"), multiplierText(c.TokenMultiplier, "×"), f1(c.OldPerHour), f1(c.NewPerHour), f0(c.OldP90), f0(c.NewP90), pct(c.OldWaitShare),
-			pct(c.NewWaitShare), f2(c.OldGatewayCtrH), f2(c.NewGatewayCtrH)}
+		return []string{c.Model, multiplierText(c.Multiplier, "×"), multiplierText(c.TokenMultiplier, "×"), f1(c.OldPerHour),
+			f1(c.NewPerHour), f0(c.OldP90), f0(c.NewP90), pct(c.OldWaitShare), pct(c.NewWaitShare), f2(c.OldGatewayCtrH),
+			f2(c.NewGatewayCtrH)}
 	}
 	for _, c := range rows {
 		t.Rows = append(t.Rows, line(c))
@@ -91,8 +92,8 @@ func laneTable(run Run) table {
 	lanes := append([]Lane(nil), run.Lanes...)
 	sort.SliceStable(lanes, func(i, j int) bool { return lanes[i].ThroughputPerHour > lanes[j].ThroughputPerHour })
 	line := func(l Lane) []string {
-		return []string{l.Model, count(l.Completed), f1(l.ThroughputPerHour), f2(l.TokensPerHour / 1e6), f0(l.JobTime.Total.P50), f0(l.JobTime.Total.P90),
-			pct(l.WaitShare), pct(l.P90WaitShare), f1(l.MeanRunning), f2(l.GatewayWaitContainerSeconds / 3600), count(l.Rejected429)}
+		return []string{l.Model, count(l.Completed), f1(l.ThroughputPerHour), f2(l.TokensPerHour / 1e6), f0(l.JobTime.Total.P50),
+			f0(l.JobTime.Total.P90), pct(l.WaitShare), pct(l.P90WaitShare), f1(l.MeanRunning), f2(l.GatewayWaitContainerSeconds / 3600), count(l.Rejected429)}
 	}
 	for _, l := range lanes {
 		t.Rows = append(t.Rows, line(l))

@@ -25,19 +25,16 @@ const NearZeroCompleted = 5
 // (ci95_low and ci95_high are absent), and with none no mean either (the
 // lane is listed with seeds 0 if the baseline completed any job on it).
 type MultiplierStat struct {
-	Model         string   `json:"model"`
-	Seeds         int      `json:"seeds"`
-	Mean          float64  `json:"mean"`
-	Low           *float64 `json:"ci95_low,omitempty"`
-	High          *float64 `json:"ci95_high,omitempty"`
-	NearZeroSeeds int      `json:"near_zero_seeds,omitempty"`
+	Model string `json:"model"`
+	RatioStat
+	NearZeroSeeds int `json:"near_zero_seeds,omitempty"`
 	// Tokens is the token multiplier (new ÷ old tokens answered per hour)
 	// over the same seeds; nil when no seed had tokens on both sides.
 	Tokens *RatioStat `json:"tokens,omitempty"`
 }
 
 // RatioStat is a ratio's geometric mean over seeds and its 95% interval
-// (LogRatioCI; no interval with fewer than two seeds).
+// (LogRatioCI; no interval with fewer than two seeds, no mean with none).
 type RatioStat struct {
 	Seeds int      `json:"seeds"`
 	Mean  float64  `json:"mean"`
@@ -45,24 +42,29 @@ type RatioStat struct {
 	High  *float64 `json:"ci95_high,omitempty"`
 }
 
-func newRatioStat(xs []float64) *RatioStat {
-	if len(xs) == 0 {
-		return nil
-	}
-	g, lo, hi, ok := LogRatioCI(xs, 0.95)
-	s := &RatioStat{Seeds: len(xs), Mean: g}
-	if ok {
-		s.Low, s.High = &lo, &hi
+func newRatioStat(xs []float64) RatioStat {
+	s := RatioStat{Seeds: len(xs)}
+	if len(xs) > 0 {
+		g, lo, hi, ok := LogRatioCI(xs, 0.95)
+		s.Mean = g
+		if ok {
+			s.Low, s.High = &lo, &hi
+		}
 	}
 	return s
 }
 
-// Cells are the stat as text, as MultiplierStat.Cells; "-" for none.
+// Cells are the stat as text: the mean and the interval's bounds ("-"
+// without an interval); "-" for none.
 func (s *RatioStat) Cells(unit string) (mean, low, high string) {
 	if s == nil {
 		return "-", "-", "-"
 	}
-	return cells(s.Mean, s.Low, s.High, unit)
+	mean, low, high = fmt.Sprintf("%.2f%s", s.Mean, unit), "-", "-"
+	if s.Low != nil && s.High != nil {
+		low, high = fmt.Sprintf("%.2f%s", *s.Low, unit), fmt.Sprintf("%.2f%s", *s.High, unit)
+	}
+	return mean, low, high
 }
 
 // LogRatioCI is the paired log-ratio estimator: with l_i = ln(ratio_i), the
@@ -134,16 +136,12 @@ func MultiplierCI(perSeed [][]LaneComparison) []MultiplierStat {
 	}
 	var out []MultiplierStat
 	for _, m := range order {
-		s := MultiplierStat{Model: m, Seeds: len(values[m]), NearZeroSeeds: near[m], Tokens: newRatioStat(tokens[m])}
+		s := MultiplierStat{Model: m, RatioStat: newRatioStat(values[m]), NearZeroSeeds: near[m]}
 		if s.Seeds == 0 && !someOld[m] {
 			continue // the baseline never ran it: nothing to report
 		}
-		if s.Seeds > 0 {
-			g, lo, hi, ok := LogRatioCI(values[m], 0.95)
-			s.Mean = g
-			if ok {
-				s.Low, s.High = &lo, &hi
-			}
+		if t := newRatioStat(tokens[m]); t.Seeds > 0 {
+			s.Tokens = &t
 		}
 		out = append(out, s)
 	}
@@ -157,15 +155,7 @@ func (s MultiplierStat) Cells(unit string) (mean, low, high string) {
 	if s.Seeds == 0 {
 		return "baseline near zero", "-", "-"
 	}
-	return cells(s.Mean, s.Low, s.High, unit)
-}
-
-func cells(m float64, lo, hi *float64, unit string) (mean, low, high string) {
-	mean, low, high = fmt.Sprintf("%.2f%s", m, unit), "-", "-"
-	if lo != nil && hi != nil {
-		low, high = fmt.Sprintf("%.2f%s", *lo, unit), fmt.Sprintf("%.2f%s", *hi, unit)
-	}
-	return mean, low, high
+	return s.RatioStat.Cells(unit)
 }
 
 // WriteMultiplierTable prints the multiplier over seeds for the top lanes.

@@ -39,11 +39,11 @@ func TestMultiplierCI(t *testing.T) {
 		perSeed: [][]LaneComparison{
 			{lc("a", 10, 20)}, {lc("a", 10, 40)}, {lc("a", 10, 80)},
 		},
-		want: []MultiplierStat{{Model: "a", Seeds: 3, Mean: 4, Low: ptr(math.Exp(2*math.Ln2 - half)), High: ptr(math.Exp(2*math.Ln2 + half))}},
+		want: []MultiplierStat{{Model: "a", RatioStat: RatioStat{Seeds: 3, Mean: 4, Low: ptr(math.Exp(2*math.Ln2 - half)), High: ptr(math.Exp(2*math.Ln2 + half))}}},
 	}, {
 		name:    "one seed: a mean, no interval",
 		perSeed: [][]LaneComparison{{lc("c", 10, 50)}},
-		want:    []MultiplierStat{{Model: "c", Seeds: 1, Mean: 5}},
+		want:    []MultiplierStat{{Model: "c", RatioStat: RatioStat{Seeds: 1, Mean: 5}}},
 	}, {
 		name: "near-zero baseline seeds are counted, not ratios",
 		perSeed: [][]LaneComparison{
@@ -58,14 +58,14 @@ func TestMultiplierCI(t *testing.T) {
 			{withTokens(lc("k", 10, 20), 1000, 500)}, {withTokens(lc("k", 10, 20), 1000, 1000)},
 			{withTokens(lc("k", 10, 20), 1000, 2000)}, {withTokens(lc("k", 10, 20), 0, 2000)},
 		},
-		want: []MultiplierStat{{Model: "k", Seeds: 4, Mean: 2, Low: ptr(2), High: ptr(2),
+		want: []MultiplierStat{{Model: "k", RatioStat: RatioStat{Seeds: 4, Mean: 2, Low: ptr(2), High: ptr(2)},
 			Tokens: &RatioStat{Seeds: 3, Mean: 1, Low: ptr(math.Exp(-half)), High: ptr(math.Exp(half))}}},
 	}, {
 		name: "new completed nothing: half a job, still positive",
 		perSeed: [][]LaneComparison{
 			{lc("n", 10, 0)},
 		},
-		want: []MultiplierStat{{Model: "n", Seeds: 1, Mean: 0.05}},
+		want: []MultiplierStat{{Model: "n", RatioStat: RatioStat{Seeds: 1, Mean: 0.05}}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -276,15 +276,11 @@ func (e *Engine) refill() bool {
 	e.nonEmpty &^= 1 << (k - 1)
 	src := e.buckets[k]
 	if len(src) <= sortedFrontMax {
-		b0 := append(e.buckets[0], src...)
-		// Insertion sort, stable: equal times keep their order.
-		for i := 1; i < len(b0); i++ {
-			for j := i; j > 0 && b0[j].at < b0[j-1].at; j-- {
-				b0[j], b0[j-1] = b0[j-1], b0[j]
-			}
+		for _, x := range src { // a stable insertion sort: equal times keep their order
+			e.insertFront(x)
 		}
-		e.buckets[0], e.buckets[k] = b0, src[:0]
-		e.last = b0[0].at
+		e.buckets[k] = src[:0]
+		e.last = e.buckets[0][0].at
 		return true
 	}
 	low := src[0].at

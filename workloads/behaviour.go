@@ -138,12 +138,12 @@ func (a *Agent) Start(b *Behaviour, seed uint64, src *rand.PCG) {
 		return
 	}
 	src.Seed(seed, 0x7475726e73) // "turns"
-	a.turns = int32(atLeastOne(clampDraw(b.Turns.draw(src), MaxTurns)))
+	a.turns = int32(atLeastOne(clampDraw(b.Turns.Sample(src), MaxTurns)))
 	a.switchT = a.turns + 1
 	if b.PhaseSwitch != nil {
 		a.switchT = int32(math.Ceil(b.PhaseSwitch.AtFraction * float64(a.turns)))
 	}
-	a.context = int(math.Round(clampDraw(b.PromptTokens.draw(src), MaxTokens)))
+	a.context = int(math.Round(clampDraw(b.PromptTokens.Sample(src), MaxTokens)))
 }
 
 // Turns is the number of turns the job will run.
@@ -169,7 +169,7 @@ func (a *Agent) NextTurn(src *rand.PCG) (calls int, ok bool) {
 	if a.turn >= a.switchT {
 		fan = &a.b.PhaseSwitch.Fanout
 	}
-	return atLeastOne(clampDraw(fan.draw(src), MaxFanout)), true
+	return atLeastOne(clampDraw(fan.Sample(src), MaxFanout)), true
 }
 
 // NextCall draws one call of the current turn: its input and output tokens,
@@ -181,7 +181,7 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 		a.call++
 		return c.In, c.Out, unit(src)
 	}
-	out = int(math.Round(clampDraw(a.b.OutputTokens.draw(src), MaxTokens)))
+	out = int(math.Round(clampDraw(a.b.OutputTokens.Sample(src), MaxTokens)))
 	a.turnOut += out
 	return a.context, out, unit(src)
 }
@@ -193,6 +193,6 @@ func (a *Agent) EndTurn(src *rand.PCG) (tool time.Duration) {
 		return p.Turns[a.turn-1].Tool
 	}
 	src.Seed(a.seed, uint64(a.turn)|1<<40)
-	a.context = min(a.context+a.turnOut+int(math.Round(clampDraw(a.b.ToolTokens.draw(src), MaxTokens))), maxContext)
-	return toolDuration(a.b.ToolSeconds.draw(src))
+	a.context = min(a.context+a.turnOut+int(math.Round(clampDraw(a.b.ToolTokens.Sample(src), MaxTokens))), maxContext)
+	return toolDuration(a.b.ToolSeconds.Sample(src))
 }

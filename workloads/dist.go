@@ -115,15 +115,6 @@ func (d *Dist) Sample(src rand.Source) float64 {
 	return d.s.sample(src)
 }
 
-// draw is Sample without copying the Dist, for the per-call draws of the
-// agent loop.
-func (d *Dist) draw(src rand.Source) float64 {
-	if d.s == nil {
-		return d.Sample(src)
-	}
-	return d.s.sample(src)
-}
-
 // MeanValue is the distribution's expected value (before clipping); NaN
 // for an invalid distribution.
 func (d Dist) MeanValue() float64 {

@@ -164,17 +164,21 @@ func TestJobRateHold(t *testing.T) {
 			c := controller{staleAfter: time.Minute, step: 50, kind: ControllerStep}
 			ls := limitState{limit: 100, target: 20, minL: 1, maxL: 1000}
 			ls.hold.halfLife = tc.halfLife
+			hold := &ls.hold // as control passes it: only with job_rate_hold on
+			if tc.halfLife == 0 {
+				hold = nil
+			}
 			reading := func(use, own float64) QuotaState {
 				return windowState{fakeState: fs, reading: QuotaReading{Use: [NumDims]float64{DimTPM: use}, ModelUse: [NumDims]float64{DimTPM: own}}}
 			}
 			// t0: 100 jobs, 0.6 of the window theirs: 150 would fill it (0.15 + 150 × 0.006 = 1.05), so the step 100 → 150 is held.
-			c.tick(&ls, 0, t0, signals{now: t0, running: 100, minuteRunning: 100, binding: true, quota: reading(0.75, 0.6), hold: &ls.hold})
+			c.tick(&ls, 0, t0, signals{now: t0, running: 100, minuteRunning: 100, binding: true, quota: reading(0.75, 0.6), hold: hold})
 			if ls.limit != 100 || ls.action != ActionNoHeadroom {
 				t.Fatalf("t0: limit %d (%v), want 100 held", ls.limit, ls.action)
 			}
 			ls.limit = 200
 			t1 := t0.Add(5 * time.Minute)
-			c.tick(&ls, 0, t1, signals{now: t1, running: 200, minuteRunning: 100, binding: true, quota: reading(0.5, 0.2), hold: &ls.hold})
+			c.tick(&ls, 0, t1, signals{now: t1, running: 200, minuteRunning: 100, binding: true, quota: reading(0.5, 0.2), hold: hold})
 			if ls.limit != tc.wantLimit || ls.action != tc.wantAct {
 				t.Errorf("t0+5m: limit %d (%v), want %d (%v)", ls.limit, ls.action, tc.wantLimit, tc.wantAct)
 			}

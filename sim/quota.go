@@ -233,31 +233,11 @@ func (o *quotaPool) burn(now Time, src source, model int32) bool {
 // admit checks every window; if all have room the try is counted in each
 // and ok is true, else retryAfter says when it would fit (negative: never).
 func (o *quotaPool) admit(now Time, tokens float64, src source, model int32) (retryAfter Time, ok bool) {
-	if !o.fits(now, tokens) {
-		if retryAfter = o.check(now, tokens); retryAfter != 0 {
-			return retryAfter, false
-		}
+	if retryAfter = o.check(now, tokens); retryAfter != 0 {
+		return retryAfter, false
 	}
 	o.commit(now, tokens, src, model)
 	return 0, true
-}
-
-// fits is check's common case in one pass: true when the try fits every
-// window now (check would return 0); false sends admit to check for the
-// answer. It expires entries as check does (again at the same now is a
-// no-op).
-func (o *quotaPool) fits(now Time, tokens float64) bool {
-	if o.budget > 0 {
-		return false
-	}
-	for i := range o.windows {
-		q := &o.windows[i]
-		q.expire(now)
-		if !q.admits(q.sum, q.amount(tokens)) { // a try above a fit limit never fits either
-			return false
-		}
-	}
-	return true
 }
 
 // use is the fullest window's share of its limit at now.

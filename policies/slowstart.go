@@ -54,10 +54,9 @@ func (r *tickRing) mean(k int) float64 {
 // ×factor per dead time, so the jobs started while the depth cannot yet show
 // them are at most one step's worth. When a probe of at least a dead time
 // ends with the depth over T + τ, that reading is news about the limit in
-// force a dead time ago, not
-// about today's: the limit backs off to that one. The jobs started since
-// drain as they finish (no eviction), and the limit does not move meanwhile
-// (the wind-down guard).
+// force a dead time ago, not about today's: the limit backs off to that
+// one. The jobs started since drain as they finish (no eviction), and the
+// limit does not move meanwhile (the wind-down guard).
 func (c *controller) slowStartStep(ls *limitState, in signals) (float64, int) {
 	r := &ls.rival
 	s := &r.ss

@@ -20,10 +20,10 @@ func (b blockedTime) share() float64 { return b.blocked / b.container }
 // accepted.
 func blockedFromLog(log []LogRecord, from, to Time, models int) []blockedTime {
 	type job struct {
-		model                  int32
-		pending, service       int32
-		holding, blockedSince  Time
-		running, blockedActive bool
+		model                 int32
+		pending, service      int32
+		holding, blockedSince Time
+		running               bool
 	}
 	clip := func(a, b Time) float64 {
 		a, b = max(a, from), min(b, to)

@@ -15,7 +15,8 @@ C=8 RHO=0.9      # engMMcServers, engMMcRho in sim/engine_bench_test.go
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-go test -c -o "$out.test" ./sim/ && trap 'rm -f "$out" "$out.test"' EXIT
+# The same profile-guided build as cmd/sim (bench/pgo.sh), so the lines measure the code users run.
+go test -c -pgo="$PWD/cmd/sim/default.pgo" -o "$out.test" ./sim/ && trap 'rm -f "$out" "$out.test"' EXIT
 run() { (cd sim && "$out.test" -test.run '^$' -test.benchmem "$@") | grep -E '^Benchmark' | tee -a "$out"; }
 
 if [ "${SKIP_ENGINE:-0}" != 1 ]; then

@@ -186,13 +186,13 @@ func verdictReading(runs []Run, lanes []verdictLane, total verdictLane) string {
 	oldP, newP := runs[0].Policy, runs[1].Policy
 	var parts []string
 	if total.multiplier != nil {
-		parts = append(parts, fmt.Sprintf("%s took %.2f× the %s throughput in total at %s the container cost", newP, *total.multiplier, oldP,
-			costRatio(total)))
+		parts = append(parts, fmt.Sprintf("%s took %.2f× the %s throughput in total%s", newP, *total.multiplier, oldP,
+			costClause(total, "container cost")))
 	} else {
 		parts = append(parts, fmt.Sprintf("%s completed %s jobs/h where %s completed none", newP, f1(total.perHour[1]), oldP))
 	}
 	if best, worst := extremes(lanes); best != nil {
-		parts = append(parts, fmt.Sprintf("%.2f× on %s at %s the cost", *best.multiplier, best.model, costRatio(*best)))
+		parts = append(parts, fmt.Sprintf("%.2f× on %s%s", *best.multiplier, best.model, costClause(*best, "cost")))
 		if worst != best {
 			parts = append(parts, fmt.Sprintf("%.2f× on %s", *worst.multiplier, worst.model))
 		}
@@ -207,11 +207,14 @@ func verdictReading(runs []Run, lanes []verdictLane, total verdictLane) string {
 	return "The " + strings.Join(parts, "; ") + "."
 }
 
-func costRatio(v verdictLane) string {
+// costClause is " at r× the <what>" (new cost ÷ old), or nothing when the
+// old run cost nothing (no container price, or no container held): there
+// is no ratio to give.
+func costClause(v verdictLane, what string) string {
 	if v.cost[0] <= 0 {
-		return "no old cost to compare"
+		return ""
 	}
-	return ratioText(v.cost[1]/v.cost[0]) + "×"
+	return " at " + ratioText(v.cost[1]/v.cost[0]) + "× the " + what
 }
 
 // extremes are the hot lanes with the highest and lowest multiplier.

@@ -110,13 +110,13 @@ func (in *signals) roomToRaise(l, n int) (int, bool) {
 	room := true
 	for d, use := range q.Use {
 		own := q.ModelUse[d]
+		var perJob float64 // of the window, per job behind it
 		if d == DimRPM || d == DimTPM {
-			perJob := in.hold.read(d, in.now, own/max(in.minuteRunning, 1))
-			room = room && !(use > 0 && use-own+float64(n)*perJob >= 1)
-			continue
+			perJob = in.hold.read(d, in.now, own/max(in.minuteRunning, 1))
+		} else {
+			perJob = own / max(float64(in.running), 1)
 		}
-		r := max(float64(in.running), 1)
-		room = room && !(use > 0 && use+(float64(n)-r)/r*own >= 1)
+		room = room && !(use > 0 && use-own+float64(n)*perJob >= 1)
 	}
 	if in.hold != nil {
 		in.hold.at = in.now

@@ -135,9 +135,7 @@ func (e *Engine) PeekTime() (Time, bool) {
 // Events at equal times are dispatched in the order they were scheduled.
 // It panics if at is before Now.
 func (e *Engine) Schedule(at Time, kind EventKind, a, b int32) Handle {
-	if at < e.now {
-		panic(fmt.Sprintf("sim: Schedule at %v, before now %v", at, e.now))
-	}
+	e.notBeforeNow(at)
 	var slot int32
 	if n := len(e.free); n > 0 {
 		slot = e.free[n-1]
@@ -166,6 +164,13 @@ func (e *Engine) enqueue(x engineEntry) {
 	e.file(x)
 }
 
+// notBeforeNow panics if at is before Now: virtual time never goes back.
+func (e *Engine) notBeforeNow(at Time) {
+	if at < e.now {
+		panic(fmt.Sprintf("sim: Schedule at %v, before now %v", at, e.now))
+	}
+}
+
 // After is Schedule(Now()+d, kind, a, b). It panics if d is negative.
 func (e *Engine) After(d Time, kind EventKind, a, b int32) Handle {
 	return e.Schedule(e.now+d, kind, a, b)
@@ -175,9 +180,7 @@ func (e *Engine) After(d Time, kind EventKind, a, b int32) Handle {
 // no Handle, no slot (the payload rides in the queue entry). It fires in
 // the same order Schedule's would.
 func (e *Engine) post(at Time, kind EventKind, a int32) {
-	if at < e.now {
-		panic(fmt.Sprintf("sim: Schedule at %v, before now %v", at, e.now))
-	}
+	e.notBeforeNow(at)
 	e.enqueue(engineEntry{at: at, slot: a, gen: inlineEvent | uint32(kind)})
 	e.pending++
 }

@@ -116,8 +116,7 @@ func (w *World) start(id policies.JobID) {
 	slot := w.running.take()
 	j := w.running.at(slot)
 	*j = *w.jobs.at(wslot)
-	*w.jobs.at(wslot) = jobState{}
-	w.jobs.release(wslot)
+	w.jobs.release(wslot) // zeroes it
 	w.byID.remove(id, w.nextID)
 	j.phase = jobStarting
 	j.admitted = w.now()

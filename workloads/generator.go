@@ -350,33 +350,14 @@ func appendBatchName(b []byte, seq int) []byte {
 	return strconv.AppendInt(b, int64(seq), 10)
 }
 
-// appendNextName appends BatchName(seq) given b[from:], BatchName(seq-1):
-// the previous name with its number incremented in place.
-func appendNextName(b []byte, from, seq int) []byte {
-	if seq <= 0 {
-		return appendBatchName(b, seq)
-	}
-	start := len(b)
-	b = append(b, b[from:]...)
-	for i := len(b) - 1; i > start; i-- {
-		if b[i] != '9' {
-			b[i]++
-			return b
-		}
-		b[i] = '0'
-	}
-	return appendBatchName(b[:start], seq) // all nines: one digit more
-}
-
 // batchName is BatchName(seq), cut from one string of nameBlock names from
 // seq on: one allocation per block rather than per batch.
 func (g *Generator) batchName(seq int) string {
 	k := seq - g.namesFrom
 	if g.names == "" || k < 0 || k >= nameBlock {
-		b := appendBatchName(g.nameBuf[:0], seq)
-		g.nameEnd[0] = int32(len(b))
-		for i, from := 1, 0; i < nameBlock; i++ {
-			from, b = len(b), appendNextName(b, from, seq+i)
+		b := g.nameBuf[:0]
+		for i := range nameBlock {
+			b = appendBatchName(b, seq+i)
 			g.nameEnd[i] = int32(len(b))
 		}
 		g.names, g.namesFrom, g.nameBuf, k = string(b), seq, b, 0

@@ -35,8 +35,8 @@ func blockedFromLog(log []LogRecord, from, to Time, models int) []blockedTime {
 	out := make([]blockedTime, models)
 	jobs := map[int64]*job{}
 	for _, r := range log {
-		if r.Job < 0 {
-			continue // production
+		if r.Job < 0 || r.Event == LogJobArrive {
+			continue // production, or a job not yet holding a container
 		}
 		j := jobs[int64(r.Job)]
 		if j == nil {
@@ -67,8 +67,8 @@ func blockedFromLog(log []LogRecord, from, to Time, models int) []blockedTime {
 		case wasBlocked && !isBlocked:
 			out[j.model].blocked += clip(j.blockedSince, r.T)
 		}
-		if !j.running && r.Event != LogJobArrive && r.Event != LogJobStart {
-			delete(jobs, int64(r.Job))
+		if !j.running {
+			delete(jobs, int64(r.Job)) // finished
 		}
 	}
 	for _, j := range jobs { // still running at the end

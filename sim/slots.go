@@ -40,3 +40,40 @@ func (s *slots[T]) release(slot int32) {
 func (s *slots[T]) at(slot int32) *T {
 	return &s.pages[slot>>slotPageBits][slot&(1<<slotPageBits-1)]
 }
+
+// pages is an append-only list kept in pages, so that growing it never
+// copies what it holds; all joins them (once: the pages are replaced by the
+// joined one).
+type pages[T any] struct{ p [][]T }
+
+func (ps *pages[T]) add(v T) {
+	n := len(ps.p)
+	if n == 0 || len(ps.p[n-1]) == cap(ps.p[n-1]) {
+		size := 256
+		if n > 0 {
+			size = min(2*cap(ps.p[n-1]), 8192)
+		}
+		ps.p = append(ps.p, make([]T, 0, size))
+		n++
+	}
+	ps.p[n-1] = append(ps.p[n-1], v)
+}
+
+func (ps *pages[T]) all() []T {
+	switch len(ps.p) {
+	case 0:
+		return nil
+	case 1:
+		return ps.p[0]
+	}
+	n := 0
+	for _, p := range ps.p {
+		n += len(p)
+	}
+	out := make([]T, 0, n)
+	for _, p := range ps.p {
+		out = append(out, p...)
+	}
+	ps.p = append(ps.p[:0], out)
+	return out
+}

@@ -249,7 +249,28 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 	if err := s.build(); err != nil {
 		return nil, s.locate(err)
 	}
+	if err := s.checkVariants(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkVariants builds every variant the file declares, so a broken overlay
+// is refused when the file is read (by sim run as well), not only when a
+// command happens to select it.
+func (s *Scenario) checkVariants() error {
+	for _, name := range s.VariantNames() {
+		if _, err := s.Variant(name); err != nil {
+			var fe *field.Error
+			if errors.As(err, &fe) {
+				named := *fe
+				named.Msg += fmt.Sprintf(" (in variant %q)", name)
+				return &named
+			}
+			return fmt.Errorf("variant %q: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // parseDocument parses the one YAML document of a scenario and checks every

@@ -101,8 +101,10 @@ func TestVariantEmptyOverlayRunsLikeBase(t *testing.T) {
 	}
 }
 
-// TestVariantErrors: a bad overlay is refused naming the file, the line of
-// the key at fault (found by searching the text) and the field.
+// TestVariantErrors: a bad overlay is refused when the file is read (every
+// variant is built then, selected or not), naming the file, the line of the
+// key at fault (found by searching the text), the field and the variant; a
+// variant the file lacks is refused when it is asked for.
 func TestVariantErrors(t *testing.T) {
 	cases := []struct {
 		name, block, variant, marker, want string
@@ -112,16 +114,23 @@ func TestVariantErrors(t *testing.T) {
 		{"unknown policy", "variants:\n  x: {policy: fifo}\n", "x", "policy: fifo", "variants.x.policy"},
 		{"name", "variants:\n  x: {name: other}\n", "x", "name: other", "variants.x.name: cannot be set"},
 		{"not a mapping", "variants:\n  x: 3\n", "x", "x: 3", "variants.x: must be a mapping"},
+		{"second variant, never selected", "variants:\n  x: {}\n  y:\n    gateway: {retry: {bogus: 1}}\n", "y", "bogus: 1", "bogus"},
 		{"unknown variant", "variants:\n  x: {}\n", "y", "", `no variant "y" (have x)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			text := validScenario + tc.block
 			sc, err := ParseScenario("v.yaml", []byte(text))
-			if err != nil {
-				t.Fatal(err)
+			if tc.marker == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = sc.Variant(tc.variant)
+			} else if err == nil {
+				t.Fatal("a scenario with a broken variant was read")
+			} else if !strings.Contains(err.Error(), `variant "`+tc.variant+`"`) {
+				t.Errorf("error %q does not name the variant", err)
 			}
-			_, err = sc.Variant(tc.variant)
 			if err == nil {
 				t.Fatal("accepted")
 			}

@@ -20,6 +20,7 @@ const (
 )
 
 type projectState struct {
+	name            string
 	waiting         int
 	admitted        int64 // in the current fairness window
 	backloggedSoFar bool  // waiting > 0 at every sample of the current window
@@ -105,13 +106,13 @@ func (f *fairness) liveBatch(s int32, name string) *batchState {
 	return nil
 }
 
-func (r *recorder) fairArrive(j *jobState) {
+func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 	f := &r.fair
-	p, ok := f.projects[j.w.Project]
+	p, ok := f.projects[project]
 	if !ok {
 		p = int32(len(f.projectState))
-		f.projects[j.w.Project] = p
-		f.projectState = append(f.projectState, projectState{})
+		f.projects[project] = p
+		f.projectState = append(f.projectState, projectState{name: project})
 	}
 	f.projectState[p].waiting++
 	j.project = p
@@ -122,17 +123,17 @@ func (r *recorder) fairArrive(j *jobState) {
 		hint = f.lastFinished
 	}
 	slot := hint
-	b := f.liveBatch(hint, j.w.Batch)
+	b := f.liveBatch(hint, batch)
 	if b == nil && !f.uniqueNames {
-		if id, ok := f.batchIDs[j.w.Batch]; ok {
+		if id, ok := f.batchIDs[batch]; ok {
 			slot, b = id, f.batches.at(id)
 		}
 	}
 	if b == nil {
 		slot = f.batches.take()
 		b = f.batches.at(slot)
-		*b = batchState{name: j.w.Batch, slot: slot, model: j.w.Model, firstArrive: r.now(), small: -1, live: true,
-			behindLarge: f.largeWaiting[j.w.Model] > 0, rowT: -1}
+		*b = batchState{name: batch, slot: slot, model: int(j.model), firstArrive: r.now(), small: -1, live: true,
+			behindLarge: f.largeWaiting[j.model] > 0, rowT: -1}
 		if b.firstArrive >= r.windowStart {
 			b.small = f.small.take()
 		}
@@ -161,6 +162,9 @@ func (r *recorder) fairArrive(j *jobState) {
 	f.changed(b)
 }
 
+// projectName is the name of the project with key p.
+func (f *fairness) projectName(p int32) string { return f.projectState[p].name }
+
 // track starts recording a batch's progress.
 func (f *fairness) track(b *batchState) {
 	b.tracked, b.trackSeq = true, f.trackSeq
@@ -176,7 +180,7 @@ func (f *fairness) changed(b *batchState) {
 	}
 }
 
-func (r *recorder) fairStart(j *jobState) {
+func (r *recorder) fairStart(j *waitingJob) {
 	f := &r.fair
 	ps := &f.projectState[j.project]
 	ps.waiting--
@@ -194,7 +198,7 @@ func (r *recorder) fairStart(j *jobState) {
 	}
 }
 
-func (r *recorder) fairFinish(j *jobState) {
+func (r *recorder) fairFinish(j *waitingJob) {
 	f := &r.fair
 	b := f.batches.at(j.batch)
 	f.lastFinished = j.batch
@@ -203,7 +207,7 @@ func (r *recorder) fairFinish(j *jobState) {
 	f.changed(b)
 	// Done, with no grading job to follow: prune it (a tracked batch keeps
 	// its slot until its last row).
-	if b.done == b.arrived && j.w.Judge < 0 {
+	if b.done == b.arrived && j.judge < 0 {
 		if row, ok := r.smallRow(b); ok {
 			*f.small.at(b.small) = row
 			f.smallRows++

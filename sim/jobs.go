@@ -26,22 +26,36 @@ type jobState struct {
 	failed  bool  // a call could never succeed: the job ends failed after its turn
 	pending int32 // calls of the current turn not yet answered
 	service int32 // of which accepted by the provider
-	model   int32 // w.Model
 	mark    Time  // last time the time split was brought up to date
 	gateway Time
 	llm     Time
 	tool    Time
 	agent   workloads.Agent
 
-	id       policies.JobID
-	w        workloads.Job
-	grading  bool
-	project  int32
-	batch    int32         // the recorder's key for the job's batch
-	tier     policies.Tier // effective tier, for the achieved tier shares
-	arrival  Time
-	admitted Time
-	ready    Time
+	waitingJob // what it was while it waited (model first)
+	admitted   Time
+	ready      Time
+}
+
+// waitingJob is a job waiting for a container: what starting it, and later
+// chaining its grading job, needs. Its names are interned (the account in
+// World.accounts, the project and batch as the recorder's keys), so a
+// backlogged baseline holding millions of jobs for days keeps 72 bytes a
+// job instead of a whole jobState with its workloads.Job.
+type waitingJob struct {
+	model          int32
+	judge          int32 // model of the chained grading job, -1 for none
+	id             policies.JobID
+	arrival        Time
+	seed           uint64 // seeds the job's agent loop
+	behaviour      *workloads.Behaviour
+	judgeBehaviour *workloads.Behaviour
+	account        int32         // index in World.accounts
+	project        int32         // the recorder's key for the job's project
+	batch          int32         // the recorder's key for the job's batch
+	tiers          [3]int8       // account, project and batch tiers as set (0 = inherit)
+	tier           policies.Tier // effective tier, for the achieved tier shares
+	grading        bool
 }
 
 // modelJobs counts one model's jobs by where they are.
@@ -68,24 +82,54 @@ func (w *World) pull() {
 
 // arrive registers a job and hands it to the policy.
 func (w *World) arrive(job workloads.Job, grading bool) {
-	slot := w.jobs.take()
 	if job.Model < 0 || job.Model >= len(w.load) {
 		w.err = fmt.Errorf("job %d: model index %d outside the catalogue", job.ID, job.Model)
 		return
 	}
+	slot := w.jobs.take()
 	id := w.nextID
 	w.nextID++
-	*w.jobs.at(slot) = jobState{id: id, w: job, model: int32(job.Model), arrival: w.now(), phase: jobWaiting, grading: grading}
+	wj := w.jobs.at(slot)
+	*wj = waitingJob{id: id, model: int32(job.Model), judge: int32(job.Judge), arrival: w.now(), seed: job.Seed,
+		behaviour: job.Behaviour, judgeBehaviour: job.JudgeBehaviour, account: w.internAccount(job.Account),
+		tiers: [3]int8{job.AccountTier, job.ProjectTier, job.BatchTier}, grading: grading}
 	w.byID.set(id, slot)
-	w.rec.jobArrived(w.jobs.at(slot))
+	w.rec.jobArrived(wj, job.Project, job.Batch)
 	w.load[job.Model].waiting++
 	pj := policies.Job{
 		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
 		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
 		Model: policies.ModelID(job.Model), Arrival: Epoch.Add(w.now().Duration()),
 	}
-	w.jobs.at(slot).tier = pj.EffectiveTier()
+	wj.tier = pj.EffectiveTier()
 	w.pol.Enqueue(pj.Arrival, pj)
+}
+
+// internAccount is the account's index in w.accounts, added if new. Jobs
+// come in batches of one account, so the last one is checked first.
+func (w *World) internAccount(name string) int32 {
+	if k := w.lastAccount; k >= 0 && w.accounts[k] == name {
+		return k
+	}
+	k, ok := w.accountIDs[name]
+	if !ok {
+		k = int32(len(w.accounts))
+		w.accounts = append(w.accounts, name)
+		w.accountIDs[name] = k
+	}
+	w.lastAccount = k
+	return k
+}
+
+// gradingJob is the grading job a finished job chains onto its judge, in
+// its account, project and batch (the batch stays live until it is graded).
+func (w *World) gradingJob(j *waitingJob) workloads.Job {
+	return workloads.Job{
+		Account: w.accounts[j.account], Project: w.rec.fair.projectName(j.project), Batch: w.rec.fair.batches.at(j.batch).name,
+		AccountTier: j.tiers[0], ProjectTier: j.tiers[1], BatchTier: j.tiers[2],
+		Model: int(j.judge), Behaviour: j.judgeBehaviour, Judge: -1,
+		Seed: j.seed*0x9e3779b97f4a7c15 + 1, Arrival: w.now().Duration(),
+	}
 }
 
 // decide asks the policy which jobs to start and starts them.
@@ -104,7 +148,7 @@ func (w *World) decide() {
 // start gives a waiting job a container, moving it to the running table.
 func (w *World) start(id policies.JobID) {
 	wslot, ok := w.byID.get(id)
-	if !ok || w.jobs.at(wslot).phase != jobWaiting {
+	if !ok || w.jobs.at(wslot).id != id {
 		w.err = fmt.Errorf("policy %s started job %d, which is not waiting", w.pol.Name(), id)
 		return
 	}
@@ -115,12 +159,10 @@ func (w *World) start(id policies.JobID) {
 	w.containersUsed++
 	slot := w.running.take()
 	j := w.running.at(slot)
-	*j = *w.jobs.at(wslot)
+	*j = jobState{phase: jobStarting, waitingJob: *w.jobs.at(wslot), admitted: w.now()}
 	w.jobs.release(wslot) // zeroes it
 	w.byID.remove(id, w.nextID)
-	j.phase = jobStarting
-	j.admitted = w.now()
-	n := &w.load[j.w.Model]
+	n := &w.load[j.model]
 	n.waiting--
 	n.running++
 	w.rec.jobStarted(j, n.running)
@@ -168,7 +210,7 @@ func (w *World) nextTurn(slot int32) {
 	w.settle(j)
 	before := gatewayOnly(j)
 	if j.agent.Turn() == 0 && j.phase == jobStarting {
-		j.agent.Start(j.w.Behaviour, j.w.Seed, w.agentSrc)
+		j.agent.Start(j.behaviour, j.seed, w.agentSrc)
 	}
 	n, ok := j.agent.NextTurn(w.agentSrc)
 	if !ok {
@@ -226,19 +268,18 @@ func (w *World) callEnded(c int32, answered bool) {
 func (w *World) finish(slot int32) {
 	j := w.running.at(slot)
 	w.containersUsed--
-	n := &w.load[j.w.Model]
+	n := &w.load[j.model]
 	n.running--
-	failed := j.failed
 	w.rec.jobEnded(j, n.running)
-	id, model := j.id, j.w.Model
-	grade := j.w
+	id, model := j.id, j.model
+	graded := j.judge >= 0 && !j.failed
+	var grade workloads.Job
+	if graded {
+		grade = w.gradingJob(&j.waitingJob)
+	}
 	w.running.release(slot)
 	w.pol.Finished(Epoch.Add(w.now().Duration()), id, policies.ModelID(model))
-	if grade.Judge >= 0 && !failed {
-		grade.Model, grade.Behaviour = grade.Judge, grade.JudgeBehaviour
-		grade.Judge, grade.JudgeBehaviour = -1, nil
-		grade.Seed = grade.Seed*0x9e3779b97f4a7c15 + 1
-		grade.Arrival = w.now().Duration()
+	if graded {
 		w.arrive(grade, true)
 	}
 	if w.trig.OnEvent {

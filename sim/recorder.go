@@ -177,9 +177,9 @@ func (r *recorder) gatewayOnly(model int, up bool) {
 	r.set(l, v)
 }
 
-func (r *recorder) logJob(j *jobState, ev LogEvent) {
+func (r *recorder) logJob(j *waitingJob, ev LogEvent) {
 	if r.logOn {
-		r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: j.id, Call: -1, Model: int32(j.w.Model), Org: -1, Grading: j.grading})
+		r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: j.id, Call: -1, Model: j.model, Org: -1, Grading: j.grading})
 	}
 }
 
@@ -189,19 +189,20 @@ func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org i
 		Model: cs.model, Org: int32(org), Tokens: cs.in + cs.out, Try: cs.attempts})
 }
 
-func (r *recorder) jobArrived(j *jobState) {
+// jobArrived records a job's arrival and sets its project and batch keys.
+func (r *recorder) jobArrived(j *waitingJob, project, batch string) {
 	r.counts.JobsArrived++
 	r.logJob(j, LogJobArrive)
-	r.fairArrive(j)
+	r.fairArrive(j, project, batch)
 	if r.inWindow() {
-		r.lanes[j.w.Model].arrived++
+		r.lanes[j.model].arrived++
 	}
 }
 
 func (r *recorder) jobStarted(j *jobState, running int) {
-	r.logJob(j, LogJobStart)
-	r.fairStart(j)
-	m := &r.lanes[j.w.Model]
+	r.logJob(&j.waitingJob, LogJobStart)
+	r.fairStart(&j.waitingJob)
+	m := &r.lanes[j.model]
 	r.set(&m.running, running)
 	r.counts.JobsStarted++
 	if r.inWindow() {
@@ -212,21 +213,21 @@ func (r *recorder) jobStarted(j *jobState, running int) {
 // jobEnded records a job that left its container: completed (its job times
 // kept when in the window), or failed.
 func (r *recorder) jobEnded(j *jobState, running int) {
-	m := &r.lanes[j.w.Model]
+	m := &r.lanes[j.model]
 	r.set(&m.running, running)
 	if j.failed {
 		// One of its calls could never succeed (larger than a quota
 		// window's limit): it leaves its batch like a finished job but is
 		// counted as failed, not completed, and adds no job times.
 		r.counts.JobsFailed++
-		r.logJob(j, LogJobFail)
-		r.fairFinish(j)
+		r.logJob(&j.waitingJob, LogJobFail)
+		r.fairFinish(&j.waitingJob)
 		return
 	}
 	r.counts.JobsCompleted++
 	r.lastFinish = r.now()
-	r.logJob(j, LogJobFinish)
-	r.fairFinish(j)
+	r.logJob(&j.waitingJob, LogJobFinish)
+	r.fairFinish(&j.waitingJob)
 	if r.inWindow() {
 		m.completed++
 		m.times.add(results.JobTimes{

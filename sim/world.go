@@ -71,14 +71,18 @@ type World struct {
 	// jobs and moves to running when it takes a container: running holds
 	// at most the containers' jobs, densely, so the job state touched on
 	// every event stays in cache however many millions wait.
-	jobs    slots[jobState]
+	jobs    slots[waitingJob]
 	running slots[jobState]
 	byID    jobIndex // waiting job → its slot in jobs
 	nextID  policies.JobID
-	load    []modelJobs // per model
-	calls   []callState
-	freeC   []int32
-	serial  int64
+	// Account names, interned for waiting jobs (waitingJob.account).
+	accounts    []string
+	accountIDs  map[string]int32
+	lastAccount int32
+	load        []modelJobs // per model
+	calls       []callState
+	freeC       []int32
+	serial      int64
 
 	containersUsed int
 	plan           policies.Plan
@@ -99,6 +103,8 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 	w := &World{
 		sc: sc, eng: eng, pol: opts.Policy, trig: opts.Policy.Trigger(), opts: opts,
 		agentSrc:    rand.NewPCG(0, 0),
+		accountIDs:  map[string]int32{},
+		lastAccount: -1,
 		gw:          newGateway(&sc.Gateway, cfgs, opts.Seed),
 		prov:        newProvider(sc, cfgs),
 		rec:         newRecorder(sc, eng, opts.Log),

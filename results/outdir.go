@@ -72,6 +72,9 @@ func StageDir(target string) (*StagedDir, error) {
 }
 
 func checkReplaceable(target string) error {
+	if fi, err := os.Stat(target); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is a file, not a directory: give a directory for the outputs", target)
+	}
 	entries, err := os.ReadDir(target)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/evalsched/lab/results"
@@ -157,6 +158,14 @@ func TestOutputDirReplacedWhole(t *testing.T) {
 	}
 	if data, err := os.ReadFile(notes); err != nil || string(data) != "mine" {
 		t.Errorf("notes.txt after the refusal: %q, %v", data, err)
+	}
+
+	// A file given as the directory is refused as such, and left alone.
+	if _, err := results.NewOutputWriter(notes, []string{"m"}, []string{"a"}); err == nil || !strings.Contains(err.Error(), "a file, not a directory") {
+		t.Errorf("--out naming a file: got %v, want it refused as a file", err)
+	}
+	if data, err := os.ReadFile(notes); err != nil || string(data) != "mine" {
+		t.Errorf("notes.txt after the refusal as --out: %q, %v", data, err)
 	}
 }
 

@@ -71,12 +71,21 @@ func disturbances(s Summary) []Disturbance {
 
 type seriesKey struct{ policy, model string }
 
-func indexSeries(o *Outputs) (map[seriesKey][]SeriesRecord, map[string][]float64) {
+// indexSeries gathers the rows of the given models by policy and model,
+// each sorted by time, and the sample times of each policy over every row.
+// Only the models drawn are copied: a week of 241 lanes has millions of rows.
+func indexSeries(o *Outputs, models []string) (map[seriesKey][]SeriesRecord, map[string][]float64) {
 	by := map[seriesKey][]SeriesRecord{}
+	drawn := map[string]bool{}
+	for _, m := range models {
+		drawn[m] = true
+	}
 	times := map[string]map[float64]bool{}
 	for _, r := range o.Series {
-		k := seriesKey{r.Policy, r.Model}
-		by[k] = append(by[k], r)
+		if drawn[r.Model] {
+			k := seriesKey{r.Policy, r.Model}
+			by[k] = append(by[k], r)
+		}
 		if times[r.Policy] == nil {
 			times[r.Policy] = map[float64]bool{}
 		}
@@ -109,7 +118,7 @@ func timelineFigures(o *Outputs) ([]figSpec, error) {
 			"no lane had any job and series.csv has no row")}, nil
 	}
 	tl := timelines{o: o, roles: newPolicyRoles(o.Summary), pols: policies(o), ds: disturbances(o.Summary), end: runEnd(o)}
-	tl.by, tl.grid = indexSeries(o)
+	tl.by, tl.grid = indexSeries(o, hot)
 	tl.scale, tl.unit = timeUnit(tl.end)
 	var figs []figSpec
 	for _, m := range hot {

@@ -2,8 +2,6 @@ package sim
 
 import (
 	"time"
-
-	"github.com/evalsched/lab/internal/ring"
 )
 
 // Quota dimensions, in the order of OrgConfig's keys.
@@ -36,6 +34,14 @@ const (
 // counted — it never refills early, which is how a daily quota stays
 // exhausted for hours. Fixed: every entry is dropped at each reset instant
 // (a time of day), and a try that does not fit waits for the next reset.
+//
+// The entries live in the pool's log of the window's span (quotaLog), which
+// the windows of that span share: a try is one entry for RPM and TPM, one
+// for RPD and TPD, not one per window (a rolling daily window over a busy
+// day holds millions). Each window reads the entries it counts (holds)
+// through its own cursor, so it does exactly what a window with entries of
+// its own would: the same sums, in the same order, expired at the same
+// moments.
 type quotaWindow struct {
 	dim    int
 	limit  float64
@@ -46,7 +52,9 @@ type quotaWindow struct {
 	// (AdmitUnderLimit); else the try must fit (AdmitFit).
 	underLimit bool
 	reset      Time // fixed: the next reset instant
-	entries    ring.Ring[quotaEntry]
+	log        *quotaLog
+	next       int64 // the log's index of the first entry not yet expired here
+	held       int   // entries from next on that the window counts
 	sum        float64
 	bySrc      [numSources]float64
 	// byModel is the evaluation entries' sum per model: the lane's own
@@ -56,14 +64,127 @@ type quotaWindow struct {
 
 type quotaEntry struct {
 	t     Time
-	amt   float64
+	amt   float64 // tokens of a try; a history entry's requests or tokens
+	model int32   // the evaluation call's model; -1 for production and history
 	src   source
-	model int32 // the evaluation call's model; -1 for production and history
+	kind  entryKind
+}
+
+// entryKind says what an entry counts in which window.
+type entryKind uint8
+
+const (
+	entryTry          entryKind = iota // an accepted try: 1 request, amt tokens
+	entryBurn                          // a rejected try counted against the request windows
+	entryHistRequests                  // declared usage: amt requests
+	entryHistTokens                    // declared usage: amt tokens
+)
+
+// holds says whether the window counts entries of kind k.
+func (q *quotaWindow) holds(k entryKind) bool {
+	switch k {
+	case entryTry:
+		return true
+	case entryHistTokens:
+		return q.tokens
+	}
+	return !q.tokens // burn, history requests
+}
+
+// of is what entry e counts in the window (which holds it).
+func (q *quotaWindow) of(e *quotaEntry) float64 {
+	if e.kind == entryTry && !q.tokens || e.kind == entryBurn {
+		return 1
+	}
+	return e.amt
+}
+
+// quotaLog is the entries of one span of a pool, oldest first, shared by
+// the pool's windows of that span. Entry i (counted from the first ever
+// pushed) is the (i − base)-th held; entries every window has expired are
+// dropped. They are kept in pages of logPage entries, so a daily log of
+// millions grows a page at a time, without a doubling copy.
+type quotaLog struct {
+	pages   [][]quotaEntry // the entries from pages[0][off] on
+	off     int
+	n       int
+	spare   []quotaEntry // the last page dropped, for the next one needed
+	base    int64
+	windows []*quotaWindow
+}
+
+const logPageBits = 12 // 4,096 entries, 96 KiB a page
+
+func (l *quotaLog) end() int64 { return l.base + int64(l.n) }
+
+func (l *quotaLog) at(i int64) *quotaEntry {
+	k := int(i-l.base) + l.off
+	return &l.pages[k>>logPageBits][k&(1<<logPageBits-1)]
+}
+
+// add appends e at the tail.
+func (l *quotaLog) add(e quotaEntry) {
+	k := l.off + l.n
+	if k>>logPageBits == len(l.pages) {
+		page := l.spare
+		if page == nil {
+			page = make([]quotaEntry, 1<<logPageBits)
+		}
+		l.spare = nil
+		l.pages = append(l.pages, page)
+	}
+	l.pages[k>>logPageBits][k&(1<<logPageBits-1)] = e
+	l.n++
+}
+
+// drop removes the oldest entry.
+func (l *quotaLog) drop() {
+	l.off++
+	l.n--
+	l.base++
+	if l.off == 1<<logPageBits {
+		l.spare = l.pages[0]
+		l.pages[0] = nil
+		l.pages = l.pages[1:]
+		l.off = 0
+	}
+}
+
+// push appends an entry if some window of the log counts its kind.
+func (l *quotaLog) push(e quotaEntry) {
+	counted := false
+	for _, q := range l.windows {
+		if q.holds(e.kind) {
+			counted = true
+			q.held++
+			a := q.of(&e)
+			q.sum += a
+			q.bySrc[e.src] += a
+			if e.model >= 0 {
+				q.byModel[e.model] += a
+			}
+		}
+	}
+	if counted {
+		l.add(e)
+	}
+}
+
+// trim drops the entries every window has expired.
+func (l *quotaLog) trim() {
+	low := l.end()
+	for _, q := range l.windows {
+		low = min(low, q.next)
+	}
+	for l.base < low {
+		l.drop()
+	}
 }
 
 // quotaPool is one organisation's (or virtual key's) quota windows.
 type quotaPool struct {
 	windows []quotaWindow
+	logs    []*quotaLog // one per span, shared by its windows
 	// countRejected: a rejected try still counts one request against the
 	// request windows (RPM, RPD) — retry burn.
 	countRejected bool
@@ -97,7 +218,23 @@ func newQuotaPool(p poolSpec) quotaPool {
 		}
 		ws = append(ws, q)
 	}
-	return quotaPool{windows: ws, countRejected: p.countRejected, budget: p.budget}
+	pool := quotaPool{windows: ws, countRejected: p.countRejected, budget: p.budget}
+	for i := range pool.windows {
+		q := &pool.windows[i]
+		var l *quotaLog
+		for _, x := range pool.logs {
+			if x.windows[0].span == q.span {
+				l = x
+			}
+		}
+		if l == nil {
+			l = &quotaLog{}
+			pool.logs = append(pool.logs, l)
+		}
+		l.windows = append(l.windows, q)
+		q.log = l
+	}
+	return pool
 }
 
 // nextReset is the first virtual time > 0 whose time of day is at, given
@@ -111,39 +248,41 @@ func nextReset(clock, at Time) Time {
 	return d
 }
 
-func (q *quotaWindow) amount(tokens float64) float64 {
-	if q.tokens {
-		return tokens
-	}
-	return 1
-}
-
 func (q *quotaWindow) expire(now Time) {
+	l := q.log
 	if q.fixed {
 		if now >= q.reset {
-			for q.entries.Len() > 0 {
-				q.entries.Pop()
-			}
+			q.next, q.held = l.end(), 0
 			q.sum, q.bySrc = 0, [numSources]float64{}
 			clear(q.byModel)
 			for q.reset <= now {
 				q.reset += q.span
 			}
+			l.trim()
 		}
 		return
 	}
-	for q.entries.Len() > 0 && q.entries.Peek().t+q.span <= now {
-		e := q.entries.Pop()
-		q.sum -= e.amt
-		q.bySrc[e.src] -= e.amt
+	for ; q.next < l.end(); q.next++ {
+		e := l.at(q.next)
+		if e.t+q.span > now {
+			break
+		}
+		if !q.holds(e.kind) {
+			continue
+		}
+		a := q.of(e)
+		q.held--
+		q.sum -= a
+		q.bySrc[e.src] -= a
 		if e.model >= 0 {
-			q.byModel[e.model] -= e.amt
+			q.byModel[e.model] -= a
 		}
 	}
-	if q.entries.Len() == 0 {
+	if q.held == 0 {
 		q.sum, q.bySrc = 0, [numSources]float64{} // no drift from float sums
 		clear(q.byModel)
 	}
+	l.trim()
 }
 
 // admits says whether a window holding sum lets a try of amt in.
@@ -167,9 +306,12 @@ func (q *quotaWindow) wait(now Time, amt float64) Time {
 		return q.reset - now
 	}
 	freed := 0.0
-	for i := 0; i < q.entries.Len(); i++ {
-		e := q.entries.At(i)
-		freed += e.amt
+	for i, end := q.next, q.log.end(); i < end; i++ {
+		e := q.log.at(i)
+		if !q.holds(e.kind) {
+			continue
+		}
+		freed += q.of(e)
 		if q.admits(q.sum-freed, amt) {
 			return e.t + q.span - now
 		}
@@ -177,13 +319,12 @@ func (q *quotaWindow) wait(now Time, amt float64) Time {
 	return q.span
 }
 
-func (q *quotaWindow) push(t Time, amt float64, src source, model int32) {
-	q.entries.Push(quotaEntry{t: t, amt: amt, src: src, model: model})
-	q.sum += amt
-	q.bySrc[src] += amt
-	if model >= 0 {
-		q.byModel[model] += amt
+// amount is what a try of tokens counts in the window.
+func (q *quotaWindow) amount(tokens float64) float64 {
+	if q.tokens {
+		return tokens
 	}
+	return 1
 }
 
 // check says whether a try of tokens fits every window (and the budget)
@@ -210,9 +351,8 @@ func (o *quotaPool) check(now Time, tokens float64) Time {
 // every window.
 func (o *quotaPool) commit(now Time, tokens float64, src source, model int32) {
 	o.spent += tokens
-	for i := range o.windows {
-		q := &o.windows[i]
-		q.push(now, q.amount(tokens), src, model)
+	for _, l := range o.logs {
+		l.push(quotaEntry{t: now, amt: tokens, src: src, model: model, kind: entryTry})
 	}
 }
 
@@ -222,10 +362,8 @@ func (o *quotaPool) burn(now Time, src source, model int32) bool {
 	if !o.countRejected {
 		return false
 	}
-	for i := range o.windows {
-		if q := &o.windows[i]; !q.tokens {
-			q.push(now, 1, src, model)
-		}
+	for _, l := range o.logs {
+		l.push(quotaEntry{t: now, src: src, model: model, kind: entryBurn})
 	}
 	return true
 }
@@ -281,13 +419,13 @@ func (q *quotaWindow) modelLive(now Time, model int32) float64 {
 		return 0
 	}
 	v := q.byModel[model]
-	for i := 0; !q.fixed && i < q.entries.Len(); i++ {
-		e := q.entries.At(i)
+	for i, end := q.next, q.log.end(); !q.fixed && i < end; i++ {
+		e := q.log.at(i)
 		if e.t+q.span > now {
 			break
 		}
-		if e.model == model {
-			v -= e.amt
+		if e.model == model && q.holds(e.kind) {
+			v -= q.of(e)
 		}
 	}
 	return max(v, 0)
@@ -302,13 +440,16 @@ func (q *quotaWindow) live(now Time) (float64, [numSources]float64) {
 		return q.sum, q.bySrc
 	}
 	sum, by := q.sum, q.bySrc
-	for i := 0; i < q.entries.Len(); i++ {
-		e := q.entries.At(i)
+	for i, end := q.next, q.log.end(); i < end; i++ {
+		e := q.log.at(i)
 		if e.t+q.span > now {
 			break
 		}
-		sum -= e.amt
-		by[e.src] -= e.amt
+		if q.holds(e.kind) {
+			a := q.of(e)
+			sum -= a
+			by[e.src] -= a
+		}
 	}
 	return max(sum, 0), by
 }
@@ -341,18 +482,22 @@ func (o *quotaPool) seedHistory(h *QuotaHistory, clock time.Duration) {
 		}
 		total += w[m]
 	}
-	for i := range o.windows {
-		q := &o.windows[i]
-		amt := h.Requests
-		if q.tokens {
-			amt = h.Tokens
-		}
+	for _, l := range o.logs {
+		q := l.windows[0] // the log's windows share span, fixedness and reset
 		for m := range w {
 			t := -Time(1440-m) * Minute
-			if x := amt * w[m] / total; x > 0 && (!q.fixed || t >= q.reset-q.span) {
-				q.push(t, x, srcHistory, -1)
+			if q.fixed && t < q.reset-q.span {
+				continue
+			}
+			if x := h.Requests * w[m] / total; x > 0 {
+				l.push(quotaEntry{t: t, amt: x, src: srcHistory, model: -1, kind: entryHistRequests})
+			}
+			if x := h.Tokens * w[m] / total; x > 0 {
+				l.push(quotaEntry{t: t, amt: x, src: srcHistory, model: -1, kind: entryHistTokens})
 			}
 		}
-		q.expire(0)
+	}
+	for i := range o.windows {
+		o.windows[i].expire(0)
 	}
 }

@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+// TestSharedLogMatchesSeparateWindows: the windows of one span share one
+// log of entries (quotaLog); each must still answer exactly as a window
+// with entries of its own. A pool with all four dimensions and retry burn
+// is driven with random tries of two sources and three models over two
+// virtual days (so daily entries age out), and every decision, retry-after
+// and reading (each dimension's use, by source and by model) is checked
+// against brute-force windows that each keep their own tries: accepted
+// tries count 1 request and their tokens, rejected ones 1 request (burn).
+func TestSharedLogMatchesSeparateWindows(t *testing.T) {
+	limits := [numDims]float64{dimRPM: 40, dimTPM: 2000, dimRPD: 3000, dimTPD: 150_000}
+	spans := [numDims]Time{Minute, Minute, 24 * Hour, 24 * Hour}
+	const models = 3
+	p := newQuotaPool(poolSpec{limits: limits, countRejected: true, models: models})
+	if len(p.logs) != 2 {
+		t.Fatalf("%d logs for two spans", len(p.logs))
+	}
+	type entry struct {
+		quotaEntry
+		tokens float64
+		burn   bool
+	}
+	var tries []entry
+	// brute is dimension d's count at now, of source src (all: -1) and
+	// model (all: -1).
+	brute := func(d int, now Time, src source, model int32) float64 {
+		s := 0.0
+		for i := len(tries) - 1; i >= 0; i-- { // newest first: tries are in time order
+			e := tries[i]
+			if e.t+spans[d] <= now {
+				break
+			}
+			if (src != numSources && e.src != src) || (model >= 0 && e.model != model) {
+				continue
+			}
+			switch {
+			case d == dimRPM || d == dimRPD:
+				s++
+			case !e.burn:
+				s += e.tokens
+			}
+		}
+		return s
+	}
+	bruteWait := func(now Time, tokens float64) Time {
+		var out Time
+		for d := range numDims {
+			amt := 1.0
+			if d == dimTPM || d == dimTPD {
+				amt = tokens
+			}
+			if amt > limits[d] {
+				return -1
+			}
+			if brute(d, now, numSources, -1)+amt <= limits[d] {
+				continue
+			}
+			// The count can only fall when an entry ages out: at each such
+			// instant it is the sum of the entries counted after that one.
+			first := sort.Search(len(tries), func(i int) bool { return tries[i].t+spans[d] > now })
+			live := tries[first:]
+			after := make([]float64, len(live)+1) // after[k]: the count of live[k:]
+			for k := len(live) - 1; k >= 0; k-- {
+				after[k] = after[k+1]
+				switch {
+				case d == dimRPM || d == dimRPD:
+					after[k]++
+				case !live[k].burn:
+					after[k] += live[k].tokens
+				}
+			}
+			w := spans[d]
+			for k, e := range live {
+				next := k + 1
+				for next < len(live) && live[next].t == e.t { // tries at one instant age out together
+					next++
+				}
+				if after[next]+amt <= limits[d] {
+					w = e.t + spans[d] - now
+					break
+				}
+			}
+			out = max(out, w)
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(3, 11))
+	now := Time(0)
+	accepted, rejected, held := 0, 0, 0
+	for i := 0; i < 6500; i++ {
+		for _, l := range p.logs {
+			held = max(held, l.n)
+		}
+		now += Time(rng.IntN(int(3 * Second)))
+		if i > 4600 && rng.IntN(100) == 0 { // a dense day first (more than a page), then jumps
+			now += Time(rng.IntN(int(6 * Hour)))
+		}
+		tokens := float64(1 + rng.IntN(120))
+		src, model := srcEval, int32(rng.IntN(models))
+		if rng.IntN(3) == 0 {
+			src, model = srcProd, -1
+		}
+		for d := range numDims {
+			all, by := p.dimUse(now, srcEval)
+			if got, want := all[d]*limits[d], brute(d, now, numSources, -1); math.Abs(got-want) > 1e-6 {
+				t.Fatalf("try %d at %v: %s use %g, brute force %g", i, now.Duration(), DimNames[d], got, want)
+			}
+			if got, want := by[d]*limits[d], brute(d, now, srcEval, -1); math.Abs(got-want) > 1e-6 {
+				t.Fatalf("try %d at %v: %s use by evaluations %g, brute force %g", i, now.Duration(), DimNames[d], got, want)
+			}
+			for m := range int32(models) {
+				if got, want := p.modelUse(now, m)[d]*limits[d], brute(d, now, numSources, m); math.Abs(got-want) > 1e-6 {
+					t.Fatalf("try %d at %v: %s use of model %d %g, brute force %g", i, now.Duration(), DimNames[d], m, got, want)
+				}
+			}
+		}
+		want := bruteWait(now, tokens)
+		got, ok := p.admit(now, tokens, src, model)
+		if ok {
+			got = 0
+		}
+		if got != want {
+			t.Fatalf("try %d (%g tokens at %v): retry-after %v, brute force %v", i, tokens, now.Duration(), got.Duration(), want.Duration())
+		}
+		if ok {
+			accepted++
+			tries = append(tries, entry{quotaEntry: quotaEntry{t: now, src: src, model: model}, tokens: tokens})
+		} else if p.burn(now, src, model) {
+			rejected++
+			tries = append(tries, entry{quotaEntry: quotaEntry{t: now, src: src, model: model}, burn: true})
+		}
+	}
+	if accepted < 1000 || rejected < 1000 {
+		t.Errorf("%d tries accepted and %d rejected: the test needs many of both", accepted, rejected)
+	}
+	if held <= 1<<logPageBits {
+		t.Errorf("a log held at most %d entries: the test needs more than a page (%d)", held, 1<<logPageBits)
+	}
+	// The log keeps only what a window has not yet expired: after a day
+	// with nothing new, both logs are empty.
+	now += 25 * Hour
+	p.use(now)
+	for i, l := range p.logs {
+		if l.n != 0 {
+			t.Errorf("log %d holds %d entries a day after the last try", i, l.n)
+		}
+	}
+}

@@ -52,3 +52,35 @@ func TestRemedyTableTimeline(t *testing.T) {
 		t.Error("the note does not say what the new columns are")
 	}
 }
+
+// TestRemedyTableNamesTheDayInLongRuns: in a run of more than a day the
+// times carry the day of the week (the clock's week starts Monday 00:00), so
+// an outage on Wednesday is not read as Monday's; a run within a day keeps
+// the bare time of day.
+func TestRemedyTableNamesTheDayInLongRuns(t *testing.T) {
+	day := 24 * 3600.0
+	run := func(window float64) Run {
+		ms := make([]ProductionMinute, 3*24*60)
+		for m := range ms {
+			ms[m] = ProductionMinute{Minute: m, Served: 1}
+		}
+		ms[2*24*60+14*60+5].Outage = true // Wednesday 14:05 on a clock starting Monday 00:00
+		return Run{Policy: "p", Window: [2]float64{0, window},
+			Quota:      &QuotaRun{Clock: 0, EvalLastFinish: day + 3600}, // Tuesday 01:00
+			Production: []ProductionStats{{Name: "a", Minutes: ms}}}
+	}
+	for _, tc := range []struct {
+		window       float64
+		span, finish string
+	}{
+		{3 * day, "Wed 14:05–Wed 14:06", "Tue 01:00"},
+		{day, "14:05–14:06", "01:00"},
+	} {
+		tab := remedyTable(Summary{Runs: []Run{run(tc.window)}})
+		row := tab.Rows[0]
+		got := [2]string{row[2], row[5]}
+		if diff := cmp.Diff([2]string{tc.span, tc.finish}, got); diff != "" {
+			t.Errorf("window %v s: outage span and eval finish (-want +got):\n%s", tc.window, diff)
+		}
+	}
+}

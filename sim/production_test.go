@@ -2,8 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -148,5 +150,53 @@ workload:
 				t.Fatalf("Execute: %v, want an error containing %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestProductionMinutesFromTheLog: each minute's p50 and p99 latency of
+// production calls, recomputed from the event log (answer time − creation
+// time of every production call, by the minute it was answered), match the
+// stream's minute rows; and the recorder keeps no per-call latencies for a
+// minute once it is past (a week of production keeps two numbers a minute).
+func TestProductionMinutesFromTheLog(t *testing.T) {
+	w := runLogged(t, productionScenario(t, 3600), "fixed-lane", 2)
+	born := map[int64]Time{}
+	byMinute := map[int][]float32{}
+	for _, r := range w.Log() {
+		switch {
+		case r.Event == LogCallCreate && r.Job < 0:
+			born[r.Call] = r.T
+		case r.Event == LogCallAnswer && r.Job < 0:
+			k := int(r.T / Minute)
+			byMinute[k] = append(byMinute[k], float32((r.T - born[r.Call]).Seconds()))
+		}
+	}
+	// Before anything reads the rows (which closes every minute).
+	ms := w.rec.prod[0].minutes
+	for k := 0; k < len(ms)-1; k++ {
+		if ms[k].latencies != nil {
+			t.Fatalf("minute %d of %d still holds %d latencies", k, len(ms), len(ms[k].latencies))
+		}
+	}
+	rows := w.Production()[0].Minutes
+	checked := 0
+	for _, row := range rows {
+		lats := byMinute[row.Minute]
+		if int64(len(lats)) != row.Served {
+			t.Fatalf("minute %d: %d answers in the log, %d served in the row", row.Minute, len(lats), row.Served)
+		}
+		var p50, p99 float64
+		if len(lats) > 0 {
+			slices.Sort(lats)
+			p50 = float64(lats[int(math.Ceil(0.5*float64(len(lats))))-1])
+			p99 = float64(lats[int(math.Ceil(0.99*float64(len(lats))))-1])
+			checked++
+		}
+		if row.LatencyP50 != p50 || row.LatencyP99 != p99 {
+			t.Errorf("minute %d: p50/p99 %g/%g, from the log %g/%g", row.Minute, row.LatencyP50, row.LatencyP99, p50, p99)
+		}
+	}
+	if checked < 25 {
+		t.Fatalf("only %d minutes with answers: the test needs a stream that runs", checked)
 	}
 }

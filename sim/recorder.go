@@ -71,6 +71,7 @@ type prodMeter struct {
 	latencySum                                     float64
 	lastFailMinute                                 int64 // the last minute in which a call failed for good
 	minutes                                        []minuteMeter
+	closedMinutes                                  int // minutes[:closedMinutes] are closed
 }
 
 // level integrates a piecewise-constant quantity over the measurement window.

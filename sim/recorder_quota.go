@@ -193,13 +193,34 @@ func boolTo(b bool) float64 {
 // minuteMeter is one minute of one production stream.
 type minuteMeter struct {
 	served, rejected, failed int32
-	latencies                []float32
+	latencies                []float32 // of the calls answered in the minute, until it closes
+	p50, p99                 float32   // their quantiles, once it has closed
+	closed                   bool
 }
 
-// prodMinute is the current minute's meter of production stream i.
+// close reduces a past minute's latencies to their quantiles: a week of
+// production keeps two numbers a minute, not every call's latency.
+func (m *minuteMeter) close() {
+	if m.closed {
+		return
+	}
+	m.closed = true
+	if len(m.latencies) > 0 {
+		slices.Sort(m.latencies)
+		m.p50 = m.latencies[rank(len(m.latencies), 0.5)]
+		m.p99 = m.latencies[rank(len(m.latencies), 0.99)]
+	}
+	m.latencies = nil
+}
+
+// prodMinute is the current minute's meter of production stream i; the
+// minutes before it are closed (nothing is recorded in the past).
 func (r *recorder) prodMinute(i int32) *minuteMeter {
 	p := &r.prod[i]
 	k := int(r.now() / Minute)
+	for ; p.closedMinutes < k && p.closedMinutes < len(p.minutes); p.closedMinutes++ {
+		p.minutes[p.closedMinutes].close()
+	}
 	if k >= len(p.minutes) {
 		p.minutes = slices.Grow(p.minutes, k+1-len(p.minutes))[:k+1]
 	}
@@ -219,11 +240,8 @@ func productionMinutes(ms []minuteMeter, threshold float64) ([]results.Productio
 			row.Outage = true
 			outage++
 		}
-		if len(m.latencies) > 0 {
-			slices.Sort(m.latencies)
-			row.LatencyP50 = float64(m.latencies[rank(len(m.latencies), 0.5)])
-			row.LatencyP99 = float64(m.latencies[rank(len(m.latencies), 0.99)])
-		}
+		m.close()
+		row.LatencyP50, row.LatencyP99 = float64(m.p50), float64(m.p99)
 		out = append(out, row)
 	}
 	return out, outage

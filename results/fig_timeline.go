@@ -8,8 +8,17 @@ import (
 )
 
 // hotLanes are the lanes holding the most containers under the new policy
-// (mean running jobs): where a running-job limit matters.
+// (mean running jobs): where a running-job limit matters. Found once per
+// Outputs (the series fallback needs the rows, which a report lets go once
+// its figures are prepared).
 func hotLanes(o *Outputs) []string {
+	if !o.hotFound {
+		o.hot, o.hotFound = findHotLanes(o), true
+	}
+	return o.hot
+}
+
+func findHotLanes(o *Outputs) []string {
 	_, new := runsOf(o.Summary)
 	var lanes []Lane
 	if new != nil {

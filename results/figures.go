@@ -42,16 +42,29 @@ func WriteFigures(dir string, out string) ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	return WriteFiguresFrom(o, out)
+	return writeFigures(o, out, true)
 }
 
 // WriteFiguresFrom is WriteFigures on outputs already loaded.
 func WriteFiguresFrom(o *Outputs, out string) ([]Figure, error) {
+	return writeFigures(o, out, false)
+}
+
+// writeFigures prepares every figure, then draws them. With dropRows the
+// series and batch rows are let go once the figures are prepared (they hold
+// their own data): drawing a week's figures makes gigabytes of short-lived
+// garbage, and the collector lets the heap grow in proportion to what is
+// live, so the rows would double the peak.
+func writeFigures(o *Outputs, out string, dropRows bool) ([]Figure, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
+	specs := figureSpecs(o)
+	if dropRows {
+		o.Series, o.Batches, o.extraBlock = nil, nil, nil
+	}
 	var figs []Figure
-	for _, spec := range figureSpecs(o) {
+	for _, spec := range specs {
 		png, svg, err := render(spec)
 		if err != nil {
 			// Never lose a figure to a plotting library error: say so instead.

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -29,6 +30,8 @@ type Outputs struct {
 
 	names      map[string]string
 	extraBlock []float64 // backs the Extra of the rows read last
+	hot        []string  // hotLanes, once found
+	hotFound   bool
 }
 
 // SeriesRecord is one row of series.csv.
@@ -65,13 +68,37 @@ func LoadOutputs(dir string) (*Outputs, error) {
 	if o.Summary.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s: schema_version %d is newer than this tool's %d", filepath.Join(dir, "summary.json"), o.Summary.SchemaVersion, SchemaVersion)
 	}
-	if err := readCSV(filepath.Join(dir, "series.csv"), o.addSeries); err != nil {
+	// Sized from the files' line counts first: a week's millions of rows
+	// appended into doubling slices held up to three times their size.
+	series, batches := filepath.Join(dir, "series.csv"), filepath.Join(dir, "batches.csv")
+	o.Series = make([]SeriesRecord, 0, countLines(series))
+	if err := readCSV(series, o.addSeries); err != nil {
 		return nil, err
 	}
-	if err := readCSV(filepath.Join(dir, "batches.csv"), o.addBatch); err != nil {
+	o.Batches = make([]BatchRecord, 0, countLines(batches))
+	if err := readCSV(batches, o.addBatch); err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+// countLines is the number of newlines in the file at path (0 if it cannot
+// be read: the reader then reports why).
+func countLines(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	buf := make([]byte, 1<<16)
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err != nil {
+			return n
+		}
+	}
 }
 
 // readCSV calls row for every record after the header; a missing file is no

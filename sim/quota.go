@@ -101,54 +101,18 @@ func (q *quotaWindow) of(e *quotaEntry) float64 {
 
 // quotaLog is the entries of one span of a pool, oldest first, shared by
 // the pool's windows of that span. Entry i (counted from the first ever
-// pushed) is the (i − base)-th held; entries every window has expired are
-// dropped. They are kept in pages of logPage entries, so a daily log of
-// millions grows a page at a time, without a doubling copy.
+// added) is entries.at(i − base); entries every window has expired are
+// dropped. A paged queue: a daily log of millions grows a page at a time,
+// without a doubling copy.
 type quotaLog struct {
-	pages   [][]quotaEntry // the entries from pages[0][off] on
-	off     int
-	n       int
-	spare   []quotaEntry // the last page dropped, for the next one needed
+	entries pagedQueue[quotaEntry]
 	base    int64
 	windows []*quotaWindow
 }
 
-const logPageBits = 12 // 4,096 entries, 96 KiB a page
+func (l *quotaLog) end() int64 { return l.base + int64(l.entries.len()) }
 
-func (l *quotaLog) end() int64 { return l.base + int64(l.n) }
-
-func (l *quotaLog) at(i int64) *quotaEntry {
-	k := int(i-l.base) + l.off
-	return &l.pages[k>>logPageBits][k&(1<<logPageBits-1)]
-}
-
-// add appends e at the tail.
-func (l *quotaLog) add(e quotaEntry) {
-	k := l.off + l.n
-	if k>>logPageBits == len(l.pages) {
-		page := l.spare
-		if page == nil {
-			page = make([]quotaEntry, 1<<logPageBits)
-		}
-		l.spare = nil
-		l.pages = append(l.pages, page)
-	}
-	l.pages[k>>logPageBits][k&(1<<logPageBits-1)] = e
-	l.n++
-}
-
-// drop removes the oldest entry.
-func (l *quotaLog) drop() {
-	l.off++
-	l.n--
-	l.base++
-	if l.off == 1<<logPageBits {
-		l.spare = l.pages[0]
-		l.pages[0] = nil
-		l.pages = l.pages[1:]
-		l.off = 0
-	}
-}
+func (l *quotaLog) at(i int64) *quotaEntry { return l.entries.at(int(i - l.base)) }
 
 // push appends an entry if some window of the log counts its kind.
 func (l *quotaLog) push(e quotaEntry) {
@@ -166,7 +130,7 @@ func (l *quotaLog) push(e quotaEntry) {
 		}
 	}
 	if counted {
-		l.add(e)
+		l.entries.push(e)
 	}
 }
 
@@ -176,8 +140,8 @@ func (l *quotaLog) trim() {
 	for _, q := range l.windows {
 		low = min(low, q.next)
 	}
-	for l.base < low {
-		l.drop()
+	for ; l.base < low; l.base++ {
+		l.entries.pop()
 	}
 }
 

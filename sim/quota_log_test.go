@@ -97,7 +97,7 @@ func TestSharedLogMatchesSeparateWindows(t *testing.T) {
 	accepted, rejected, held := 0, 0, 0
 	for i := 0; i < 6500; i++ {
 		for _, l := range p.logs {
-			held = max(held, l.n)
+			held = max(held, l.entries.len())
 		}
 		now += Time(rng.IntN(int(3 * Second)))
 		if i > 4600 && rng.IntN(100) == 0 { // a dense day first (more than a page), then jumps
@@ -141,16 +141,16 @@ func TestSharedLogMatchesSeparateWindows(t *testing.T) {
 	if accepted < 1000 || rejected < 1000 {
 		t.Errorf("%d tries accepted and %d rejected: the test needs many of both", accepted, rejected)
 	}
-	if held <= 1<<logPageBits {
-		t.Errorf("a log held at most %d entries: the test needs more than a page (%d)", held, 1<<logPageBits)
+	if held <= 1<<queuePageBits {
+		t.Errorf("a log held at most %d entries: the test needs more than a page (%d)", held, 1<<queuePageBits)
 	}
 	// The log keeps only what a window has not yet expired: after a day
 	// with nothing new, both logs are empty.
 	now += 25 * Hour
 	p.use(now)
 	for i, l := range p.logs {
-		if l.n != 0 {
-			t.Errorf("log %d holds %d entries a day after the last try", i, l.n)
+		if n := l.entries.len(); n != 0 {
+			t.Errorf("log %d holds %d entries a day after the last try", i, n)
 		}
 	}
 }

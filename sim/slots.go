@@ -77,3 +77,52 @@ func (ps *pages[T]) all() []T {
 	ps.p = append(ps.p[:0], out)
 	return out
 }
+
+// pagedQueue is a FIFO kept in pages of 1<<queuePageBits items: it grows a
+// page at a time and gives a page back as its front empties, so a queue of
+// millions (a rolling daily quota's tries) never copies, or holds twice,
+// what it holds.
+type pagedQueue[T any] struct {
+	pages [][]T // the items, from pages[0][off] on
+	off   int
+	n     int
+	spare []T // the page last emptied, for the next one needed
+}
+
+const queuePageBits = 12 // 4,096 items a page
+
+func (q *pagedQueue[T]) len() int { return q.n }
+
+// at is the i-th item from the front, 0 <= i < len.
+func (q *pagedQueue[T]) at(i int) *T {
+	k := q.off + i
+	return &q.pages[k>>queuePageBits][k&(1<<queuePageBits-1)]
+}
+
+// push appends v at the back.
+func (q *pagedQueue[T]) push(v T) {
+	k := q.off + q.n
+	if k>>queuePageBits == len(q.pages) {
+		page := q.spare
+		if page == nil {
+			page = make([]T, 1<<queuePageBits)
+		}
+		q.spare = nil
+		q.pages = append(q.pages, page)
+	}
+	q.pages[k>>queuePageBits][k&(1<<queuePageBits-1)] = v
+	q.n++
+}
+
+// pop drops the front item; the queue must not be empty.
+func (q *pagedQueue[T]) pop() {
+	var zero T
+	*q.at(0) = zero
+	q.off++
+	q.n--
+	if q.off == 1<<queuePageBits {
+		q.spare, q.pages[0] = q.pages[0], nil
+		q.pages = q.pages[1:]
+		q.off = 0
+	}
+}

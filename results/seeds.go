@@ -60,11 +60,10 @@ func (s *RatioStat) Cells(unit string) (mean, low, high string) {
 	if s == nil {
 		return "-", "-", "-"
 	}
-	mean, low, high = fmt.Sprintf("%.2f%s", s.Mean, unit), "-", "-"
-	if s.Low != nil && s.High != nil {
-		low, high = fmt.Sprintf("%.2f%s", *s.Low, unit), fmt.Sprintf("%.2f%s", *s.High, unit)
+	if s.Low == nil || s.High == nil {
+		return multiplierText(&s.Mean, unit), "-", "-"
 	}
-	return mean, low, high
+	return multiplierText(&s.Mean, unit), multiplierText(s.Low, unit), multiplierText(s.High, unit)
 }
 
 // LogRatioCI is the paired log-ratio estimator: with l_i = ln(ratio_i), the

@@ -165,6 +165,9 @@ func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 // projectName is the name of the project with key p.
 func (f *fairness) projectName(p int32) string { return f.projectState[p].name }
 
+// batchName is the name of the live batch in slot b.
+func (f *fairness) batchName(b int32) string { return f.batches.at(b).name }
+
 // track starts recording a batch's progress.
 func (f *fairness) track(b *batchState) {
 	b.tracked, b.trackSeq = true, f.trackSeq

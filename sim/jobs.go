@@ -125,7 +125,7 @@ func (w *World) internAccount(name string) int32 {
 // its account, project and batch (the batch stays live until it is graded).
 func (w *World) gradingJob(j *waitingJob) workloads.Job {
 	return workloads.Job{
-		Account: w.accounts[j.account], Project: w.rec.fair.projectName(j.project), Batch: w.rec.fair.batches.at(j.batch).name,
+		Account: w.accounts[j.account], Project: w.rec.fair.projectName(j.project), Batch: w.rec.fair.batchName(j.batch),
 		AccountTier: j.tiers[0], ProjectTier: j.tiers[1], BatchTier: j.tiers[2],
 		Model: int(j.judge), Behaviour: j.judgeBehaviour, Judge: -1,
 		Seed: j.seed*0x9e3779b97f4a7c15 + 1, Arrival: w.now().Duration(),

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 )
 
@@ -62,12 +63,27 @@ type quotaWindow struct {
 	byModel []float64
 }
 
+// quotaEntry is 16 bytes: a rolling daily log holds every try of the last
+// 24 hours, tens of millions on a busy week. A try's tokens are a whole
+// number (a call's input plus output, each an int32), so they fit amt
+// exactly; a history entry's share of a declared day is fractional, so it
+// lives in the log's hist and amt is its index there.
 type quotaEntry struct {
 	t     Time
-	amt   float64 // tokens of a try; a history entry's requests or tokens
-	model int32   // the evaluation call's model; -1 for production and history
+	amt   uint32 // tokens of a try; a history entry's index in quotaLog.hist
+	model int16  // the evaluation call's model; -1 for production and history
 	src   source
 	kind  entryKind
+}
+
+// newTry is the entry of an accepted try (or, with kind entryBurn, of a
+// rejected one counted against the request windows).
+func newTry(t Time, tokens float64, src source, model int32, kind entryKind) quotaEntry {
+	amt := uint32(tokens)
+	if float64(amt) != tokens || int32(int16(model)) != model {
+		panic(fmt.Sprintf("sim: quota entry of %v tokens on model %d: not a whole uint32 and an int16", tokens, model))
+	}
+	return quotaEntry{t: t, amt: amt, src: src, model: int16(model), kind: kind}
 }
 
 // entryKind says what an entry counts in which window.
@@ -93,10 +109,13 @@ func (q *quotaWindow) holds(k entryKind) bool {
 
 // of is what entry e counts in the window (which holds it).
 func (q *quotaWindow) of(e *quotaEntry) float64 {
-	if e.kind == entryTry && !q.tokens || e.kind == entryBurn {
+	switch {
+	case e.kind == entryTry && !q.tokens || e.kind == entryBurn:
 		return 1
+	case e.kind == entryTry:
+		return float64(e.amt)
 	}
-	return e.amt
+	return q.log.hist[e.amt]
 }
 
 // quotaLog is the entries of one span of a pool, oldest first, shared by
@@ -108,6 +127,7 @@ type quotaLog struct {
 	entries pagedQueue[quotaEntry]
 	base    int64
 	windows []*quotaWindow
+	hist    []float64 // the history entries' requests or tokens, by their amt
 }
 
 func (l *quotaLog) end() int64 { return l.base + int64(l.entries.len()) }
@@ -132,6 +152,12 @@ func (l *quotaLog) push(e quotaEntry) {
 	if counted {
 		l.entries.push(e)
 	}
+}
+
+// pushHistory appends a history entry of amt requests or tokens.
+func (l *quotaLog) pushHistory(t Time, amt float64, kind entryKind) {
+	l.hist = append(l.hist, amt)
+	l.push(quotaEntry{t: t, amt: uint32(len(l.hist) - 1), src: srcHistory, model: -1, kind: kind})
 }
 
 // trim drops the entries every window has expired.
@@ -315,8 +341,9 @@ func (o *quotaPool) check(now Time, tokens float64) Time {
 // every window.
 func (o *quotaPool) commit(now Time, tokens float64, src source, model int32) {
 	o.spent += tokens
+	e := newTry(now, tokens, src, model, entryTry)
 	for _, l := range o.logs {
-		l.push(quotaEntry{t: now, amt: tokens, src: src, model: model, kind: entryTry})
+		l.push(e)
 	}
 }
 
@@ -326,8 +353,9 @@ func (o *quotaPool) burn(now Time, src source, model int32) bool {
 	if !o.countRejected {
 		return false
 	}
+	e := newTry(now, 0, src, model, entryBurn)
 	for _, l := range o.logs {
-		l.push(quotaEntry{t: now, src: src, model: model, kind: entryBurn})
+		l.push(e)
 	}
 	return true
 }
@@ -388,7 +416,7 @@ func (q *quotaWindow) modelLive(now Time, model int32) float64 {
 		if e.t+q.span > now {
 			break
 		}
-		if e.model == model && q.holds(e.kind) {
+		if int32(e.model) == model && q.holds(e.kind) {
 			v -= q.of(e)
 		}
 	}
@@ -454,10 +482,10 @@ func (o *quotaPool) seedHistory(h *QuotaHistory, clock time.Duration) {
 				continue
 			}
 			if x := h.Requests * w[m] / total; x > 0 {
-				l.push(quotaEntry{t: t, amt: x, src: srcHistory, model: -1, kind: entryHistRequests})
+				l.pushHistory(t, x, entryHistRequests)
 			}
 			if x := h.Tokens * w[m] / total; x > 0 {
-				l.push(quotaEntry{t: t, amt: x, src: srcHistory, model: -1, kind: entryHistTokens})
+				l.pushHistory(t, x, entryHistTokens)
 			}
 		}
 	}

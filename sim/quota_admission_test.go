@@ -13,7 +13,14 @@ type naiveWindow struct {
 	limit      float64
 	span       Time
 	underLimit bool
-	tries      []quotaEntry
+	tries      []naiveTry
+}
+
+// naiveTry is an admitted try as the brute force keeps it.
+type naiveTry struct {
+	t     Time
+	amt   float64
+	model int32
 }
 
 func (n *naiveWindow) sum(now Time) float64 {
@@ -101,7 +108,7 @@ func TestAdmissionRulesBruteForce(t *testing.T) {
 					t.Fatalf("try %d (%g tokens at %v, window %g): retry-after %v, brute force %v", i, amt, now.Duration(), before, gotWait.Duration(), wantWait.Duration())
 				}
 				if ok {
-					ref.tries = append(ref.tries, quotaEntry{t: now, amt: amt, model: model})
+					ref.tries = append(ref.tries, naiveTry{t: now, amt: amt, model: model})
 					if amt >= 300 && before+amt > limit {
 						bigAdmittedNearFull = true
 					}

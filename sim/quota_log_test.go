@@ -23,8 +23,10 @@ func TestSharedLogMatchesSeparateWindows(t *testing.T) {
 	if len(p.logs) != 2 {
 		t.Fatalf("%d logs for two spans", len(p.logs))
 	}
-	type entry struct {
-		quotaEntry
+	type entry struct { // a try as the brute force keeps it, not the log's layout
+		t      Time
+		src    source
+		model  int32
 		tokens float64
 		burn   bool
 	}
@@ -132,10 +134,10 @@ func TestSharedLogMatchesSeparateWindows(t *testing.T) {
 		}
 		if ok {
 			accepted++
-			tries = append(tries, entry{quotaEntry: quotaEntry{t: now, src: src, model: model}, tokens: tokens})
+			tries = append(tries, entry{t: now, src: src, model: model, tokens: tokens})
 		} else if p.burn(now, src, model) {
 			rejected++
-			tries = append(tries, entry{quotaEntry: quotaEntry{t: now, src: src, model: model}, burn: true})
+			tries = append(tries, entry{t: now, src: src, model: model, burn: true})
 		}
 	}
 	if accepted < 1000 || rejected < 1000 {

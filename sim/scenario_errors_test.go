@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,6 +53,47 @@ func TestScenarioErrorText(t *testing.T) {
 				t.Fatal("broken scenario accepted")
 			}
 			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestModelCountLimit: the catalogue holds at most MaxModels models, listed
+// one by one or in groups (a quota log keeps a model as an int16, so a
+// catalogue past the limit would break it mid-run instead of at load).
+func TestModelCountLimit(t *testing.T) {
+	explicit := func(n int) string { // n more models after a and b
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "  - {name: m%d, streams: 1, decode_rate: 1}\n", i)
+		}
+		return b.String()
+	}
+	base := "  - {name: b, streams: 5, decode_rate: 40}\n"
+	for _, tc := range []struct {
+		name, new, wantErr string
+	}{
+		{"listed, at the limit", base + explicit(MaxModels-2), ""},
+		{"listed, one past", base + explicit(MaxModels-1), "dir/many.yaml:7: models: 10001 models: at most 10000"},
+		{"grouped, at the limit", base + fmt.Sprintf("model_groups:\n  - {prefix: g, count: %d, streams: 1, decode_rate: 1}\n", MaxModels-2), ""},
+		{"grouped, one past", base + fmt.Sprintf("model_groups:\n  - {prefix: g, count: %d, streams: 1, decode_rate: 1}\n", MaxModels-1), "dir/many.yaml:14: model_groups[0].count: 10001 models in all: at most 10000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := ParseScenario("dir/many.yaml", []byte(strings.Replace(validScenario, base, tc.new, 1)))
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := len(sc.Catalogue()); n != MaxModels {
+					t.Errorf("%d models in the catalogue, want %d", n, MaxModels)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("scenario past the model limit accepted")
+			}
+			if diff := cmp.Diff(tc.wantErr, err.Error()); diff != "" {
 				t.Errorf("error text (-want +got):\n%s", diff)
 			}
 		})

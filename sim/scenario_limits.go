@@ -30,6 +30,9 @@ const (
 // and periods so short a run could not advance.
 func (s *Scenario) validateSizes() error {
 	models := len(s.Models)
+	if models > MaxModels {
+		return field.Errorf("models", "%d models: at most %d", models, MaxModels)
+	}
 	for i, g := range s.ModelGroups {
 		if models += max(g.Count, 0); models > MaxModels {
 			return field.Errorf(fmt.Sprintf("model_groups[%d].count", i), "%d models in all: at most %d", models, MaxModels)

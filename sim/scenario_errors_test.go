@@ -99,3 +99,35 @@ func TestModelCountLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectCountLimit: accounts × projects_per_account is bounded, and a
+// product past int64 is refused rather than wrapping past the check into a
+// generator that cannot allocate it.
+func TestProjectCountLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name, new, wantErr string
+	}{
+		{"at the limit", "  accounts: 1000\n  projects_per_account: 10000\n", ""},
+		{"one past", "  accounts: 1000\n  projects_per_account: 10001\n",
+			"dir/p.yaml:15: workload.projects_per_account: 1000 accounts × 10001 projects: at most 10000000 projects in all"},
+		{"product past int64", "  accounts: 1000000\n  projects_per_account: 10000000000000\n",
+			"dir/p.yaml:15: workload.projects_per_account: 1000000 accounts × 10000000000000 projects: at most 10000000 projects in all"},
+		{"largest int64", "  accounts: 2\n  projects_per_account: 9223372036854775807\n",
+			"dir/p.yaml:15: workload.projects_per_account: 2 accounts × 9223372036854775807 projects: at most 10000000 projects in all"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := "  accounts: 2\n  projects_per_account: 2\n"
+			if !strings.Contains(validScenario, old) {
+				t.Fatalf("test bug: %q not in the base scenario", old)
+			}
+			_, err := ParseScenario("dir/p.yaml", []byte(strings.Replace(validScenario, old, tc.new, 1)))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, got); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

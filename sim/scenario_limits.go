@@ -56,8 +56,8 @@ func (s *Scenario) validateSizes() error {
 		return field.Errorf("containers.capacity", "at most %d, got %d", MaxContainers, s.Containers.Capacity)
 	case w.Accounts > MaxAccounts:
 		return field.Errorf("workload.accounts", "at most %d, got %d", MaxAccounts, w.Accounts)
-	case w.ProjectsPerAccount > 0 && w.Accounts*w.ProjectsPerAccount > MaxProjects:
-		return field.Errorf("workload.projects_per_account", "%d projects in all: at most %d", w.Accounts*w.ProjectsPerAccount, MaxProjects)
+	case w.Accounts > 0 && w.ProjectsPerAccount > MaxProjects/w.Accounts: // divided: the product can overflow
+		return field.Errorf("workload.projects_per_account", "%d accounts × %d projects: at most %d projects in all", w.Accounts, w.ProjectsPerAccount, MaxProjects)
 	}
 	return nil
 }

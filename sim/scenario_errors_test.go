@@ -77,7 +77,9 @@ func TestModelCountLimit(t *testing.T) {
 		{"listed, at the limit", base + explicit(MaxModels-2), ""},
 		{"listed, one past", base + explicit(MaxModels-1), "dir/many.yaml:7: models: 10001 models: at most 10000"},
 		{"grouped, at the limit", base + fmt.Sprintf("model_groups:\n  - {prefix: g, count: %d, streams: 1, decode_rate: 1}\n", MaxModels-2), ""},
-		{"grouped, one past", base + fmt.Sprintf("model_groups:\n  - {prefix: g, count: %d, streams: 1, decode_rate: 1}\n", MaxModels-1), "dir/many.yaml:14: model_groups[0].count: 10001 models in all: at most 10000"},
+		{"grouped, one past", base + fmt.Sprintf("model_groups:\n  - {prefix: g, count: %d, streams: 1, decode_rate: 1}\n", MaxModels-1), "dir/many.yaml:14: model_groups[0].count: 9999 models with the 2 before: at most 10000 in all"},
+		{"grouped, past int64", base + "model_groups:\n  - {prefix: g, count: 9223372036854775807, streams: 1, decode_rate: 1}\n", "dir/many.yaml:14: model_groups[0].count: 9223372036854775807 models with the 2 before: at most 10000 in all"},
+		{"second group past", base + "model_groups:\n  - {prefix: g, count: 5000, streams: 1, decode_rate: 1}\n  - {prefix: h, count: 4999, streams: 1, decode_rate: 1}\n", "dir/many.yaml:15: model_groups[1].count: 4999 models with the 5002 before: at most 10000 in all"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := ParseScenario("dir/many.yaml", []byte(strings.Replace(validScenario, base, tc.new, 1)))

@@ -34,9 +34,10 @@ func (s *Scenario) validateSizes() error {
 		return field.Errorf("models", "%d models: at most %d", models, MaxModels)
 	}
 	for i, g := range s.ModelGroups {
-		if models += max(g.Count, 0); models > MaxModels {
-			return field.Errorf(fmt.Sprintf("model_groups[%d].count", i), "%d models in all: at most %d", models, MaxModels)
+		if g.Count > MaxModels-models { // compared, not added: a count near MaxInt64 would wrap the sum
+			return field.Errorf(fmt.Sprintf("model_groups[%d].count", i), "%d models with the %d before: at most %d in all", g.Count, models, MaxModels)
 		}
+		models += max(g.Count, 0)
 	}
 	for _, p := range []struct {
 		path string

@@ -43,6 +43,9 @@ func TestScenarioErrorText(t *testing.T) {
 		{"global cap above containers", "global_cap: 50", "global_cap: 500", "dir/bad.yaml:25: policies.fixed_lane.global_cap: 500 is above containers.capacity 100"},
 		{"scheduler target", "    lanes: {a: 20}\n", "    lanes: {a: 20}\n  scheduler: {target_depth: -4}\n", "dir/bad.yaml:27: policies.scheduler.target_depth: must be >= 1, got -4"},
 		{"wrong type", "streams: 10", "streams: ten", `dir/bad.yaml:10: models[0].streams: want a whole number, got "ten"`},
+		{"jitter cv past the limit", "    decode_rate: 50\n", "    decode_rate: 50\n    jitter: {dist: lognormal, cv: 1e308}\n", "dir/bad.yaml:12: models[0].jitter.cv: at most 1000, got 1e+308"},
+		{"production tokens past int32", "workload:", "production:\n  - {name: p, model: a, rate_per_hour: 10, prompt_tokens: 2147483648, output_tokens: 10}\nworkload:",
+			"dir/bad.yaml:14: production[0].prompt_tokens: at most 1e+07, got 2.147483648e+09 (the limit guards the simulator's integers and clock)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(validScenario, tc.old) {

@@ -18,7 +18,7 @@ const (
 	MaxStreams       = 1_000_000  // streams and inflight_limit of a model
 	MaxAccounts      = 1_000_000  // workload.accounts
 	MaxProjects      = 10_000_000 // accounts × projects_per_account
-	MaxFactor        = 1000       // slowdown.max, events' capacity and latency, retry multiplier
+	MaxFactor        = 1000       // slowdown.max, jitter.cv, events' capacity and latency, retry multiplier
 	MaxRatePerHour   = 1_000_000  // batches per hour of a batch process
 	MaxBurstBatches  = 1_000_000  // batches of one burst
 	MinPeriod        = time.Millisecond
@@ -74,6 +74,8 @@ func (s *Scenario) validateLimits() error {
 			return field.Errorf(p+".inflight_limit", "at most %d, got %d", MaxStreams, m.InflightLimit)
 		case m.Slowdown.Max > MaxFactor:
 			return field.Errorf(p+".slowdown.max", "at most %d, got %g", MaxFactor, m.Slowdown.Max)
+		case m.Jitter.CV > MaxFactor: // a CV near MaxFloat64 makes σ infinite and a latency NaN
+			return field.Errorf(p+".jitter.cv", "at most %d, got %g", MaxFactor, m.Jitter.CV)
 		}
 	}
 	for i, e := range s.Events {

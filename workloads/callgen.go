@@ -39,6 +39,9 @@ func (c *CallGenConfig) Validate() error {
 		if err := d.d.compileAt(d.path); err != nil {
 			return err
 		}
+		if err := d.d.CheckAtMost(d.path, MaxTokens); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -78,7 +81,11 @@ func (g *callGenerator) Next() (Call, bool) {
 		if u := unit(g.src); u >= keep {
 			continue
 		}
-		return Call{Arrival: at, In: atLeastOne(g.cfg.PromptTokens.Sample(g.src)), Out: atLeastOne(g.cfg.OutputTokens.Sample(g.src))}, true
+		// Clamped as a behaviour's draws are: an unbounded tail must not
+		// overflow a call's int32 token counts.
+		in := atLeastOne(clampDraw(g.cfg.PromptTokens.Sample(g.src), MaxTokens))
+		out := atLeastOne(clampDraw(g.cfg.OutputTokens.Sample(g.src), MaxTokens))
+		return Call{Arrival: at, In: in, Out: out}, true
 	}
 }
 

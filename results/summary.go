@@ -363,8 +363,17 @@ func WriteFileAtomic(path string, data []byte) error {
 
 // WriteAtomic streams write's output (buffered) into a temporary file in
 // path's directory and renames it into place only if everything succeeded,
-// so a failure leaves neither half a file nor the temporary one.
+// so a failure leaves neither half a file nor the temporary one. A path
+// that exists and is not a regular file (a pipe, a terminal, /dev/stdout)
+// is written in place instead: renaming over it would replace the device
+// with a file.
 func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return fmt.Errorf("%s is a directory, not a file", path)
+		}
+		return writeInPlace(path, write)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -390,6 +399,34 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// writeInPlace streams write's output (buffered) into an existing
+// non-regular file, reporting a failed write (a full device, a closed pipe).
+func writeInPlace(path string, write func(w io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// IsRegularOrMissing reports whether path names a regular file or nothing:
+// where WriteAtomic writes through a temporary file.
+func IsRegularOrMissing(path string) bool {
+	fi, err := os.Stat(path)
+	return err != nil || fi.Mode().IsRegular()
 }
 
 // FairnessSummary is a run's fairness: Jain's index per window over the

@@ -17,6 +17,12 @@ import (
 // re-run never shows a previous scenario's figures. version names the tool
 // that wrote the report.
 func WriteReport(dir string, version string) error {
+	// Read where the user pointed, before anything is staged: a missing or
+	// broken output is reported at its own path and leaves nothing behind.
+	o, err := LoadOutputs(dir)
+	if err != nil {
+		return err
+	}
 	stage, err := StageDir(dir)
 	if err != nil {
 		return err
@@ -25,20 +31,18 @@ func WriteReport(dir string, version string) error {
 		stage.Abort()
 		return err
 	}
-	if err := writeReportIn(stage.Dir, dir, version); err != nil {
+	o.Dir = stage.Dir // the report and its figures are written there
+	if err := writeReportOf(o, dir, version); err != nil {
 		stage.Abort()
 		return err
 	}
 	return stage.Commit()
 }
 
-// writeReportIn writes the report of the outputs in dir into dir, naming
-// the directory shown in the report.
-func writeReportIn(dir, shown, version string) error {
-	o, err := LoadOutputs(dir)
-	if err != nil {
-		return err
-	}
+// writeReportOf writes the report of o into o.Dir, naming the directory
+// shown in the report.
+func writeReportOf(o *Outputs, shown, version string) error {
+	dir := o.Dir
 	o.Shown = shown
 	figDir := filepath.Join(dir, "figures")
 	figs, err := writeFigures(o, figDir, true) // the report reads no row after the figures (hotLanes keeps its answer)

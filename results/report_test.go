@@ -129,8 +129,31 @@ func TestWriteReportDegenerate(t *testing.T) {
 	}
 }
 
+// TestWriteReportMissingDir: a directory without outputs is reported at
+// the path the user gave (not at a staging directory beside it), and
+// nothing is left behind.
 func TestWriteReportMissingDir(t *testing.T) {
-	if err := results.WriteReport(filepath.Join(t.TempDir(), "nope"), "v"); err == nil {
-		t.Error("no error for a missing directory")
+	parent := t.TempDir()
+	for _, name := range []string{"nope", "empty"} {
+		dir := filepath.Join(parent, name)
+		if name == "empty" {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := results.WriteReport(dir, "v")
+		if err == nil {
+			t.Fatalf("%s: no error", name)
+		}
+		if want := filepath.Join(dir, "summary.json"); !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "partial") {
+			t.Errorf("%s: error %q, want one naming %s", name, err, want)
+		}
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 || entries[0].Name() != "empty" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left %v in the parent, want only the empty directory", names)
 	}
 }

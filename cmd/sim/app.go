@@ -292,7 +292,11 @@ func compareArms(sc *sim.Scenario, o options) ([]sim.RunSpec, error) {
 		return []sim.RunSpec{{Policy: "fixed-lane"}, {Policy: "scheduler"}}, nil
 	}
 	if len(variants) < 2 {
-		return nil, fmt.Errorf("--variant: give at least two (the first is the baseline); %s has %s", sc.File(), strings.Join(sc.VariantNames(), ", "))
+		have := "declares no variants"
+		if names := sc.VariantNames(); len(names) > 0 {
+			have = "has " + strings.Join(names, ", ")
+		}
+		return nil, fmt.Errorf("--variant: give at least two (the first is the baseline); %s %s", sc.File(), have)
 	}
 	var arms []sim.RunSpec
 	seen := map[string]bool{}

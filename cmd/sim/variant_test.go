@@ -114,6 +114,7 @@ func TestCompareVariantErrors(t *testing.T) {
 		{"one variant", []string{"--variant", "old"}, "at least two"},
 		{"unknown", []string{"--variant", "old", "--variant", "nope"}, `no variant "nope" (have old, new, shallow, more-models)`},
 		{"twice", []string{"--variant", "old", "--variant", "old"}, `"old" given twice`},
+		{"one, none declared", []string{"--scenario", "light-load", "--variant", "old"}, "embedded:light-load declares no variants"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -61,13 +62,23 @@ type quotaWindow struct {
 	// byModel is the evaluation entries' sum per model: the lane's own
 	// share of the window, which a scheduler reads before a raise.
 	byModel []float64
+	// The wait cursor: wf is the sum of the held entries in [next, wc).
+	// wait moves wc to where the entries that free first let a try in,
+	// instead of summing from next on every refused try: under retry burn
+	// a minute window holds a minute of refused tries, and summing them on
+	// each refusal was quadratic. Every amount is a whole number (a try's
+	// tokens, one request, a declared history's minute, apportioned whole),
+	// so the sums are exact in any order and the cursor finds the entry a
+	// scan from next would.
+	wc int64
+	wf float64
 }
 
 // quotaEntry is 16 bytes: a rolling daily log holds every try of the last
 // 24 hours, tens of millions on a busy week. A try's tokens are a whole
 // number (a call's input plus output, each an int32), so they fit amt
-// exactly; a history entry's share of a declared day is fractional, so it
-// lives in the log's hist and amt is its index there.
+// exactly; a history entry's minute of a declared day (whole, but up to
+// the day's total) lives in the log's hist and amt is its index there.
 type quotaEntry struct {
 	t     Time
 	amt   uint32 // tokens of a try; a history entry's index in quotaLog.hist
@@ -127,7 +138,7 @@ type quotaLog struct {
 	entries pagedQueue[quotaEntry]
 	base    int64
 	windows []*quotaWindow
-	hist    []float64 // the history entries' requests or tokens, by their amt
+	hist    []float64 // the history entries' requests or tokens (whole), by their amt
 }
 
 func (l *quotaLog) end() int64 { return l.base + int64(l.entries.len()) }
@@ -243,6 +254,7 @@ func (q *quotaWindow) expire(now Time) {
 	if q.fixed {
 		if now >= q.reset {
 			q.next, q.held = l.end(), 0
+			q.wc, q.wf = q.next, 0
 			q.sum, q.bySrc = 0, [numSources]float64{}
 			clear(q.byModel)
 			for q.reset <= now {
@@ -267,10 +279,17 @@ func (q *quotaWindow) expire(now Time) {
 		if e.model >= 0 {
 			q.byModel[e.model] -= a
 		}
+		if q.next < q.wc {
+			q.wf -= a
+		}
+	}
+	if q.wc < q.next {
+		q.wc, q.wf = q.next, 0
 	}
 	if q.held == 0 {
 		q.sum, q.bySrc = 0, [numSources]float64{} // no drift from float sums
 		clear(q.byModel)
+		q.wf = 0
 	}
 	l.trim()
 }
@@ -295,18 +314,35 @@ func (q *quotaWindow) wait(now Time, amt float64) Time {
 	if q.fixed {
 		return q.reset - now
 	}
-	freed := 0.0
-	for i, end := q.next, q.log.end(); i < end; i++ {
-		e := q.log.at(i)
+	// The shortest run of held entries from next whose freeing lets amt
+	// in ends at the entry that frees last: move wc right until the run
+	// [next, wc) lets it in, then left while it still would without its
+	// last held entry.
+	l, end := q.log, q.log.end()
+	for !q.admits(q.sum-q.wf, amt) {
+		if q.wc == end {
+			return q.span
+		}
+		if e := l.at(q.wc); q.holds(e.kind) {
+			q.wf += q.of(e)
+		}
+		q.wc++
+	}
+	for {
+		if q.wc <= q.next { // cannot be: sum alone does not admit (checked above)
+			panic("sim: quota wait cursor ran past the window's first entry")
+		}
+		e := l.at(q.wc - 1)
 		if !q.holds(e.kind) {
+			q.wc--
 			continue
 		}
-		freed += q.of(e)
-		if q.admits(q.sum-freed, amt) {
-			return e.t + q.span - now
+		if a := q.of(e); q.admits(q.sum-(q.wf-a), amt) {
+			q.wc, q.wf = q.wc-1, q.wf-a
+			continue
 		}
+		return e.t + q.span - now
 	}
-	return q.span
 }
 
 // amount is what a try of tokens counts in the window.
@@ -474,6 +510,16 @@ func (o *quotaPool) seedHistory(h *QuotaHistory, clock time.Duration) {
 		}
 		total += w[m]
 	}
+	// Whole requests and tokens per minute, apportioned by cumulative
+	// rounding: each minute within one of its exact share, the day summing
+	// to the declared totals. Whole amounts keep every window sum exact.
+	var cumReq, cumTok [1441]float64
+	cum := 0.0
+	for m := range w {
+		cum += w[m]
+		cumReq[m+1] = math.Round(h.Requests * cum / total)
+		cumTok[m+1] = math.Round(h.Tokens * cum / total)
+	}
 	for _, l := range o.logs {
 		q := l.windows[0] // the log's windows share span, fixedness and reset
 		for m := range w {
@@ -481,10 +527,10 @@ func (o *quotaPool) seedHistory(h *QuotaHistory, clock time.Duration) {
 			if q.fixed && t < q.reset-q.span {
 				continue
 			}
-			if x := h.Requests * w[m] / total; x > 0 {
+			if x := cumReq[m+1] - cumReq[m]; x > 0 {
 				l.pushHistory(t, x, entryHistRequests)
 			}
-			if x := h.Tokens * w[m] / total; x > 0 {
+			if x := cumTok[m+1] - cumTok[m]; x > 0 {
 				l.pushHistory(t, x, entryHistTokens)
 			}
 		}

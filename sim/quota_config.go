@@ -139,11 +139,14 @@ func (h *QuotaHistory) validate(p string) error {
 	if h == nil {
 		return nil
 	}
-	switch {
-	case h.Requests < 0 || math.IsNaN(h.Requests) || math.IsInf(h.Requests, 0):
-		return field.Errorf(p+".requests", "must be >= 0 and finite, got %g", h.Requests)
-	case h.Tokens < 0 || math.IsNaN(h.Tokens) || math.IsInf(h.Tokens, 0):
-		return field.Errorf(p+".tokens", "must be >= 0 and finite, got %g", h.Tokens)
+	for _, c := range []struct {
+		key string
+		v   float64
+	}{{"requests", h.Requests}, {"tokens", h.Tokens}} {
+		// Whole, and small enough that every window sum stays exact.
+		if !(c.v >= 0 && c.v <= MaxHistory && c.v == math.Trunc(c.v)) {
+			return field.Errorf(p+"."+c.key, "must be a whole number in [0, %g], got %g", float64(MaxHistory), c.v)
+		}
 	}
 	return workloads.CheckWeights(p+".hourly", h.Hourly, 24)
 }

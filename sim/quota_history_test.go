@@ -8,19 +8,19 @@ import (
 )
 
 // TestHistoryAgesOutMinuteByMinute: usage declared for the day before the
-// run (organisations[].history) counts in the daily windows as its hourly
-// weights spread it over the minutes, and each minute's share frees exactly
-// 24 h after that minute. The expectation is recomputed here from the
-// weights, minute by minute, not read from the pool; requests and tokens
-// share one log, so a history entry read back with the other's amount
-// (they are kept beside the log, not in the 16-byte entries) fails it.
+// run (organisations[].history) is counted in the daily windows as whole
+// requests and tokens per minute, each minute within one of its exact share
+// of the hourly weights, the day summing to the declared totals; and each
+// minute frees exactly 24 h after it, not in between. The minutes' amounts
+// are read back from the pool as the drop in its count when each ages out,
+// and checked against shares recomputed here from the weights.
 func TestHistoryAgesOutMinuteByMinute(t *testing.T) {
 	hourly := make([]float64, 24)
 	for h := range hourly {
 		hourly[h] = 0.3 + 0.1*float64(h%7) // uneven, so a shifted hour shows
 	}
 	const clock = 2*time.Hour + 14*time.Minute // virtual time 0 is 02:14
-	hist := &QuotaHistory{Requests: 7200, Tokens: 8_640_123.5, Hourly: hourly}
+	hist := &QuotaHistory{Requests: 7201, Tokens: 8_640_123, Hourly: hourly}
 	limits := [numDims]float64{dimRPD: 1e7, dimTPD: 1e10}
 	p := newQuotaPool(poolSpec{limits: limits, clock: clock, models: 1})
 	p.seedHistory(hist, clock)
@@ -33,30 +33,39 @@ func TestHistoryAgesOutMinuteByMinute(t *testing.T) {
 		share[m] = hourly[int(tod/time.Hour)]
 		total += share[m]
 	}
-	for _, at := range []Time{0, Minute, 46 * Minute, 5*Hour + 30*Second, 23*Hour + 59*Minute, 24 * Hour} {
-		// Minute m was counted at −(1440−m) min and frees 24 h later.
-		var wantReq, wantTok float64
-		for m := range share {
-			if -Time(1440-m)*Minute+24*Hour > at {
-				wantReq += hist.Requests * share[m] / total
-				wantTok += hist.Tokens * share[m] / total
+	count := func(at Time) (req, tok float64) { // the windows' raw sums, as they hold them
+		var got [numDims]float64
+		for i := range p.windows {
+			q := &p.windows[i]
+			sum, bySrc := q.live(at)
+			if sum != bySrc[srcHistory] {
+				t.Fatalf("at %v: %s holds %v, %v of it history", at.Duration(), DimNames[q.dim], sum, bySrc[srcHistory])
 			}
+			got[q.dim] = sum
 		}
-		all, by := p.dimUse(at, srcHistory)
+		return got[dimRPD], got[dimTPD]
+	}
+	// Minute m was counted at −(1440−m) min: it frees at m min (minute 0
+	// at time 0 itself), and at no other moment. Before it, the declared
+	// totals were held.
+	prevR, prevK := hist.Requests, hist.Tokens
+	for m := range share {
+		nowR, nowK := count(Time(m) * Minute)
 		for _, c := range []struct {
-			dim             int
-			want, got       float64
-			gotBySrc, total float64
-		}{
-			{dimRPD, wantReq, all[dimRPD] * limits[dimRPD], by[dimRPD] * limits[dimRPD], hist.Requests},
-			{dimTPD, wantTok, all[dimTPD] * limits[dimTPD], by[dimTPD] * limits[dimTPD], hist.Tokens},
-		} {
-			// Summed in another order than the pool's: equal to rounding,
-			// which over 1,440 terms is far below 1e-9 of the day.
-			if tol := 1e-9 * c.total; math.Abs(c.got-c.want) > tol || math.Abs(c.gotBySrc-c.want) > tol {
-				t.Errorf("at %v: %s holds %.6f (history %.6f), recomputed %.6f", at.Duration(), DimNames[c.dim], c.got, c.gotBySrc, c.want)
+			name        string
+			freed, want float64
+		}{{"requests", prevR - nowR, hist.Requests * share[m] / total}, {"tokens", prevK - nowK, hist.Tokens * share[m] / total}} {
+			if c.freed != math.Trunc(c.freed) || math.Abs(c.freed-c.want) >= 1 {
+				t.Errorf("minute %d freed %v %s, its share is %.3f: want a whole number within 1", m, c.freed, c.name, c.want)
 			}
 		}
+		if midR, midK := count(Time(m)*Minute + 30*Second); midR != nowR || midK != nowK {
+			t.Fatalf("between minutes %d and %d the count moved", m, m+1)
+		}
+		prevR, prevK = nowR, nowK
+	}
+	if prevR != 0 || prevK != 0 {
+		t.Errorf("a day later %v requests and %v tokens still held", prevR, prevK)
 	}
 }
 

@@ -15,11 +15,30 @@ import (
 // and reading (each dimension's use, by source and by model) is checked
 // against brute-force windows that each keep their own tries: accepted
 // tries count 1 request and their tokens, rejected ones 1 request (burn).
+// Both admission rules: a try must fit whole, or is let in while the count
+// is below the limit. The retry-after under burn (found by wait's cursor,
+// not a scan) is checked on every refused try.
 func TestSharedLogMatchesSeparateWindows(t *testing.T) {
+	for _, under := range []bool{false, true} {
+		name := "fit"
+		if under {
+			name = "under_limit"
+		}
+		t.Run(name, func(t *testing.T) { checkSharedLog(t, under) })
+	}
+}
+
+func checkSharedLog(t *testing.T, under bool) {
 	limits := [numDims]float64{dimRPM: 40, dimTPM: 2000, dimRPD: 3000, dimTPD: 150_000}
 	spans := [numDims]Time{Minute, Minute, 24 * Hour, 24 * Hour}
 	const models = 3
-	p := newQuotaPool(poolSpec{limits: limits, countRejected: true, models: models})
+	p := newQuotaPool(poolSpec{limits: limits, countRejected: true, models: models, underLimit: under})
+	lets := func(count, amt, limit float64) bool { // the admission rule, read on a count
+		if under {
+			return count < limit
+		}
+		return count+amt <= limit
+	}
 	if len(p.logs) != 2 {
 		t.Fatalf("%d logs for two spans", len(p.logs))
 	}
@@ -59,10 +78,10 @@ func TestSharedLogMatchesSeparateWindows(t *testing.T) {
 			if d == dimTPM || d == dimTPD {
 				amt = tokens
 			}
-			if amt > limits[d] {
+			if amt > limits[d] && !under {
 				return -1
 			}
-			if brute(d, now, numSources, -1)+amt <= limits[d] {
+			if lets(brute(d, now, numSources, -1), amt, limits[d]) {
 				continue
 			}
 			// The count can only fall when an entry ages out: at each such
@@ -85,7 +104,7 @@ func TestSharedLogMatchesSeparateWindows(t *testing.T) {
 				for next < len(live) && live[next].t == e.t { // tries at one instant age out together
 					next++
 				}
-				if after[next]+amt <= limits[d] {
+				if lets(after[next], amt, limits[d]) {
 					w = e.t + spans[d] - now
 					break
 				}

@@ -21,6 +21,7 @@ const (
 	MaxFactor        = 1000       // slowdown.max, jitter.cv, events' capacity and latency, retry multiplier
 	MaxRatePerHour   = 1_000_000  // batches per hour of a batch process
 	MaxBurstBatches  = 1_000_000  // batches of one burst
+	MaxHistory       = 1e15       // organisations[].history requests or tokens (window sums stay exact below 2^53)
 	MinPeriod        = time.Millisecond
 	maxSpeedupFactor = 1_000_000 // production speedup
 )

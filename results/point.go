@@ -104,6 +104,24 @@ func Scalar(v string) *yaml.Node {
 
 // decodeStrict decodes YAML data into v, refusing unknown keys, with the
 // file's name in errors.
+// MaxSeeds is the most seeds one sweep, tune or compare --seeds runs.
+const MaxSeeds = 1000
+
+// at is "path:line" for a top-level key of a YAML file's text (just path
+// if the key is not there), so a check on a decoded value names its line.
+func at(path string, data []byte, key string) string {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) == nil && len(root.Content) == 1 && root.Content[0].Kind == yaml.MappingNode {
+		m := root.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return fmt.Sprintf("%s:%d", path, m.Content[i].Line)
+			}
+		}
+	}
+	return path
+}
+
 func decodeStrict(path string, data []byte, v any) error {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)

@@ -42,6 +42,9 @@ func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	if len(f.Params) == 0 || f.Objective.Metric == "" || f.Seeds < 1 {
 		return nil, PointSpec{}, nil, fmt.Errorf("%s: a tune file needs params, an objective and seeds", path)
 	}
+	if f.Seeds > MaxSeeds {
+		return nil, PointSpec{}, nil, fmt.Errorf("%s: seeds: must be in 1..%d, got %d", at(path, data, "seeds"), MaxSeeds, f.Seeds)
+	}
 	for i, p := range f.Params {
 		if p.Key == "" || !(p.Max > p.Min) || (p.Log && p.Min <= 0) {
 			return nil, PointSpec{}, nil, fmt.Errorf("%s: params[%d]: needs a key and min < max (min > 0 on a log scale)", path, i)

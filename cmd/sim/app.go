@@ -356,8 +356,8 @@ func writeComparison(out io.Writer, sc *sim.Scenario, o options, summary results
 
 // compareAction reads compare's flags (seeds, budget, shard) and runs it.
 func compareAction(c *cli.Context) error {
-	if k := c.Int("seeds"); k < 1 || k > 1000 {
-		return usageErrorf(c, "--seeds: must be in 1..1000, got %d", k)
+	if k := c.Int("seeds"); k < 1 || k > results.MaxSeeds {
+		return usageErrorf(c, "--seeds: must be in 1..%d, got %d", results.MaxSeeds, k)
 	}
 	budget, err := budgetOf(c)
 	if err != nil {

@@ -107,19 +107,41 @@ func Scalar(v string) *yaml.Node {
 // MaxSeeds is the most seeds one sweep, tune or compare --seeds runs.
 const MaxSeeds = 1000
 
-// at is "path:line" for a top-level key of a YAML file's text (just path
-// if the key is not there), so a check on a decoded value names its line.
-func at(path string, data []byte, key string) string {
+// at is "path:line" for a node of a YAML file's text, reached by mapping
+// keys and sequence indexes (at(path, data, "checks", 2, "metric")): the
+// line of the deepest of them that is there, so a check on a decoded value
+// names its line (just path if the text does not parse).
+func at(path string, data []byte, keys ...any) string {
 	var root yaml.Node
-	if yaml.Unmarshal(data, &root) == nil && len(root.Content) == 1 && root.Content[0].Kind == yaml.MappingNode {
-		m := root.Content[0]
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == key {
-				return fmt.Sprintf("%s:%d", path, m.Content[i].Line)
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) != 1 {
+		return path
+	}
+	n, line := root.Content[0], 0
+	for _, k := range keys {
+		var next *yaml.Node
+		switch k := k.(type) {
+		case string:
+			for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == k {
+					line, next = n.Content[i].Line, n.Content[i+1]
+					break
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && k >= 0 && k < len(n.Content) {
+				next = n.Content[k]
+				line = next.Line
 			}
 		}
+		if next == nil {
+			break
+		}
+		n = next
 	}
-	return path
+	if line == 0 {
+		return path
+	}
+	return fmt.Sprintf("%s:%d", path, line)
 }
 
 func decodeStrict(path string, data []byte, v any) error {

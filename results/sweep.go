@@ -60,7 +60,7 @@ func LoadSweep(path string) (*Sweep, error) {
 	}
 	for _, m := range f.Metrics {
 		if !slices.Contains(MetricNames, m) {
-			return nil, fmt.Errorf("%s: metrics: unknown %q (have %s)", path, m, strings.Join(MetricNames, ", "))
+			return nil, fmt.Errorf("%s: metrics: unknown %q (have %s)", at(path, data, "metrics"), m, strings.Join(MetricNames, ", "))
 		}
 	}
 	base := PointSpec{Scenario: ResolveScenario(path, f.Scenario), Policy: f.Policy, Variant: f.Variant, Baseline: f.Baseline}

@@ -47,7 +47,7 @@ func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	}
 	for i, p := range f.Params {
 		if p.Key == "" || !(p.Max > p.Min) || (p.Log && p.Min <= 0) {
-			return nil, PointSpec{}, nil, fmt.Errorf("%s: params[%d]: needs a key and min < max (min > 0 on a log scale)", path, i)
+			return nil, PointSpec{}, nil, fmt.Errorf("%s: params[%d]: needs a key and min < max (min > 0 on a log scale)", at(path, data, "params", i), i)
 		}
 	}
 	for _, m := range append([]string{f.Objective.Metric}, constraintMetrics(f)...) {

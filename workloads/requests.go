@@ -130,6 +130,13 @@ type requestReader struct {
 	format string
 	opt    ReplayOptions
 
+	input textInput // the file's readers, reused by every pass
+	// A looping trace's first pass, replayed from memory by the later
+	// passes when it has at most maxCachedRecords records.
+	cache   []cachedRecord
+	ci      int
+	noCache bool
+
 	// per pass
 	br     *bufio.Reader
 	cr     *csv.Reader
@@ -162,7 +169,7 @@ func (r *requestReader) rewind() {
 		return
 	}
 	r.line, r.inPass, r.prevRaw = 0, 0, 0
-	in, err := traceInput(r.f, r.name)
+	in, err := r.input.open(r.f, r.name)
 	if err != nil {
 		r.err, r.done = err, true
 		return
@@ -225,7 +232,7 @@ const AzureLayout = "2006-01-02 15:04:05.9999999"
 // Next returns the next call of the replay.
 func (r *requestReader) Next() (Call, bool) {
 	for !r.done {
-		raw, in, out, ok := r.readRaw()
+		raw, in, out, ok := r.nextRaw()
 		if r.done {
 			return Call{}, false
 		}
@@ -242,7 +249,11 @@ func (r *requestReader) Next() (Call, bool) {
 				return Call{}, false
 			}
 			r.pass++
-			r.rewind()
+			if r.cache != nil {
+				r.ci = 0 // the next pass replays the first from memory
+			} else {
+				r.rewind()
+			}
 			continue
 		}
 		at := r.opt.Offset + r.scale(time.Duration(r.pass)*r.span+raw)
@@ -260,6 +271,40 @@ func (r *requestReader) scale(d time.Duration) time.Duration {
 		return d
 	}
 	return time.Duration(math.Round(float64(d) / r.opt.Speedup))
+}
+
+// maxCachedRecords is the most records of a looping trace kept in memory
+// (16 bytes each) so that its later passes read no file: a short trace
+// looped over a long run would otherwise be read and parsed again
+// thousands of times a virtual second.
+const maxCachedRecords = 1 << 20
+
+// cachedRecord is one record of a looping trace's first pass.
+type cachedRecord struct {
+	raw     time.Duration
+	in, out int32
+}
+
+// nextRaw is readRaw, or after the first pass of a looping trace that fit
+// in maxCachedRecords, the first pass again from memory.
+func (r *requestReader) nextRaw() (raw time.Duration, in, out int, ok bool) {
+	if r.pass > 0 && r.cache != nil {
+		if r.ci == len(r.cache) {
+			return 0, 0, 0, false
+		}
+		c := r.cache[r.ci]
+		r.ci++
+		return c.raw, int(c.in), int(c.out), true
+	}
+	raw, in, out, ok = r.readRaw()
+	if r.pass == 0 && r.opt.Loop && ok {
+		if !r.noCache && len(r.cache) < maxCachedRecords {
+			r.cache = append(r.cache, cachedRecord{raw: raw, in: int32(in), out: int32(out)})
+		} else {
+			r.cache, r.noCache = nil, true // too long: later passes read the file
+		}
+	}
+	return raw, in, out, ok
 }
 
 // readRaw reads the next record of the pass: its time relative to the file's

@@ -390,3 +390,51 @@ func TestResolvePaths(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestLoopFromMemoryMatchesRereading: a looping trace's later passes come
+// from its first pass kept in memory when it fits (maxCachedRecords); they
+// must be exactly the calls that reading the file again gives, which the
+// reader still does for a longer trace (forced here with noCache).
+func TestLoopFromMemoryMatchesRereading(t *testing.T) {
+	short := writeFile(t, "short.jsonl", `{"timestamp": 0, "input_length": 10, "output_length": 1}
+{"timestamp": 0.25, "input_length": 20, "output_length": 2}
+{"timestamp": 0.5, "input_length": 30, "output_length": 3}
+`)
+	for _, tc := range []struct {
+		name, file string
+		opt        ReplayOptions
+	}{
+		{"a trace of half a millisecond over ten seconds", short, ReplayOptions{Loop: true, Horizon: 10 * time.Second}},
+		{"the Azure conversation trace, three passes at 50x", "../../shared/traces/AzureLLMInferenceTrace_conv.csv", ReplayOptions{Loop: true, Speedup: 50, Horizon: 3 * time.Hour / 50 * 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read := func(noCache bool) (calls []Call, passes int) {
+				src, closer, err := OpenRequestTrace(tc.file, "", tc.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer closer.Close()
+				r := src.(*requestReader)
+				r.noCache = noCache
+				for c, ok := r.Next(); ok; c, ok = r.Next() {
+					calls = append(calls, c)
+				}
+				if err := r.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if !noCache && r.cache == nil {
+					t.Fatal("the first pass was not kept in memory")
+				}
+				return calls, r.pass
+			}
+			fromMemory, passes := read(false)
+			fromFile, _ := read(true)
+			if passes < 2 {
+				t.Fatalf("%d passes: the test needs the trace looped", passes+1)
+			}
+			if diff := cmp.Diff(fromFile, fromMemory); diff != "" {
+				t.Errorf("calls from memory differ from the file read again (-file +memory):\n%s", diff)
+			}
+		})
+	}
+}

@@ -246,12 +246,13 @@ func parseDecimalSeconds(s string) (time.Duration, bool) {
 // appendSeconds writes a Duration as exact decimal seconds, without trailing
 // zeros: 1.5, 3, 0.000000001.
 func appendSeconds(b []byte, d time.Duration) []byte {
+	m := uint64(d) // the magnitude, as unsigned: −MinInt64 does not fit an int64
 	if d < 0 {
 		b = append(b, '-')
-		d = -d
+		m = -m
 	}
-	b = strconv.AppendInt(b, int64(d/time.Second), 10)
-	ns := int64(d % time.Second)
+	b = strconv.AppendUint(b, m/uint64(time.Second), 10)
+	ns := int64(m % uint64(time.Second))
 	if ns == 0 {
 		return b
 	}

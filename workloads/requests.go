@@ -366,8 +366,18 @@ func (r *requestReader) readAzure() (time.Duration, int, int, bool) {
 	if !r.haveT0 {
 		r.t0, r.haveT0 = t, true
 	}
-	return t.Sub(r.t0), in, out, true
+	d := t.Sub(r.t0)
+	if d > maxTraceSpan {
+		r.fail(r.line, "TIMESTAMP", "%s is more than %v after the first record", rec[r.cols[0]], maxTraceSpan)
+		return 0, 0, 0, false
+	}
+	return d, in, out, true
 }
+
+// maxTraceSpan is the furthest a request trace's record may lie after its
+// first: a year, the longest run (sim.MaxDuration), far from overflowing
+// the clock when passes are looped.
+const maxTraceSpan = 8760 * time.Hour
 
 func (r *requestReader) tokens(col, s string) (int, bool) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -432,6 +442,10 @@ func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
 		ms, in, out := *rec.Timestamp, int(*rec.InputLength), int(*rec.OutputLength)
 		if !r.haveT0 {
 			r.ms0, r.haveT0 = ms, true
+		}
+		if ms-r.ms0 > float64(maxTraceSpan/time.Millisecond) {
+			r.fail(r.line, "timestamp", "%g ms is more than %v after the first record", ms, maxTraceSpan)
+			return 0, 0, 0, false
 		}
 		return time.Duration(math.Round((ms - r.ms0) * 1e6)), in, out, true
 	}

@@ -295,6 +295,15 @@ func TestSecondsExact(t *testing.T) {
 			t.Errorf("parseSeconds(%q) = %v, %v; want %v", tc.s, got, err, tc.want)
 		}
 	}
+	// The extremes print as numbers (the magnitude of MinInt64 is no int64).
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{{math.MinInt64, "-9223372036.854775808"}, {math.MaxInt64, "9223372036.854775807"}, {-1500 * time.Millisecond, "-1.5"}} {
+		if got := formatSeconds(tc.d); got != tc.want {
+			t.Errorf("formatSeconds(%d) = %q, want %q", int64(tc.d), got, tc.want)
+		}
+	}
 }
 
 const validLine = `{"v":1,"id":"ID","arrival_s":AT,"account":"a","project":"a/p","batch":"b","model":"m-a","class":"agentic","seed":1}`

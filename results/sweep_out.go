@@ -175,6 +175,11 @@ func MergeSweep(dir string, shards []string) error {
 	if len(shards) == 0 {
 		return errors.New("merge: name the shard directories")
 	}
+	for _, d := range shards {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return fmt.Errorf("merge: %s is not a directory: give the shard directories of one sweep or one compare --seeds", d)
+		}
+	}
 	m, err := ReadSweepManifest(shards[0])
 	if err != nil {
 		return err
@@ -207,9 +212,14 @@ func MergeSweep(dir string, shards []string) error {
 	return assemble(dir, m, nil)
 }
 
-// ReadSweepManifest reads DIR/sweep.json.
+// ReadSweepManifest reads DIR/sweep.json (a directory without one is not
+// a sweep's).
 func ReadSweepManifest(dir string) (SweepManifest, error) {
 	var m SweepManifest
-	err := readJSONFile(filepath.Join(dir, "sweep.json"), &m)
+	path := filepath.Join(dir, "sweep.json")
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return m, fmt.Errorf("merge: %s holds no sweep.json: not a shard of sim sweep (nor of compare --seeds, which holds summary.json)", dir)
+	}
+	err := readJSONFile(path, &m)
 	return m, err
 }

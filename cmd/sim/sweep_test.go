@@ -155,3 +155,28 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+// TestMergeRefusesWhatIsNotAShard: merge names a missing directory, or one
+// that holds no shard, as such (it used to report a missing sweep.json
+// inside a directory that did not exist), and writes nothing.
+func TestMergeRefusesWhatIsNotAShard(t *testing.T) {
+	tmp := t.TempDir()
+	empty := filepath.Join(tmp, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(tmp, "missing")
+	for _, tc := range []struct{ dir, want string }{
+		{missing, "merge: " + missing + " is not a directory"},
+		{empty, "merge: " + empty + " holds no sweep.json"},
+	} {
+		out := filepath.Join(tmp, "out")
+		_, stderr, code := runSim(t, "merge", "--out", out, tc.dir)
+		if code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("merge %s: exit %d, stderr %q; want 1 and %q", tc.dir, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("merge %s wrote %s", tc.dir, out)
+		}
+	}
+}

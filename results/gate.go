@@ -79,17 +79,17 @@ func LoadGate(path string) (*Gate, error) {
 	multiplier := false
 	for i, c := range g.Spec.Checks {
 		if !slices.Contains(MetricNames, c.Metric) {
-			return nil, fmt.Errorf("%s: checks[%d].metric: unknown %q (have %s)", at(path, data, "checks", i, "metric"), i, c.Metric, strings.Join(MetricNames, ", "))
+			return nil, fmt.Errorf("%s: checks[%d].metric: unknown %q (have %s)", at(path, data, fmt.Sprintf("checks[%d].metric", i)), i, c.Metric, strings.Join(MetricNames, ", "))
 		}
 		if (c.Floor == nil) == (c.Ceiling == nil) {
-			return nil, fmt.Errorf("%s: checks[%d]: give exactly one of floor and ceiling", at(path, data, "checks", i), i)
+			return nil, fmt.Errorf("%s: checks[%d]: give exactly one of floor and ceiling", at(path, data, fmt.Sprintf("checks[%d]", i)), i)
 		}
 		multiplier = multiplier || NeedsBaseline(c.Metric)
 	}
 	seen := map[string]bool{}
 	for i, s := range g.Spec.Scenarios {
 		if s.Name == "" || seen[s.Name] || len(s.Seeds) == 0 {
-			return nil, fmt.Errorf("%s: scenarios[%d]: needs a unique name and seeds", at(path, data, "scenarios", i), i)
+			return nil, fmt.Errorf("%s: scenarios[%d]: needs a unique name and seeds", at(path, data, fmt.Sprintf("scenarios[%d]", i)), i)
 		}
 		seen[s.Name] = true
 		p := PointSpec{ID: s.Name, Name: s.Name, Scenario: ResolveScenario(path, s.Scenario), Policy: s.Policy, Variant: s.Variant, Baseline: multiplier}

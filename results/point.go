@@ -102,48 +102,37 @@ func Scalar(v string) *yaml.Node {
 	return n
 }
 
-// decodeStrict decodes YAML data into v, refusing unknown keys, with the
-// file's name in errors.
 // MaxSeeds is the most seeds one sweep, tune or compare --seeds runs.
 const MaxSeeds = 1000
 
-// at is "path:line" for a node of a YAML file's text, reached by mapping
-// keys and sequence indexes (at(path, data, "checks", 2, "metric")): the
-// line of the deepest of them that is there, so a check on a decoded value
-// names its line (just path if the text does not parse).
-func at(path string, data []byte, keys ...any) string {
-	var root yaml.Node
-	if yaml.Unmarshal(data, &root) != nil || len(root.Content) != 1 {
-		return path
+// seedRange is the n seeds from first (at least 1) a sweep or tune file asks
+// for, refused at the line of its seeds key when n is not in 1..MaxSeeds.
+func seedRange(path string, data []byte, n int, first uint64) ([]uint64, error) {
+	if n < 1 || n > MaxSeeds {
+		return nil, fmt.Errorf("%s: seeds: must be in 1..%d, got %d", at(path, data, "seeds"), MaxSeeds, n)
 	}
-	n, line := root.Content[0], 0
-	for _, k := range keys {
-		var next *yaml.Node
-		switch k := k.(type) {
-		case string:
-			for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == k {
-					line, next = n.Content[i].Line, n.Content[i+1]
-					break
-				}
-			}
-		case int:
-			if n.Kind == yaml.SequenceNode && k >= 0 && k < len(n.Content) {
-				next = n.Content[k]
-				line = next.Line
-			}
-		}
-		if next == nil {
-			break
-		}
-		n = next
+	seeds := make([]uint64, n)
+	for k := range seeds {
+		seeds[k] = max(1, first) + uint64(k)
 	}
-	if line == 0 {
-		return path
-	}
-	return fmt.Sprintf("%s:%d", path, line)
+	return seeds, nil
 }
 
+// at is "path:line" for the field (a path such as "checks[2].metric") of a
+// YAML file's text, the deepest line of it that is there (just path if
+// none), so a check on a decoded value names its line.
+func at(path string, data []byte, field string) string {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) == nil {
+		if line := yamltree.Line(&root, field); line > 0 {
+			return fmt.Sprintf("%s:%d", path, line)
+		}
+	}
+	return path
+}
+
+// decodeStrict decodes YAML data into v, refusing unknown keys, with the
+// file's name in errors.
 func decodeStrict(path string, data []byte, v any) error {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)

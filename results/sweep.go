@@ -52,11 +52,8 @@ func LoadSweep(path string) (*Sweep, error) {
 	}
 	sum := sha256.Sum256(data)
 	s := &Sweep{Lanes: f.Lanes, Metrics: f.Metrics, Hash: hex.EncodeToString(sum[:8])}
-	if f.Seeds < 1 || f.Seeds > MaxSeeds {
-		return nil, fmt.Errorf("%s: seeds: must be in 1..%d, got %d", at(path, data, "seeds"), MaxSeeds, f.Seeds)
-	}
-	for k := range f.Seeds {
-		s.Seeds = append(s.Seeds, max(1, f.First)+uint64(k))
+	if s.Seeds, err = seedRange(path, data, f.Seeds, f.First); err != nil {
+		return nil, err
 	}
 	for _, m := range f.Metrics {
 		if !slices.Contains(MetricNames, m) {

@@ -216,10 +216,9 @@ func MergeSweep(dir string, shards []string) error {
 // a sweep's).
 func ReadSweepManifest(dir string) (SweepManifest, error) {
 	var m SweepManifest
-	path := filepath.Join(dir, "sweep.json")
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return m, fmt.Errorf("merge: %s holds no sweep.json: not a shard of sim sweep (nor of compare --seeds, which holds summary.json)", dir)
+	err := readJSONFile(filepath.Join(dir, "sweep.json"), &m)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = fmt.Errorf("merge: %s holds no sweep.json: not a shard of sim sweep (nor of compare --seeds, which holds summary.json)", dir)
 	}
-	err := readJSONFile(path, &m)
 	return m, err
 }

@@ -39,15 +39,16 @@ func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	if err != nil {
 		return nil, PointSpec{}, nil, err
 	}
-	if len(f.Params) == 0 || f.Objective.Metric == "" || f.Seeds < 1 {
+	if len(f.Params) == 0 || f.Objective.Metric == "" {
 		return nil, PointSpec{}, nil, fmt.Errorf("%s: a tune file needs params, an objective and seeds", path)
 	}
-	if f.Seeds > MaxSeeds {
-		return nil, PointSpec{}, nil, fmt.Errorf("%s: seeds: must be in 1..%d, got %d", at(path, data, "seeds"), MaxSeeds, f.Seeds)
+	seeds, err := seedRange(path, data, f.Seeds, f.First)
+	if err != nil {
+		return nil, PointSpec{}, nil, err
 	}
 	for i, p := range f.Params {
 		if p.Key == "" || !(p.Max > p.Min) || (p.Log && p.Min <= 0) {
-			return nil, PointSpec{}, nil, fmt.Errorf("%s: params[%d]: needs a key and min < max (min > 0 on a log scale)", at(path, data, "params", i), i)
+			return nil, PointSpec{}, nil, fmt.Errorf("%s: params[%d]: needs a key and min < max (min > 0 on a log scale)", at(path, data, fmt.Sprintf("params[%d]", i)), i)
 		}
 	}
 	for _, m := range append([]string{f.Objective.Metric}, constraintMetrics(f)...) {
@@ -59,10 +60,6 @@ func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	base := PointSpec{Scenario: ResolveScenario(path, f.Scenario), Policy: f.Policy, Variant: f.Variant, Baseline: f.Baseline}
 	if f.Overlay.Kind == yaml.MappingNode {
 		base.Overlay = &f.Overlay
-	}
-	var seeds []uint64
-	for k := range f.Seeds {
-		seeds = append(seeds, max(1, f.First)+uint64(k))
 	}
 	return &f, base, seeds, nil
 }

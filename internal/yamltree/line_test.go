@@ -1,0 +1,34 @@
+package yamltree
+
+import (
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// TestLine: a field path reaches the line of its deepest part present,
+// through keys with dots in them (model names) and list indexes.
+func TestLine(t *testing.T) {
+	text := "a: 1\nmodels:\n  gpt-5.5: {x: 1}\n  gpt-5:\n    x: 2\nlist:\n  - {m: 1}\n  - m: 2\n    n: 3\n"
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &root); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want int
+	}{
+		{"a", 1},
+		{"models.gpt-5.5", 3}, // the longest key that matches, not gpt-5
+		{"models.gpt-5.x", 5}, // the shorter key where the longer does not match
+		{"list[0]", 7},
+		{"list[1].n", 9},
+		{"list[1].missing", 8}, // the deepest part there
+		{"list[7].m", 6},       // an index past the list: the list's key
+		{"nowhere", 0},
+	} {
+		if got := Line(&root, tc.path); got != tc.want {
+			t.Errorf("Line(%q) = %d, want %d", tc.path, got, tc.want)
+		}
+	}
+}

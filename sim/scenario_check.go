@@ -356,4 +356,3 @@ func (s *Scenario) locate(err error) error {
 	}
 	return field.In(s.file, yamltree.Line(s.root, fe.Path), fe)
 }
-

@@ -23,10 +23,9 @@ import (
 // MaxDuration, and every key must name a field. Each problem is a
 // *field.Error at the node's line and path.
 
-// MaxDuration is the longest duration a scenario may set (one year): virtual
-// time is int64 microseconds, and sums of a few such durations stay far
-// from overflowing it.
-const MaxDuration = 365 * 24 * time.Hour
+// MaxDuration is the longest duration a scenario may set (one year): the
+// limit request traces keep too (workloads.MaxDuration).
+const MaxDuration = workloads.MaxDuration
 
 var (
 	durationType = reflect.TypeFor[time.Duration]()

@@ -130,7 +130,6 @@ type requestReader struct {
 	format string
 	opt    ReplayOptions
 
-	input textInput // the file's readers, reused by every pass
 	// A looping trace's first pass, replayed from memory by the later
 	// passes when it has at most maxCachedRecords records.
 	cache   []cachedRecord
@@ -169,7 +168,7 @@ func (r *requestReader) rewind() {
 		return
 	}
 	r.line, r.inPass, r.prevRaw = 0, 0, 0
-	in, err := r.input.open(r.f, r.name)
+	in, err := traceInput(r.f, r.name)
 	if err != nil {
 		r.err, r.done = err, true
 		return
@@ -367,17 +366,12 @@ func (r *requestReader) readAzure() (time.Duration, int, int, bool) {
 		r.t0, r.haveT0 = t, true
 	}
 	d := t.Sub(r.t0)
-	if d > maxTraceSpan {
-		r.fail(r.line, "TIMESTAMP", "%s is more than %v after the first record", rec[r.cols[0]], maxTraceSpan)
+	if d > MaxDuration {
+		r.fail(r.line, "TIMESTAMP", "%s is more than %v after the first record", rec[r.cols[0]], MaxDuration)
 		return 0, 0, 0, false
 	}
 	return d, in, out, true
 }
-
-// maxTraceSpan is the furthest a request trace's record may lie after its
-// first: a year, the longest run (sim.MaxDuration), far from overflowing
-// the clock when passes are looped.
-const maxTraceSpan = 8760 * time.Hour
 
 func (r *requestReader) tokens(col, s string) (int, bool) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -443,8 +437,8 @@ func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
 		if !r.haveT0 {
 			r.ms0, r.haveT0 = ms, true
 		}
-		if ms-r.ms0 > float64(maxTraceSpan/time.Millisecond) {
-			r.fail(r.line, "timestamp", "%g ms is more than %v after the first record", ms, maxTraceSpan)
+		if ms-r.ms0 > float64(MaxDuration/time.Millisecond) {
+			r.fail(r.line, "timestamp", "%g ms is more than %v after the first record", ms, MaxDuration)
 			return 0, 0, 0, false
 		}
 		return time.Duration(math.Round((ms - r.ms0) * 1e6)), in, out, true

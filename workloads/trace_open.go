@@ -23,47 +23,17 @@ var (
 
 // traceInput wraps r, the start of the file name, for reading as text.
 func traceInput(r io.Reader, name string) (io.Reader, error) {
-	var t textInput
-	return t.open(r, name)
-}
-
-// textInput is traceInput's readers, kept so that a looping replay reads
-// the file again from the top without allocating them anew on every pass
-// (a trace spanning milliseconds loops thousands of times a virtual
-// second).
-type textInput struct {
-	raw, text *bufio.Reader
-	zr        *gzip.Reader
-}
-
-// open is traceInput, reusing t's readers.
-func (t *textInput) open(r io.Reader, name string) (io.Reader, error) {
-	if t.raw == nil {
-		t.raw = bufio.NewReaderSize(r, 1<<20)
-	} else {
-		t.raw.Reset(r)
-	}
-	br := t.raw
+	br := bufio.NewReaderSize(r, 1<<20)
 	head, _ := br.Peek(len(gzipMagic))
 	if bytes.Equal(head, gzipMagic) {
 		if !strings.HasSuffix(strings.ToLower(name), ".gz") {
 			return nil, &field.Error{File: name, Msg: "gzip-compressed; name it " + name + ".gz to read it compressed, or decompress it"}
 		}
-		var err error
-		if t.zr == nil {
-			t.zr, err = gzip.NewReader(br)
-		} else {
-			err = t.zr.Reset(br)
-		}
+		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &field.Error{File: name, Msg: "gzip: " + err.Error()}
 		}
-		if t.text == nil {
-			t.text = bufio.NewReaderSize(t.zr, 1<<20)
-		} else {
-			t.text.Reset(t.zr)
-		}
-		br = t.text
+		br = bufio.NewReaderSize(zr, 1<<20)
 	}
 	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
 		br.Discard(len(utf8BOM))

@@ -286,11 +286,8 @@ func (q *quotaWindow) expire(now Time) {
 	if q.wc < q.next {
 		q.wc, q.wf = q.next, 0
 	}
-	if q.held == 0 {
-		q.sum, q.bySrc = 0, [numSources]float64{} // no drift from float sums
-		clear(q.byModel)
-		q.wf = 0
-	}
+	// Every amount is whole, so the sums fall back to exactly 0 as the
+	// window empties: no reset against float drift is needed.
 	l.trim()
 }
 

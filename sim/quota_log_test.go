@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -172,6 +173,14 @@ func checkSharedLog(t *testing.T, under bool) {
 	for i, l := range p.logs {
 		if n := l.entries.len(); n != 0 {
 			t.Errorf("log %d holds %d entries a day after the last try", i, n)
+		}
+	}
+	// Whole amounts: the emptied windows' sums are exactly zero, with no
+	// reset (no float drift to clear).
+	for i := range p.windows {
+		q := &p.windows[i]
+		if q.sum != 0 || q.bySrc != [numSources]float64{} || slices.ContainsFunc(q.byModel, func(v float64) bool { return v != 0 }) {
+			t.Errorf("%s emptied holds sum %v, by source %v, by model %v", DimNames[q.dim], q.sum, q.bySrc, q.byModel)
 		}
 	}
 }

@@ -1,0 +1,361 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalsched/lab/results"
+)
+
+// The scenario tests elsewhere each turn one feature on; these draw
+// scenarios that combine them at random — organisations with any of the
+// four quotas, rolling or reset daily, burning or not, with history and
+// either admission rule; virtual keys with caps, budgets and pacing;
+// separate evaluation organisations; production generators with their own
+// retries; capacity events, stale metrics, the adaptive gateway limit;
+// grading, phase switches, bursts; guards, alerts and scheduler settings —
+// and check, under both policies, what must hold whatever the combination:
+// the run ends, jobs and calls are conserved (from the event log), no quota
+// window of an organisation or key ever serves above its limit and no key
+// spends past its budget (from the log's accepted tries, not the
+// counters), and the same seed gives the same summary twice.
+//
+//	go test -run RandomScenarios ./sim/ -random-scenarios 500
+var randomScenarios = flag.Int("random-scenarios", 30, "how many random scenarios TestRandomScenarios draws")
+
+func TestRandomScenarios(t *testing.T) {
+	for i := range *randomScenarios {
+		text := randomScenario(rand.New(rand.NewPCG(uint64(i), 0x72616e64)))
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			sc, err := ParseScenario(fmt.Sprintf("random-%d.yaml", i), []byte(text))
+			if err != nil {
+				t.Fatalf("a generated scenario was refused: %v\n%s", err, text)
+			}
+			runs := []struct {
+				name, policy string
+				sc           *Scenario
+			}{{"fixed-lane", "fixed-lane", sc}, {"scheduler", "scheduler", sc}}
+			for _, name := range sc.VariantNames() {
+				v, err := sc.Variant(name)
+				if err != nil {
+					t.Fatalf("variant %s: %v", name, err)
+				}
+				runs = append(runs, struct {
+					name, policy string
+					sc           *Scenario
+				}{name, v.Policy, v.Scenario})
+			}
+			for _, run := range runs {
+				policy, sc := run.name, run.sc
+				w := runWorld(t, sc, run.policy, Options{Seed: uint64(i) + 1, Log: true}, nil)
+				c := checkConserved(t, w)
+				t.Logf("%s: %d arrived, %d finished, %d calls, %d 429s, %d events", policy, c.arrived, c.finished, c.created, c.rejected429, w.EventsProcessed())
+				checkQuotasFromLog(t, sc, w)
+				a := randomSummary(t, w)
+				b := randomSummary(t, runWorld(t, sc, run.policy, Options{Seed: uint64(i) + 1, Log: true}, nil))
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s: the same seed gave different summaries\n%s", policy, text)
+				}
+			}
+		})
+	}
+}
+
+func randomSummary(t *testing.T, w *World) []byte {
+	t.Helper()
+	data, err := json.Marshal(results.Summarize(w.Measured()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// checkQuotasFromLog checks every organisation's and key's windows, and
+// each key's budget, against the tries the event log says were accepted.
+func checkQuotasFromLog(t *testing.T, sc *Scenario, w *World) {
+	t.Helper()
+	for i, o := range sc.Organisations {
+		tries := acceptedBy(w.Log(), func(r LogRecord) bool { return r.Org == int32(i) })
+		checkWindows(t, "org "+o.Name, tries, o.limits(), o.DailyReset != nil, underLimit(o.Admission))
+		if o.DailyReset != nil {
+			checkFixedDays(t, "org "+o.Name, tries, o.limits(), sc.Clock, *o.DailyReset, underLimit(o.Admission))
+		}
+	}
+	keyOf := map[int32]string{}
+	for i, m := range sc.ModelConfigs() {
+		keyOf[int32(i)] = m.EvalKey
+	}
+	for _, k := range sc.Keys {
+		tries := acceptedBy(w.Log(), func(r LogRecord) bool { return r.Job >= 0 && keyOf[r.Model] == k.Name })
+		checkWindows(t, "key "+k.Name, tries, k.limits(), false, underLimit(k.Admission))
+		spent := 0.0
+		for _, x := range tries {
+			spent += x.tokens
+		}
+		if k.BudgetTokens > 0 && spent > k.BudgetTokens {
+			t.Errorf("key %s: %.0f tokens accepted past its budget of %.0f", k.Name, spent, k.BudgetTokens)
+		}
+	}
+}
+
+// checkFixedDays checks the daily windows reset at a time of day: the tries
+// accepted between two resets (the first at the first instant after 0 whose
+// time of day on clock is reset, then every 24 h) stay within the limit.
+// The log holds the run's tries only, a lower bound of the window's count.
+func checkFixedDays(t *testing.T, who string, tries []try, limits [numDims]float64, clock, reset time.Duration, underLimit bool) {
+	t.Helper()
+	const day = 24 * time.Hour
+	first := (reset - clock%day + day) % day
+	if first == 0 {
+		first = day
+	}
+	for _, d := range []int{dimRPD, dimTPD} {
+		limit := limits[d]
+		if limit == 0 {
+			continue
+		}
+		sum, end := 0.0, FromDuration(first)
+		for _, x := range tries {
+			for x.t >= end {
+				sum, end = 0, end+FromDuration(day)
+			}
+			amt := 1.0
+			if d == dimTPD {
+				amt = x.tokens
+			}
+			if underLimit && sum >= limit {
+				t.Fatalf("%s: fixed %s window let a try in at %v holding %.0f >= limit %.0f", who, DimNames[d], x.t.Duration(), sum, limit)
+			}
+			sum += amt
+			if !underLimit && sum > limit {
+				t.Fatalf("%s: fixed %s window serves %.0f > limit %.0f at %v", who, DimNames[d], sum, limit, x.t.Duration())
+			}
+		}
+	}
+}
+
+// randomScenario draws a small valid scenario combining features at random.
+func randomScenario(r *rand.Rand) string {
+	var b strings.Builder
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	chance := func(p float64) bool { return r.Float64() < p }
+	durMin := []int{20, 40, 60, 90}[r.IntN(4)]
+	fmt.Fprintf(&b, "name: random\nduration: %dm\nwarmup: %s\nseries_interval: %s\nclock: %dh%dm\n",
+		durMin, pick("0s", "2m", "5m"), pick("10s", "30s", "1m"), r.IntN(168), r.IntN(60))
+	capacity := 5 + r.IntN(200)
+	fmt.Fprintf(&b, "containers: {capacity: %d, startup: %s}\n", capacity, pick("0s", "2s", "10s", "30s"))
+
+	// Gateway.
+	fmt.Fprintf(&b, "gateway:\n  depth_delay: %s\n  depth_sample: %s\n  depth_signal: %s\n",
+		pick("0s", "5s", "30s"), pick("1s", "5s"), pick("held", "held", "held", "queued"))
+	fmt.Fprintf(&b, "  retry: {base: %s, max: %s, multiplier: %s, jitter: %s, honour_retry_after: %t, max_attempts: %d}\n",
+		pick("100ms", "1s", "2s"), pick("10s", "60s"), pick("1.5", "2"), pick("0", "0.5", "1"), chance(0.5), []int{0, 0, 3, 10}[r.IntN(4)])
+	if chance(0.2) {
+		b.WriteString("  adaptive_limit: {enabled: true}\n")
+	}
+	if chance(0.15) {
+		from := r.IntN(durMin)
+		fmt.Fprintf(&b, "  stale: [{from: %dm, to: %dm}]\n", from, from+1+r.IntN(10))
+	}
+
+	// Organisations: any of the four quotas, small enough to bind.
+	// A harsh scenario's quotas are tiny: a call may be larger than a
+	// whole window, and retries storm.
+	scale := 1
+	if chance(0.25) {
+		scale = 100
+	}
+	nOrg := 1 + r.IntN(3)
+	b.WriteString("organisations:\n")
+	for i := range nOrg {
+		fmt.Fprintf(&b, "  - name: o%d\n", i)
+		if chance(0.6) {
+			fmt.Fprintf(&b, "    rpm: %d\n", 1+(20+r.IntN(2000))/scale)
+		}
+		if chance(0.6) {
+			fmt.Fprintf(&b, "    tpm: %d\n", (20000+r.IntN(2000000))/scale)
+		}
+		if chance(0.4) {
+			fmt.Fprintf(&b, "    rpd: %d\n", 1+(200+r.IntN(50000))/scale)
+		}
+		if chance(0.4) {
+			fmt.Fprintf(&b, "    tpd: %d\n", (200000+r.IntN(50000000))/scale)
+		}
+		if chance(0.2) {
+			fmt.Fprintf(&b, "    daily_reset: %dh\n", r.IntN(24))
+		}
+		if chance(0.3) {
+			b.WriteString("    count_rejected: true\n")
+		}
+		if chance(0.3) {
+			b.WriteString("    admission: under_limit\n")
+		}
+		if chance(0.25) {
+			fmt.Fprintf(&b, "    history: {requests: %d, tokens: %d", r.IntN(30000), r.IntN(30000000))
+			if chance(0.5) {
+				b.WriteString(", hourly: [")
+				for h := range 24 {
+					if h > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "%.1f", 0.1+2*r.Float64())
+				}
+				b.WriteString("]")
+			}
+			b.WriteString("}\n")
+		}
+	}
+
+	// Virtual keys.
+	nKey := r.IntN(3)
+	if nKey > 0 {
+		b.WriteString("keys:\n")
+		for i := range nKey {
+			fmt.Fprintf(&b, "  - {name: k%d", i)
+			if chance(0.6) {
+				fmt.Fprintf(&b, ", rpm: %d", 1+(10+r.IntN(1000))/scale)
+			}
+			if chance(0.6) {
+				fmt.Fprintf(&b, ", tpm: %d", (10000+r.IntN(1000000))/scale)
+			}
+			if chance(0.2) {
+				fmt.Fprintf(&b, ", tpd: %d", (100000+r.IntN(20000000))/scale)
+			}
+			if chance(0.3) {
+				fmt.Fprintf(&b, ", budget_tokens: %d", (100000+r.IntN(20000000))/scale)
+			}
+			if chance(0.4) {
+				b.WriteString(", pace: true")
+			}
+			if chance(0.3) {
+				b.WriteString(", admission: under_limit")
+			}
+			b.WriteString("}\n")
+		}
+	}
+	if chance(0.3) {
+		fmt.Fprintf(&b, "alert: {share: %s}\n", pick("0.5", "0.7", "0.9"))
+	}
+
+	// Models: the last is the judge when grading is on.
+	nModel := 2 + r.IntN(5)
+	b.WriteString("models:\n")
+	for i := range nModel {
+		streams := 1 + r.IntN(60)
+		fmt.Fprintf(&b, "  - {name: m%d, streams: %d, ttft: %s, decode_rate: %d", i, streams, pick("200ms", "1s", "2s"), 20+r.IntN(130))
+		if chance(0.8) {
+			fmt.Fprintf(&b, ", org: o%d", r.IntN(nOrg))
+		}
+		if chance(0.15) {
+			fmt.Fprintf(&b, ", eval_org: o%d", r.IntN(nOrg))
+		}
+		if nKey > 0 && chance(0.3) {
+			fmt.Fprintf(&b, ", eval_key: k%d", r.IntN(nKey))
+		}
+		if chance(0.4) {
+			fmt.Fprintf(&b, ", inflight_limit: %d", 1+r.IntN(2*streams))
+		}
+		if chance(0.5) {
+			fmt.Fprintf(&b, ", jitter: {dist: %s, cv: %s}", pick("lognormal", "exponential"), pick("0.3", "1"))
+		}
+		if chance(0.3) {
+			b.WriteString(", slowdown: {knee: 0.7, max: 2}")
+		}
+		b.WriteString("}\n")
+	}
+	if chance(0.3) {
+		at := 1 + r.IntN(durMin-1)
+		m := r.IntN(nModel)
+		fmt.Fprintf(&b, "events:\n  - {at: %dm, model: m%d, capacity: %s, latency: %s}\n", at, m, pick("0", "0.5", "2"), pick("1", "3"))
+		if chance(0.5) && at+1 < durMin {
+			fmt.Fprintf(&b, "  - {at: %dm, model: m%d, capacity: 1, latency: 1}\n", at+1+r.IntN(durMin-at-1), m)
+		}
+	}
+
+	// Production generators on random models.
+	if nProd := r.IntN(3); nProd > 0 {
+		b.WriteString("production:\n")
+		for i := range nProd {
+			fmt.Fprintf(&b, "  - name: p%d\n    model: m%d\n    rate_per_hour: %d\n    prompt_tokens: %s\n    output_tokens: %d\n",
+				i, r.IntN(nModel), 10+r.IntN(20000), pick("500", "{dist: lognormal, median: 800, sigma: 1}"), 50+r.IntN(500))
+			if chance(0.5) {
+				fmt.Fprintf(&b, "    retry: {base: %s, max: 5s, multiplier: 2, jitter: 0.5, max_attempts: %d}\n", pick("200ms", "1s"), 1+r.IntN(5))
+			}
+			if chance(0.3) {
+				fmt.Fprintf(&b, "    outage_threshold: %s\n", pick("0.3", "0.9"))
+			}
+		}
+	}
+
+	// Workload.
+	grading := chance(0.3)
+	judge := nModel - 1
+	fmt.Fprintf(&b, "workload:\n  accounts: %d\n  projects_per_account: %d\n", 1+r.IntN(5), 1+r.IntN(3))
+	if chance(0.5) {
+		b.WriteString("  tiers: {account: [0.2, 0.3, 0.5], project_override: 0.2, batch_override: 0.1}\n")
+	}
+	fmt.Fprintf(&b, "  models:\n    hot: [m0]\n    hot_share: %s\n    zipf_s: %s\n", pick("0.3", "0.6", "0.9"), pick("1.2", "2"))
+	if grading {
+		fmt.Fprintf(&b, "    exclude: [m%d]\n", judge)
+	}
+	fmt.Fprintf(&b, "  batches:\n    rate_per_hour: %d\n    size: {dist: uniform, min: 1, max: %d}\n", 1+r.IntN(30), 1+r.IntN(80))
+	if chance(0.4) {
+		fmt.Fprintf(&b, "    bursts: [{at: %dm, batches: %d, spread: %s}]\n", r.IntN(durMin), 1+r.IntN(4), pick("0s", "1m"))
+	}
+	if chance(0.3) {
+		b.WriteString("    profile: {hourly: [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1], weekday: [1, 1, 1, 1, 1, 0.5, 0.5]}\n")
+	}
+	fmt.Fprintf(&b, "  background: {rate_per_hour: %d, size: %d}\n", r.IntN(400), 1+r.IntN(3))
+	b.WriteString("  behaviours:\n")
+	nBeh := 1 + r.IntN(2)
+	for i := range nBeh {
+		fmt.Fprintf(&b, "    b%d:\n      turns: {dist: uniform, min: 1, max: %d}\n      fanout: %s\n", i, 1+r.IntN(8), pick("1", "1", "{dist: uniform, min: 1, max: 3}"))
+		fmt.Fprintf(&b, "      prompt_tokens: {dist: lognormal, median: %d, sigma: 0.5}\n      output_tokens: {dist: exponential, mean: %d}\n", 200+r.IntN(8000), 50+r.IntN(800))
+		fmt.Fprintf(&b, "      tool_tokens: %d\n      tool_seconds: {dist: exponential, mean: %d}\n", r.IntN(2000), 1+r.IntN(20))
+		if chance(0.2) {
+			b.WriteString("      phase_switch: {at_fraction: 0.5, fanout: 2}\n")
+		}
+		if grading {
+			fmt.Fprintf(&b, "      grading: {probability: %s, judge: m%d}\n", pick("0.5", "1"), judge)
+		}
+	}
+
+	// Policies and guards.
+	globalCap := 1 + r.IntN(capacity)
+	fmt.Fprintf(&b, "policies:\n  fixed_lane:\n    global_cap: %d\n    lanes: {m0: %d}\n", globalCap, 1+r.IntN(globalCap))
+	if chance(0.6) {
+		fmt.Fprintf(&b, "  scheduler:\n    tick: %s\n    target_depth: %d\n    controller: %s\n    reject_lower_after: %d\n",
+			pick("5s", "10s"), 1+r.IntN(30), pick("slowstart", "step", "search", "aimd", "pi", "gradient", "inspect", "bands", "damped"), 1+r.IntN(5))
+		if chance(0.3) {
+			b.WriteString("    job_rate_hold: 5m\n")
+		}
+		if chance(0.2) {
+			b.WriteString("    ignore_quota: true\n")
+		}
+	}
+	if chance(0.4) {
+		b.WriteString("  guards:\n")
+		if chance(0.6) {
+			fmt.Fprintf(&b, "    breaker: {open: 0.7, close: 0.6, production_only: %t}\n", chance(0.5))
+		}
+		if chance(0.6) {
+			fmt.Fprintf(&b, "    max_jobs: %d\n", 1+r.IntN(50))
+		}
+	}
+
+	// Variants: overlays of organisations, keys, models, guards and clock.
+	b.WriteString("variants:\n")
+	fmt.Fprintf(&b, "  v-org: {policy: %s, organisations: [{name: o0, admission: %s, count_rejected: %t}]}\n",
+		pick("fixed-lane", "scheduler"), pick("fit", "under_limit"), chance(0.5))
+	fmt.Fprintf(&b, "  v-key:\n    keys: [{name: kv, rpm: %d, tpm: %d, pace: %t}]\n    models: [{name: m0, eval_key: kv}]\n",
+		1+r.IntN(200), 1000+r.IntN(200000), chance(0.5))
+	fmt.Fprintf(&b, "  v-guard: {policy: fixed-lane, policies: {guards: {breaker: {open: 0.5, close: 0.4}, max_jobs: %d}}}\n", 1+r.IntN(20))
+	fmt.Fprintf(&b, "  v-clock: {clock: %dh, organisations: [{name: o%d, daily_reset: %dh}]}\n", r.IntN(48), r.IntN(nOrg), r.IntN(24))
+	return b.String()
+}

@@ -171,22 +171,20 @@ func randomScenario(r *rand.Rand) string {
 	if chance(0.25) {
 		scale = 100
 	}
+	// quotas writes each of the four limits with probability p, drawn from
+	// [lo, lo+span) and divided by scale (at least 1).
+	quotas := func(prefix, suffix string, p [numDims]float64, lo, span [numDims]int) {
+		for d, key := range []string{"rpm", "tpm", "rpd", "tpd"} {
+			if chance(p[d]) {
+				fmt.Fprintf(&b, "%s%s: %d%s", prefix, key, max(1, (lo[d]+r.IntN(span[d]))/scale), suffix)
+			}
+		}
+	}
 	nOrg := 1 + r.IntN(3)
 	b.WriteString("organisations:\n")
 	for i := range nOrg {
 		fmt.Fprintf(&b, "  - name: o%d\n", i)
-		if chance(0.6) {
-			fmt.Fprintf(&b, "    rpm: %d\n", 1+(20+r.IntN(2000))/scale)
-		}
-		if chance(0.6) {
-			fmt.Fprintf(&b, "    tpm: %d\n", (20000+r.IntN(2000000))/scale)
-		}
-		if chance(0.4) {
-			fmt.Fprintf(&b, "    rpd: %d\n", 1+(200+r.IntN(50000))/scale)
-		}
-		if chance(0.4) {
-			fmt.Fprintf(&b, "    tpd: %d\n", (200000+r.IntN(50000000))/scale)
-		}
+		quotas("    ", "\n", [numDims]float64{0.6, 0.6, 0.4, 0.4}, [numDims]int{20, 20000, 200, 200000}, [numDims]int{2000, 2000000, 50000, 50000000})
 		if chance(0.2) {
 			fmt.Fprintf(&b, "    daily_reset: %dh\n", r.IntN(24))
 		}
@@ -218,17 +216,9 @@ func randomScenario(r *rand.Rand) string {
 		b.WriteString("keys:\n")
 		for i := range nKey {
 			fmt.Fprintf(&b, "  - {name: k%d", i)
-			if chance(0.6) {
-				fmt.Fprintf(&b, ", rpm: %d", 1+(10+r.IntN(1000))/scale)
-			}
-			if chance(0.6) {
-				fmt.Fprintf(&b, ", tpm: %d", (10000+r.IntN(1000000))/scale)
-			}
-			if chance(0.2) {
-				fmt.Fprintf(&b, ", tpd: %d", (100000+r.IntN(20000000))/scale)
-			}
+			quotas(", ", "", [numDims]float64{0.6, 0.6, 0, 0.2}, [numDims]int{10, 10000, 0, 100000}, [numDims]int{1000, 1000000, 1, 20000000})
 			if chance(0.3) {
-				fmt.Fprintf(&b, ", budget_tokens: %d", (100000+r.IntN(20000000))/scale)
+				fmt.Fprintf(&b, ", budget_tokens: %d", max(1, (10000+r.IntN(2000000))/scale))
 			}
 			if chance(0.4) {
 				b.WriteString(", pace: true")
@@ -349,13 +339,16 @@ func randomScenario(r *rand.Rand) string {
 		}
 	}
 
-	// Variants: overlays of organisations, keys, models, guards and clock.
+	// Variants: overlays of organisations, keys, models, guards, clock and daily reset.
 	b.WriteString("variants:\n")
 	fmt.Fprintf(&b, "  v-org: {policy: %s, organisations: [{name: o0, admission: %s, count_rejected: %t}]}\n",
 		pick("fixed-lane", "scheduler"), pick("fit", "under_limit"), chance(0.5))
 	fmt.Fprintf(&b, "  v-key:\n    keys: [{name: kv, rpm: %d, tpm: %d, pace: %t}]\n    models: [{name: m0, eval_key: kv}]\n",
 		1+r.IntN(200), 1000+r.IntN(200000), chance(0.5))
 	fmt.Fprintf(&b, "  v-guard: {policy: fixed-lane, policies: {guards: {breaker: {open: 0.5, close: 0.4}, max_jobs: %d}}}\n", 1+r.IntN(20))
-	fmt.Fprintf(&b, "  v-clock: {clock: %dh, organisations: [{name: o%d, daily_reset: %dh}]}\n", r.IntN(48), r.IntN(nOrg), r.IntN(24))
+	// A daily quota that binds early, reset a few minutes into the run.
+	reset := r.IntN(24)
+	fmt.Fprintf(&b, "  v-reset: {clock: %dh%dm, organisations: [{name: o%d, daily_reset: %dh, rpd: %d, tpd: %d, admission: %s}]}\n",
+		(reset+23)%24, 60-5-r.IntN(10), r.IntN(nOrg), reset, 50+r.IntN(500), 50000+r.IntN(500000), pick("fit", "under_limit"))
 	return b.String()
 }

@@ -21,10 +21,10 @@ func TestSeedsBounded(t *testing.T) {
 		name, text, seeds, want string
 		load                    func(path string) error
 	}{
-		{"sweep at the limit", sweep, "1000", "", func(p string) error { _, err := LoadSweep(p); return err }},
-		{"sweep past", sweep, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, err := LoadSweep(p); return err }},
-		{"tune at the limit", tune, "1000", "", func(p string) error { _, _, _, err := LoadTune(p); return err }},
-		{"tune past", tune, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, _, _, err := LoadTune(p); return err }},
+		{"sweep at the limit", sweep, "1000", "", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
+		{"sweep past", sweep, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
+		{"tune at the limit", tune, "1000", "", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
+		{"tune past", tune, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f.yaml")
@@ -59,9 +59,9 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 		{"gate unknown metric", strings.Replace(fmt.Sprintf(gate, "speed"), "    scenario: light-load\n", "    scenario: light-load\n    seeds: [1]\n", 1),
 			"F:9: checks[1].metric: unknown \"speed\"", loadGate},
 		{"tune param", "scenario: light-load\nseeds: 1\nparams:\n  - {key: policies.scheduler.step, min: 1, max: 4}\n  - {key: policies.scheduler.factor, min: 2, max: 2}\nobjective: {metric: jain, goal: max}\nbudget: 2\n",
-			"F:5: params[1]: needs a key and min < max", func(p string) error { _, _, _, err := LoadTune(p); return err }},
+			"F:5: params[1]: needs a key and min < max", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
 		{"sweep metric", "scenario: light-load\nseeds: 1\n\nmetrics: [jain, speed]\ngrid:\n  policies.scheduler.step: [1, 2]\n",
-			"F:4: metrics: unknown \"speed\"", func(p string) error { _, err := LoadSweep(p); return err }},
+			"F:4: metrics: unknown \"speed\"", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f.yaml")
@@ -74,4 +74,14 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// splitDots reads a dotted key as mapping keys only, split at every dot:
+// enough for these files' keys (sim.SplitKey reads the scenario's schema).
+func splitDots(key string) ([]PathStep, error) {
+	var steps []PathStep
+	for k := range strings.SplitSeq(key, ".") {
+		steps = append(steps, PathStep{Key: k})
+	}
+	return steps, nil
 }

@@ -30,6 +30,9 @@ type PointSpec struct {
 type Param struct {
 	Key   string
 	Value *yaml.Node
+	// Where names the file, line and field that set it, for errors
+	// ("sweep.yaml:7: grid.organisations.acme.tpm"); empty if unknown.
+	Where string
 }
 
 // ResolveScenario reads a scenario reference in a file at path: a file
@@ -50,23 +53,74 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
+// A PathStep is one step of a dotted scenario key: a mapping's Key, or,
+// with Item set, the item of the list at Key whose ItemKey ("name", or
+// "prefix" for model groups) is Item.
+type PathStep struct{ Key, ItemKey, Item string }
+
+// A KeySplitter splits a dotted scenario key into its steps, reading the
+// scenario's schema (sim.SplitKey): "policies.scheduler.models.gpt-5.5.max_limit"
+// is policies, scheduler, models, gpt-5.5, max_limit; "organisations.acme.tpm"
+// is the item named acme of organisations, then tpm.
+type KeySplitter func(key string) ([]PathStep, error)
+
 // WithParams is base (a mapping or nil, left untouched) with each dotted
 // key set: "policies.scheduler.target_depth" = 16 becomes
-// {policies: {scheduler: {target_depth: 16}}}.
-func WithParams(base *yaml.Node, params []Param) *yaml.Node {
+// {policies: {scheduler: {target_depth: 16}}}, "organisations.acme.tpm" =
+// 5e6 becomes {organisations: [{name: acme, tpm: 5e6}]} (an overlay merges
+// a list item by item on their names).
+func WithParams(base *yaml.Node, params []Param, split KeySplitter) (*yaml.Node, error) {
 	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	if base != nil && base.Kind == yaml.MappingNode {
 		root = yamltree.Clone(base)
 	}
 	for _, p := range params {
-		m := root
-		parts := strings.Split(p.Key, ".")
-		for _, k := range parts[:len(parts)-1] {
-			m = child(m, k)
+		steps, err := split(p.Key)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Key, err)
 		}
-		set(m, parts[len(parts)-1], yamltree.Clone(p.Value))
+		m := root
+		for _, st := range steps[:len(steps)-1] {
+			m = step(m, st)
+		}
+		last := steps[len(steps)-1]
+		if last.Item != "" {
+			return nil, fmt.Errorf("%s: a key sets a field of a list item, not the item", p.Key)
+		}
+		set(m, last.Key, yamltree.Clone(p.Value))
 	}
-	return root
+	return root, nil
+}
+
+// step is the mapping st leads to from m, made if missing: m's key, or the
+// named item of m's list.
+func step(m *yaml.Node, st PathStep) *yaml.Node {
+	if st.Item == "" {
+		return child(m, st.Key)
+	}
+	var seq *yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == st.Key && m.Content[i+1].Kind == yaml.SequenceNode {
+			seq = m.Content[i+1]
+		}
+	}
+	if seq == nil {
+		seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		set(m, st.Key, seq)
+	}
+	for _, item := range seq.Content {
+		if item.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(item.Content); i += 2 {
+				if item.Content[i].Value == st.ItemKey && item.Content[i+1].Value == st.Item {
+					return item
+				}
+			}
+		}
+	}
+	item := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	set(item, st.ItemKey, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: st.Item})
+	seq.Content = append(seq.Content, item)
+	return item
 }
 
 func child(m *yaml.Node, key string) *yaml.Node {

@@ -40,8 +40,9 @@ type Sweep struct {
 	Hash      string   // of the sweep file's bytes: a resumed or merged sweep must be the same one
 }
 
-// LoadSweep reads and expands a sweep file.
-func LoadSweep(path string) (*Sweep, error) {
+// LoadSweep reads and expands a sweep file; split reads its dotted keys
+// (sim.SplitKey).
+func LoadSweep(path string, split KeySplitter) (*Sweep, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -70,18 +71,28 @@ func LoadSweep(path string) (*Sweep, error) {
 		return nil, err
 	}
 	s.ParamKeys = keys
+	for _, k := range keys {
+		if _, err := WithParams(nil, []Param{{Key: k, Value: Scalar("0")}}, split); err != nil {
+			return nil, fmt.Errorf("%s: grid.%v", at(path, data, "grid."+k), err)
+		}
+	}
 	for _, params := range grid {
 		p := base
 		p.Params = params
-		p.Overlay = WithParams(overlay, params)
+		if p.Overlay, err = WithParams(overlay, params, split); err != nil {
+			return nil, fmt.Errorf("%s: grid.%v", at(path, data, "grid"), err)
+		}
 		s.Points = append(s.Points, p)
 	}
-	for _, lp := range f.Points {
+	for i, lp := range f.Points {
 		p := base
 		p.Name = lp.Name
 		p.Overlay = overlay
 		if lp.Overlay.Kind == yaml.MappingNode {
-			p.Overlay = WithParams(overlay, flatten("", &lp.Overlay))
+			p.Params = flatten(path, fmt.Sprintf("points[%d].overlay.", i), "", &lp.Overlay)
+			if p.Overlay, err = WithParams(overlay, p.Params, split); err != nil {
+				return nil, fmt.Errorf("%s: points[%d].overlay.%v", at(path, data, fmt.Sprintf("points[%d].overlay", i)), i, err)
+			}
 		}
 		s.Points = append(s.Points, p)
 	}
@@ -117,7 +128,7 @@ func expandGrid(path string, g *yaml.Node) ([][]Param, []string, error) {
 		var next [][]Param
 		for _, prev := range out {
 			for _, v := range vs.Content {
-				next = append(next, append(slices.Clone(prev), Param{Key: k, Value: v}))
+				next = append(next, append(slices.Clone(prev), Param{Key: k, Value: v, Where: fmt.Sprintf("%s:%d: grid.%s", path, g.Content[i].Line, k)}))
 			}
 		}
 		out = next
@@ -125,16 +136,17 @@ func expandGrid(path string, g *yaml.Node) ([][]Param, []string, error) {
 	return out, keys, nil
 }
 
-// flatten turns a mapping into dotted settings (leaves only).
-func flatten(prefix string, m *yaml.Node) []Param {
+// flatten turns a mapping into dotted settings (leaves only); each names
+// where it was written: path, its line, field then its key.
+func flatten(path, field, prefix string, m *yaml.Node) []Param {
 	var out []Param
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := prefix+m.Content[i].Value, m.Content[i+1]
 		if v.Kind == yaml.MappingNode {
-			out = append(out, flatten(k+".", v)...)
+			out = append(out, flatten(path, field, k+".", v)...)
 			continue
 		}
-		out = append(out, Param{Key: k, Value: v})
+		out = append(out, Param{Key: k, Value: v, Where: fmt.Sprintf("%s:%d: %s%s", path, m.Content[i].Line, field, k)})
 	}
 	return out
 }

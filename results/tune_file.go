@@ -27,11 +27,14 @@ type TuneFile struct {
 	Constraints []TuneConstraint `yaml:"constraints"`
 	TradeOff    *TuneGoal        `yaml:"trade_off"`
 	Budget      int              `yaml:"budget"`
+	split       KeySplitter      // reads the params' dotted keys
+	where       []string         // where each param's key is written, for errors
 }
 
-// LoadTune reads a tune file; base is the point every setting overlays.
-func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
-	var f TuneFile
+// LoadTune reads a tune file; base is the point every setting overlays;
+// split reads the params' dotted keys (sim.SplitKey).
+func LoadTune(path string, split KeySplitter) (*TuneFile, PointSpec, []uint64, error) {
+	f := TuneFile{split: split}
 	data, err := os.ReadFile(path)
 	if err == nil {
 		err = decodeStrict(path, data, &f)
@@ -50,6 +53,11 @@ func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 		if p.Key == "" || !(p.Max > p.Min) || (p.Log && p.Min <= 0) {
 			return nil, PointSpec{}, nil, fmt.Errorf("%s: params[%d]: needs a key and min < max (min > 0 on a log scale)", at(path, data, fmt.Sprintf("params[%d]", i)), i)
 		}
+		where := fmt.Sprintf("%s: params[%d].key", at(path, data, fmt.Sprintf("params[%d].key", i)), i)
+		if _, err := WithParams(nil, []Param{{Key: p.Key, Value: Scalar("0")}}, split); err != nil {
+			return nil, PointSpec{}, nil, fmt.Errorf("%s: %v", where, err)
+		}
+		f.where = append(f.where, where)
 	}
 	for _, m := range append([]string{f.Objective.Metric}, constraintMetrics(f)...) {
 		if !slices.Contains(MetricNames, m) {
@@ -76,15 +84,16 @@ func constraintMetrics(f TuneFile) []string {
 }
 
 // Point is the setting x as a point: base with the parameters overlaid.
-func (f *TuneFile) Point(base PointSpec, id string, x []float64) PointSpec {
+func (f *TuneFile) Point(base PointSpec, id string, x []float64) (PointSpec, error) {
 	p := base
 	p.ID, p.Params = id, nil
 	for j, q := range f.Params {
-		p.Params = append(p.Params, Param{Key: q.Key, Value: Scalar(q.Format(x[j]))})
+		p.Params = append(p.Params, Param{Key: q.Key, Value: Scalar(q.Format(x[j])), Where: f.where[j]})
 	}
 	p.Name = paramName(p.Params)
-	p.Overlay = WithParams(base.Overlay, p.Params)
-	return p
+	var err error
+	p.Overlay, err = WithParams(base.Overlay, p.Params, f.split)
+	return p, err
 }
 
 // OverlayYAML is the recommended setting as YAML, ready to paste into a
@@ -97,7 +106,11 @@ func (f *TuneFile) OverlayYAML(x []float64) (string, error) {
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(WithParams(nil, params)); err != nil {
+	overlay, err := WithParams(nil, params, f.split)
+	if err != nil {
+		return "", err
+	}
+	if err := enc.Encode(overlay); err != nil {
 		return "", err
 	}
 	return b.String(), enc.Close()

@@ -31,6 +31,17 @@ func pointScenario(p results.PointSpec, cache map[string]*sim.Scenario) (*sim.Va
 	if policy == "" {
 		policy = sim.DefaultVariantPolicy
 	}
+	for _, prm := range p.Params {
+		steps, err := sim.SplitKey(prm.Key)
+		if err == nil {
+			err = sc.CheckItems(steps)
+		}
+		if err != nil && prm.Where != "" {
+			return nil, fmt.Errorf("%s: %w", prm.Where, err)
+		} else if err != nil {
+			return nil, fmt.Errorf("point %s (%s): %s: %w", p.ID, p.Name, prm.Key, err)
+		}
+	}
 	if p.Overlay != nil {
 		var err error
 		if sc, err = sc.WithOverlay(p.Overlay); err != nil {

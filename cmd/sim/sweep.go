@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -42,9 +43,18 @@ func sweepCommand() *cli.Command {
 }
 
 func sweepRun(c *cli.Context, file, dir string, sh results.Shard) error {
-	sw, err := results.LoadSweep(file)
+	sw, err := results.LoadSweep(file, sim.SplitKey)
 	if err != nil {
 		return err
+	}
+	// Every point's scenario is built before the directory is made, so a
+	// bad point (a misspelt item, an overlay the scenario refuses) leaves no
+	// sweep behind that the corrected file would be refused beside.
+	cache := map[string]*sim.Scenario{}
+	for _, p := range sw.Points {
+		if _, err := pointScenario(p, cache); err != nil {
+			return err
+		}
 	}
 	if sh.N > 1 {
 		dir = filepath.Join(dir, fmt.Sprintf("shard-%d", sh.I))

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -179,4 +181,75 @@ func TestMergeRefusesWhatIsNotAShard(t *testing.T) {
 			t.Errorf("merge %s wrote %s", tc.dir, out)
 		}
 	}
+}
+
+// TestSweepListItemKeys: a grid key may set a field of a list item by its
+// name (organisations.acme.tpd) and a per-model setting of a model whose
+// name holds dots; each point is the run of the scenario edited by hand,
+// and a misspelt item is refused at its line before anything is written.
+func TestSweepListItemKeys(t *testing.T) {
+	dir := t.TempDir()
+	shown, _, code := runSim(t, "scenarios", "--show", "incident-0214")
+	if code != 0 || !strings.Contains(shown, "    tpd: 48000000\n") {
+		t.Fatalf("scenarios --show incident-0214: exit %d", code)
+	}
+	edited := filepath.Join(dir, "edited.yaml")
+	if err := os.WriteFile(edited, []byte(strings.Replace(shown, "    tpd: 48000000\n", "    tpd: 96000000\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sweep := filepath.Join(dir, "sweep.yaml")
+	os.WriteFile(sweep, []byte("scenario: incident-0214\npolicy: fixed-lane\nseeds: 1\ngrid:\n  organisations.acme.tpd: [48000000, 96000000]\n"+
+		"lanes: [\"(all)\"]\nmetrics: [throughput_per_hour]\n"), 0o644)
+	mustSim(t, nil, "sweep", "--out", filepath.Join(dir, "out"), sweep)
+	summary, _ := os.ReadFile(filepath.Join(dir, "out", "summary.csv"))
+	perPoint := map[string]string{} // tpd -> mean
+	for _, line := range strings.Split(strings.TrimSpace(string(summary)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		perPoint[f[2]] = f[6]
+	}
+	for _, tc := range []struct{ tpd, scenario string }{{"48000000", "incident-0214"}, {"96000000", edited}} {
+		out := filepath.Join(dir, "run-"+tc.tpd)
+		stdout := mustSimOut(t, "run", "--scenario", tc.scenario, "--policy", "fixed-lane", "--seed", "1", "--out", out, "--json")
+		var s struct {
+			Runs []struct {
+				Total struct {
+					ThroughputPerHour float64 `json:"throughput_per_hour"`
+				} `json:"total"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &s); err != nil || len(s.Runs) != 1 {
+			t.Fatalf("run --json: %v", err)
+		}
+		if got, want := perPoint[tc.tpd], strconv.FormatFloat(s.Runs[0].Total.ThroughputPerHour, 'g', -1, 64); got != want {
+			t.Errorf("tpd %s: the sweep's point says %s jobs/h, the run of the scenario edited by hand %s", tc.tpd, got, want)
+		}
+	}
+	if perPoint["48000000"] == perPoint["96000000"] {
+		t.Errorf("the daily token quota changed nothing: %v", perPoint)
+	}
+
+	// A per-model setting of gpt-5.5 (a name with a dot) reads as one model.
+	os.WriteFile(sweep, []byte("scenario: default\npolicy: scheduler\nseeds: 1\n"+
+		"overlay: {duration: 10m, warmup: 0s, events: [], workload: {batches: {bursts: []}}}\n"+
+		"grid:\n  policies.scheduler.models.gpt-5.5.max_limit: [2]\nlanes: [gpt-5.5]\nmetrics: [throughput_per_hour]\n"), 0o644)
+	mustSim(t, nil, "sweep", "--out", filepath.Join(dir, "dotted"), sweep)
+
+	// A misspelt item: refused at its line, no directory made.
+	os.WriteFile(sweep, []byte("scenario: incident-0214\npolicy: fixed-lane\nseeds: 1\ngrid:\n  organisations.acmee.tpd: [1]\n"), 0o644)
+	bad := filepath.Join(dir, "bad")
+	if _, stderr, code := runSim(t, "sweep", "--out", bad, sweep); code != exitError || !strings.Contains(stderr, sweep+`:5: grid.organisations.acmee.tpd: the scenario's organisations has no item with name "acmee" (have acme)`) {
+		t.Errorf("misspelt item: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("a refused sweep left %s behind", bad)
+	}
+}
+
+func mustSimOut(t *testing.T, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := runSim(t, args...)
+	if code != 0 {
+		t.Fatalf("sim %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return stdout
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,7 +22,7 @@ func tuneCommand() *cli.Command {
 
 func tuneAction(c *cli.Context) error {
 	file := c.Args().First()
-	f, base, seeds, err := results.LoadTune(file)
+	f, base, seeds, err := results.LoadTune(file, sim.SplitKey)
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,11 @@ func tuneAction(c *cli.Context) error {
 			points := make([]results.PointSpec, len(xs))
 			idx := make([]int, len(xs))
 			for i, x := range xs {
-				points[i], idx[i] = f.Point(base, fmt.Sprintf("t%03d", n+i), x), i
+				p, err := f.Point(base, fmt.Sprintf("t%03d", n+i), x)
+				if err != nil {
+					return nil, err
+				}
+				points[i], idx[i] = p, i
 			}
 			n += len(xs)
 			out := make([]map[results.MetricKey]float64, len(xs))

@@ -1,0 +1,92 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/evalsched/lab/results"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSplitKey: dotted keys as sweeps and tunes write them, read against
+// the scenario's schema. The steps are written out by hand from the
+// schema (README "Scenario format").
+func TestSplitKey(t *testing.T) {
+	key := func(k string) results.PathStep { return results.PathStep{Key: k} }
+	item := func(list, itemKey, name string) results.PathStep {
+		return results.PathStep{Key: list, ItemKey: itemKey, Item: name}
+	}
+	for _, tc := range []struct {
+		key  string
+		want []results.PathStep
+	}{
+		{"duration", []results.PathStep{key("duration")}},
+		{"policies.scheduler.target_depth", []results.PathStep{key("policies"), key("scheduler"), key("target_depth")}},
+		// A model name with dots, in a map of per-model settings.
+		{"policies.scheduler.models.gpt-5.5.max_limit", []results.PathStep{key("policies"), key("scheduler"), key("models"), key("gpt-5.5"), key("max_limit")}},
+		{"policies.fixed_lane.lanes.gpt-5.5", []results.PathStep{key("policies"), key("fixed_lane"), key("lanes"), key("gpt-5.5")}},
+		// List items by name (by prefix for model groups).
+		{"organisations.acme.tpm", []results.PathStep{item("organisations", "name", "acme"), key("tpm")}},
+		{"models.gpt-5.5.streams", []results.PathStep{item("models", "name", "gpt-5.5"), key("streams")}},
+		{"models.gpt-5.5.jitter.cv", []results.PathStep{item("models", "name", "gpt-5.5"), key("jitter"), key("cv")}},
+		{"keys.evals.pace", []results.PathStep{item("keys", "name", "evals"), key("pace")}},
+		{"model_groups.tail-.streams", []results.PathStep{item("model_groups", "prefix", "tail-"), key("streams")}},
+		{"production.product.retry.base", []results.PathStep{item("production", "name", "product"), key("retry"), key("base")}},
+		// Whole values: a list, a distribution, a map entry.
+		{"events", []results.PathStep{key("events")}},
+		{"workload.behaviours.agent.turns", []results.PathStep{key("workload"), key("behaviours"), key("agent"), key("turns")}},
+		{"workload.behaviours.agent.turns.median", []results.PathStep{key("workload"), key("behaviours"), key("agent"), key("turns"), key("median")}},
+		{"workload.tiers.pinned.acct-003/p01", []results.PathStep{key("workload"), key("tiers"), key("pinned"), key("acct-003/p01")}},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			got, err := SplitKey(tc.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+	for _, bad := range []string{
+		"", "bogus", "policies.schedular.tick", "organisations[0].admission", "organisations.acme.bogus",
+		"duration.x", "events.0.at", "gateway.stale.x", "variants.a.policy", "policies.scheduler.", "organisations.",
+		"gateway.retry.base.x", "organisations.acme", "models.gpt-5.5",
+	} {
+		t.Run("refused "+bad, func(t *testing.T) {
+			if steps, err := SplitKey(bad); err == nil || !strings.Contains(err.Error(), "not a scenario key") {
+				t.Errorf("SplitKey(%q) = %v, %v; want not a scenario key", bad, steps, err)
+			}
+		})
+	}
+}
+
+// TestCheckItems: a dotted key may only name list items the scenario has.
+func TestCheckItems(t *testing.T) {
+	sc, err := LoadScenario("incident-0214")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key, want string // want: "" or a substring of the error
+	}{
+		{"organisations.acme.tpd", ""},
+		{"models.prod-model.streams", ""},
+		{"production.product.rate_per_hour", ""},
+		{"policies.scheduler.target_depth", ""},
+		{"organisations.acmee.tpd", `no item with name "acmee" (have acme)`},
+		{"keys.evals.rpm", "the scenario has no keys"},
+		{"models.gpt-5.5.streams", `models has no item with name "gpt-5.5"`},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			steps, err := SplitKey(tc.key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = sc.CheckItems(steps)
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("CheckItems(%s) = %v, want %q", tc.key, err, tc.want)
+			}
+		})
+	}
+}

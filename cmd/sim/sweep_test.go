@@ -253,3 +253,27 @@ func mustSimOut(t *testing.T, args ...string) string {
 	}
 	return stdout
 }
+
+// TestTuneListItemKey: a tune parameter may be a field of a list item (a
+// virtual key's daily tokens); the overlay it prints sets that item by
+// name. A misspelt item is refused at its line with nothing written.
+func TestTuneListItemKey(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tune.yaml")
+	tune := "scenario: incident-0214\nvariant: virtual-key\nseeds: 1\nparams:\n" +
+		"  - {key: keys.evals.tpd, min: 1000000, max: 20000000, integer: true, log: true}\n" +
+		"objective: {metric: throughput_per_hour, goal: max}\nbudget: 3\n"
+	os.WriteFile(file, []byte(tune), 0o644)
+	stdout := mustSimOut(t, "tune", "--out", filepath.Join(dir, "out"), file)
+	if !strings.Contains(stdout, "keys:\n  - name: evals\n    tpd: ") {
+		t.Errorf("the overlay printed does not set the key by name:\n%s", stdout)
+	}
+	os.WriteFile(file, []byte(strings.Replace(tune, "keys.evals.tpd", "keys.evalz.tpd", 1)), 0o644)
+	bad := filepath.Join(dir, "bad")
+	if _, stderr, code := runSim(t, "tune", "--out", bad, file); code != exitError || !strings.Contains(stderr, file+`:5: params[0].key: the scenario's keys has no item with name "evalz" (have evals)`) {
+		t.Errorf("misspelt item: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("a refused tune left %s behind", bad)
+	}
+}

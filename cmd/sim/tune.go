@@ -26,6 +26,20 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// The first setting the search runs (every parameter at its minimum) is
+	// built before the directory is made: a misspelt list item or a value
+	// the scenario refuses is reported with nothing written.
+	lows := make([]float64, len(f.Params))
+	for j, p := range f.Params {
+		lows[j] = p.Min
+	}
+	first, err := f.Point(base, "t000", lows)
+	if err == nil {
+		_, err = pointScenario(first, map[string]*sim.Scenario{})
+	}
+	if err != nil {
+		return err
+	}
 	dir := c.String("out")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

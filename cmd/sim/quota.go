@@ -22,11 +22,14 @@ func quotaCheckCommand() *cli.Command {
 		Usage:     "print a run's quota telemetry (N used of daily quota M) and fail (exit 4) when an evaluation's N/M passes --max-share",
 		UsageText: "sim quota-check --in DIR [--max-share 0.05] [--json]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "in", Usage: "output directory of sim run or compare (reads summary.json)", Required: true},
+			&cli.StringFlag{Name: "in", Usage: "output directory of sim run or compare (reads summary.json); required"},
 			&cli.Float64Flag{Name: "max-share", Usage: "largest share of a daily quota an evaluation workload may use", Value: 0.05},
 			&cli.BoolFlag{Name: "json", Usage: "print the verdict as JSON on stdout instead of the table"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.String("in") == "" {
+				return usageErrorf(c, "missing --in: the output directory of sim run or compare")
+			}
 			max := c.Float64("max-share")
 			if !(max > 0 && max <= 1) {
 				return usageErrorf(c, "--max-share: must be in (0, 1], got %g", max)

@@ -37,6 +37,7 @@ func TestQuotaCheckExitCodes(t *testing.T) {
 		{"json under", alone, []string{"--json", "--max-share", "1"}, 0, `"pass": true`, ""},
 		{"bad threshold", dir, []string{"--max-share", "0"}, exitUsage, "", "--max-share: must be in (0, 1]"},
 		{"no such dir", filepath.Join(dir, "nope"), nil, exitError, "", "no such file"},
+		{"no directory", "", nil, exitUsage, "", "missing --in"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"quota-check", "--in", tc.in}, tc.args...)
@@ -49,5 +50,17 @@ func TestQuotaCheckExitCodes(t *testing.T) {
 				t.Errorf("stdout %q lacks %q or stderr %q lacks %q", stdout, tc.stdout, stderr, tc.inStderr)
 			}
 		})
+	}
+}
+
+// TestRequiredFlagsAreUsageErrors: a missing required flag is a usage
+// error (exit 2, the usage line), like an unknown flag; urfave/cli's own
+// check exited 1 after printing the whole help.
+func TestRequiredFlagsAreUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{"quota-check"}, {"trace", "gen"}} {
+		_, stderr, code := runSim(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "missing --") || !strings.Contains(stderr, "usage: sim "+strings.Join(args, " ")) {
+			t.Errorf("sim %s: exit %d, %q; want %d with the usage line", strings.Join(args, " "), code, stderr, exitUsage)
+		}
 	}
 }

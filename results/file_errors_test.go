@@ -25,6 +25,10 @@ func TestSeedsBounded(t *testing.T) {
 		{"sweep past", sweep, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
 		{"tune at the limit", tune, "1000", "", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
 		{"tune past", tune, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
+		// The last seed is first_seed + seeds - 1: it must not wrap past 2^64-1.
+		{"sweep's last seed at the top", sweep, "2\nfirst_seed: 18446744073709551614", "", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
+		{"sweep's last seed past the top", sweep, "2\nfirst_seed: 18446744073709551615", "F:5: first_seed: 18446744073709551615 with 2 seeds: the last seed would pass 18446744073709551615", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
+		{"tune's last seed past the top", tune, "3\nfirst_seed: 18446744073709551614", "F:5: first_seed: 18446744073709551614 with 3 seeds: the last seed would pass 18446744073709551615", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f.yaml")

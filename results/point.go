@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -165,9 +166,13 @@ func seedRange(path string, data []byte, n int, first uint64) ([]uint64, error) 
 	if n < 1 || n > MaxSeeds {
 		return nil, fmt.Errorf("%s: seeds: must be in 1..%d, got %d", at(path, data, "seeds"), MaxSeeds, n)
 	}
+	first = max(1, first)
+	if first > math.MaxUint64-uint64(n-1) {
+		return nil, fmt.Errorf("%s: first_seed: %d with %d seeds: the last seed would pass %d", at(path, data, "first_seed"), first, n, uint64(math.MaxUint64))
+	}
 	seeds := make([]uint64, n)
 	for k := range seeds {
-		seeds[k] = max(1, first) + uint64(k)
+		seeds[k] = first + uint64(k)
 	}
 	return seeds, nil
 }

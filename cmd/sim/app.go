@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -358,6 +359,8 @@ func writeComparison(out io.Writer, sc *sim.Scenario, o options, summary results
 func compareAction(c *cli.Context) error {
 	if k := c.Int("seeds"); k < 1 || k > results.MaxSeeds {
 		return usageErrorf(c, "--seeds: must be in 1..%d, got %d", results.MaxSeeds, k)
+	} else if seed := c.Uint64("seed"); seed > math.MaxUint64-uint64(k-1) {
+		return usageErrorf(c, "--seed %d with --seeds %d: the last seed would pass %d", seed, k, uint64(math.MaxUint64))
 	}
 	budget, err := budgetOf(c)
 	if err != nil {

@@ -37,7 +37,7 @@ func TestQuotaCheckExitCodes(t *testing.T) {
 		{"json under", alone, []string{"--json", "--max-share", "1"}, 0, `"pass": true`, ""},
 		{"bad threshold", dir, []string{"--max-share", "0"}, exitUsage, "", "--max-share: must be in (0, 1]"},
 		{"no such dir", filepath.Join(dir, "nope"), nil, exitError, "", "no such file"},
-		{"no directory", "", nil, exitUsage, "", "missing --in"},
+		{"empty directory", "", nil, exitUsage, "", "--in: empty: give a path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"quota-check", "--in", tc.in}, tc.args...)
@@ -53,14 +53,26 @@ func TestQuotaCheckExitCodes(t *testing.T) {
 	}
 }
 
-// TestRequiredFlagsAreUsageErrors: a missing required flag is a usage
-// error (exit 2, the usage line), like an unknown flag; urfave/cli's own
-// check exited 1 after printing the whole help.
-func TestRequiredFlagsAreUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"quota-check"}, {"trace", "gen"}} {
-		_, stderr, code := runSim(t, args...)
-		if code != exitUsage || !strings.Contains(stderr, "missing --") || !strings.Contains(stderr, "usage: sim "+strings.Join(args, " ")) {
-			t.Errorf("sim %s: exit %d, %q; want %d with the usage line", strings.Join(args, " "), code, stderr, exitUsage)
+// TestFlagUsageErrors: a missing required flag, an empty path and seeds
+// that would wrap past 2^64-1 are usage errors (exit 2, the usage line),
+// like an unknown flag. urfave/cli's own required-flag check exited 1
+// after printing the whole help; --out "" tried to swap the working
+// directory for the outputs; --seed 2^64-1 --seeds 2 ran seed 0.
+func TestFlagUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"quota-check"}, "missing --in"},
+		{[]string{"trace", "gen"}, "missing --out"},
+		{[]string{"run", "--out", ""}, "--out: empty: give a path"},
+		{[]string{"compare", "--scenario", ""}, "--scenario: empty: give a path"},
+		{[]string{"report", "--in", ""}, "--in: empty: give a path"},
+		{[]string{"compare", "--seed", "18446744073709551615", "--seeds", "2"}, "the last seed would pass 18446744073709551615"},
+	} {
+		_, stderr, code := runSim(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "usage: sim "+tc.args[0]) {
+			t.Errorf("sim %q: exit %d, %q; want %d, %q and the usage line", tc.args, code, stderr, exitUsage, tc.want)
 		}
 	}
 }

@@ -77,7 +77,8 @@ func strict(app *cli.App) {
 	walk(app.Commands)
 }
 
-// checkArgs refuses arguments beyond want, and a negative --top.
+// checkArgs refuses arguments beyond want, a negative --top and an empty
+// path.
 func checkArgs(c *cli.Context, want int) error {
 	args := c.Args().Slice()
 	if want < 0 {
@@ -95,8 +96,17 @@ func checkArgs(c *cli.Context, want int) error {
 	if c.IsSet("top") && c.Int("top") < 0 {
 		return usageErrorf(c, "--top: must be >= 0 (0 = all), got %d", c.Int("top"))
 	}
+	for _, name := range pathFlags {
+		if c.IsSet(name) && c.String(name) == "" {
+			return usageErrorf(c, "--%s: empty: give a path", name)
+		}
+	}
 	return nil
 }
+
+// pathFlags name a file or directory: an empty one is refused (--out ""
+// tried to swap the working directory itself for the run's outputs).
+var pathFlags = []string{"out", "in", "scenario", "trace"}
 
 // budgetFlags are run's and compare's limits on the size of a run.
 func budgetFlags() []cli.Flag {

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +20,7 @@ import (
 // four quotas, rolling or reset daily, burning or not, with history and
 // either admission rule; virtual keys with caps, budgets and pacing;
 // separate evaluation organisations; production generators with their own
-// retries; capacity events, stale metrics, the adaptive gateway limit;
+// retries, and request traces replayed as production (../shared/traces); capacity events, stale metrics, the adaptive gateway limit;
 // grading, phase switches, bursts; guards, alerts and scheduler settings —
 // and check, under both policies, what must hold whatever the combination:
 // the run ends, jobs and calls are conserved (from the event log), no quota
@@ -30,8 +32,12 @@ import (
 var randomScenarios = flag.Int("random-scenarios", 30, "how many random scenarios TestRandomScenarios draws")
 
 func TestRandomScenarios(t *testing.T) {
+	traces, err := filepath.Abs("../../shared/traces") // beside the repository, when there
+	if _, statErr := os.Stat(traces); err != nil || statErr != nil {
+		traces = ""
+	}
 	for i := range *randomScenarios {
-		text := randomScenario(rand.New(rand.NewPCG(uint64(i), 0x72616e64)))
+		text := randomScenario(rand.New(rand.NewPCG(uint64(i), 0x72616e64)), traces)
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			sc, err := ParseScenario(fmt.Sprintf("random-%d.yaml", i), []byte(text))
 			if err != nil {
@@ -140,8 +146,9 @@ func checkFixedDays(t *testing.T, who string, tries []try, limits [numDims]float
 	}
 }
 
-// randomScenario draws a small valid scenario combining features at random.
-func randomScenario(r *rand.Rand) string {
+// randomScenario draws a small valid scenario combining features at random;
+// traces is the directory of the public request traces ("" if absent).
+func randomScenario(r *rand.Rand, traces string) string {
 	var b strings.Builder
 	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
 	chance := func(p float64) bool { return r.Float64() < p }
@@ -268,9 +275,20 @@ func randomScenario(r *rand.Rand) string {
 		}
 	}
 
-	// Production generators on random models.
-	if nProd := r.IntN(3); nProd > 0 {
+	// Production generators on random models, and request traces replayed
+	// as production when the public traces are there.
+	nProd, nTrace := r.IntN(3), 0
+	if traces != "" && chance(0.3) {
+		nTrace = 1
+	}
+	if nProd+nTrace > 0 {
 		b.WriteString("production:\n")
+		for i := range nTrace {
+			trace := pick("AzureLLMInferenceTrace_conv.csv azure", "AzureLLMInferenceTrace_code.csv azure", "mooncake_conversation_trace.jsonl mooncake")
+			file, format, _ := strings.Cut(trace, " ")
+			fmt.Fprintf(&b, "  - {name: t%d, trace: %s/%s, format: %s, model: m%d, speedup: %d, loop: %t, max_attempts: %d}\n",
+				i, traces, file, format, r.IntN(nModel), 1+r.IntN(8), chance(0.5), r.IntN(4))
+		}
 		for i := range nProd {
 			fmt.Fprintf(&b, "  - name: p%d\n    model: m%d\n    rate_per_hour: %d\n    prompt_tokens: %s\n    output_tokens: %d\n",
 				i, r.IntN(nModel), 10+r.IntN(20000), pick("500", "{dist: lognormal, median: 800, sigma: 1}"), 50+r.IntN(500))

@@ -20,8 +20,9 @@ import (
 // four quotas, rolling or reset daily, burning or not, with history and
 // either admission rule; virtual keys with caps, budgets and pacing;
 // separate evaluation organisations; production generators with their own
-// retries, and request traces replayed as production (../shared/traces); capacity events, stale metrics, the adaptive gateway limit;
-// grading, phase switches, bursts; guards, alerts and scheduler settings —
+// retries, and request traces replayed as production (../shared/traces);
+// capacity events, stale metrics, the adaptive gateway limit; grading,
+// phase switches, bursts; guards, alerts and scheduler settings —
 // and check, under both policies, what must hold whatever the combination:
 // the run ends, jobs and calls are conserved (from the event log), no quota
 // window of an organisation or key ever serves above its limit and no key

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
 )
 
@@ -27,7 +28,10 @@ import (
 // the run ends, jobs and calls are conserved (from the event log), no quota
 // window of an organisation or key ever serves above its limit and no key
 // spends past its budget (from the log's accepted tries, not the
-// counters), and the same seed gives the same summary twice.
+// counters), no start passes the container pool, the worker cap or a
+// fixed lane's cap and no call the gateway's in-flight limit (from the
+// log's starts and acceptances), and the same seed gives the same summary
+// twice.
 //
 //	go test -run RandomScenarios ./sim/ -random-scenarios 500
 var randomScenarios = flag.Int("random-scenarios", 30, "how many random scenarios TestRandomScenarios draws")
@@ -64,6 +68,7 @@ func TestRandomScenarios(t *testing.T) {
 				c := checkConserved(t, w)
 				t.Logf("%s: %d arrived, %d finished, %d calls, %d 429s, %d events", policy, c.arrived, c.finished, c.created, c.rejected429, w.EventsProcessed())
 				checkQuotasFromLog(t, sc, w)
+				checkCapsFromLog(t, sc, run.policy, w)
 				a := randomSummary(t, w)
 				b := randomSummary(t, runWorld(t, sc, run.policy, Options{Seed: uint64(i) + 1, Log: true}, nil))
 				if !bytes.Equal(a, b) {
@@ -107,6 +112,74 @@ func checkQuotasFromLog(t *testing.T, sc *Scenario, w *World) {
 		}
 		if k.BudgetTokens > 0 && spent > k.BudgetTokens {
 			t.Errorf("key %s: %.0f tokens accepted past its budget of %.0f", k.Name, spent, k.BudgetTokens)
+		}
+	}
+}
+
+// checkCapsFromLog replays the log's job starts and ends and its calls'
+// acceptances and answers, and checks at every start and acceptance what no
+// policy may exceed: the container pool; the worker cap of the guards; under
+// fixed-lane each lane's cap and the shared lane's remainder of the global
+// cap; and, per model, the gateway's in-flight limit on evaluation calls
+// (max_factor times it under the adaptive limit).
+func checkCapsFromLog(t *testing.T, sc *Scenario, policy string, w *World) {
+	t.Helper()
+	models := sc.ModelConfigs()
+	laneOf := func(m int32) string { // fixed-lane's lane of a model: its own, or "" (shared)
+		if _, ok := sc.Policies.FixedLane.Lanes[models[m].Name]; ok {
+			return models[m].Name
+		}
+		return ""
+	}
+	laneCap := map[string]int{"": sc.Policies.FixedLane.GlobalCap}
+	for name, c := range sc.Policies.FixedLane.Lanes {
+		laneCap[name] = c
+		laneCap[""] -= c
+	}
+	inflightCap := func(m int32) int {
+		if a := sc.Gateway.AdaptiveLimit; a.Enabled {
+			return int(a.MaxFactor * float64(models[m].InflightLimit))
+		}
+		return models[m].InflightLimit
+	}
+	running, byLane := 0, map[string]int{}
+	modelOf := map[policies.JobID]int32{}
+	inflight := map[int32]int{}
+	accepted := map[int64]bool{}
+	for _, r := range w.Log() {
+		switch r.Event {
+		case LogJobStart:
+			running++
+			modelOf[r.Job] = r.Model
+			byLane[laneOf(r.Model)]++
+			if running > sc.Containers.Capacity {
+				t.Fatalf("%s: %d jobs running at %v in %d containers", policy, running, r.T.Duration(), sc.Containers.Capacity)
+			}
+			if g := sc.Policies.Guards.MaxJobs; g > 0 && running > g {
+				t.Fatalf("%s: %d jobs running at %v past the worker cap %d", policy, running, r.T.Duration(), g)
+			}
+			if l := laneOf(r.Model); policy == "fixed-lane" && byLane[l] > laneCap[l] {
+				t.Fatalf("fixed-lane: lane %q runs %d jobs at %v, cap %d", l, byLane[l], r.T.Duration(), laneCap[l])
+			}
+		case LogJobFinish, LogJobFail:
+			if m, ok := modelOf[r.Job]; ok { // a job may fail before it starts
+				running--
+				byLane[laneOf(m)]--
+				delete(modelOf, r.Job)
+			}
+		case LogCallAccept:
+			if r.Job < 0 {
+				continue // production: its own clients, not the gateway's limit
+			}
+			accepted[r.Call] = true
+			if inflight[r.Model]++; inflight[r.Model] > inflightCap(r.Model) {
+				t.Fatalf("%s: %d calls in flight on %s at %v, limit %d", policy, inflight[r.Model], models[r.Model].Name, r.T.Duration(), inflightCap(r.Model))
+			}
+		case LogCallAnswer, LogCallOutage, LogCallFail:
+			if accepted[r.Call] {
+				delete(accepted, r.Call)
+				inflight[r.Model]--
+			}
 		}
 	}
 }

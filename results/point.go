@@ -21,7 +21,11 @@ type PointSpec struct {
 	Policy   string
 	Variant  string
 	Overlay  *yaml.Node // a mapping, or nil
-	Params   []Param    // the dotted settings that made the overlay (sweep, tune)
+	Params   []Param    // the grid's or tune's parameters of the point (the CSVs' columns)
+	// Settings are the dotted settings the overlay was built from: the
+	// parameters, or a list point's overlay flattened. Each is checked
+	// against the scenario (a list item it names must exist).
+	Settings []Param
 	// Baseline: also run the fixed-lane policy on every seed, for the
 	// multiplier.
 	Baseline bool

@@ -78,7 +78,7 @@ func LoadSweep(path string, split KeySplitter) (*Sweep, error) {
 	}
 	for _, params := range grid {
 		p := base
-		p.Params = params
+		p.Params, p.Settings = params, params
 		if p.Overlay, err = WithParams(overlay, params, split); err != nil {
 			return nil, fmt.Errorf("%s: grid.%v", at(path, data, "grid"), err)
 		}
@@ -89,8 +89,8 @@ func LoadSweep(path string, split KeySplitter) (*Sweep, error) {
 		p.Name = lp.Name
 		p.Overlay = overlay
 		if lp.Overlay.Kind == yaml.MappingNode {
-			p.Params = flatten(path, fmt.Sprintf("points[%d].overlay.", i), "", &lp.Overlay)
-			if p.Overlay, err = WithParams(overlay, p.Params, split); err != nil {
+			p.Settings = flatten(path, fmt.Sprintf("points[%d].overlay.", i), "", &lp.Overlay)
+			if p.Overlay, err = WithParams(overlay, p.Settings, split); err != nil {
 				return nil, fmt.Errorf("%s: points[%d].overlay.%v", at(path, data, fmt.Sprintf("points[%d].overlay", i)), i, err)
 			}
 		}

@@ -90,7 +90,7 @@ func (f *TuneFile) Point(base PointSpec, id string, x []float64) (PointSpec, err
 	for j, q := range f.Params {
 		p.Params = append(p.Params, Param{Key: q.Key, Value: Scalar(q.Format(x[j])), Where: f.where[j]})
 	}
-	p.Name = paramName(p.Params)
+	p.Name, p.Settings = paramName(p.Params), p.Params
 	var err error
 	p.Overlay, err = WithParams(base.Overlay, p.Params, f.split)
 	return p, err

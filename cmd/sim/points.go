@@ -31,7 +31,7 @@ func pointScenario(p results.PointSpec, cache map[string]*sim.Scenario) (*sim.Va
 	if policy == "" {
 		policy = sim.DefaultVariantPolicy
 	}
-	for _, prm := range p.Params {
+	for _, prm := range p.Settings {
 		steps, err := sim.SplitKey(prm.Key)
 		if err == nil {
 			err = sc.CheckItems(steps)

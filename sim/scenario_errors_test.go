@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalsched/lab/workloads"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -44,6 +45,10 @@ func TestScenarioErrorText(t *testing.T) {
 		{"scheduler target", "    lanes: {a: 20}\n", "    lanes: {a: 20}\n  scheduler: {target_depth: -4}\n", "dir/bad.yaml:27: policies.scheduler.target_depth: must be >= 1, got -4"},
 		{"wrong type", "streams: 10", "streams: ten", `dir/bad.yaml:10: models[0].streams: want a whole number, got "ten"`},
 		{"jitter cv past the limit", "    decode_rate: 50\n", "    decode_rate: 50\n    jitter: {dist: lognormal, cv: 1e308}\n", "dir/bad.yaml:12: models[0].jitter.cv: at most 1000, got 1e+308"},
+		{"pinned account past the last", "  projects_per_account: 2\n", "  projects_per_account: 2\n  tiers: {pinned: {acct-002: 1}}\n",
+			"dir/bad.yaml:16: workload.tiers.pinned.acct-002: the generator makes no account, project or batch of this name (accounts acct-000 to acct-001, projects acct-000/p00 to acct-001/p01, batches b0000001 on)"},
+		{"pinned name misspelt", "  projects_per_account: 2\n", "  projects_per_account: 2\n  tiers: {pinned: {acct-000: 1, acct-01/p01: 2}}\n",
+			"dir/bad.yaml:16: workload.tiers.pinned.acct-01/p01: the generator makes no account, project or batch of this name (accounts acct-000 to acct-001, projects acct-000/p00 to acct-001/p01, batches b0000001 on)"},
 		{"production tokens past int32", "workload:", "production:\n  - {name: p, model: a, rate_per_hour: 10, prompt_tokens: 2147483648, output_tokens: 10}\nworkload:",
 			"dir/bad.yaml:14: production[0].prompt_tokens: at most 1e+07, got 2.147483648e+09 (the limit guards the simulator's integers and clock)"},
 	} {
@@ -134,5 +139,24 @@ func TestProjectCountLimit(t *testing.T) {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPinnedNames: the names the generator makes can be pinned — an
+// account, a project, a batch (a seven-digit sequence from 1) — and a
+// batch pinned by name gets its tier.
+func TestPinnedNames(t *testing.T) {
+	pins := "  projects_per_account: 2\n  tiers: {pinned: {acct-001: 2, acct-000/p01: 3, b0000001: 1, b12345678: 1}}\n"
+	sc, err := ParseScenario("pins.yaml", []byte(strings.Replace(validScenario, "  projects_per_account: 2\n", pins, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := workloads.NewGenerator(sc.Workload, sc.Catalogue(), sc.Duration, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, ok := gen.Next()
+	if !ok || job.Batch != "b0000001" || job.BatchTier != 1 {
+		t.Errorf("first job: batch %q tier %d, want b0000001 pinned to 1", job.Batch, job.BatchTier)
 	}
 }

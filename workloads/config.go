@@ -6,6 +6,8 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/evalsched/lab/internal/field"
@@ -118,8 +120,36 @@ func (c *Config) validateTiers() error {
 		if t := c.Tiers.Pinned[name]; t < 1 || t > 100 {
 			return field.Errorf("tiers.pinned."+name, "tier must be in 1..100, got %d", t)
 		}
+		if !c.generates(name) {
+			return field.Errorf("tiers.pinned."+name, "the generator makes no account, project or batch of this name (accounts acct-000 to acct-%03d, projects acct-000/p00 to acct-%03d/p%02d, batches b0000001 on)",
+				max(c.Accounts-1, 0), max(c.Accounts-1, 0), max(c.ProjectsPerAccount-1, 0))
+		}
 	}
 	return nil
+}
+
+// generates reports whether the generator can give name to an account, a
+// project or a batch: a pinned name matches those only, so any other (a
+// typo, an account past the last) would pin nothing, silently.
+func (c *Config) generates(name string) bool {
+	acct, proj, hasProj := strings.Cut(name, "/")
+	if a, ok := nameIndex(acct, "acct-", 3); ok && a < c.Accounts {
+		p, ok := nameIndex(proj, "p", 2)
+		return !hasProj || (ok && p < c.ProjectsPerAccount)
+	}
+	seq, ok := nameIndex(name, "b", 7)
+	return ok && seq >= 1
+}
+
+// nameIndex reads prefix then a number written as the generator writes it
+// (at least width digits, zero-padded).
+func nameIndex(s, prefix string, width int) (int, bool) {
+	digits, ok := strings.CutPrefix(s, prefix)
+	n, err := strconv.Atoi(digits)
+	if !ok || err != nil || n < 0 || fmt.Sprintf("%0*d", width, n) != digits {
+		return 0, false
+	}
+	return n, true
 }
 
 func (c *Config) validateModels(models []string, index map[string]int) error {

@@ -127,7 +127,63 @@ func (s *Scenario) WithOverlay(overlay *yaml.Node) (*Scenario, error) {
 	}
 	removeKey(doc, "variants")
 	mergeNode(doc, yamltree.Clone(overlay))
-	return decodeScenarioNode(s.file, root)
+	merged, err := decodeScenarioNode(s.file, root)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.unusedAdditions(merged, overlay); err != nil {
+		return nil, err
+	}
+	return merged, nil
+}
+
+// unusedAdditions refuses an organisation or a key that the overlay adds
+// and no model uses (as org or eval_org, or as eval_key): lists merge item
+// by item on their names, so a misspelt name adds an item that changes
+// nothing instead of changing the one meant.
+func (s *Scenario) unusedAdditions(merged *Scenario, overlay *yaml.Node) error {
+	used := map[string]bool{}
+	for _, m := range merged.catalogue {
+		used["organisations/"+m.Org], used["organisations/"+m.EvalOrg], used["keys/"+m.EvalKey] = true, true, true
+	}
+	var orgs, keys, baseOrgs, baseKeys []string
+	for _, o := range merged.Organisations {
+		orgs = append(orgs, o.Name)
+	}
+	for _, k := range merged.Keys {
+		keys = append(keys, k.Name)
+	}
+	for _, o := range s.Organisations {
+		baseOrgs = append(baseOrgs, o.Name)
+	}
+	for _, k := range s.Keys {
+		baseKeys = append(baseKeys, k.Name)
+	}
+	for _, l := range []struct {
+		list, what  string
+		names, base []string
+	}{{"organisations", "organisation", orgs, baseOrgs}, {"keys", "key", keys, baseKeys}} {
+		for i, name := range l.names {
+			if slices.Contains(l.base, name) || used[l.list+"/"+name] {
+				continue
+			}
+			have := "none"
+			if len(l.base) > 0 {
+				have = strings.Join(l.base, ", ")
+			}
+			line := 0
+			if j := keyIndex(overlay, l.list); j >= 0 {
+				for _, item := range overlay.Content[j+1].Content {
+					if _, n := itemKey(item); n == name {
+						line = item.Line
+					}
+				}
+			}
+			return field.In(s.file, line, field.Errorf(fmt.Sprintf("%s[%d]", l.list, i),
+				"adds %s %q, which no model uses: to change one, give its name (have %s)", l.what, name, have))
+		}
+	}
+	return nil
 }
 
 // decodeScenarioNode checks a YAML tree against the Scenario type (the same

@@ -116,6 +116,9 @@ func TestVariantErrors(t *testing.T) {
 		{"not a mapping", "variants:\n  x: 3\n", "x", "x: 3", "variants.x: must be a mapping"},
 		{"second variant, never selected", "variants:\n  x: {}\n  y:\n    gateway: {retry: {bogus: 1}}\n", "y", "bogus: 1", "bogus"},
 		{"unknown variant", "variants:\n  x: {}\n", "y", "", `no variant "y" (have x)`},
+		// Lists merge on names: a misspelt one adds an item that no model uses.
+		{"misspelt organisation", "variants:\n  x:\n    organisations: [{name: oo, rpm: 5}]\n", "x", "name: oo", `organisations[1]: adds organisation "oo", which no model uses: to change one, give its name (have o)`},
+		{"unused key", "variants:\n  x:\n    keys: [{name: spare, rpm: 5}]\n", "x", "name: spare", `keys[0]: adds key "spare", which no model uses: to change one, give its name (have none)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,5 +157,18 @@ func TestVariantErrors(t *testing.T) {
 				t.Errorf("error %q does not start with %q", msg, want)
 			}
 		})
+	}
+}
+
+// TestVariantAddsUsedItems: a variant may add an organisation or a key that
+// a model uses (the separate-org and virtual-key remedies do).
+func TestVariantAddsUsedItems(t *testing.T) {
+	sc := variantScenario(t, "variants:\n  sep:\n    organisations: [{name: evals, rpm: 5}]\n    keys: [{name: k, tpm: 9}]\n    models: [{name: a, eval_org: evals, eval_key: k}]\n")
+	v, err := sc.Variant("sep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(v.Scenario.Organisations) + len(v.Scenario.Keys); got != 3 {
+		t.Errorf("%d organisations and keys, want 3 (o, evals, k)", got)
 	}
 }

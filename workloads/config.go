@@ -108,6 +108,14 @@ func (c *Config) validateTiers() error {
 	if len(c.Tiers.Account) > 100 {
 		return field.Errorf("tiers.account", "at most 100 tiers, got %d", len(c.Tiers.Account))
 	}
+	total := 0.0
+	for _, w := range c.Tiers.Account {
+		total += w
+	}
+	if len(c.Tiers.Account) > 0 && !(total > 0 && !math.IsInf(total, 1)) {
+		// All zero drew every account into the last tier, as if meant.
+		return field.Errorf("tiers.account", "weights must add up to a finite number > 0, got %g", total)
+	}
 	for _, p := range []struct {
 		name string
 		v    float64

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,5 +90,82 @@ func TestCheckItems(t *testing.T) {
 				t.Errorf("CheckItems(%s) = %v, want %q", tc.key, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSplitKeyEveryPath: every path of the schema, written out by walking
+// the Scenario type (a second reading of it), with names that hold dots
+// in its maps and named lists, splits back into the steps it was made of.
+func TestSplitKeyEveryPath(t *testing.T) {
+	type path struct {
+		key   string
+		steps []results.PathStep
+	}
+	var walk func(t reflect.Type, prefix string, steps []results.PathStep, depth int) []path
+	walk = func(t reflect.Type, prefix string, steps []results.PathStep, depth int) []path {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if depth > 6 || t == nodeType || t == durationType {
+			return nil
+		}
+		var out []path
+		join := func(k string) string {
+			if prefix == "" {
+				return k
+			}
+			return prefix + "." + k
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			fields := map[string]reflect.Type{}
+			structFields(t, fields)
+			for name, ft := range fields {
+				if name == "variants" {
+					continue
+				}
+				st := append(slices.Clone(steps), results.PathStep{Key: name})
+				out = append(out, path{join(name), st})
+				if ft.Kind() == reflect.Slice {
+					elem := ft.Elem()
+					sub := map[string]reflect.Type{}
+					if elem.Kind() == reflect.Struct {
+						structFields(elem, sub)
+					}
+					itemKey := "name"
+					if _, ok := sub["prefix"]; ok {
+						itemKey = "prefix"
+					} else if _, ok := sub["name"]; !ok {
+						continue
+					}
+					item := append(slices.Clone(steps), results.PathStep{Key: name, ItemKey: itemKey, Item: "it.1"})
+					for _, p := range walk(elem, join(name)+".it.1", item, depth+1) {
+						out = append(out, p)
+					}
+					continue
+				}
+				out = append(out, walk(ft, join(name), st, depth+1)...)
+			}
+		case reflect.Map:
+			st := append(slices.Clone(steps), results.PathStep{Key: "k.1"})
+			out = append(out, path{join("k.1"), st})
+			out = append(out, walk(t.Elem(), join("k.1"), st, depth+1)...)
+		}
+		return out
+	}
+	paths := walk(reflect.TypeFor[Scenario](), "", nil, 0)
+	t.Logf("%d paths", len(paths))
+	if len(paths) < 200 {
+		t.Fatalf("only %d paths: the walk missed the schema", len(paths))
+	}
+	for _, p := range paths {
+		got, err := SplitKey(p.key)
+		if err != nil {
+			t.Errorf("%s: %v", p.key, err)
+			continue
+		}
+		if diff := cmp.Diff(p.steps, got); diff != "" {
+			t.Errorf("%s (-want +got)\n%s", p.key, diff)
+		}
 	}
 }

@@ -93,8 +93,8 @@ func splitItem(elem reflect.Type, key, rest string) ([]results.PathStep, bool) {
 // a map of model settings is gpt-5.5, max_limit ("gpt-5" leaves "5.max_limit",
 // no path), and the whole of rest is a name only when nothing shorter reads.
 func splitNamed(rest string, below func(name, sub string) ([]results.PathStep, bool)) ([]results.PathStep, bool) {
-	for end := 0; end < len(rest); end++ {
-		if rest[end] != '.' || end == 0 {
+	for end := 1; end < len(rest)-1; end++ { // a name and a path, neither empty
+		if rest[end] != '.' {
 			continue
 		}
 		if steps, ok := below(rest[:end], rest[end+1:]); ok {

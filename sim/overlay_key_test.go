@@ -169,3 +169,28 @@ func TestSplitKeyEveryPath(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitKey: no key panics SplitKey, and a key it splits sets a field
+// of the schema (its steps joined back give the key).
+func FuzzSplitKey(f *testing.F) {
+	for _, k := range []string{"policies.scheduler.models.gpt-5.5.max_limit", "organisations.acme.tpm", "model_groups.tail-.streams",
+		"workload.tiers.pinned.acct-003/p01", ".", "..", "a..b", "organisations..tpm", "duration.", "keys.k.1.rpm"} {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		steps, err := SplitKey(key)
+		if err != nil {
+			return
+		}
+		var parts []string
+		for _, st := range steps {
+			parts = append(parts, st.Key)
+			if st.Item != "" {
+				parts = append(parts, st.Item)
+			}
+		}
+		if got := strings.Join(parts, "."); got != key {
+			t.Errorf("SplitKey(%q) = %v, which joins back to %q", key, steps, got)
+		}
+	})
+}

@@ -60,6 +60,13 @@ type BatchRecord struct {
 func LoadOutputs(dir string) (*Outputs, error) {
 	o := &Outputs{Dir: dir}
 	if err := readJSONFile(filepath.Join(dir, "summary.json"), &o.Summary); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			for _, other := range []struct{ file, what string }{{"sweep.json", "a sweep's"}, {"tune.csv", "a tune's"}, {"verdict.json", "a gate's"}} {
+				if fileExists(filepath.Join(dir, other.file)) {
+					return nil, fmt.Errorf("%s holds %s outputs (%s), not a run's: this reads the directory of sim run or sim compare", dir, other.what, other.file)
+				}
+			}
+		}
 		return nil, err
 	}
 	if o.Summary.Schema != "" && o.Summary.Schema != "evalsched-summary" {

@@ -78,3 +78,25 @@ func writeSummary(t *testing.T, dir string, s results.Summary) {
 		t.Fatal(err)
 	}
 }
+
+// TestLoadOutputsNamesOtherDirectories: given the directory of a sweep, a
+// tune or a gate, the error says what it holds instead of a missing
+// summary.json.
+func TestLoadOutputsNamesOtherDirectories(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"sweep.json", "holds a sweep's outputs (sweep.json), not a run's"},
+		{"tune.csv", "holds a tune's outputs (tune.csv), not a run's"},
+		{"verdict.json", "holds a gate's outputs (verdict.json), not a run's"},
+		{"", "summary.json: no such file or directory"},
+	} {
+		dir := t.TempDir()
+		if tc.file != "" {
+			if err := os.WriteFile(filepath.Join(dir, tc.file), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := results.LoadOutputs(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.file, err, tc.want)
+		}
+	}
+}

@@ -3,7 +3,9 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/evalsched/lab/results"
@@ -23,7 +25,42 @@ func SplitKey(key string) ([]results.PathStep, error) {
 	if steps, ok := splitKey(reflect.TypeFor[Scenario](), key); ok && key != "" {
 		return steps, nil
 	}
-	return nil, errors.New("not a scenario key (a dotted path of scenario keys; a list item by its name, e.g. organisations.acme.tpm or models.gpt-5.5.streams)")
+	msg := "not a scenario key (a dotted path of scenario keys; a list item by its name, e.g. organisations.acme.tpm or models.gpt-5.5.streams)"
+	if hint := unknownField(key); hint != "" {
+		msg = "not a scenario key: " + hint
+	}
+	return nil, errors.New(msg)
+}
+
+// unknownField follows key's fields from the top while they are fields of
+// structs and names the first that is not, with the fields it could be
+// ("policies has no key "schedular" (have fixed_lane, guards, scheduler)");
+// "" if the path first reaches a map or a list, whose names it cannot judge.
+func unknownField(key string) string {
+	t, at := reflect.TypeFor[Scenario](), "the scenario"
+	for name := range strings.SplitSeq(key, ".") {
+		if strings.Contains(name, "[") {
+			return fmt.Sprintf("%q: a list item is reached by its name, not an index (organisations.acme.tpm)", name)
+		}
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t == nodeType || t == durationType {
+			return ""
+		}
+		fields := map[string]reflect.Type{}
+		structFields(t, fields)
+		ft, ok := fields[name]
+		if name == "variants" && at == "the scenario" {
+			return "variants are not set by a key (run one with variant: NAME)"
+		}
+		if !ok {
+			delete(fields, "variants")
+			return fmt.Sprintf("%s has no key %q (have %s)", at, name, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+		}
+		t, at = ft, name
+	}
+	return ""
 }
 
 // splitKey parses rest as a path below a value of type t.

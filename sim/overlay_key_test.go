@@ -50,6 +50,16 @@ func TestSplitKey(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct{ key, want string }{
+		{"policies.schedular.tick", `not a scenario key: policies has no key "schedular" (have fixed_lane, guards, scheduler)`},
+		{"gateway.retry.bse", `retry has no key "bse" (have base, honour_retry_after, jitter, max, max_attempts, multiplier)`},
+		{"organisations[0].tpm", `"organisations[0]": a list item is reached by its name, not an index`},
+		{"variants.x", "variants are not set by a key (run one with variant: NAME)"},
+	} {
+		if _, err := SplitKey(tc.key); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("SplitKey(%q): %v, want %q", tc.key, err, tc.want)
+		}
+	}
 	for _, bad := range []string{
 		"", "bogus", "policies.schedular.tick", "organisations[0].admission", "organisations.acme.bogus",
 		"duration.x", "events.0.at", "gateway.stale.x", "variants.a.policy", "policies.scheduler.", "organisations.",

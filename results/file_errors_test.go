@@ -66,6 +66,16 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 			"F:5: params[1]: needs a key and min < max", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
 		{"sweep metric", "scenario: light-load\nseeds: 1\n\nmetrics: [jain, speed]\ngrid:\n  policies.scheduler.step: [1, 2]\n",
 			"F:4: metrics: unknown \"speed\"", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
+		// Unknown keys and wrong types name the line and field path, not
+		// the decoder's Go types; of a flow mapping, the key at fault.
+		{"gate unknown key in a flow mapping", strings.Replace(fmt.Sprintf(gate, "jain"), "{metric: jain, floor", "{metric: jain, lane: x, floor", 1),
+			"F:7: checks[0].lane: unknown field (have ceiling, floor, lanes, metric, scenarios)", loadGate},
+		{"sweep unknown key", "scenario: light-load\nseeds: 1\nmetricz: [jain]\n",
+			"F:3: metricz: unknown field (have baseline, first_seed, grid, lanes, metrics, overlay, points, policy, scenario, seeds, variant)", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
+		{"tune unknown key in a list item", "scenario: light-load\nseeds: 1\nparams:\n  - {key: duration, min: 1, max: 2, unitt: s}\nobjective: {metric: jain, goal: max}\n",
+			"F:4: params[0].unitt: unknown field (have integer, key, log, max, min, unit)", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
+		{"sweep wrong type", "scenario: light-load\nseeds: abc\n",
+			"F:2: seeds: cannot unmarshal !!str `abc` into int", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f.yaml")

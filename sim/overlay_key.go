@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/results"
 	"go.yaml.in/yaml/v3"
 )
@@ -49,7 +50,7 @@ func unknownField(key string) string {
 			return ""
 		}
 		fields := map[string]reflect.Type{}
-		structFields(t, fields)
+		yamltree.Fields(t, fields)
 		ft, ok := fields[name]
 		if name == "variants" && at == "the scenario" {
 			return "variants are not set by a key (run one with variant: NAME)"
@@ -76,7 +77,7 @@ func splitKey(t reflect.Type, rest string) ([]results.PathStep, bool) {
 		return nil, false
 	case t.Kind() == reflect.Struct:
 		fields := map[string]reflect.Type{}
-		structFields(t, fields)
+		yamltree.Fields(t, fields)
 		name, sub, _ := strings.Cut(rest, ".")
 		ft, ok := fields[name]
 		if !ok || name == "variants" {
@@ -109,7 +110,7 @@ func splitItem(elem reflect.Type, key, rest string) ([]results.PathStep, bool) {
 		return nil, false
 	}
 	fields := map[string]reflect.Type{}
-	structFields(elem, fields)
+	yamltree.Fields(elem, fields)
 	itemKey := "name"
 	if _, ok := fields["prefix"]; ok {
 		itemKey = "prefix" // model_groups: merged on their prefix

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/results"
 	"github.com/google/go-cmp/cmp"
 )
@@ -129,7 +130,7 @@ func TestSplitKeyEveryPath(t *testing.T) {
 		switch t.Kind() {
 		case reflect.Struct:
 			fields := map[string]reflect.Type{}
-			structFields(t, fields)
+			yamltree.Fields(t, fields)
 			for name, ft := range fields {
 				if name == "variants" {
 					continue
@@ -140,7 +141,7 @@ func TestSplitKeyEveryPath(t *testing.T) {
 					elem := ft.Elem()
 					sub := map[string]reflect.Type{}
 					if elem.Kind() == reflect.Struct {
-						structFields(elem, sub)
+						yamltree.Fields(elem, sub)
 					}
 					itemKey := "name"
 					if _, ok := sub["prefix"]; ok {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/workloads"
 	"go.yaml.in/yaml/v3"
 )
@@ -116,7 +117,7 @@ func checkStruct(n *yaml.Node, t reflect.Type, path string) error {
 		return nodeErr(n, path, "want a mapping, got %s", describe(n))
 	}
 	fields := map[string]reflect.Type{}
-	structFields(t, fields)
+	yamltree.Fields(t, fields)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Value == "<<" { // a merge key: its mapping fills the same struct
@@ -134,24 +135,6 @@ func checkStruct(n *yaml.Node, t reflect.Type, path string) error {
 		}
 	}
 	return nil
-}
-
-// structFields maps the YAML keys of t (inline structs included) to types.
-func structFields(t reflect.Type, out map[string]reflect.Type) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("yaml")
-		name, opts, _ := strings.Cut(tag, ",")
-		switch {
-		case tag == "-" || !f.IsExported():
-		case strings.Contains(opts, "inline"):
-			structFields(f.Type, out)
-		case name != "":
-			out[name] = f.Type
-		default:
-			out[strings.ToLower(f.Name)] = f.Type
-		}
-	}
 }
 
 func checkMap(n *yaml.Node, t reflect.Type, path string) error {
@@ -250,41 +233,8 @@ func yamlError(root *yaml.Node, err error) error {
 		fe.Line, _ = strconv.Atoi(m[1])
 		fe.Msg = m[2]
 		if root != nil {
-			fe.Path = pathAtLine(root, fe.Line)
+			fe.Path = yamltree.PathAtLine(root, fe.Line, "")
 		}
 	}
 	return fe
-}
-
-// pathAtLine is the path of the deepest key on line, "" if none.
-func pathAtLine(n *yaml.Node, line int) string {
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if sub := pathAtLine(v, line); sub != "" {
-				return field.Join(k.Value, sub)
-			}
-			if k.Line == line {
-				return k.Value
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			if sub := pathAtLine(c, line); sub != "" {
-				return fmt.Sprintf("[%d]", i) + dotted(sub)
-			}
-		}
-	}
-	return ""
-}
-
-func dotted(sub string) string {
-	if sub == "" || sub[0] == '[' {
-		return sub
-	}
-	return "." + sub
 }

@@ -1,4 +1,5 @@
 // Package yamltree holds helpers on YAML node trees shared by the
 // scenario overlays (sim) and the sweep, gate and tune files (results):
-// Clone, and Line, the line of a field path, for errors that name it.
+// Clone; Line, the line of a field path, and PathAtLine, the field path
+// of a line, for errors that name both; Fields, a struct type's YAML keys.
 package yamltree

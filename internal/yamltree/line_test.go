@@ -32,3 +32,24 @@ func TestLine(t *testing.T) {
 		}
 	}
 }
+
+// TestPathAtLine: the deepest key on a line, or the one named there when a
+// flow mapping holds several.
+func TestPathAtLine(t *testing.T) {
+	var root yaml.Node
+	text := "a:\n  b: 1\nlist:\n  - {x: 1, y: 2}\n  - name: n\n    deep: {z: 3}\n"
+	if err := yaml.Unmarshal([]byte(text), &root); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		line       int
+		name, want string
+	}{
+		{1, "", "a"}, {2, "", "a.b"}, {4, "", "list[0].x"}, {4, "y", "list[0].y"}, {5, "", "list[1].name"},
+		{6, "", "list[1].deep.z"}, {6, "deep", "list[1].deep"}, {4, "nope", ""}, {9, "", ""},
+	} {
+		if got := PathAtLine(&root, tc.line, tc.name); got != tc.want {
+			t.Errorf("PathAtLine(%d, %q) = %q, want %q", tc.line, tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package yamltree
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Fields maps the YAML keys of struct type t (inline structs included) to
+// their types, as the YAML library decodes them.
+func Fields(t reflect.Type, out map[string]reflect.Type) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		switch {
+		case tag == "-" || !f.IsExported():
+		case strings.Contains(opts, "inline"):
+			Fields(f.Type, out)
+		case name != "":
+			out[name] = f.Type
+		default:
+			out[strings.ToLower(f.Name)] = f.Type
+		}
+	}
+}
+
+// PathAtLine is the field path ("checks[2].metric") of the deepest key on
+// line, or of the key named name there if name is not empty (a flow
+// mapping holds several keys on one line); "" if none.
+func PathAtLine(n *yaml.Node, line int, name string) string {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if sub := PathAtLine(v, line, name); sub != "" {
+				return join(k.Value, sub)
+			}
+			if k.Line == line && (name == "" || k.Value == name) {
+				return k.Value
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if sub := PathAtLine(c, line, name); sub != "" {
+				return join(fmt.Sprintf("[%d]", i), sub)
+			}
+		}
+	}
+	return ""
+}
+
+// join appends sub to a path: "a" + "b" is "a.b", "a" + "[2]" is "a[2]".
+func join(prefix, sub string) string {
+	if sub[0] == '[' || prefix == "" {
+		return prefix + sub
+	}
+	return prefix + "." + sub
+}

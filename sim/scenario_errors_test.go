@@ -45,6 +45,8 @@ func TestScenarioErrorText(t *testing.T) {
 		{"scheduler target", "    lanes: {a: 20}\n", "    lanes: {a: 20}\n  scheduler: {target_depth: -4}\n", "dir/bad.yaml:27: policies.scheduler.target_depth: must be >= 1, got -4"},
 		{"wrong type", "streams: 10", "streams: ten", `dir/bad.yaml:10: models[0].streams: want a whole number, got "ten"`},
 		{"jitter cv past the limit", "    decode_rate: 50\n", "    decode_rate: 50\n    jitter: {dist: lognormal, cv: 1e308}\n", "dir/bad.yaml:12: models[0].jitter.cv: at most 1000, got 1e+308"},
+		{"unknown field", "    decode_rate: 50\n", "    decode_rate: 50\n    decoder_rate: 5\n",
+			"dir/bad.yaml:12: models[0].decoder_rate: unknown field (have decode_rate, eval_key, eval_org, inflight_limit, jitter, name, org, slowdown, streams, ttft)"},
 		{"tier weights all zero", "  projects_per_account: 2\n", "  projects_per_account: 2\n  tiers: {account: [0, 0]}\n",
 			"dir/bad.yaml:16: workload.tiers.account: weights must add up to a finite number > 0, got 0"},
 		{"pinned account past the last", "  projects_per_account: 2\n", "  projects_per_account: 2\n  tiers: {pinned: {acct-002: 1}}\n",

@@ -3,9 +3,11 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,7 +130,7 @@ func checkStruct(n *yaml.Node, t reflect.Type, path string) error {
 		}
 		ft, ok := fields[k.Value]
 		if !ok {
-			return nodeErr(k, field.Join(path, k.Value), "unknown field")
+			return nodeErr(k, field.Join(path, k.Value), "unknown field (have %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 		}
 		if err := checkNode(v, ft, field.Join(path, k.Value)); err != nil {
 			return err

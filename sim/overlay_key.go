@@ -154,35 +154,24 @@ func (s *Scenario) CheckItems(steps []results.PathStep) error {
 		n = n.Content[0]
 	}
 	for _, st := range steps {
-		if n == nil || n.Kind != yaml.MappingNode {
-			return nil // below a value the scenario leaves unset: nothing to find
+		if n.Kind != yaml.MappingNode {
+			return nil // below a value: no list items to find
 		}
 		j := keyIndex(n, st.Key)
-		if j < 0 {
-			n = nil
-			if st.Item != "" {
-				return fmt.Errorf("the scenario has no %s", st.Key)
-			}
+		switch {
+		case j < 0 && st.Item != "":
+			return fmt.Errorf("the scenario has no %s", st.Key)
+		case j < 0:
+			return nil // a mapping the scenario leaves unset: nothing below to find
+		case st.Item == "":
+			n = n.Content[j+1]
 			continue
 		}
-		n = n.Content[j+1]
-		if st.Item == "" {
-			continue
+		item := namedItem(n, st.Key, st.ItemKey, st.Item)
+		if item == nil {
+			return fmt.Errorf("the scenario's %s has no item with %s %q (have %s)", st.Key, st.ItemKey, st.Item, strings.Join(itemNames(n, st.Key, st.ItemKey), ", "))
 		}
-		var names []string
-		found := false
-		for _, item := range n.Content {
-			if k, v := itemKey(item); k == st.ItemKey {
-				names = append(names, v)
-				if v == st.Item {
-					n, found = item, true
-					break
-				}
-			}
-		}
-		if !found {
-			return fmt.Errorf("the scenario's %s has no item with %s %q (have %s)", st.Key, st.ItemKey, st.Item, strings.Join(names, ", "))
-		}
+		n = item
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -146,41 +147,18 @@ func (s *Scenario) unusedAdditions(merged *Scenario, overlay *yaml.Node) error {
 	for _, m := range merged.catalogue {
 		used["organisations/"+m.Org], used["organisations/"+m.EvalOrg], used["keys/"+m.EvalKey] = true, true, true
 	}
-	var orgs, keys, baseOrgs, baseKeys []string
-	for _, o := range merged.Organisations {
-		orgs = append(orgs, o.Name)
-	}
-	for _, k := range merged.Keys {
-		keys = append(keys, k.Name)
-	}
-	for _, o := range s.Organisations {
-		baseOrgs = append(baseOrgs, o.Name)
-	}
-	for _, k := range s.Keys {
-		baseKeys = append(baseKeys, k.Name)
-	}
-	for _, l := range []struct {
-		list, what  string
-		names, base []string
-	}{{"organisations", "organisation", orgs, baseOrgs}, {"keys", "key", keys, baseKeys}} {
-		for i, name := range l.names {
-			if slices.Contains(l.base, name) || used[l.list+"/"+name] {
+	for _, l := range []struct{ list, what string }{{"organisations", "organisation"}, {"keys", "key"}} {
+		base := itemNames(s.root, l.list, "name")
+		for i, name := range itemNames(merged.root, l.list, "name") {
+			if slices.Contains(base, name) || used[l.list+"/"+name] {
 				continue
 			}
-			have := "none"
-			if len(l.base) > 0 {
-				have = strings.Join(l.base, ", ")
-			}
 			line := 0
-			if j := keyIndex(overlay, l.list); j >= 0 {
-				for _, item := range overlay.Content[j+1].Content {
-					if _, n := itemKey(item); n == name {
-						line = item.Line
-					}
-				}
+			if item := namedItem(overlay, l.list, "name", name); item != nil {
+				line = item.Line
 			}
 			return field.In(s.file, line, field.Errorf(fmt.Sprintf("%s[%d]", l.list, i),
-				"adds %s %q, which no model uses: to change one, give its name (have %s)", l.what, name, have))
+				"adds %s %q, which no model uses: to change one, give its name (have %s)", l.what, name, cmp.Or(strings.Join(base, ", "), "none")))
 		}
 	}
 	return nil
@@ -254,6 +232,41 @@ func itemKey(item *yaml.Node) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// listAt is the items of the list at key of mapping m (a document's
+// mapping), nil if there is none.
+func listAt(m *yaml.Node, key string) []*yaml.Node {
+	if m.Kind == yaml.DocumentNode && len(m.Content) > 0 {
+		m = m.Content[0]
+	}
+	if j := keyIndex(m, key); j >= 0 && m.Content[j+1].Kind == yaml.SequenceNode {
+		return m.Content[j+1].Content
+	}
+	return nil
+}
+
+// itemNames is the names (by identifying key k) of the items of the list
+// at key of m.
+func itemNames(m *yaml.Node, key, k string) []string {
+	var names []string
+	for _, item := range listAt(m, key) {
+		if ik, v := itemKey(item); ik == k {
+			names = append(names, v)
+		}
+	}
+	return names
+}
+
+// namedItem is the item of the list at key of m whose identifying key k
+// is name, nil if none.
+func namedItem(m *yaml.Node, key, k, name string) *yaml.Node {
+	for _, item := range listAt(m, key) {
+		if ik, v := itemKey(item); ik == k && v == name {
+			return item
+		}
+	}
+	return nil
 }
 
 func keyed(seq *yaml.Node) bool {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/evalsched/lab/internal/field"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -39,7 +40,7 @@ func PathAtLine(n *yaml.Node, line int, name string) string {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if sub := PathAtLine(v, line, name); sub != "" {
-				return join(k.Value, sub)
+				return field.Join(k.Value, sub)
 			}
 			if k.Line == line && (name == "" || k.Value == name) {
 				return k.Value
@@ -48,17 +49,9 @@ func PathAtLine(n *yaml.Node, line int, name string) string {
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
 			if sub := PathAtLine(c, line, name); sub != "" {
-				return join(fmt.Sprintf("[%d]", i), sub)
+				return field.Join(fmt.Sprintf("[%d]", i), sub)
 			}
 		}
 	}
 	return ""
-}
-
-// join appends sub to a path: "a" + "b" is "a.b", "a" + "[2]" is "a[2]".
-func join(prefix, sub string) string {
-	if sub[0] == '[' || prefix == "" {
-		return prefix + sub
-	}
-	return prefix + "." + sub
 }

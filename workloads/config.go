@@ -129,8 +129,9 @@ func (c *Config) validateTiers() error {
 			return field.Errorf("tiers.pinned."+name, "tier must be in 1..100, got %d", t)
 		}
 		if !c.generates(name) {
-			return field.Errorf("tiers.pinned."+name, "the generator makes no account, project or batch of this name (accounts acct-000 to acct-%03d, projects acct-000/p00 to acct-%03d/p%02d, batches b0000001 on)",
-				max(c.Accounts-1, 0), max(c.Accounts-1, 0), max(c.ProjectsPerAccount-1, 0))
+			last, lastP := max(c.Accounts-1, 0), max(c.ProjectsPerAccount-1, 0)
+			return field.Errorf("tiers.pinned."+name, "the generator makes no account, project or batch of this name (accounts %s to %s, projects %s to %s, batches %s on)",
+				accountName(0), accountName(last), projectName(0, 0), projectName(last, lastP), BatchName(1))
 		}
 	}
 	return nil
@@ -138,26 +139,16 @@ func (c *Config) validateTiers() error {
 
 // generates reports whether the generator can give name to an account, a
 // project or a batch: a pinned name matches those only, so any other (a
-// typo, an account past the last) would pin nothing, silently.
+// typo, an account past the last) would pin nothing, silently. The index
+// read from name must write it back as the generator's own names do.
 func (c *Config) generates(name string) bool {
 	acct, proj, hasProj := strings.Cut(name, "/")
-	if a, ok := nameIndex(acct, "acct-", 3); ok && a < c.Accounts {
-		p, ok := nameIndex(proj, "p", 2)
-		return !hasProj || (ok && p < c.ProjectsPerAccount)
+	if a, err := strconv.Atoi(strings.TrimPrefix(acct, "acct-")); err == nil && a >= 0 && a < c.Accounts && accountName(a) == acct {
+		p, err := strconv.Atoi(strings.TrimPrefix(proj, "p"))
+		return !hasProj || (err == nil && p >= 0 && p < c.ProjectsPerAccount && projectName(a, p) == name)
 	}
-	seq, ok := nameIndex(name, "b", 7)
-	return ok && seq >= 1
-}
-
-// nameIndex reads prefix then a number written as the generator writes it
-// (at least width digits, zero-padded).
-func nameIndex(s, prefix string, width int) (int, bool) {
-	digits, ok := strings.CutPrefix(s, prefix)
-	n, err := strconv.Atoi(digits)
-	if !ok || err != nil || n < 0 || fmt.Sprintf("%0*d", width, n) != digits {
-		return 0, false
-	}
-	return n, true
+	seq, err := strconv.Atoi(strings.TrimPrefix(name, "b"))
+	return err == nil && seq >= 1 && BatchName(seq) == name
 }
 
 func (c *Config) validateModels(models []string, index map[string]int) error {

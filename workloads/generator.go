@@ -373,10 +373,15 @@ func (g *Generator) batchName(seq int) string {
 // (account-major), formatted once per run rather than once per batch.
 func hierarchyNames(accounts, perAccount int) (acct, proj []string) {
 	for a := 0; a < accounts; a++ {
-		acct = append(acct, fmt.Sprintf("acct-%03d", a))
+		acct = append(acct, accountName(a))
 		for p := 0; p < perAccount; p++ {
-			proj = append(proj, fmt.Sprintf("acct-%03d/p%02d", a, p))
+			proj = append(proj, projectName(a, p))
 		}
 	}
 	return acct, proj
 }
+
+// accountName and projectName are the names the generator gives account
+// a and its project p.
+func accountName(a int) string    { return fmt.Sprintf("acct-%03d", a) }
+func projectName(a, p int) string { return fmt.Sprintf("%s/p%02d", accountName(a), p) }

@@ -27,9 +27,6 @@ func quotaCheckCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the verdict as JSON on stdout instead of the table"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.String("in") == "" {
-				return usageErrorf(c, "missing --in: the output directory of sim run or compare")
-			}
 			max := c.Float64("max-share")
 			if !(max > 0 && max <= 1) {
 				return usageErrorf(c, "--max-share: must be in (0, 1], got %g", max)

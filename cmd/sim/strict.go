@@ -45,6 +45,14 @@ func usageOf(c *cli.Context) string {
 // (-1: any number, checked by the command).
 var positional = map[string]int{"validate": 1, "stats": 1, "sweep": 1, "tune": 1, "gate": 1, "merge": -1}
 
+// required is the flag each command cannot do without, and what it names
+// (a usage error if missing, as a missing argument is; urfave/cli's own
+// Required check printed the whole help and exited 1).
+var required = map[string]struct{ flag, what string }{
+	"quota-check": {"in", "the output directory of sim run or compare"},
+	"gen":         {"out", "the trace file to write"},
+}
+
 // strict makes every command of app refuse what it would otherwise ignore:
 // unexpected arguments (and flags after an argument, which the flag parser
 // would take as arguments), negative --top, and bad flags, all as usage
@@ -77,8 +85,8 @@ func strict(app *cli.App) {
 	walk(app.Commands)
 }
 
-// checkArgs refuses arguments beyond want, a negative --top and an empty
-// path.
+// checkArgs refuses arguments beyond want, a missing required flag, a
+// negative --top and an empty path.
 func checkArgs(c *cli.Context, want int) error {
 	args := c.Args().Slice()
 	if want < 0 {
@@ -95,6 +103,9 @@ func checkArgs(c *cli.Context, want int) error {
 	}
 	if c.IsSet("top") && c.Int("top") < 0 {
 		return usageErrorf(c, "--top: must be >= 0 (0 = all), got %d", c.Int("top"))
+	}
+	if r, ok := required[c.Command.Name]; ok && !c.IsSet(r.flag) {
+		return usageErrorf(c, "missing --%s: %s", r.flag, r.what)
 	}
 	for _, name := range pathFlags {
 		if c.IsSet(name) && c.String(name) == "" {

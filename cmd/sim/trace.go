@@ -32,9 +32,6 @@ func traceCommand() *cli.Command {
 				&cli.StringFlag{Name: "out", Usage: "trace file to write (written to a temporary file, then renamed; a pipe or /dev/stdout is written as a stream); required"},
 				&cli.StringFlag{Name: "format", Usage: "jsonl or csv (default: from the extension of --out, else jsonl)"}},
 			Action: func(c *cli.Context) error {
-				if c.String("out") == "" {
-					return usageErrorf(c, "missing --out: the trace file to write")
-				}
 				note := c.App.Writer
 				if !results.IsRegularOrMissing(c.String("out")) {
 					note = c.App.ErrWriter // the trace itself may be on stdout

@@ -26,6 +26,7 @@ func runTrace(t *testing.T, args ...string) (string, error) {
 	var out bytes.Buffer
 	app := &cli.App{Name: "sim", Writer: &out, ErrWriter: io.Discard, Commands: []*cli.Command{traceCommand()},
 		ExitErrHandler: func(*cli.Context, error) {}}
+	strict(app) // as newApp wires it: argument and flag checks included
 	err := app.Run(append([]string{"sim", "trace"}, args...))
 	return out.String(), err
 }

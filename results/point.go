@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -76,7 +77,7 @@ type PathStep struct{ Key, ItemKey, Item string }
 type KeySplitter func(key string) ([]PathStep, error)
 
 // WithParams is base (a mapping or nil, left untouched) with each dotted
-// key set: "policies.scheduler.target_depth" = 16 becomes
+// key set (an error names the param's Where, else its key): "policies.scheduler.target_depth" = 16 becomes
 // {policies: {scheduler: {target_depth: 16}}}, "organisations.acme.tpm" =
 // 5e6 becomes {organisations: [{name: acme, tpm: 5e6}]} (an overlay merges
 // a list item by item on their names).
@@ -86,9 +87,10 @@ func WithParams(base *yaml.Node, params []Param, split KeySplitter) (*yaml.Node,
 		root = yamltree.Clone(base)
 	}
 	for _, p := range params {
+		where := cmp.Or(p.Where, p.Key)
 		steps, err := split(p.Key)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Key, err)
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		m := root
 		for _, st := range steps[:len(steps)-1] {
@@ -96,7 +98,7 @@ func WithParams(base *yaml.Node, params []Param, split KeySplitter) (*yaml.Node,
 		}
 		last := steps[len(steps)-1]
 		if last.Item != "" {
-			return nil, fmt.Errorf("%s: a key sets a field of a list item, not the item", p.Key)
+			return nil, fmt.Errorf("%s: a key sets a field of a list item, not the item", where)
 		}
 		set(m, last.Key, yamltree.Clone(p.Value))
 	}

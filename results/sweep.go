@@ -71,16 +71,11 @@ func LoadSweep(path string, split KeySplitter) (*Sweep, error) {
 		return nil, err
 	}
 	s.ParamKeys = keys
-	for _, k := range keys {
-		if _, err := WithParams(nil, []Param{{Key: k, Value: Scalar("0")}}, split); err != nil {
-			return nil, fmt.Errorf("%s: grid.%v", at(path, data, "grid."+k), err)
-		}
-	}
 	for _, params := range grid {
 		p := base
 		p.Params, p.Settings = params, params
 		if p.Overlay, err = WithParams(overlay, params, split); err != nil {
-			return nil, fmt.Errorf("%s: grid.%v", at(path, data, "grid"), err)
+			return nil, err // every key is in the first point: a bad one is named there, at its line
 		}
 		s.Points = append(s.Points, p)
 	}
@@ -91,7 +86,7 @@ func LoadSweep(path string, split KeySplitter) (*Sweep, error) {
 		if lp.Overlay.Kind == yaml.MappingNode {
 			p.Settings = flatten(path, fmt.Sprintf("points[%d].overlay.", i), "", &lp.Overlay)
 			if p.Overlay, err = WithParams(overlay, p.Settings, split); err != nil {
-				return nil, fmt.Errorf("%s: points[%d].overlay.%v", at(path, data, fmt.Sprintf("points[%d].overlay", i)), i, err)
+				return nil, err
 			}
 		}
 		s.Points = append(s.Points, p)

@@ -54,8 +54,8 @@ func LoadTune(path string, split KeySplitter) (*TuneFile, PointSpec, []uint64, e
 			return nil, PointSpec{}, nil, fmt.Errorf("%s: params[%d]: needs a key and min < max (min > 0 on a log scale)", at(path, data, fmt.Sprintf("params[%d]", i)), i)
 		}
 		where := fmt.Sprintf("%s: params[%d].key", at(path, data, fmt.Sprintf("params[%d].key", i)), i)
-		if _, err := WithParams(nil, []Param{{Key: p.Key, Value: Scalar("0")}}, split); err != nil {
-			return nil, PointSpec{}, nil, fmt.Errorf("%s: %v", where, err)
+		if _, err := WithParams(nil, []Param{{Key: p.Key, Value: Scalar("0"), Where: where}}, split); err != nil {
+			return nil, PointSpec{}, nil, err
 		}
 		f.where = append(f.where, where)
 	}

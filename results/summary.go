@@ -384,11 +384,7 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	w := bufio.NewWriterSize(f, 1<<20)
-	if err = write(w); err != nil {
-		return err
-	}
-	if err = w.Flush(); err != nil {
+	if err = writeBuffered(f, write); err != nil {
 		return err
 	}
 	// CreateTemp makes the file private; outputs are ordinary files.
@@ -408,11 +404,7 @@ func writeInPlace(path string, write func(w io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
+	err = writeBuffered(f, write)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -420,6 +412,15 @@ func writeInPlace(path string, write func(w io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// writeBuffered streams write's output into f through a 1 MiB buffer.
+func writeBuffered(f *os.File, write func(w io.Writer) error) error {
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := write(w); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 // IsRegularOrMissing reports whether path names a regular file or nothing:

@@ -35,7 +35,6 @@ const (
 	bytesPerBatch    = 256 // batch progress and fairness tracking
 	bytesPerModel    = 4096
 	eventsPerJobBase = 3 // arrival, container ready, finish
-	bytesPerDrawRec  = 16 // a job's turn or call drawn ahead (draws.go)
 )
 
 // Estimate sizes a run of the scenario; with replay the jobs come from a
@@ -69,10 +68,6 @@ func (s *Scenario) Estimate(replay bool) Estimate {
 	e.Events += periodic + e.Retries
 	points := secs / s.SeriesInterval.Seconds() * models
 	e.Bytes = e.Jobs*bytesPerJob + points*bytesPerSeries + batches*bytesPerBatch + models*bytesPerModel
-	// Each container slot keeps the largest trajectory drawn into it: up to
-	// defaultDrawAhead calls and their turns; a few times the mean job's.
-	slots := min(float64(s.Containers.Capacity), e.Jobs)
-	e.Bytes += slots * min(defaultDrawAhead*2, 4*(calls+turns)) * bytesPerDrawRec
 	return e
 }
 

@@ -30,16 +30,16 @@ type callState struct {
 	model    int32
 	in, out  int32
 	attempts int32
-	jitter   float64 // latency factor (latencyJitter.factor of the call's draw)
+	u        float64 // latency variation draw
 	queuedAt Time
 	born     Time
 	serial   int64
 }
 
 // newCall takes a call slot.
-func (w *World) newCall(kind callKind, owner, model, in, out int32, jitter float64) int32 {
+func (w *World) newCall(kind callKind, owner, model int32, in, out int, u float64) int32 {
 	c := takeSlot(&w.calls, &w.freeC)
-	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: in, out: out, jitter: jitter, serial: w.serial, born: w.now()}
+	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: int32(in), out: int32(out), u: u, serial: w.serial, born: w.now()}
 	w.serial++
 	w.rec.counts.CallsCreated++
 	w.logCall(&w.calls[c], LogCallCreate)
@@ -176,7 +176,7 @@ func (w *World) paced(model int32) bool {
 // serve starts a call on a provider stream.
 func (w *World) serve(c int32) {
 	cs := &w.calls[c]
-	lat := w.prov.start(cs.model, cs.out, cs.jitter)
+	lat := w.prov.start(cs.model, cs.out, cs.u)
 	w.rec.busy(cs.model, w.prov.models[cs.model].busy)
 	w.eng.postAfter(lat, evCallDone, c)
 }

@@ -30,7 +30,7 @@ type jobState struct {
 	gateway Time
 	llm     Time
 	tool    Time
-	draws   jobDraws
+	agent   workloads.Agent
 
 	waitingJob // what it was while it waited (model first)
 	admitted   Time
@@ -166,7 +166,6 @@ func (w *World) start(id policies.JobID) {
 	n.waiting--
 	n.running++
 	w.rec.jobStarted(j, n.running)
-	w.draws.started(slot, j.behaviour, j.seed, &w.prov.models[j.model].jit)
 	w.eng.postAfter(FromDuration(w.sc.Containers.Startup), evContainerReady, slot)
 }
 
@@ -176,7 +175,6 @@ func (w *World) containerReady(slot int32) {
 	j := w.running.at(slot)
 	j.ready = w.now()
 	j.mark = j.ready
-	j.draws = w.draws.ready(slot)
 	w.nextTurn(slot)
 }
 
@@ -211,8 +209,10 @@ func (w *World) nextTurn(slot int32) {
 	j := w.running.at(slot)
 	w.settle(j)
 	before := gatewayOnly(j)
-	t := w.draws.table[slot]
-	n, ok := j.draws.nextTurn(t, w.draws.src)
+	if j.agent.Turn() == 0 && j.phase == jobStarting {
+		j.agent.Start(j.behaviour, j.seed, w.agentSrc)
+	}
+	n, ok := j.agent.NextTurn(w.agentSrc)
 	if !ok {
 		w.finish(slot)
 		return
@@ -221,9 +221,9 @@ func (w *World) nextTurn(slot int32) {
 	j.pending = int32(n)
 	j.service = 0
 	model := j.model
-	for k := range n {
-		in, out, factor := j.draws.call(t, w.draws.src, k)
-		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, factor))
+	for k := 0; k < n; k++ {
+		in, out, u := j.agent.NextCall(w.agentSrc)
+		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, u))
 	}
 	w.updateGatewayOnly(j, before)
 	w.dispatch(model)
@@ -258,7 +258,7 @@ func (w *World) callEnded(c int32, answered bool) {
 		w.finish(slot)
 		return
 	}
-	tool := j.draws.endTurn(w.draws.table[slot], w.draws.src)
+	tool := j.agent.EndTurn(w.agentSrc)
 	j.phase = jobTool
 	w.updateGatewayOnly(j, before)
 	w.eng.postAfter(FromDuration(tool), evToolDone, slot)
@@ -278,7 +278,6 @@ func (w *World) finish(slot int32) {
 		grade = w.gradingJob(&j.waitingJob)
 	}
 	w.running.release(slot)
-	w.draws.release(slot)
 	w.pol.Finished(Epoch.Add(w.now().Duration()), id, policies.ModelID(model))
 	if graded {
 		w.arrive(grade, true)

@@ -157,14 +157,13 @@ func (p *Provider) next(model int32) (int32, bool) {
 	return d.waiting.Pop(), true
 }
 
-// start puts a call with out output tokens and latency factor jitter (its
-// draw's latencyJitter.factor) on a stream and returns how long it takes to
-// answer.
-func (p *Provider) start(model, out int32, jitter float64) Time {
+// start puts a call with out output tokens and latency draw u on a stream
+// and returns how long it takes to answer.
+func (p *Provider) start(model, out int32, u float64) Time {
 	d := &p.models[model]
 	d.busy++
 	base := d.cfg.TTFT.Seconds() + float64(out)/d.cfg.DecodeRate
-	lat := base * d.latFactor * slowdown(d.cfg.Slowdown, float64(d.busy)/float64(d.cfg.Streams)) * jitter
+	lat := base * d.latFactor * slowdown(d.cfg.Slowdown, float64(d.busy)/float64(d.cfg.Streams)) * d.jit.factor(u)
 	return FromSeconds(min(lat, maxLatencySeconds))
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/evalsched/lab/policies"
@@ -42,26 +43,7 @@ type Options struct {
 	Progress func(now, end Time)
 	// Variant, if set, names the run (Measured) after a scenario variant.
 	Variant *Variant
-	// DrawAhead is how many calls of a job are drawn ahead when it starts
-	// (draws.go): 0 for the default, negative for none (each turn drawn
-	// when the job reaches it). Draws says where. Outputs depend on
-	// neither.
-	DrawAhead int
-	Draws     DrawMode
 }
-
-// DrawMode says where a run draws its jobs' agent draws (draws.go).
-type DrawMode uint8
-
-const (
-	// DrawAuto: on a helper goroutine while a core is spare, else inline.
-	DrawAuto DrawMode = iota
-	// DrawInline: always on the run's own goroutine.
-	DrawInline
-	// DrawHelper: always on a helper goroutine, even with every core busy
-	// (tests use it to exercise the helper whatever else runs).
-	DrawHelper
-)
 
 // World is one run: the engine, the simulated system and the policy driving
 // it. It wires the parts together and dispatches events; each part is its
@@ -77,7 +59,7 @@ type World struct {
 	source workloads.Source
 	next   workloads.Job
 
-	draws drawer // running jobs' agent draws (draws.go)
+	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
 
 	gw     Gateway
 	prov   Provider
@@ -120,7 +102,7 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 	eng := NewEngine()
 	w := &World{
 		sc: sc, eng: eng, pol: opts.Policy, trig: opts.Policy.Trigger(), opts: opts,
-		draws:       newDrawer(opts.DrawAhead, opts.Draws),
+		agentSrc:    rand.NewPCG(0, 0),
 		accountIDs:  map[string]int32{},
 		lastAccount: -1,
 		gw:          newGateway(&sc.Gateway, cfgs, opts.Seed),
@@ -153,9 +135,6 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 // Run simulates the scenario to its end. An error of the job source or of a
 // production trace, even one found mid-run, is returned.
 func (w *World) Run() error {
-	runsInFlight.Add(1)
-	defer runsInFlight.Add(-1)
-	defer w.draws.stop()
 	w.pull()
 	err := w.openProduction()
 	if err == nil {
@@ -227,7 +206,6 @@ func (w *World) Handle(ev Event) {
 		w.decide()
 		w.eng.postAfter(FromDuration(w.trig.Tick), evTick, 0)
 	case evSample:
-		w.draws.adjust()
 		w.sample()
 		w.observeAlerts()
 		w.eng.postAfter(FromDuration(w.sc.SeriesInterval), evSample, 0)

@@ -466,21 +466,10 @@ func summarizeFairness(d FairnessData) FairnessSummary {
 	for k, v := range d.TierAdmitted {
 		f.TierShares[k] = ratio(float64(v), float64(total))
 	}
-	var all, behind []float64
-	for _, b := range d.SmallBatches {
-		f.SmallBatches++
-		if b.BehindLarge {
-			f.BehindLarge++
-		}
-		if b.Done < b.Jobs {
-			f.SmallUnfinished++
-			continue
-		}
-		all = append(all, b.Makespan)
-		if b.BehindLarge {
-			behind = append(behind, b.Makespan)
-		}
-	}
+	sb := d.Small
+	f.SmallBatches, f.BehindLarge, f.SmallUnfinished = sb.Count, sb.BehindLarge, sb.Unfinished
+	// NewStats sorts in place: copies, so the run's data stay as measured.
+	all, behind := slices.Clone(sb.Makespans), slices.Clone(sb.BehindLargeMakespans)
 	f.SmallMakespan, f.BehindLargeMakespan = NewStats(all), NewStats(behind)
 	return f
 }

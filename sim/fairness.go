@@ -39,8 +39,8 @@ type batchState struct {
 	done        int
 	firstArrive Time
 	lastFinish  Time
-	small       int32 // its row in fairness.small, -1 if it arrived before the window
-	live        bool  // not pruned yet
+	inWindow    bool // arrived in the measurement window
+	live        bool // not pruned yet
 	behindLarge bool
 
 	// Progress rows (tracked batches only).
@@ -64,10 +64,9 @@ type fairness struct {
 	uniqueNames  bool
 	lastArrived  int32 // slot of the last arrival's batch (not a grading job's), -1 none
 	lastFinished int32 // slot of the last finished job's batch (a grading job's), -1 none
-	// small holds a row per batch that arrived in the window, in arrival
-	// order, filled when a small batch is pruned (jobs 0: no row yet).
-	small     slots[smallRow]
-	smallRows int // rows filled
+	// small batches that arrived in the window, folded in as they are
+	// pruned (the live ones join at the end)
+	small results.SmallBatches
 	// per model: jobs waiting that belong to large batches
 	largeWaiting []int
 	// Admissions per tier (uint8(tier)): in the measurement window, and in
@@ -80,14 +79,6 @@ type fairness struct {
 	dirty                    []*batchState // tracked batches changed since the last sample
 	untracked                int           // tracked batches done, to drop from tracked
 	prevSample               Time          // the last sample's time (-1 before the first)
-}
-
-// smallRow is what results.BatchRow is made of for a small batch.
-type smallRow struct {
-	name                    string
-	firstArrive, lastFinish Time
-	jobs, done, model       int32
-	behindLarge             bool
 }
 
 func newFairness(models int) fairness {
@@ -132,11 +123,9 @@ func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 	if b == nil {
 		slot = f.batches.take()
 		b = f.batches.at(slot)
-		*b = batchState{name: batch, slot: slot, model: int(j.model), firstArrive: r.now(), small: -1, live: true,
+		*b = batchState{name: batch, slot: slot, model: int(j.model), firstArrive: r.now(), live: true,
 			behindLarge: f.largeWaiting[j.model] > 0, rowT: -1}
-		if b.firstArrive >= r.windowStart {
-			b.small = f.small.take()
-		}
+		b.inWindow = b.firstArrive >= r.windowStart
 		if !f.uniqueNames {
 			f.batchIDs[b.name] = slot
 		}
@@ -211,10 +200,7 @@ func (r *recorder) fairFinish(j *waitingJob) {
 	// Done, with no grading job to follow: prune it (a tracked batch keeps
 	// its slot until its last row).
 	if b.done == b.arrived && j.judge < 0 {
-		if row, ok := r.smallRow(b); ok {
-			*f.small.at(b.small) = row
-			f.smallRows++
-		}
+		addSmall(&f.small, b)
 		if !f.uniqueNames {
 			delete(f.batchIDs, b.name)
 		}
@@ -225,13 +211,13 @@ func (r *recorder) fairFinish(j *waitingJob) {
 	}
 }
 
-// smallRow is the row of a small batch that arrived in the window.
-func (r *recorder) smallRow(b *batchState) (smallRow, bool) {
-	if b.arrived > SmallBatch || b.small < 0 {
-		return smallRow{}, false
+// addSmall folds a batch into small-batch measurements if it is small and
+// arrived in the window.
+func addSmall(s *results.SmallBatches, b *batchState) {
+	if b.arrived > SmallBatch || !b.inWindow {
+		return
 	}
-	return smallRow{name: b.name, firstArrive: b.firstArrive, lastFinish: b.lastFinish,
-		jobs: int32(b.arrived), done: int32(b.done), model: int32(b.model), behindLarge: b.behindLarge}, true
+	s.Add(b.behindLarge, b.done == b.arrived, (b.lastFinish - b.firstArrive).Seconds())
 }
 
 // liveBatches are the batches not pruned, in slot order.
@@ -330,39 +316,15 @@ func (r *recorder) progressRow(b *batchState, t Time, v [3]int32) {
 // fairness returns the run's fairness measurements.
 func (r *recorder) fairness() results.FairnessData {
 	f := &r.fair
-	d := results.FairnessData{Windows: f.windows, TierAdmitted: tierMap(&f.tierAdmitted)}
-	// The batches not done at the end, merged into the pruned ones' rows
-	// in arrival order.
-	var live []*batchState
+	// The pruned small batches and those still live at the end, on a copy
+	// (the run's own measurements stay as they are).
+	small := f.small
+	small.Makespans = slices.Clone(small.Makespans)
+	small.BehindLargeMakespans = slices.Clone(small.BehindLargeMakespans)
 	for _, b := range f.liveBatches() {
-		if _, ok := r.smallRow(b); ok {
-			live = append(live, b)
-		}
+		addSmall(&small, b)
 	}
-	slices.SortFunc(live, func(a, b *batchState) int { return cmp.Compare(a.small, b.small) })
-	if n := f.smallRows + len(live); n > 0 {
-		d.SmallBatches = make([]results.BatchRow, 0, n)
-	}
-	for s := range int32(f.small.n) {
-		row := *f.small.at(s)
-		if len(live) > 0 && live[0].small == s {
-			row, _ = r.smallRow(live[0])
-			live = live[1:]
-		} else if row.jobs == 0 {
-			continue
-		}
-		d.SmallBatches = append(d.SmallBatches, r.batchRow(row))
-	}
-	return d
-}
-
-func (r *recorder) batchRow(s smallRow) results.BatchRow {
-	row := results.BatchRow{Batch: s.name, Model: r.names[s.model], Jobs: int(s.jobs),
-		Arrival: s.firstArrive.Seconds(), BehindLarge: s.behindLarge, Done: int(s.done)}
-	if s.done == s.jobs {
-		row.Makespan = (s.lastFinish - s.firstArrive).Seconds()
-	}
-	return row
+	return results.FairnessData{Windows: f.windows, TierAdmitted: tierMap(&f.tierAdmitted), Small: small}
 }
 
 // tierMap is the tiers admitted, by name.

@@ -72,8 +72,8 @@ func TestBatchesPruned(t *testing.T) {
 				t.Errorf("after every batch finished: %d batches, %d names, %d tracked, %d dirty, %d of %d slots free; want none but free slots",
 					n, len(f.batchIDs), len(f.tracked), len(f.dirty), len(f.batches.free), f.batches.n)
 			}
-			if fd := w.Fairness(); len(fd.SmallBatches) != 5 {
-				t.Errorf("%d small batches kept, want the 5 pruned ones", len(fd.SmallBatches))
+			if fd := w.Fairness(); fd.Small.Count != 5 || len(fd.Small.Makespans) != 5 {
+				t.Errorf("%d small batches counted, %d makespans kept; want the 5 pruned ones", fd.Small.Count, len(fd.Small.Makespans))
 			}
 		})
 	}

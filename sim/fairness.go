@@ -30,25 +30,27 @@ type projectState struct {
 // (then it is pruned: a later job with the same batch name starts a new one).
 // It lives in a slot of fairness.batches; a job's jobState.batch is the slot.
 type batchState struct {
+	// 96 bytes: a backlog of single-job batches keeps millions live. Job
+	// counts fit 32 bits (a run holds far fewer jobs).
 	name        string
-	slot        int32 // in fairness.batches
-	model       int
-	started     int
-	arrived     int
-	waiting     int
-	done        int
 	firstArrive Time
 	lastFinish  Time
+	slot        int32 // in fairness.batches
+	model       int32
+	started     int32
+	arrived     int32
+	waiting     int32
+	done        int32
 	inWindow    bool // arrived in the measurement window
 	live        bool // not pruned yet
 	behindLarge bool
 
 	// Progress rows (tracked batches only).
 	tracked  bool // progress is recorded (large, or small behind large)
-	trackSeq int64
 	dirty    bool // changed since its last row
-	rowT     Time // time of its last row; -1 before the first
 	row      [3]int32
+	trackSeq int64
+	rowT     Time // time of its last row; -1 before the first
 }
 
 type fairness struct {
@@ -123,7 +125,7 @@ func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 	if b == nil {
 		slot = f.batches.take()
 		b = f.batches.at(slot)
-		*b = batchState{name: batch, slot: slot, model: int(j.model), firstArrive: r.now(), live: true,
+		*b = batchState{name: batch, slot: slot, model: j.model, firstArrive: r.now(), live: true,
 			behindLarge: f.largeWaiting[j.model] > 0, rowT: -1}
 		b.inWindow = b.firstArrive >= r.windowStart
 		if !f.uniqueNames {
@@ -141,7 +143,7 @@ func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 	b.waiting++
 	switch {
 	case b.arrived == LargeBatch+1:
-		f.largeWaiting[b.model] += b.waiting
+		f.largeWaiting[b.model] += int(b.waiting)
 		if !b.tracked {
 			f.track(b)
 		}
@@ -286,7 +288,7 @@ func (r *recorder) progressRows(now Time, last bool) {
 		}
 		b.dirty = false
 		if b.rowT < now {
-			r.progressRow(b, now, [3]int32{int32(b.arrived), int32(b.started), int32(b.done)})
+			r.progressRow(b, now, [3]int32{b.arrived, b.started, b.done})
 		}
 		if b.done >= b.arrived {
 			b.tracked = false

@@ -10,39 +10,86 @@ import (
 const radixMin = 1 << 12
 
 // sortFloats sorts xs ascending, as slices.Sort does, in O(n): an LSD radix
-// sort, four passes of 16 bits (a pass whose digit is the same in every key,
-// as the low mantissa bits of float32 times are, is skipped), on each value's
-// bits mapped to an unsigned key whose order is the values' order (sign bit
-// flipped for non-negative values, every bit flipped for negative ones). The
-// end-of-run summary sorts every finished job's times (millions on a week) for
-// exact percentiles; pdqsort's n log n comparisons were its largest cost. −0
-// is sorted as +0 and written back as +0 (slices.Sort leaves equal values in
+// sort in passes of 16 bits (a pass whose digit is the same in every key is
+// skipped) on each value's bits mapped to an unsigned key whose order is the
+// values' order (sign bit flipped for non-negative values, every bit flipped
+// for negative ones). When every value is exactly a float32 — the jobs' time
+// parts are kept as float32 — the keys are the float32 bits: two passes over
+// 4-byte keys instead of up to four over 8-byte ones. The end-of-run summary
+// sorts every finished job's times (millions on a week) for exact
+// percentiles; pdqsort's n log n comparisons were its largest cost. −0 is
+// sorted as +0 and written back as +0 (slices.Sort leaves equal values in
 // any order); a slice with a NaN goes to slices.Sort, which puts NaNs first.
 func sortFloats(xs []float64) {
 	if len(xs) < radixMin {
 		slices.Sort(xs)
 		return
 	}
-	keys := make([]uint64, len(xs))
-	for i, x := range xs {
+	narrow := true
+	for _, x := range xs {
 		if x != x {
 			slices.Sort(xs)
 			return
 		}
-		if x == 0 {
-			x = 0 // −0 → +0
-		}
-		b := math.Float64bits(x)
-		if b>>63 == 1 {
-			b = ^b
-		} else {
-			b |= 1 << 63
-		}
-		keys[i] = b
+		narrow = narrow && float64(float32(x)) == x
 	}
-	tmp := make([]uint64, len(xs))
+	if narrow {
+		keys := make([]uint32, len(xs))
+		for i, x := range xs {
+			keys[i] = orderedBits32(float32(x))
+		}
+		for i, k := range radixSort(keys, 32) {
+			xs[i] = float64(math.Float32frombits(fromOrdered(k, 32)))
+		}
+		return
+	}
+	keys := make([]uint64, len(xs))
+	for i, x := range xs {
+		keys[i] = orderedBits64(x)
+	}
+	for i, k := range radixSort(keys, 64) {
+		xs[i] = math.Float64frombits(fromOrdered(k, 64))
+	}
+}
+
+// orderedBits32 and orderedBits64 map a value (−0 as +0) to a key whose
+// unsigned order is the values' order.
+func orderedBits32(x float32) uint32 {
+	if x == 0 {
+		x = 0 // −0 → +0
+	}
+	return toOrdered(math.Float32bits(x), 32)
+}
+
+func orderedBits64(x float64) uint64 {
+	if x == 0 {
+		x = 0
+	}
+	return toOrdered(math.Float64bits(x), 64)
+}
+
+// toOrdered flips the sign bit of a non-negative value's bits, and every
+// bit of a negative one's; fromOrdered undoes it.
+func toOrdered[K uint32 | uint64](b K, width uint) K {
+	if b>>(width-1) == 1 {
+		return ^b
+	}
+	return b | 1<<(width-1)
+}
+
+func fromOrdered[K uint32 | uint64](b K, width uint) K {
+	if b>>(width-1) == 1 {
+		return b &^ (1 << (width - 1))
+	}
+	return ^b
+}
+
+// radixSort sorts keys of width bits by 16-bit digits, least significant
+// first, and returns the sorted keys (in keys or in a buffer of its own).
+func radixSort[K uint32 | uint64](keys []K, width uint) []K {
+	tmp := make([]K, len(keys))
 	var count [1 << 16]int
-	for shift := uint(0); shift < 64; shift += 16 {
+	for shift := uint(0); shift < width; shift += 16 {
 		clear(count[:])
 		for _, k := range keys {
 			count[(k>>shift)&0xffff]++
@@ -62,12 +109,5 @@ func sortFloats(xs []float64) {
 		}
 		keys, tmp = tmp, keys
 	}
-	for i, b := range keys {
-		if b>>63 == 1 {
-			b &^= 1 << 63
-		} else {
-			b = ^b
-		}
-		xs[i] = math.Float64frombits(b)
-	}
+	return keys
 }

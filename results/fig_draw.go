@@ -148,7 +148,7 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, dash
 	if dashed {
 		l.Dashes = dashes
 	}
-	p.Add(l)
+	p.Add(extremeLine{l})
 	return nil
 }
 

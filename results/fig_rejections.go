@@ -140,7 +140,7 @@ func (c seriesColumn) figure(o *Outputs) (f figSpec, ok bool, err error) {
 		}
 		l.Color = policyColor(roles.colorIndex(pol, k))
 		l.Width = vg.Points(1.2)
-		p.Add(l)
+		p.Add(extremeLine{l})
 		p.Legend.Add(pol, l)
 	}
 	if !any {

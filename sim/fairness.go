@@ -20,10 +20,13 @@ const (
 )
 
 type projectState struct {
-	name            string
-	waiting         int
-	admitted        int64 // in the current fairness window
-	backloggedSoFar bool  // waiting > 0 at every sample of the current window
+	name      string
+	waiting   int32
+	busy      int32 // index in fairness.busy while waiting > 0, else -1
+	window    int32 // the fairness window admitted counts in
+	admitted  int64 // in that window
+	candidate bool  // jobs waiting at every sample of the current window so far
+	emptied   bool  // in fairness.emptied
 }
 
 // batchState is one batch from its first arrival until its last job is done
@@ -56,6 +59,18 @@ type batchState struct {
 type fairness struct {
 	projects     map[string]int32
 	projectState []projectState
+	// The Jain index of a window is over the projects that had jobs
+	// waiting at every sample of it. busy holds the projects with jobs
+	// waiting (unordered); candidates, in project order, those that had
+	// jobs waiting when the window began (a project that has since been
+	// seen empty at a sample is no longer a candidate, but stays listed);
+	// emptied, the projects whose last waiting job started since the last
+	// sample. A sample then costs what changed since the last one, not a
+	// pass over every project ever seen (a trace of a million projects).
+	busy       []int32
+	candidates []int32
+	emptied    []int32
+	windowID   int32
 	// Batches in slots, freed once pruned and past their last progress row.
 	// A live batch is found by name through batchIDs, or without it when the
 	// source's batch names are unique and a batch's jobs come one after
@@ -105,7 +120,11 @@ func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 	if !ok {
 		p = int32(len(f.projectState))
 		f.projects[project] = p
-		f.projectState = append(f.projectState, projectState{name: project})
+		f.projectState = append(f.projectState, projectState{name: project, busy: -1, window: -1})
+	}
+	if ps := &f.projectState[p]; ps.waiting == 0 {
+		ps.busy = int32(len(f.busy))
+		f.busy = append(f.busy, p)
 	}
 	f.projectState[p].waiting++
 	j.project = p
@@ -177,7 +196,20 @@ func (f *fairness) changed(b *batchState) {
 func (r *recorder) fairStart(j *waitingJob) {
 	f := &r.fair
 	ps := &f.projectState[j.project]
-	ps.waiting--
+	if ps.waiting--; ps.waiting == 0 {
+		last := f.busy[len(f.busy)-1]
+		f.busy[ps.busy] = last
+		f.projectState[last].busy = ps.busy
+		f.busy = f.busy[:len(f.busy)-1]
+		ps.busy = -1
+		if !ps.emptied {
+			ps.emptied = true
+			f.emptied = append(f.emptied, j.project)
+		}
+	}
+	if ps.window != f.windowID {
+		ps.window, ps.admitted = f.windowID, 0
+	}
 	ps.admitted++
 	b := f.batches.at(j.batch)
 	b.waiting--
@@ -238,12 +270,19 @@ func (f *fairness) liveBatches() []*batchState {
 func (r *recorder) fairSample(last bool) {
 	f := &r.fair
 	now := r.now()
+	if r.logOn {
+		r.log = append(r.log, LogRecord{T: now, Event: LogSample, Job: -1, Call: -1, Model: -1, Org: -1, Project: -1})
+	}
 	if now-f.windowStart >= r.fairWindow {
 		if f.windowStart >= r.windowStart {
 			var xs []float64
-			for i := range f.projectState {
-				if f.projectState[i].backloggedSoFar {
-					xs = append(xs, float64(f.projectState[i].admitted))
+			for _, p := range f.candidates {
+				if ps := &f.projectState[p]; ps.candidate {
+					admitted := int64(0)
+					if ps.window == f.windowID {
+						admitted = ps.admitted
+					}
+					xs = append(xs, float64(admitted))
 				}
 			}
 			tiers := tierMap(&f.tierWindow)
@@ -252,15 +291,26 @@ func (r *recorder) fairSample(last bool) {
 		}
 		f.tierWindow = [256]int64{}
 		f.windowStart = now
-		for i := range f.projectState {
-			f.projectState[i].admitted = 0
-			f.projectState[i].backloggedSoFar = true
+		f.windowID++
+		// The new window's candidates: the projects with jobs waiting now.
+		for _, p := range f.candidates {
+			f.projectState[p].candidate = false
+		}
+		f.candidates = append(f.candidates[:0], f.busy...)
+		slices.Sort(f.candidates)
+		for _, p := range f.candidates {
+			f.projectState[p].candidate = true
 		}
 	}
-	for i := range f.projectState {
-		ps := &f.projectState[i]
-		ps.backloggedSoFar = ps.backloggedSoFar && ps.waiting > 0
+	// A project with no job waiting at this sample is out of the window.
+	for _, p := range f.emptied {
+		ps := &f.projectState[p]
+		ps.emptied = false
+		if ps.waiting == 0 {
+			ps.candidate = false
+		}
 	}
+	f.emptied = f.emptied[:0]
 	r.progressRows(now, last)
 	f.prevSample = now
 }

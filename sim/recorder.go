@@ -101,6 +101,8 @@ type LogRecord struct {
 	Try    int32 // 1 for a call's first try
 	// Grading marks the arrival of a chained grading job.
 	Grading bool
+	// Project is a job event's project, numbered in order of first arrival.
+	Project int32
 }
 
 // LogEvent is what happened.
@@ -118,6 +120,7 @@ const (
 	LogCallFail   // the gateway gave up on the call
 	LogJobFail    // the job ended failed (a call could never succeed)
 	LogCallKey429 // rejected by the gateway on the call's virtual key
+	LogSample     // a series sample: fairness windows are read at these
 )
 
 func newRecorder(sc *Scenario, eng *Engine, log bool) recorder {
@@ -180,7 +183,7 @@ func (r *recorder) gatewayOnly(model int, up bool) {
 
 func (r *recorder) logJob(j *waitingJob, ev LogEvent) {
 	if r.logOn {
-		r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: j.id, Call: -1, Model: j.model, Org: -1, Grading: j.grading})
+		r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: j.id, Call: -1, Model: j.model, Org: -1, Grading: j.grading, Project: j.project})
 	}
 }
 
@@ -193,8 +196,8 @@ func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org i
 // jobArrived records a job's arrival and sets its project and batch keys.
 func (r *recorder) jobArrived(j *waitingJob, project, batch string) {
 	r.counts.JobsArrived++
+	r.fairArrive(j, project, batch) // sets j.project, which the log records
 	r.logJob(j, LogJobArrive)
-	r.fairArrive(j, project, batch)
 	if r.inWindow() {
 		r.lanes[j.model].arrived++
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -20,13 +21,11 @@ const (
 )
 
 type projectState struct {
-	name      string
-	waiting   int32
-	busy      int32 // index in fairness.busy while waiting > 0, else -1
-	window    int32 // the fairness window admitted counts in
-	admitted  int64 // in that window
-	candidate bool  // jobs waiting at every sample of the current window so far
-	emptied   bool  // in fairness.emptied
+	name     string
+	waiting  int32
+	window   int32 // the fairness window admitted counts in
+	admitted int64 // in that window
+	emptied  bool  // in fairness.emptied
 }
 
 // batchState is one batch from its first arrival until its last job is done
@@ -60,17 +59,18 @@ type fairness struct {
 	projects     map[string]int32
 	projectState []projectState
 	// The Jain index of a window is over the projects that had jobs
-	// waiting at every sample of it. busy holds the projects with jobs
-	// waiting (unordered); candidates, in project order, those that had
-	// jobs waiting when the window began (a project that has since been
-	// seen empty at a sample is no longer a candidate, but stays listed);
-	// emptied, the projects whose last waiting job started since the last
-	// sample. A sample then costs what changed since the last one, not a
-	// pass over every project ever seen (a trace of a million projects).
-	busy       []int32
-	candidates []int32
-	emptied    []int32
-	windowID   int32
+	// waiting at every sample of it. busy has a bit set for each project
+	// with jobs waiting; candidates, for each that has had jobs waiting at
+	// every sample of the window so far (busy as the window began, less
+	// those since seen empty at a sample); emptied lists the projects whose
+	// last waiting job started since the last sample. A sample then checks
+	// only what changed since the last one, and a window's end reads the
+	// candidates in project order (so Jain sums in that order) a word of
+	// 64 projects at a time — not a pass over every project ever seen at
+	// every sample (a trace of a million projects).
+	busy, candidates bitset
+	emptied          []int32
+	windowID         int32
 	// Batches in slots, freed once pruned and past their last progress row.
 	// A live batch is found by name through batchIDs, or without it when the
 	// source's batch names are unique and a batch's jobs come one after
@@ -120,11 +120,10 @@ func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 	if !ok {
 		p = int32(len(f.projectState))
 		f.projects[project] = p
-		f.projectState = append(f.projectState, projectState{name: project, busy: -1, window: -1})
+		f.projectState = append(f.projectState, projectState{name: project, window: -1})
 	}
-	if ps := &f.projectState[p]; ps.waiting == 0 {
-		ps.busy = int32(len(f.busy))
-		f.busy = append(f.busy, p)
+	if f.projectState[p].waiting == 0 {
+		f.busy.set(p)
 	}
 	f.projectState[p].waiting++
 	j.project = p
@@ -197,11 +196,7 @@ func (r *recorder) fairStart(j *waitingJob) {
 	f := &r.fair
 	ps := &f.projectState[j.project]
 	if ps.waiting--; ps.waiting == 0 {
-		last := f.busy[len(f.busy)-1]
-		f.busy[ps.busy] = last
-		f.projectState[last].busy = ps.busy
-		f.busy = f.busy[:len(f.busy)-1]
-		ps.busy = -1
+		f.busy.clear(j.project)
 		if !ps.emptied {
 			ps.emptied = true
 			f.emptied = append(f.emptied, j.project)
@@ -276,14 +271,13 @@ func (r *recorder) fairSample(last bool) {
 	if now-f.windowStart >= r.fairWindow {
 		if f.windowStart >= r.windowStart {
 			var xs []float64
-			for _, p := range f.candidates {
-				if ps := &f.projectState[p]; ps.candidate {
-					admitted := int64(0)
-					if ps.window == f.windowID {
-						admitted = ps.admitted
-					}
-					xs = append(xs, float64(admitted))
+			for p := range f.candidates.all() {
+				ps := &f.projectState[p]
+				admitted := int64(0)
+				if ps.window == f.windowID {
+					admitted = ps.admitted
 				}
+				xs = append(xs, float64(admitted))
 			}
 			tiers := tierMap(&f.tierWindow)
 			f.windows = append(f.windows, results.FairnessWindow{Start: f.windowStart.Seconds(), End: now.Seconds(),
@@ -293,21 +287,14 @@ func (r *recorder) fairSample(last bool) {
 		f.windowStart = now
 		f.windowID++
 		// The new window's candidates: the projects with jobs waiting now.
-		for _, p := range f.candidates {
-			f.projectState[p].candidate = false
-		}
 		f.candidates = append(f.candidates[:0], f.busy...)
-		slices.Sort(f.candidates)
-		for _, p := range f.candidates {
-			f.projectState[p].candidate = true
-		}
 	}
 	// A project with no job waiting at this sample is out of the window.
 	for _, p := range f.emptied {
 		ps := &f.projectState[p]
 		ps.emptied = false
 		if ps.waiting == 0 {
-			ps.candidate = false
+			f.candidates.clear(p)
 		}
 	}
 	f.emptied = f.emptied[:0]
@@ -391,3 +378,34 @@ func tierMap(n *[256]int64) map[string]int64 {
 }
 
 func tierName(t int8) string { return strconv.Itoa(int(t)) }
+
+// bitset is a set of small non-negative numbers, a bit each.
+type bitset []uint64
+
+func (b *bitset) set(i int32) {
+	for int(i>>6) >= len(*b) {
+		*b = append(*b, 0)
+	}
+	(*b)[i>>6] |= 1 << (i & 63)
+}
+
+func (b bitset) clear(i int32) {
+	if int(i>>6) < len(b) {
+		b[i>>6] &^= 1 << (i & 63)
+	}
+}
+
+// all yields the set's members in increasing order.
+func (b bitset) all() func(yield func(int32) bool) {
+	return func(yield func(int32) bool) {
+		for w, word := range b {
+			for word != 0 {
+				i := int32(w<<6 + bits.TrailingZeros64(word))
+				if !yield(i) {
+					return
+				}
+				word &= word - 1
+			}
+		}
+	}
+}

@@ -71,6 +71,7 @@ type fairness struct {
 	busy, candidates bitset
 	emptied          []int32
 	windowID         int32
+	jainBuf          []float64 // the candidates' admissions at a window's end
 	// Batches in slots, freed once pruned and past their last progress row.
 	// A live batch is found by name through batchIDs, or without it when the
 	// source's batch names are unique and a batch's jobs come one after
@@ -270,7 +271,7 @@ func (r *recorder) fairSample(last bool) {
 	}
 	if now-f.windowStart >= r.fairWindow {
 		if f.windowStart >= r.windowStart {
-			var xs []float64
+			xs := f.jainBuf[:0]
 			for p := range f.candidates.all() {
 				ps := &f.projectState[p]
 				admitted := int64(0)
@@ -282,6 +283,7 @@ func (r *recorder) fairSample(last bool) {
 			tiers := tierMap(&f.tierWindow)
 			f.windows = append(f.windows, results.FairnessWindow{Start: f.windowStart.Seconds(), End: now.Seconds(),
 				Backlogged: len(xs), Jain: results.Jain(xs), TierAdmitted: tiers})
+			f.jainBuf = xs
 		}
 		f.tierWindow = [256]int64{}
 		f.windowStart = now

@@ -16,10 +16,13 @@ type batchTrack struct {
 	large        bool
 	first        float64 // first sample, any policy
 	last         float64
-	jobs         int32 // most jobs seen, any policy
-	rows         map[string][]BatchRecord
+	jobs         int32                    // most jobs seen, any policy
+	policies     map[string]struct{}      // the policies that tracked it
+	rows         map[string][]BatchRecord // per policy, by time: filled for the picked batches only
 }
 
+// trackBatches is what batches.csv says of each tracked batch, without its
+// rows (a week holds hundreds of thousands; the figure draws two batches).
 func trackBatches(o *Outputs) map[string]*batchTrack {
 	bs := map[string]*batchTrack{}
 	for _, r := range o.Batches {
@@ -28,20 +31,37 @@ func trackBatches(o *Outputs) map[string]*batchTrack {
 		}
 		b := bs[r.Batch]
 		if b == nil {
-			b = &batchTrack{batch: r.Batch, model: r.Model, first: r.T, last: r.T, rows: map[string][]BatchRecord{}}
+			b = &batchTrack{batch: r.Batch, model: r.Model, first: r.T, last: r.T, policies: map[string]struct{}{}}
 			bs[r.Batch] = b
 		}
 		b.large = b.large || r.Class == "large"
 		b.first, b.last = min(b.first, r.T), max(b.last, r.T)
 		b.jobs = max(b.jobs, r.Jobs)
-		b.rows[r.Policy] = append(b.rows[r.Policy], r)
+		b.policies[r.Policy] = struct{}{}
 	}
+	return bs
+}
+
+// fillRows gathers the rows of the batches given (nil ones skipped), per
+// policy, in time order (rows of one time in file order).
+func fillRows(o *Outputs, bs ...*batchTrack) {
+	want := map[string]*batchTrack{}
 	for _, b := range bs {
+		if b != nil {
+			b.rows = map[string][]BatchRecord{}
+			want[b.batch] = b
+		}
+	}
+	for _, r := range o.Batches {
+		if b := want[r.Batch]; b != nil && !math.IsNaN(r.T) && !math.IsInf(r.T, 0) {
+			b.rows[r.Policy] = append(b.rows[r.Policy], r)
+		}
+	}
+	for _, b := range want {
 		for _, rs := range b.rows {
 			sort.SliceStable(rs, func(i, j int) bool { return rs[i].T < rs[j].T })
 		}
 	}
-	return bs
 }
 
 // pickBatches picks the large batch with the most jobs that has a small
@@ -74,10 +94,10 @@ func pickBatches(bs map[string]*batchTrack, npol int) (large, small *batchTrack)
 			if s.model != l.model || s.first < l.first || s.first > l.last {
 				continue
 			}
-			if best == nil || len(s.rows) > len(best.rows) {
+			if best == nil || len(s.policies) > len(best.policies) {
 				best = s
 			}
-			if len(best.rows) >= npol {
+			if len(best.policies) >= npol {
 				break
 			}
 		}
@@ -103,6 +123,7 @@ func batchFigure(o *Outputs) (figSpec, error) {
 	title := "Fairness: a small batch behind a large one"
 	pols := policies(o)
 	large, small := pickBatches(trackBatches(o), len(pols))
+	fillRows(o, large, small)
 	if large == nil && small == nil {
 		return placeholder(name, title, "batches.csv has no large batch and no small batch behind one (no batch of more than 1000 jobs)"), nil
 	}

@@ -127,11 +127,11 @@ func (s *Scheduler) pickProject(t *tierNode) *projNode {
 		if tm.lanes == 0 {
 			continue
 		}
-		i, d := tm.projects.next(c), 0
+		i, d := tm.projects.Next(c), 0
 		if i >= 0 {
 			d = i - c
 		} else {
-			i = tm.projects.next(0)
+			i = tm.projects.Next(0)
 			d = i + n - c
 		}
 		if d < bestDist {

@@ -1,11 +1,15 @@
 package policies
 
-import "math"
+import (
+	"math"
+
+	"github.com/evalsched/lab/internal/bitset"
+)
 
 // The waiting-job index: tier → project → model. Each (tier, project, model)
 // lane is a heap of job records, oldest first (heap.go); each (tier, model)
-// pair keeps a bitset of the projects with jobs on the model (bitset.go), so
-// admission finds the next project in turn without scanning. Records, lanes
+// pair keeps a bitset of the projects with jobs on the model
+// (internal/bitset), so admission finds the next project in turn without scanning. Records, lanes
 // and projects are recycled through free lists, so that starting jobs in
 // Decide never allocates.
 
@@ -78,8 +82,8 @@ type tierNode struct {
 
 // tierModel is a tier's view of one model.
 type tierModel struct {
-	projects bitset // ring positions of the projects with jobs on the model
-	lanes    int32  // how many there are
+	projects bitset.Set // ring positions of the projects with jobs on the model
+	lanes    int32      // how many there are
 }
 
 // newRec takes a job record from the free list, or grows the slab.
@@ -227,7 +231,7 @@ func (s *Scheduler) newLane(p *projNode, m ModelID) *lane {
 	l.ppos = int32(len(p.lanes))
 	p.lanes = append(p.lanes, l)
 	tm := &p.tier.models[m]
-	tm.projects.set(p.slot)
+	tm.projects.Add(p.slot)
 	tm.lanes++
 	if tm.lanes == 1 && s.models[m].open {
 		p.tier.openN++
@@ -238,7 +242,7 @@ func (s *Scheduler) newLane(p *projNode, m ModelID) *lane {
 func (s *Scheduler) dropLane(l *lane) {
 	p, m := l.proj, l.model
 	tm := &p.tier.models[m]
-	tm.projects.clear(p.slot)
+	tm.projects.Remove(p.slot)
 	tm.lanes--
 	if tm.lanes == 0 && s.models[m].open {
 		p.tier.openN--

@@ -13,7 +13,7 @@ import (
 //
 // The parts live in their own files: config.go (SchedulerConfig),
 // controller.go (the per-model limit), admission.go (who gets the slots),
-// index.go with heap.go and bitset.go (the waiting jobs), overrides.go
+// index.go with heap.go and internal/bitset (the waiting jobs), overrides.go
 // (runtime tier overrides). This file wires them together.
 //
 // A Scheduler is not safe for concurrent use; a service serialises calls.

@@ -2,10 +2,10 @@ package sim
 
 import (
 	"cmp"
-	"math/bits"
 	"slices"
 	"strconv"
 
+	"github.com/evalsched/lab/internal/bitset"
 	"github.com/evalsched/lab/results"
 )
 
@@ -25,7 +25,6 @@ type projectState struct {
 	waiting  int32
 	window   int32 // the fairness window admitted counts in
 	admitted int64 // in that window
-	emptied  bool  // in fairness.emptied
 }
 
 // batchState is one batch from its first arrival until its last job is done
@@ -59,17 +58,14 @@ type fairness struct {
 	projects     map[string]int32
 	projectState []projectState
 	// The Jain index of a window is over the projects that had jobs
-	// waiting at every sample of it. busy has a bit set for each project
-	// with jobs waiting; candidates, for each that has had jobs waiting at
-	// every sample of the window so far (busy as the window began, less
-	// those since seen empty at a sample); emptied lists the projects whose
-	// last waiting job started since the last sample. A sample then checks
-	// only what changed since the last one, and a window's end reads the
-	// candidates in project order (so Jain sums in that order) a word of
-	// 64 projects at a time — not a pass over every project ever seen at
-	// every sample (a trace of a million projects).
-	busy, candidates bitset
-	emptied          []int32
+	// waiting at every sample of it: busy holds the projects with jobs
+	// waiting; candidates, those that had jobs waiting at every sample of
+	// the window so far (busy when it began, intersected with busy at each
+	// sample). A sample then costs a word per 64 projects, and a window's
+	// end reads the candidates in project order (so Jain sums in that
+	// order) — not a pass over every project's record at every sample (a
+	// trace of a million projects).
+	busy, candidates bitset.Set
 	windowID         int32
 	jainBuf          []float64 // the candidates' admissions at a window's end
 	// Batches in slots, freed once pruned and past their last progress row.
@@ -124,7 +120,7 @@ func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 		f.projectState = append(f.projectState, projectState{name: project, window: -1})
 	}
 	if f.projectState[p].waiting == 0 {
-		f.busy.set(p)
+		f.busy.Add(int(p))
 	}
 	f.projectState[p].waiting++
 	j.project = p
@@ -197,11 +193,7 @@ func (r *recorder) fairStart(j *waitingJob) {
 	f := &r.fair
 	ps := &f.projectState[j.project]
 	if ps.waiting--; ps.waiting == 0 {
-		f.busy.clear(j.project)
-		if !ps.emptied {
-			ps.emptied = true
-			f.emptied = append(f.emptied, j.project)
-		}
+		f.busy.Remove(int(j.project))
 	}
 	if ps.window != f.windowID {
 		ps.window, ps.admitted = f.windowID, 0
@@ -272,7 +264,7 @@ func (r *recorder) fairSample(last bool) {
 	if now-f.windowStart >= r.fairWindow {
 		if f.windowStart >= r.windowStart {
 			xs := f.jainBuf[:0]
-			for p := range f.candidates.all() {
+			for p := f.candidates.Next(0); p >= 0; p = f.candidates.Next(p + 1) {
 				ps := &f.projectState[p]
 				admitted := int64(0)
 				if ps.window == f.windowID {
@@ -289,17 +281,11 @@ func (r *recorder) fairSample(last bool) {
 		f.windowStart = now
 		f.windowID++
 		// The new window's candidates: the projects with jobs waiting now.
-		f.candidates = append(f.candidates[:0], f.busy...)
+		f.candidates.Copy(&f.busy)
+	} else {
+		// Out of the window: the projects with no job waiting at this sample.
+		f.candidates.Intersect(&f.busy)
 	}
-	// A project with no job waiting at this sample is out of the window.
-	for _, p := range f.emptied {
-		ps := &f.projectState[p]
-		ps.emptied = false
-		if ps.waiting == 0 {
-			f.candidates.clear(p)
-		}
-	}
-	f.emptied = f.emptied[:0]
 	r.progressRows(now, last)
 	f.prevSample = now
 }
@@ -380,34 +366,3 @@ func tierMap(n *[256]int64) map[string]int64 {
 }
 
 func tierName(t int8) string { return strconv.Itoa(int(t)) }
-
-// bitset is a set of small non-negative numbers, a bit each.
-type bitset []uint64
-
-func (b *bitset) set(i int32) {
-	for int(i>>6) >= len(*b) {
-		*b = append(*b, 0)
-	}
-	(*b)[i>>6] |= 1 << (i & 63)
-}
-
-func (b bitset) clear(i int32) {
-	if int(i>>6) < len(b) {
-		b[i>>6] &^= 1 << (i & 63)
-	}
-}
-
-// all yields the set's members in increasing order.
-func (b bitset) all() func(yield func(int32) bool) {
-	return func(yield func(int32) bool) {
-		for w, word := range b {
-			for word != 0 {
-				i := int32(w<<6 + bits.TrailingZeros64(word))
-				if !yield(i) {
-					return
-				}
-				word &= word - 1
-			}
-		}
-	}
-}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -38,8 +39,8 @@ func sortFloats(xs []float64) {
 		for i, x := range xs {
 			keys[i] = orderedBits32(float32(x))
 		}
-		for i, k := range radixSort(keys, 32) {
-			xs[i] = float64(math.Float32frombits(fromOrdered(k, 32)))
+		for i, k := range radixSort(keys) {
+			xs[i] = float64(math.Float32frombits(fromOrdered(k)))
 		}
 		return
 	}
@@ -47,8 +48,8 @@ func sortFloats(xs []float64) {
 	for i, x := range xs {
 		keys[i] = orderedBits64(x)
 	}
-	for i, k := range radixSort(keys, 64) {
-		xs[i] = math.Float64frombits(fromOrdered(k, 64))
+	for i, k := range radixSort(keys) {
+		xs[i] = math.Float64frombits(fromOrdered(k))
 	}
 }
 
@@ -58,38 +59,43 @@ func orderedBits32(x float32) uint32 {
 	if x == 0 {
 		x = 0 // −0 → +0
 	}
-	return toOrdered(math.Float32bits(x), 32)
+	return toOrdered(math.Float32bits(x))
 }
 
 func orderedBits64(x float64) uint64 {
 	if x == 0 {
 		x = 0
 	}
-	return toOrdered(math.Float64bits(x), 64)
+	return toOrdered(math.Float64bits(x))
 }
 
 // toOrdered flips the sign bit of a non-negative value's bits, and every
 // bit of a negative one's; fromOrdered undoes it.
-func toOrdered[K uint32 | uint64](b K, width uint) K {
-	if b>>(width-1) == 1 {
+func toOrdered[K uint32 | uint64](b K) K {
+	sign := K(1) << (width[K]() - 1)
+	if b&sign != 0 {
 		return ^b
 	}
-	return b | 1<<(width-1)
+	return b | sign
 }
 
-func fromOrdered[K uint32 | uint64](b K, width uint) K {
-	if b>>(width-1) == 1 {
-		return b &^ (1 << (width - 1))
+func fromOrdered[K uint32 | uint64](b K) K {
+	sign := K(1) << (width[K]() - 1)
+	if b&sign != 0 {
+		return b &^ sign
 	}
 	return ^b
 }
 
-// radixSort sorts keys of width bits by 16-bit digits, least significant
-// first, and returns the sorted keys (in keys or in a buffer of its own).
-func radixSort[K uint32 | uint64](keys []K, width uint) []K {
+// width is the bits of a key of type K.
+func width[K uint32 | uint64]() uint { return uint(bits.Len64(uint64(^K(0)))) }
+
+// radixSort sorts keys by 16-bit digits, least significant first, and
+// returns the sorted keys (in keys or in a buffer of its own).
+func radixSort[K uint32 | uint64](keys []K) []K {
 	tmp := make([]K, len(keys))
 	var count [1 << 16]int
-	for shift := uint(0); shift < width; shift += 16 {
+	for shift := uint(0); shift < width[K](); shift += 16 {
 		clear(count[:])
 		for _, k := range keys {
 			count[(k>>shift)&0xffff]++

@@ -68,7 +68,7 @@ func ParseDisturbance(label string, t float64) Disturbance {
 
 // secondsDuration is t seconds as a duration, to the nearest nanosecond.
 func secondsDuration(t float64) time.Duration {
-	if math.IsNaN(t) || math.IsInf(t, 0) {
+	if !finite(t) {
 		return 0
 	}
 	return time.Duration(math.Round(t * 1e9))

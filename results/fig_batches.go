@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -26,7 +25,7 @@ type batchTrack struct {
 func trackBatches(o *Outputs) map[string]*batchTrack {
 	bs := map[string]*batchTrack{}
 	for _, r := range o.Batches {
-		if math.IsNaN(r.T) || math.IsInf(r.T, 0) {
+		if !finite(r.T) {
 			continue
 		}
 		b := bs[r.Batch]
@@ -53,7 +52,7 @@ func fillRows(o *Outputs, bs ...*batchTrack) {
 		}
 	}
 	for _, r := range o.Batches {
-		if b := want[r.Batch]; b != nil && !math.IsNaN(r.T) && !math.IsInf(r.T, 0) {
+		if b := want[r.Batch]; b != nil && finite(r.T) {
 			b.rows[r.Policy] = append(b.rows[r.Policy], r)
 		}
 	}

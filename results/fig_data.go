@@ -9,11 +9,14 @@ import (
 
 // fin maps NaN and infinities (which the plotting library rejects) to 0.
 func fin(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if !finite(v) {
 		return 0
 	}
 	return v
 }
+
+// finite reports whether v is neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // runsOf returns the baseline and candidate runs: the first two runs of a
 // comparison, or (nil, the run) for a single run.
@@ -166,7 +169,7 @@ func safeName(s string) string {
 
 // formatClock formats seconds as 1h30m, 40m, 90s.
 func formatClock(t float64) string {
-	if math.IsNaN(t) || math.IsInf(t, 0) {
+	if !finite(t) {
 		return "?"
 	}
 	s := int64(math.Round(t))

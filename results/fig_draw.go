@@ -278,7 +278,7 @@ func sortedXY(m map[float64]float64, scale float64) plotter.XYs {
 	sort.Float64s(ts)
 	xys := make(plotter.XYs, 0, len(ts))
 	for _, t := range ts {
-		if math.IsNaN(t) || math.IsInf(t, 0) {
+		if !finite(t) {
 			continue
 		}
 		xys = append(xys, plotter.XY{X: t / scale, Y: fin(m[t])})

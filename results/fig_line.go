@@ -17,9 +17,10 @@ import (
 // decide the padding. Of the points at an extreme, one per value is kept
 // (points of one value give the same box along that axis); points within
 // 1e-9 (normalised) of an extreme are kept too, in their order, so that two
-// values the canvas cannot tell apart are chosen between as before. The figures are byte-identical; what goes is a
-// box per point — on a week's timelines (10,080 points a line, dozens of
-// lines) most of what `sim report` allocated.
+// values the canvas cannot tell apart are chosen between as before. The
+// figures are byte-identical; what goes is a box per point — on a week's
+// timelines (10,080 points a line, dozens of lines) most of what `sim
+// report` allocated.
 type extremeLine struct{ *plotter.Line }
 
 // nearExtreme is how close (in normalised axis units) a point must be to an
@@ -64,13 +65,13 @@ func (l extremeLine) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
 		if !inside(nx, ny) {
 			continue
 		}
+		near := [4]bool{nx <= minX+nearExtreme, nx >= maxX-nearExtreme, ny <= minY+nearExtreme, ny >= maxY-nearExtreme}
+		along := [4]float64{nx, nx, ny, ny} // the coordinate each extreme is read on
 		keep := false
-		for k, near := range [4]bool{nx <= minX+nearExtreme, nx >= maxX-nearExtreme, ny <= minY+nearExtreme, ny >= maxY-nearExtreme} {
-			v := nx
-			if k >= 2 {
-				v = ny
+		for k := range near {
+			if near[k] && first(k, along[k]) {
+				keep = true
 			}
-			keep = near && first(k, v) || keep
 		}
 		if keep {
 			boxes = append(boxes, plot.GlyphBox{X: nx, Y: ny, Rectangle: rect})

@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 )
@@ -104,7 +103,7 @@ func indexSeries(o *Outputs, models []string) (map[seriesKey][]SeriesRecord, map
 	for p, ts := range times {
 		g := make([]float64, 0, len(ts))
 		for t := range ts {
-			if !math.IsNaN(t) && !math.IsInf(t, 0) {
+			if finite(t) {
 				g = append(g, t)
 			}
 		}

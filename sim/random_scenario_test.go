@@ -34,14 +34,18 @@ import (
 // twice.
 //
 //	go test -run RandomScenarios ./sim/ -random-scenarios 500
-var randomScenarios = flag.Int("random-scenarios", 30, "how many random scenarios TestRandomScenarios draws")
+//	go test -run RandomScenarios ./sim/ -random-scenarios 500 -random-scenarios-from 1000
+var (
+	randomScenarios    = flag.Int("random-scenarios", 30, "how many random scenarios TestRandomScenarios draws")
+	randomScenarioFrom = flag.Int("random-scenarios-from", 0, "the first random scenario TestRandomScenarios draws (each is named by its number, which seeds it)")
+)
 
 func TestRandomScenarios(t *testing.T) {
 	traces, err := filepath.Abs("../../shared/traces") // beside the repository, when there
 	if _, statErr := os.Stat(traces); err != nil || statErr != nil {
 		traces = ""
 	}
-	for i := range *randomScenarios {
+	for i := *randomScenarioFrom; i < *randomScenarioFrom+*randomScenarios; i++ {
 		text := randomScenario(rand.New(rand.NewPCG(uint64(i), 0x72616e64)), traces)
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			sc, err := ParseScenario(fmt.Sprintf("random-%d.yaml", i), []byte(text))

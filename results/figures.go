@@ -6,6 +6,9 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -54,7 +57,9 @@ func WriteFiguresFrom(o *Outputs, out string) ([]Figure, error) {
 // series and batch rows are let go once the figures are prepared (they hold
 // their own data): drawing a week's figures makes gigabytes of short-lived
 // garbage, and the collector lets the heap grow in proportion to what is
-// live, so the rows would double the peak.
+// live, so the rows would double the peak. The figures are drawn on as many
+// goroutines as there are cores (each draws from its own prepared data) and
+// written in report order.
 func writeFigures(o *Outputs, out string, dropRows bool) ([]Figure, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
@@ -63,27 +68,62 @@ func writeFigures(o *Outputs, out string, dropRows bool) ([]Figure, error) {
 	if dropRows {
 		o.Series, o.Batches, o.extraBlock = nil, nil, nil
 	}
+	drawn := renderAll(specs, runtime.GOMAXPROCS(0))
 	var figs []Figure
-	for _, spec := range specs {
-		png, svg, err := render(spec)
-		if err != nil {
-			// Never lose a figure to a plotting library error: say so instead.
-			spec = placeholder(spec.name, spec.title, "could not be drawn: "+err.Error())
-			if png, svg, err = render(spec); err != nil {
-				return figs, fmt.Errorf("figure %s: %w", spec.name, err)
-			}
+	for i, spec := range specs {
+		d := drawn[i]
+		if d.err != nil {
+			return figs, fmt.Errorf("figure %s: %w", spec.name, d.err)
 		}
-		f := Figure{Name: spec.name, Title: spec.title, Caption: spec.caption,
-			PNG: filepath.Join(out, spec.name+".png"), SVG: filepath.Join(out, spec.name+".svg")}
-		if err := WriteFileAtomic(f.PNG, png); err != nil {
+		f := Figure{Name: d.spec.name, Title: d.spec.title, Caption: d.spec.caption,
+			PNG: filepath.Join(out, d.spec.name+".png"), SVG: filepath.Join(out, d.spec.name+".svg")}
+		if err := WriteFileAtomic(f.PNG, d.png); err != nil {
 			return figs, err
 		}
-		if err := WriteFileAtomic(f.SVG, svg); err != nil {
+		if err := WriteFileAtomic(f.SVG, d.svg); err != nil {
 			return figs, err
 		}
 		figs = append(figs, f)
 	}
 	return figs, nil
+}
+
+// drawnFigure is a figure drawn by renderAll: the spec it was drawn from
+// (a placeholder if the figure's own could not be drawn) and its files.
+type drawnFigure struct {
+	spec     figSpec
+	png, svg []byte
+	err      error
+}
+
+// renderAll draws specs on up to workers goroutines, each taking the next
+// figure not yet drawn; the result is in the order of specs.
+func renderAll(specs []figSpec, workers int) []drawnFigure {
+	drawn := make([]drawnFigure, len(specs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(workers, len(specs))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(specs); i = int(next.Add(1) - 1) {
+				drawn[i] = renderOrPlaceholder(specs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return drawn
+}
+
+// renderOrPlaceholder draws a figure; never lose a figure to a plotting
+// library error: a figure that cannot be drawn becomes a panel that says so.
+func renderOrPlaceholder(spec figSpec) drawnFigure {
+	png, svg, err := render(spec)
+	if err != nil {
+		spec = placeholder(spec.name, spec.title, "could not be drawn: "+err.Error())
+		png, svg, err = render(spec)
+	}
+	return drawnFigure{spec: spec, png: png, svg: svg, err: err}
 }
 
 // figSpec is a figure to draw: draw is called once per output format.

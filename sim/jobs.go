@@ -69,6 +69,7 @@ type modelJobs struct {
 func (w *World) pull() {
 	job, ok := w.source.Next()
 	if !ok {
+		w.err = w.source.Err() // a stream that failed stops the run now, not at its end
 		return
 	}
 	at := FromDuration(job.Arrival)

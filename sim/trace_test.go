@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/evalsched/lab/results"
@@ -46,5 +47,47 @@ func TestTraceRoundTrip(t *testing.T) {
 				t.Fatalf("replayed %s trace gives a different summary (%d vs %d bytes)", format, len(got), len(want))
 			}
 		})
+	}
+}
+
+// failingSource gives its jobs, then ends with err.
+type failingSource struct {
+	jobSlice
+	err error
+}
+
+func (s *failingSource) Err() error {
+	if len(s.jobs) == 0 {
+		return s.err
+	}
+	return nil
+}
+
+// TestFailedStreamStopsTheRun: a job stream that ends with an error (a bad
+// record, or a trace its validation refused beside the run) stops the run
+// when it fails, with that error, rather than simulating on to the end.
+func TestFailedStreamStopsTheRun(t *testing.T) {
+	sc := smallScenario(t, nil)
+	gen, err := workloads.NewGenerator(sc.Workload, sc.Catalogue(), sc.Duration, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []workloads.Job
+	for job, ok := gen.Next(); ok && job.Arrival < sc.Duration/4; job, ok = gen.Next() {
+		jobs = append(jobs, job)
+	}
+	if len(jobs) < 10 {
+		t.Fatalf("only %d jobs in the first quarter", len(jobs))
+	}
+	last := jobs[len(jobs)-1].Arrival
+	broken := errors.New("line 12345: model: unknown model")
+	for _, p := range PolicyNames {
+		w := newWorld(t, sc, p, Options{Seed: 3, Source: &failingSource{jobSlice{jobs: jobs}, broken}})
+		if err := w.Run(); !errors.Is(err, broken) {
+			t.Fatalf("%s: the run ended with %v, want the stream's error", p, err)
+		}
+		if now, want := w.now(), FromDuration(last); now != want {
+			t.Errorf("%s: the run stopped at %v, want %v (the last job's arrival, when the stream failed)", p, now.Duration(), want.Duration())
+		}
 	}
 }

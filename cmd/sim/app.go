@@ -10,7 +10,6 @@ import (
 
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/sim"
-	"github.com/evalsched/lab/workloads"
 	"github.com/urfave/cli/v2"
 )
 
@@ -104,7 +103,7 @@ type options struct {
 
 // prepare loads the scenario and, with --trace, validates the whole trace
 // before anything is simulated.
-func prepare(o options) (*sim.Scenario, func() (workloads.Source, error), error) {
+func prepare(o options) (*sim.Scenario, *jobTrace, error) {
 	sc, err := sim.LoadScenario(o.scenario)
 	if err != nil {
 		return nil, nil, err
@@ -118,12 +117,12 @@ func prepare(o options) (*sim.Scenario, func() (workloads.Source, error), error)
 		}
 		return sc, nil, nil
 	}
-	newSource, err := openJobTrace(o.trace, sc, o.skipInvalid, o.stderr)
-	return sc, newSource, err
+	trace, err := openJobTrace(o.trace, sc, o.skipInvalid, o.stderr)
+	return sc, trace, err
 }
 
 func runCommand(out io.Writer, o options) error {
-	sc, newSource, err := prepare(o)
+	sc, trace, err := prepare(o)
 	if err != nil {
 		return err
 	}
@@ -135,7 +134,7 @@ func runCommand(out io.Writer, o options) error {
 	if p := newProgress(o.stderr, "run "+policy, 1); p != nil {
 		spec.Progress = func(now, end sim.Time) { p(0, now, end) }
 	}
-	done, err := simulate(sc, dir, []sim.RunSpec{spec}, 1, newSource)
+	done, err := simulate(sc, dir, []sim.RunSpec{spec}, 1, trace, o.stderr)
 	if err != nil {
 		return err
 	}
@@ -165,10 +164,12 @@ type simulated struct {
 	out  *results.OutputWriter
 }
 
-// simulate runs specs in parallel (sim.ExecuteAll); the rows of the first
-// written of them stream into dir's series.csv and batches.csv, which
-// commit completes with summary.json. On error nothing is left in dir.
-func simulate(sc *sim.Scenario, dir string, specs []sim.RunSpec, written int, newSource func() (workloads.Source, error)) (*simulated, error) {
+// simulate runs specs in parallel (sim.ExecuteAll), on trace's jobs if
+// given; the rows of the first written of them stream into dir's
+// series.csv and batches.csv, which commit completes with summary.json. On
+// error, or when the trace's validation (beside the runs) refuses it,
+// nothing is left in dir.
+func simulate(sc *sim.Scenario, dir string, specs []sim.RunSpec, written int, trace *jobTrace, stderr io.Writer) (*simulated, error) {
 	policies := make([]string, written)
 	for i := range policies {
 		policies[i] = specs[i].Label()
@@ -184,7 +185,10 @@ func simulate(sc *sim.Scenario, dir string, specs []sim.RunSpec, written int, ne
 			ow.Run(i).UseModels(specs[i].ScenarioFor(sc).Catalogue()) // a variant may add models
 		}
 	}
-	runs, err := sim.ExecuteAll(sc, specs, newSource)
+	runs, err := sim.ExecuteAll(sc, specs, trace.sources())
+	if verr := trace.verdict(stderr); verr != nil {
+		err = verr // a refused trace is why the runs stopped, if they did
+	}
 	if err != nil {
 		ow.Abort()
 		return nil, err
@@ -195,7 +199,7 @@ func simulate(sc *sim.Scenario, dir string, specs []sim.RunSpec, written int, ne
 func (s *simulated) commit(summary results.Summary) error { return s.out.Commit(summary) }
 
 func compareCommand(out io.Writer, o options) error {
-	sc, newSource, err := prepare(o)
+	sc, trace, err := prepare(o)
 	if err != nil {
 		return err
 	}
@@ -237,7 +241,7 @@ func compareCommand(out io.Writer, o options) error {
 	if owned[0] != 0 {
 		written = 0
 	}
-	done, err := simulate(sc, dir, specs, written, newSource)
+	done, err := simulate(sc, dir, specs, written, trace, o.stderr)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalsched/lab/results"
@@ -146,20 +147,99 @@ func traceValidateFile(path, format string, sc *sim.Scenario) (workloads.TraceRe
 	return workloads.ValidateTrace(in, path, format, sc.Catalogue(), classes)
 }
 
-// openJobTrace prepares a job trace for runs: it validates the whole file
-// first, refusing a bad one with its error list, or, with skipInvalid,
-// reporting to stderr what will be skipped. It returns a factory that opens
-// a fresh streaming reader on each call (compare runs each simulation on its
-// own). A reader closes its file when it reaches the end or an error.
-func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Writer) (func() (workloads.Source, error), error) {
+// jobTrace is a job trace opened for runs: open gives each run a fresh
+// streaming reader (compare runs each simulation on its own), and verdict
+// is what the trace's validation found (nil: nothing to refuse).
+type jobTrace struct {
+	path    string
+	open    func() (workloads.Source, error)
+	checked *traceCheck // nil: validated before the runs
+}
+
+// traceCheck is a validation running beside the runs.
+type traceCheck struct {
+	done    chan struct{}
+	failed  atomic.Bool // set, before done closes, when the trace is refused
+	err     error       // the refusal, once done
+	warning string      // said on stderr once the runs are over
+}
+
+// openJobTrace prepares a job trace for runs. Without skipInvalid the whole
+// file is validated beside the runs, on a goroutine of its own: the runs
+// replay at once, a refusal stops them (their readers end the stream) and
+// verdict returns it, with the list of bad records, before anything is
+// written. With skipInvalid it is validated first, reporting to stderr what
+// will be skipped, since the runs must skip exactly what validation found.
+// A reader closes its file when it reaches the end or an error.
+func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Writer) (*jobTrace, error) {
 	format, err := workloads.TraceFormat(path, "")
 	if err != nil {
 		return nil, err
 	}
-	rep, err := traceValidateFile(path, format, sc)
+	classes, err := workloads.BehaviourClasses(sc.Workload)
 	if err != nil {
 		return nil, err
 	}
+	catalogue := sc.Catalogue()
+	jt := &jobTrace{path: path}
+	opts := workloads.TraceOptions{OnSkip: func(*workloads.TraceError) {}}
+	if skipInvalid {
+		rep, err := traceValidateFile(path, format, sc)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(rep.Errors); n > 0 {
+			fmt.Fprintf(stderr, "%s: skipping %d bad records (of %d):\n", path, n, rep.Records)
+			for _, e := range rep.Errors {
+				fmt.Fprintf(stderr, "  %v\n", e)
+			}
+		}
+		if err := traceRefusal(path, rep, true); err != nil {
+			return nil, err
+		}
+		if w := traceWarning(path, rep, sc); w != "" {
+			fmt.Fprintln(stderr, w)
+		}
+		// Skipping the records validation found needs the same duplicate check.
+		opts.SkipInvalid, opts.UniqueIDs = true, len(rep.Errors) > 0
+	} else {
+		// Open it once here, so that a missing or unreadable file is
+		// refused before any run starts.
+		_, f, err := workloads.OpenTrace(path)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		c := &traceCheck{done: make(chan struct{})}
+		go func() {
+			defer close(c.done)
+			rep, err := traceValidateFile(path, format, sc)
+			if err == nil {
+				err = traceRefusal(path, rep, false)
+			}
+			if err != nil {
+				c.err = err
+				c.failed.Store(true)
+				return
+			}
+			c.warning = traceWarning(path, rep, sc)
+		}()
+		jt.checked = c
+	}
+	jt.open = func() (workloads.Source, error) {
+		in, f, err := workloads.OpenTrace(path)
+		if err != nil {
+			return nil, err
+		}
+		r := workloads.NewTraceReader(in, path, format, catalogue, classes, opts)
+		return &traceFileSource{r: r, f: f, check: jt.checked}, nil
+	}
+	return jt, nil
+}
+
+// traceRefusal is the error that refuses a validated trace: bad records
+// (unless they are to be skipped), or no job at all.
+func traceRefusal(path string, rep workloads.TraceReport, skipInvalid bool) error {
 	if n := len(rep.Errors); n > 0 && !skipInvalid {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s: %d bad records (of %d); fix them, or skip them with --skip-invalid:", path, n, rep.Records)
@@ -170,54 +250,88 @@ func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Wri
 			}
 			fmt.Fprintf(&b, "\n  %v", e)
 		}
-		return nil, errors.New(b.String())
-	} else if n > 0 {
-		fmt.Fprintf(stderr, "%s: skipping %d bad records (of %d):\n", path, n, rep.Records)
-		for _, e := range rep.Errors {
-			fmt.Fprintf(stderr, "  %v\n", e)
-		}
+		return errors.New(b.String())
 	}
 	if rep.Valid == 0 {
-		return nil, fmt.Errorf("%s: no jobs", path)
+		return fmt.Errorf("%s: no jobs", path)
 	}
-	if rep.Last >= sc.Duration {
-		fmt.Fprintf(stderr, "%s: arrivals run to %.0f s, past the scenario's duration (%.0f s); later jobs are not simulated\n",
-			path, rep.Last.Seconds(), sc.Duration.Seconds())
-	}
-	classes, err := workloads.BehaviourClasses(sc.Workload)
-	if err != nil {
-		return nil, err
-	}
-	catalogue := sc.Catalogue()
-	// Skipping the records validation found needs the same duplicate check.
-	opts := workloads.TraceOptions{SkipInvalid: skipInvalid, UniqueIDs: len(rep.Errors) > 0,
-		OnSkip: func(*workloads.TraceError) {}}
-	return func() (workloads.Source, error) {
-		in, f, err := workloads.OpenTrace(path)
-		if err != nil {
-			return nil, err
-		}
-		r := workloads.NewTraceReader(in, path, format, catalogue, classes, opts)
-		return &traceFileSource{r: r, f: f}, nil
-	}, nil
+	return nil
 }
 
-// traceFileSource closes its file when the stream ends.
+// traceWarning says when a trace's arrivals run past the scenario's end.
+func traceWarning(path string, rep workloads.TraceReport, sc *sim.Scenario) string {
+	if rep.Last < sc.Duration {
+		return ""
+	}
+	return fmt.Sprintf("%s: arrivals run to %.0f s, past the scenario's duration (%.0f s); later jobs are not simulated",
+		path, rep.Last.Seconds(), sc.Duration.Seconds())
+}
+
+// sources is the reader factory of the runs (nil: no trace, the scenario's
+// generator).
+func (jt *jobTrace) sources() func() (workloads.Source, error) {
+	if jt == nil {
+		return nil
+	}
+	return jt.open
+}
+
+// verdict waits for the validation beside the runs and returns its
+// refusal; a trace that passes says its warning, if any, on stderr.
+func (jt *jobTrace) verdict(stderr io.Writer) error {
+	if jt == nil || jt.checked == nil {
+		return nil
+	}
+	<-jt.checked.done
+	if jt.checked.err != nil {
+		return jt.checked.err
+	}
+	if w := jt.checked.warning; w != "" {
+		fmt.Fprintln(stderr, w)
+		jt.checked.warning = ""
+	}
+	return nil
+}
+
+// errTraceRefused ends a run whose trace its validation refused; the
+// command reports the refusal itself (jobTrace.verdict).
+var errTraceRefused = errors.New("the job trace was refused")
+
+// traceFileSource closes its file when the stream ends, and ends the stream
+// when the validation beside the runs refuses the trace.
 type traceFileSource struct {
-	r *workloads.TraceReader
-	f io.Closer
+	r     *workloads.TraceReader
+	f     io.Closer
+	check *traceCheck // nil: validated before
 }
 
 func (s *traceFileSource) Next() (workloads.Job, bool) {
+	if s.refused() {
+		s.close()
+		return workloads.Job{}, false
+	}
 	j, ok := s.r.Next()
-	if !ok && s.f != nil {
-		s.f.Close()
-		s.f = nil
+	if !ok {
+		s.close()
 	}
 	return j, ok
 }
 
-func (s *traceFileSource) Err() error { return s.r.Err() }
+func (s *traceFileSource) refused() bool { return s.check != nil && s.check.failed.Load() }
+
+func (s *traceFileSource) close() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+}
+
+func (s *traceFileSource) Err() error {
+	if s.refused() {
+		return errTraceRefused
+	}
+	return s.r.Err()
+}
 
 // traceSniff tells a request trace from a job trace by its first line when
 // no format is given: an Azure header, or a JSON line with "timestamp".

@@ -85,18 +85,21 @@ func TestTraceGenValidateReplay(t *testing.T) {
 				t.Errorf("validate printed %q, want %q", out, wantOut)
 			}
 			var stderr bytes.Buffer
-			open, err := openJobTrace(path, sc, false, &stderr)
+			trace, err := openJobTrace(path, sc, false, &stderr)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for run := 0; run < 2; run++ {
-				src, err := open()
+				src, err := trace.open()
 				if err != nil {
 					t.Fatal(err)
 				}
 				if diff := cmp.Diff(want, readAll(t, src)); diff != "" {
 					t.Fatalf("run %d: replayed jobs differ (-want +got):\n%s", run, diff)
 				}
+			}
+			if err := trace.verdict(&stderr); err != nil {
+				t.Errorf("a good trace was refused: %v", err)
 			}
 			if stderr.Len() != 0 {
 				t.Errorf("a good trace printed %q", stderr.String())
@@ -182,8 +185,14 @@ func TestTraceRefused(t *testing.T) {
 		t.Errorf("validate printed (-want +got):\n%s", cmp.Diff(want, out))
 	}
 
+	// Validated beside the runs: the refusal comes from the verdict, and a
+	// reader opened after it replays nothing.
 	var stderr bytes.Buffer
-	if _, err := openJobTrace(path, sc, false, &stderr); err == nil {
+	refused, err := openJobTrace(path, sc, false, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := refused.verdict(&stderr); err == nil {
 		t.Fatal("a bad trace was accepted")
 	} else {
 		for _, w := range wantErrs {
@@ -192,7 +201,17 @@ func TestTraceRefused(t *testing.T) {
 			}
 		}
 	}
-	open, err := openJobTrace(path, sc, true, &stderr)
+	src, err := refused.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, ok := src.Next(); ok || !errors.Is(src.Err(), errTraceRefused) {
+		t.Errorf("after the refusal a reader gave job %v (ok %v) and error %v", j.ID, ok, src.Err())
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("a refused trace printed %q beside its refusal", stderr.String())
+	}
+	trace, err := openJobTrace(path, sc, true, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +220,7 @@ func TestTraceRefused(t *testing.T) {
 			t.Errorf("stderr %q lacks %q", stderr.String(), w)
 		}
 	}
-	src, err := open()
+	src, err = trace.open()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -148,10 +148,9 @@ func traceValidateFile(path, format string, sc *sim.Scenario) (workloads.TraceRe
 }
 
 // jobTrace is a job trace opened for runs: open gives each run a fresh
-// streaming reader (compare runs each simulation on its own), and verdict
-// is what the trace's validation found (nil: nothing to refuse).
+// streaming reader (compare runs each simulation on its own); verdict says
+// what the trace's validation found.
 type jobTrace struct {
-	path    string
 	open    func() (workloads.Source, error)
 	checked *traceCheck // nil: validated before the runs
 }
@@ -181,7 +180,7 @@ func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Wri
 		return nil, err
 	}
 	catalogue := sc.Catalogue()
-	jt := &jobTrace{path: path}
+	jt := &jobTrace{}
 	opts := workloads.TraceOptions{OnSkip: func(*workloads.TraceError) {}}
 	if skipInvalid {
 		rep, err := traceValidateFile(path, format, sc)

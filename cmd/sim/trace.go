@@ -312,6 +312,12 @@ func (s *traceFileSource) Next() (workloads.Job, bool) {
 	j, ok := s.r.Next()
 	if !ok {
 		s.close()
+		if s.check != nil {
+			// At the end of the trace, wait for its verdict (validation
+			// reads the same file, so it is close behind): a refused trace
+			// (one with no job, say) then stops the run here.
+			<-s.check.done
+		}
 	}
 	return j, ok
 }

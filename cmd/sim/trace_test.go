@@ -185,12 +185,22 @@ func TestTraceRefused(t *testing.T) {
 		t.Errorf("validate printed (-want +got):\n%s", cmp.Diff(want, out))
 	}
 
-	// Validated beside the runs: the refusal comes from the verdict, and a
-	// reader opened after it replays nothing.
+	// Validated beside the runs: a reader that reaches the end of the trace
+	// waits for the verdict and ends with the refusal, the refusal itself
+	// comes from the verdict, and a reader opened after it replays nothing.
 	var stderr bytes.Buffer
 	refused, err := openJobTrace(path, sc, false, &stderr)
 	if err != nil {
 		t.Fatal(err)
+	}
+	early, err := refused.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ok := early.Next(); ok; _, ok = early.Next() {
+	}
+	if !errors.Is(early.Err(), errTraceRefused) {
+		t.Errorf("a reader at the end of a refused trace ended with %v, want the refusal", early.Err())
 	}
 	if err := refused.verdict(&stderr); err == nil {
 		t.Fatal("a bad trace was accepted")

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/evalsched/lab/internal/field"
 )
@@ -28,10 +29,10 @@ type Outputs struct {
 	SeriesExtra []string
 	Batches     []BatchRecord
 
-	names      map[string]string
-	extraBlock []float64 // backs the Extra of the rows read last
-	hot        []string  // hotLanes, once found
-	hotFound   bool
+	seriesNames, batchNames interner  // one each: the two files are read at once
+	extraBlock              []float64 // backs the Extra of the rows read last
+	hot                     []string  // hotLanes, once found
+	hotFound                bool
 }
 
 // SeriesRecord is one row of series.csv.
@@ -78,13 +79,24 @@ func LoadOutputs(dir string) (*Outputs, error) {
 	// Sized from the files' line counts first: a week's millions of rows
 	// appended into doubling slices held up to three times their size.
 	series, batches := filepath.Join(dir, "series.csv"), filepath.Join(dir, "batches.csv")
+	// The two files are read at once, on two goroutines; an error in
+	// series.csv is reported before one in batches.csv, as when read in turn.
+	var batchErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		o.Batches = make([]BatchRecord, 0, countLines(batches))
+		batchErr = readCSV(batches, o.addBatch)
+	}()
 	o.Series = make([]SeriesRecord, 0, countLines(series))
-	if err := readCSV(series, o.addSeries); err != nil {
-		return nil, err
+	seriesErr := readCSV(series, o.addSeries)
+	wg.Wait()
+	if seriesErr != nil {
+		return nil, seriesErr
 	}
-	o.Batches = make([]BatchRecord, 0, countLines(batches))
-	if err := readCSV(batches, o.addBatch); err != nil {
-		return nil, err
+	if batchErr != nil {
+		return nil, batchErr
 	}
 	return o, nil
 }
@@ -208,7 +220,7 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 	if f.err != nil {
 		return f.err
 	}
-	r.Policy, r.Model = o.intern(r.Policy), o.intern(r.Model)
+	r.Policy, r.Model = o.seriesNames.of(r.Policy), o.seriesNames.of(r.Model)
 	if n := len(o.SeriesExtra); n > 0 {
 		// The rows' extra values share large blocks: one allocation per row
 		// was a third of what reading a week's series.csv allocated.
@@ -236,21 +248,25 @@ func (o *Outputs) addBatch(col map[string]int, _, rec []string) error {
 	if f.err != nil {
 		return f.err
 	}
-	r.Policy, r.Batch, r.Model, r.Class = o.intern(r.Policy), o.intern(r.Batch), o.intern(r.Model), o.intern(r.Class)
+	n := &o.batchNames
+	r.Policy, r.Batch, r.Model, r.Class = n.of(r.Policy), n.of(r.Batch), n.of(r.Model), n.of(r.Class)
 	o.Batches = append(o.Batches, r)
 	return nil
 }
 
-// intern returns one shared copy of s: series and batch files repeat a few
-// hundred names thousands of times.
-func (o *Outputs) intern(s string) string {
-	if o.names == nil {
-		o.names = map[string]string{}
+// interner hands out one shared copy of each string: series and batch
+// files repeat a few hundred names thousands of times.
+type interner map[string]string
+
+// of returns the shared copy of s.
+func (n *interner) of(s string) string {
+	if *n == nil {
+		*n = map[string]string{}
 	}
-	if v, ok := o.names[s]; ok {
+	if v, ok := (*n)[s]; ok {
 		return v
 	}
-	o.names[s] = s
+	(*n)[s] = s
 	return s
 }
 

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -29,10 +30,12 @@ type Outputs struct {
 	SeriesExtra []string
 	Batches     []BatchRecord
 
-	seriesNames, batchNames interner  // one each: the two files are read at once
-	extraBlock              []float64 // backs the Extra of the rows read last
-	hot                     []string  // hotLanes, once found
-	hotFound                bool
+	seriesNames, batchNames interner // one each: the two files are read at once
+	// The columns' indices in each file's header, found at its first row.
+	seriesIdx, seriesExtraIdx, batchIdx []int
+	extraBlock                          []float64 // backs the Extra of the rows read last
+	hot                                 []string  // hotLanes, once found
+	hotFound                            bool
 }
 
 // SeriesRecord is one row of series.csv.
@@ -159,17 +162,30 @@ func readCSV(path string, row func(col map[string]int, header, rec []string) err
 	}
 }
 
-// fields reads named columns of one record; a bad value is a *field.Error
-// naming its column.
+// fields reads columns of one record, each by its index in the file's
+// header (-1: the file has none) and its name; a bad value is a
+// *field.Error naming its column.
 type fields struct {
-	col map[string]int
 	rec []string
 	err error
 }
 
-func (f *fields) str(name string) string {
-	i, ok := f.col[name]
-	if !ok {
+// columnsOf is the index of each of names in a file's header (-1: none):
+// looked up once per file, not per row and column.
+func columnsOf(col map[string]int, names ...string) []int {
+	idx := make([]int, len(names))
+	for k, name := range names {
+		i, ok := col[name]
+		if !ok {
+			i = -1
+		}
+		idx[k] = i
+	}
+	return idx
+}
+
+func (f *fields) str(i int, name string) string {
+	if i < 0 {
 		if f.err == nil {
 			f.err = &field.Error{Msg: fmt.Sprintf("no column %q", name)}
 		}
@@ -178,8 +194,8 @@ func (f *fields) str(name string) string {
 	return f.rec[i]
 }
 
-func (f *fields) num(name string) float64 {
-	s := f.str(name)
+func (f *fields) num(i int, name string) float64 {
+	s := f.str(i, name)
 	if f.err != nil {
 		return 0
 	}
@@ -190,8 +206,8 @@ func (f *fields) num(name string) float64 {
 	return v
 }
 
-func (f *fields) i32(name string) int32 {
-	s := f.str(name)
+func (f *fields) i32(i int, name string) int32 {
+	s := f.str(i, name)
 	if f.err != nil {
 		return 0
 	}
@@ -202,21 +218,25 @@ func (f *fields) i32(name string) int32 {
 	return int32(v)
 }
 
-var seriesCols = map[string]bool{"policy": true, "t_s": true, "model": true, "running": true, "limit": true,
-	"gateway_depth": true, "provider_inflight": true, "waiting": true}
+// seriesColumns are series.csv's columns a SeriesRecord holds, in the
+// order addSeries reads them; the file's others are its Extra.
+var seriesColumns = []string{"policy", "model", "t_s", "running", "limit", "gateway_depth", "provider_inflight", "waiting"}
 
 func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
-	if o.SeriesExtra == nil {
+	if o.seriesIdx == nil {
+		o.seriesIdx = columnsOf(col, seriesColumns...)
 		o.SeriesExtra = []string{}
 		for _, h := range header {
-			if !seriesCols[h] {
+			if !slices.Contains(seriesColumns, h) {
 				o.SeriesExtra = append(o.SeriesExtra, h)
 			}
 		}
+		o.seriesExtraIdx = columnsOf(col, o.SeriesExtra...)
 	}
-	f := fields{col: col, rec: rec}
-	r := SeriesRecord{Policy: f.str("policy"), Model: f.str("model"), T: f.num("t_s"), Running: f.i32("running"),
-		Limit: f.i32("limit"), Depth: f.i32("gateway_depth"), Inflight: f.i32("provider_inflight"), Waiting: f.i32("waiting")}
+	c, n := o.seriesIdx, seriesColumns
+	f := fields{rec: rec}
+	r := SeriesRecord{Policy: f.str(c[0], n[0]), Model: f.str(c[1], n[1]), T: f.num(c[2], n[2]), Running: f.i32(c[3], n[3]),
+		Limit: f.i32(c[4], n[4]), Depth: f.i32(c[5], n[5]), Inflight: f.i32(c[6], n[6]), Waiting: f.i32(c[7], n[7])}
 	if f.err != nil {
 		return f.err
 	}
@@ -229,8 +249,8 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 		}
 		o.extraBlock = o.extraBlock[:len(o.extraBlock)+n]
 		r.Extra = o.extraBlock[len(o.extraBlock)-n : len(o.extraBlock) : len(o.extraBlock)]
-		for i, h := range o.SeriesExtra {
-			v, err := strconv.ParseFloat(rec[col[h]], 64)
+		for i, j := range o.seriesExtraIdx {
+			v, err := strconv.ParseFloat(rec[j], 64)
 			if err != nil {
 				v = math.NaN()
 			}
@@ -241,15 +261,22 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 	return nil
 }
 
+// batchColumns are batches.csv's columns, in the order addBatch reads them.
+var batchColumns = []string{"policy", "t_s", "batch", "model", "class", "jobs", "started", "done"}
+
 func (o *Outputs) addBatch(col map[string]int, _, rec []string) error {
-	f := fields{col: col, rec: rec}
-	r := BatchRecord{Policy: f.str("policy"), BatchProgressRow: BatchProgressRow{T: f.num("t_s"), Batch: f.str("batch"),
-		Model: f.str("model"), Class: f.str("class"), Jobs: f.i32("jobs"), Started: f.i32("started"), Done: f.i32("done")}}
+	if o.batchIdx == nil {
+		o.batchIdx = columnsOf(col, batchColumns...)
+	}
+	c, n := o.batchIdx, batchColumns
+	f := fields{rec: rec}
+	r := BatchRecord{Policy: f.str(c[0], n[0]), BatchProgressRow: BatchProgressRow{T: f.num(c[1], n[1]), Batch: f.str(c[2], n[2]),
+		Model: f.str(c[3], n[3]), Class: f.str(c[4], n[4]), Jobs: f.i32(c[5], n[5]), Started: f.i32(c[6], n[6]), Done: f.i32(c[7], n[7])}}
 	if f.err != nil {
 		return f.err
 	}
-	n := &o.batchNames
-	r.Policy, r.Batch, r.Model, r.Class = n.of(r.Policy), n.of(r.Batch), n.of(r.Model), n.of(r.Class)
+	names := &o.batchNames
+	r.Policy, r.Batch, r.Model, r.Class = names.of(r.Policy), names.of(r.Batch), names.of(r.Model), names.of(r.Class)
 	o.Batches = append(o.Batches, r)
 	return nil
 }

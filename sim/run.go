@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 
@@ -171,6 +172,11 @@ func ExecuteAll(sc *Scenario, specs []RunSpec, newSource func() (workloads.Sourc
 			if spec.Source == nil && newSource != nil {
 				if spec.Source, errs[i] = newSource(); errs[i] != nil {
 					return
+				}
+				// A run may end before its stream: the source it opened
+				// is closed with it (a trace's file, a reader ahead).
+				if c, ok := spec.Source.(io.Closer); ok {
+					defer c.Close()
 				}
 			}
 			w, err := Execute(sc, spec)

@@ -231,7 +231,7 @@ func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Wri
 			return nil, err
 		}
 		r := workloads.NewTraceReader(in, path, format, catalogue, classes, opts)
-		return &traceFileSource{r: r, f: f, check: jt.checked}, nil
+		return &traceFileSource{jobs: workloads.Prefetch(r), f: f, check: jt.checked}, nil
 	}
 	return jt, nil
 }
@@ -296,22 +296,24 @@ func (jt *jobTrace) verdict(stderr io.Writer) error {
 // command reports the refusal itself (jobTrace.verdict).
 var errTraceRefused = errors.New("the job trace was refused")
 
-// traceFileSource closes its file when the stream ends, and ends the stream
-// when the validation beside the runs refuses the trace.
+// traceFileSource replays a job trace read ahead on a goroutine of its own
+// (parsing overlaps the run), closes its file when the stream ends or the
+// run closes it, and ends the stream when the validation beside the runs
+// refuses the trace.
 type traceFileSource struct {
-	r     *workloads.TraceReader
+	jobs  *workloads.Prefetched // reads the file's TraceReader
 	f     io.Closer
 	check *traceCheck // nil: validated before
 }
 
 func (s *traceFileSource) Next() (workloads.Job, bool) {
 	if s.refused() {
-		s.close()
+		s.Close()
 		return workloads.Job{}, false
 	}
-	j, ok := s.r.Next()
+	j, ok := s.jobs.Next()
 	if !ok {
-		s.close()
+		s.Close()
 		if s.check != nil {
 			// At the end of the trace, wait for its verdict (validation
 			// reads the same file, so it is close behind): a refused trace
@@ -324,18 +326,22 @@ func (s *traceFileSource) Next() (workloads.Job, bool) {
 
 func (s *traceFileSource) refused() bool { return s.check != nil && s.check.failed.Load() }
 
-func (s *traceFileSource) close() {
+// Close stops the reading ahead and closes the file; the run calls it when
+// it ends, which may be before the end of the trace.
+func (s *traceFileSource) Close() error {
+	s.jobs.Close()
 	if s.f != nil {
 		s.f.Close()
 		s.f = nil
 	}
+	return nil
 }
 
 func (s *traceFileSource) Err() error {
 	if s.refused() {
 		return errTraceRefused
 	}
-	return s.r.Err()
+	return s.jobs.Err()
 }
 
 // traceSniff tells a request trace from a job trace by its first line when

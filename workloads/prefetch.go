@@ -1,0 +1,110 @@
+package workloads
+
+import "sync"
+
+// Prefetched is a Source read ahead on a goroutine of its own: jobs come
+// over in blocks, so that making them (parsing a trace: ~2 µs a job) runs
+// beside the simulation that consumes them instead of inside it. The jobs,
+// their order and the stream's error are the source's. Close stops the
+// reading; a consumer that stops before the end of the stream calls it.
+type Prefetched struct {
+	full  chan []Job // blocks read, in order; closed when the reader stops
+	empty chan []Job // blocks handed back for reuse
+	stop  chan struct{}
+	done  chan struct{} // closed when the reader has stopped
+	once  sync.Once
+
+	cur   []Job
+	i     int
+	ended bool  // full was seen closed: err may be read
+	err   error // the source's, set before full is closed
+}
+
+const (
+	prefetchBlock = 512 // jobs a block
+	prefetchDepth = 4   // blocks read ahead
+)
+
+// Prefetch starts reading src ahead. Nothing else may read src after.
+func Prefetch(src Source) *Prefetched {
+	p := &Prefetched{
+		full:  make(chan []Job, prefetchDepth),
+		empty: make(chan []Job, prefetchDepth+2),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	go p.read(src)
+	return p
+}
+
+// read fills blocks from src until the stream ends or Close is called.
+func (p *Prefetched) read(src Source) {
+	defer close(p.done)
+	defer close(p.full)
+	for {
+		var b []Job
+		select {
+		case b = <-p.empty:
+			b = b[:0]
+		default:
+			b = make([]Job, 0, prefetchBlock)
+		}
+		ended := false
+		for len(b) < prefetchBlock {
+			j, ok := src.Next()
+			if !ok {
+				p.err, ended = src.Err(), true
+				break
+			}
+			b = append(b, j)
+		}
+		if len(b) > 0 {
+			select {
+			case p.full <- b:
+			case <-p.stop:
+				return
+			}
+		}
+		if ended {
+			return
+		}
+	}
+}
+
+// Next returns the next job of the source.
+func (p *Prefetched) Next() (Job, bool) {
+	if p.i == len(p.cur) {
+		if p.cur != nil {
+			select {
+			case p.empty <- p.cur: // the jobs were copied out: the block can be refilled
+			default:
+			}
+			p.cur, p.i = nil, 0
+		}
+		b, ok := <-p.full
+		if !ok {
+			p.ended = true
+			return Job{}, false
+		}
+		p.cur, p.i = b, 0
+	}
+	j := p.cur[p.i]
+	p.i++
+	return j, true
+}
+
+// Err is the error that ended the source's stream, once Next has reported
+// its end (nil before).
+func (p *Prefetched) Err() error {
+	if !p.ended {
+		return nil
+	}
+	return p.err
+}
+
+// Close stops the reader and waits for it; the source is not read after.
+func (p *Prefetched) Close() error {
+	p.once.Do(func() { close(p.stop) })
+	<-p.done
+	return nil
+}

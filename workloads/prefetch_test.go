@@ -1,0 +1,87 @@
+package workloads
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// countedSource gives n jobs (IDs 0..n-1), then ends with err; it counts
+// the calls to Next.
+type countedSource struct {
+	n, calls int
+	err      error
+}
+
+func (s *countedSource) Next() (Job, bool) {
+	s.calls++
+	if s.calls > s.n {
+		return Job{}, false
+	}
+	return Job{ID: int64(s.calls - 1), Arrival: time.Duration(s.calls)}, true
+}
+
+func (s *countedSource) Err() error { return s.err }
+
+// drainJobs reads src to its end.
+func drainJobs(src Source) []Job {
+	var jobs []Job
+	for j, ok := src.Next(); ok; j, ok = src.Next() {
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+// TestPrefetchGivesTheSourcesStream: read ahead, a source gives the same
+// jobs in the same order and ends with the same error, at every length
+// around the block size, and for the generator's own stream.
+func TestPrefetchGivesTheSourcesStream(t *testing.T) {
+	broken := errors.New("line 9: broken")
+	for _, n := range []int{0, 1, prefetchBlock - 1, prefetchBlock, prefetchBlock + 1, prefetchBlock*(prefetchDepth+3) + 7} {
+		for _, err := range []error{nil, broken} {
+			want := drainJobs(&countedSource{n: n})
+			p := Prefetch(&countedSource{n: n, err: err})
+			got := drainJobs(p)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("n=%d: jobs differ (-want +got):\n%s", n, diff)
+			}
+			if !errors.Is(p.Err(), err) || (err == nil) != (p.Err() == nil) {
+				t.Errorf("n=%d: stream ended with %v, want %v", n, p.Err(), err)
+			}
+			if _, ok := p.Next(); ok {
+				t.Errorf("n=%d: a job after the end", n)
+			}
+			p.Close()
+		}
+	}
+	want := drainJobs(generate(t, testConfig(), 4*time.Hour, 4))
+	p := Prefetch(generate(t, testConfig(), 4*time.Hour, 4))
+	defer p.Close()
+	if got := drainJobs(p); !cmp.Equal(want, got) || len(want) < 2*prefetchBlock {
+		t.Errorf("the generator's %d jobs came back as %d, or differ", len(want), len(got))
+	}
+}
+
+// TestPrefetchStopsOnClose: a consumer that stops early closes the
+// reader, which then stops reading the source (within the blocks it had
+// read ahead), and says nothing of an error it did not reach.
+func TestPrefetchStopsOnClose(t *testing.T) {
+	src := &countedSource{n: 1 << 20, err: errors.New("never reached")}
+	p := Prefetch(src)
+	for range 10 {
+		if _, ok := p.Next(); !ok {
+			t.Fatal("the stream ended early")
+		}
+	}
+	if err := p.Err(); err != nil {
+		t.Errorf("Err mid-stream: %v", err)
+	}
+	p.Close()
+	calls := src.calls // the reader has stopped: no race
+	if limit := prefetchBlock * (prefetchDepth + 3); calls > limit {
+		t.Errorf("the source was read %d times after a consumer took 10 jobs (at most %d)", calls, limit)
+	}
+	p.Close() // twice is harmless
+}

@@ -153,7 +153,8 @@ func Compare(sc *Scenario, seed uint64, names []string, newSource func() (worklo
 // and summarises each run on its own goroutine as soon as its simulation
 // ends (its world is dropped then). The runs come back in spec order, so the
 // result does not depend on scheduling. newSource, if set, opens the job
-// stream of each run that has no Source.
+// stream of each run that has no Source; a stream it opened that is an
+// io.Closer is closed when its run ends.
 func ExecuteAll(sc *Scenario, specs []RunSpec, newSource func() (workloads.Source, error)) ([]results.Run, error) {
 	runs := make([]results.Run, len(specs))
 	errs := make([]error, len(specs))

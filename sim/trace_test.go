@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/evalsched/lab/results"
@@ -89,5 +90,40 @@ func TestFailedStreamStopsTheRun(t *testing.T) {
 		if now, want := w.now(), FromDuration(last); now != want {
 			t.Errorf("%s: the run stopped at %v, want %v (the last job's arrival, when the stream failed)", p, now.Duration(), want.Duration())
 		}
+	}
+}
+
+// closingSource is a jobSlice that records being closed.
+type closingSource struct {
+	jobSlice
+	closed *atomic.Int32
+}
+
+func (s *closingSource) Close() error { s.closed.Add(1); return nil }
+
+// TestExecuteAllClosesWhatItOpened: every stream ExecuteAll opens for a run
+// is closed when the run ends, whether the run read it to its end or not
+// (a trace longer than the scenario).
+func TestExecuteAllClosesWhatItOpened(t *testing.T) {
+	sc := smallScenario(t, nil)
+	gen, err := workloads.NewGenerator(sc.Workload, sc.Catalogue(), 2*sc.Duration, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []workloads.Job
+	for job, ok := gen.Next(); ok; job, ok = gen.Next() {
+		jobs = append(jobs, job)
+	}
+	var opened, closed atomic.Int32
+	open := func() (workloads.Source, error) {
+		opened.Add(1)
+		return &closingSource{jobSlice{jobs: jobs}, &closed}, nil
+	}
+	specs := []RunSpec{{Policy: "fixed-lane", Seed: 5}, {Policy: "scheduler", Seed: 5}, {Policy: "scheduler", Seed: 6}}
+	if _, err := ExecuteAll(sc, specs, open); err != nil {
+		t.Fatal(err)
+	}
+	if opened.Load() != int32(len(specs)) || closed.Load() != opened.Load() {
+		t.Errorf("%d streams opened, %d closed; want %d and %d", opened.Load(), closed.Load(), len(specs), len(specs))
 	}
 }

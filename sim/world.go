@@ -135,6 +135,15 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 // Run simulates the scenario to its end. An error of the job source or of a
 // production trace, even one found mid-run, is returned.
 func (w *World) Run() error {
+	if g, ok := w.source.(*workloads.Generator); ok {
+		// The scenario's own generator draws its jobs on a goroutine of
+		// its own, a block ahead of the run: the same jobs in the same
+		// order (the generator has its own random stream), made beside
+		// the event loop rather than inside it.
+		p := workloads.Prefetch(g)
+		w.source = p
+		defer p.Close()
+	}
 	w.pull()
 	err := w.openProduction()
 	if err == nil {

@@ -34,7 +34,8 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 type Options struct {
 	Seed   uint64
 	Policy policies.Policy
-	// Source replaces the scenario's generator (e.g. a replayed trace).
+	// Source replaces the scenario's generator (e.g. a replayed trace). Run
+	// reads it on a goroutine of its own: nothing else may read it then.
 	Source workloads.Source
 	// Log keeps a record of every job and call event (tests check
 	// conservation and quotas from it rather than from counters).
@@ -135,15 +136,13 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 // Run simulates the scenario to its end. An error of the job source or of a
 // production trace, even one found mid-run, is returned.
 func (w *World) Run() error {
-	if g, ok := w.source.(*workloads.Generator); ok {
-		// The scenario's own generator draws its jobs on a goroutine of
-		// its own, a block ahead of the run: the same jobs in the same
-		// order (the generator has its own random stream), made beside
-		// the event loop rather than inside it.
-		p := workloads.Prefetch(g)
-		w.source = p
-		defer p.Close()
-	}
+	// The job stream is read a block ahead on a goroutine of its own: the
+	// same jobs in the same order (a generator has its own random stream, a
+	// trace is read in order), made (drawn, parsed) beside the event loop
+	// rather than inside it.
+	p := workloads.Prefetch(w.source)
+	w.source = p
+	defer p.Close()
 	w.pull()
 	err := w.openProduction()
 	if err == nil {

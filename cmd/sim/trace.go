@@ -231,7 +231,7 @@ func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Wri
 			return nil, err
 		}
 		r := workloads.NewTraceReader(in, path, format, catalogue, classes, opts)
-		return &traceFileSource{jobs: workloads.Prefetch(r), f: f, check: jt.checked}, nil
+		return &traceFileSource{r: r, f: f, check: jt.checked}, nil
 	}
 	return jt, nil
 }
@@ -296,12 +296,12 @@ func (jt *jobTrace) verdict(stderr io.Writer) error {
 // command reports the refusal itself (jobTrace.verdict).
 var errTraceRefused = errors.New("the job trace was refused")
 
-// traceFileSource replays a job trace read ahead on a goroutine of its own
-// (parsing overlaps the run), closes its file when the stream ends or the
-// run closes it, and ends the stream when the validation beside the runs
-// refuses the trace.
+// traceFileSource replays a job trace (a run reads it ahead, on a goroutine
+// of its own), closes its file when the stream ends or the run closes it,
+// and ends the stream when the validation beside the runs refuses the
+// trace.
 type traceFileSource struct {
-	jobs  *workloads.Prefetched // reads the file's TraceReader
+	r     *workloads.TraceReader
 	f     io.Closer
 	check *traceCheck // nil: validated before
 }
@@ -311,7 +311,7 @@ func (s *traceFileSource) Next() (workloads.Job, bool) {
 		s.Close()
 		return workloads.Job{}, false
 	}
-	j, ok := s.jobs.Next()
+	j, ok := s.r.Next()
 	if !ok {
 		s.Close()
 		if s.check != nil {
@@ -326,10 +326,9 @@ func (s *traceFileSource) Next() (workloads.Job, bool) {
 
 func (s *traceFileSource) refused() bool { return s.check != nil && s.check.failed.Load() }
 
-// Close stops the reading ahead and closes the file; the run calls it when
-// it ends, which may be before the end of the trace.
+// Close closes the file; the run calls it when it ends, which may be
+// before the end of the trace.
 func (s *traceFileSource) Close() error {
-	s.jobs.Close()
 	if s.f != nil {
 		s.f.Close()
 		s.f = nil
@@ -341,7 +340,7 @@ func (s *traceFileSource) Err() error {
 	if s.refused() {
 		return errTraceRefused
 	}
-	return s.jobs.Err()
+	return s.r.Err()
 }
 
 // traceSniff tells a request trace from a job trace by its first line when

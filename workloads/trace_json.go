@@ -26,7 +26,10 @@ func (t *TraceReader) splitJSON(line []byte, last bool, members func([]byte, fun
 	if !ok {
 		return
 	}
-	err := members(obj, t.setJSONField)
+	if t.setField == nil {
+		t.setField = t.setJSONField // bound once: a method value per record is an allocation
+	}
+	err := members(obj, t.setField)
 	if err != nil {
 		t.rawOK = false
 		t.recErr = t.locate(err)

@@ -32,10 +32,11 @@ type TraceReader struct {
 	cols   []int // field of each column
 	header int   // columns in the header
 
-	line    int
-	raw     [numFields]rawField
-	scratch []byte // decoded JSON strings with escapes
-	id      []byte // id of the last record read
+	line     int
+	raw      [numFields]rawField
+	scratch  []byte                            // decoded JSON strings with escapes
+	setField func(quotedKey, val []byte) error // setJSONField, bound once
+	id       []byte                            // id of the last record read
 
 	records  int // records read (good or bad)
 	emitted  int64

@@ -30,7 +30,11 @@ type callState struct {
 	model    int32
 	in, out  int32
 	attempts int32
-	u        float64 // latency variation draw
+	// jitter is the latency factor of the call's variation draw, computed
+	// when the call is made: its arithmetic (a normal quantile and an
+	// exponential) then runs beside the gateway's work instead of holding
+	// up the answer's scheduling when a stream takes the call.
+	jitter   float64
 	queuedAt Time
 	born     Time
 	serial   int64
@@ -39,7 +43,7 @@ type callState struct {
 // newCall takes a call slot.
 func (w *World) newCall(kind callKind, owner, model int32, in, out int, u float64) int32 {
 	c := takeSlot(&w.calls, &w.freeC)
-	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: int32(in), out: int32(out), u: u, serial: w.serial, born: w.now()}
+	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: int32(in), out: int32(out), jitter: w.prov.jitter(model, u), serial: w.serial, born: w.now()}
 	w.serial++
 	w.rec.counts.CallsCreated++
 	w.logCall(&w.calls[c], LogCallCreate)
@@ -176,7 +180,7 @@ func (w *World) paced(model int32) bool {
 // serve starts a call on a provider stream.
 func (w *World) serve(c int32) {
 	cs := &w.calls[c]
-	lat := w.prov.start(cs.model, cs.out, cs.u)
+	lat := w.prov.start(cs.model, cs.out, cs.jitter)
 	w.rec.busy(cs.model, w.prov.models[cs.model].busy)
 	w.eng.postAfter(lat, evCallDone, c)
 }

@@ -259,7 +259,7 @@ func (w *World) callEnded(c int32, answered bool) {
 		w.finish(slot)
 		return
 	}
-	tool := j.agent.EndTurn(w.agentSrc)
+	tool := j.agent.EndTurn()
 	j.phase = jobTool
 	w.updateGatewayOnly(j, before)
 	w.eng.postAfter(FromDuration(tool), evToolDone, slot)

@@ -127,6 +127,12 @@ type Agent struct {
 	call    int32 // calls drawn in the current turn (plan mode)
 	context int   // input tokens of the next call
 	turnOut int   // output tokens produced in the current turn
+	// The tool step that follows the current turn, drawn when the turn
+	// starts (from its own stream) and applied by EndTurn: its draws are
+	// then off the path that schedules the step when the turn's last call
+	// is answered.
+	toolTokens int
+	tool       time.Duration
 }
 
 // Start draws the job's length. src is a scratch generator the agent reseeds.
@@ -161,10 +167,14 @@ func (a *Agent) NextTurn(src *rand.PCG) (calls int, ok bool) {
 	a.turn++
 	a.turnOut = 0
 	a.call = 0
-	src.Seed(a.seed, uint64(a.turn))
 	if p := a.b.Plan; p != nil {
+		src.Seed(a.seed, uint64(a.turn))
 		return len(p.Turns[a.turn-1].Calls), true
 	}
+	src.Seed(a.seed, uint64(a.turn)|1<<40)
+	a.toolTokens = int(math.Round(clampDraw(a.b.ToolTokens.Sample(src), MaxTokens)))
+	a.tool = toolDuration(a.b.ToolSeconds.Sample(src))
+	src.Seed(a.seed, uint64(a.turn))
 	fan := &a.b.Fanout
 	if a.turn >= a.switchT {
 		fan = &a.b.PhaseSwitch.Fanout
@@ -186,13 +196,13 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 	return a.context, out, unit(src)
 }
 
-// EndTurn draws the tool step that follows the turn and grows the context by
-// the turn's outputs and the tool's tokens.
-func (a *Agent) EndTurn(src *rand.PCG) (tool time.Duration) {
+// EndTurn returns the tool step that follows the turn (drawn by NextTurn
+// from the (seed, turn | 1<<40) stream) and grows the context by the turn's
+// outputs and the tool's tokens.
+func (a *Agent) EndTurn() (tool time.Duration) {
 	if p := a.b.Plan; p != nil {
 		return p.Turns[a.turn-1].Tool
 	}
-	src.Seed(a.seed, uint64(a.turn)|1<<40)
-	a.context = min(a.context+a.turnOut+int(math.Round(clampDraw(a.b.ToolTokens.Sample(src), MaxTokens))), maxContext)
-	return toolDuration(a.b.ToolSeconds.Sample(src))
+	a.context = min(a.context+a.turnOut+a.toolTokens, maxContext)
+	return a.tool
 }

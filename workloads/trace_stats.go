@@ -69,7 +69,7 @@ func (s *TraceStats) Add(j Job) {
 			s.OutputTokens.Add(float64(out))
 		}
 		calls += n
-		s.agent.EndTurn(s.src)
+		s.agent.EndTurn()
 	}
 	s.CallsPerJob.Add(float64(calls))
 }

@@ -136,7 +136,7 @@ func agentCalls(b *Behaviour, seed uint64, src *rand.PCG) []callRec {
 			in, o, u := a.NextCall(src)
 			out = append(out, callRec{Turn: a.Turn(), In: in, Out: o, U: u})
 		}
-		out[len(out)-1].Tool = a.EndTurn(src)
+		out[len(out)-1].Tool = a.EndTurn()
 	}
 }
 
@@ -209,7 +209,7 @@ func TestAgentFollowsPlan(t *testing.T) {
 			for k := 0; k < n; k++ {
 				a.NextCall(src)
 			}
-			a.EndTurn(src)
+			a.EndTurn()
 		}
 	}); allocs != 0 {
 		t.Errorf("the agent loop allocates: %v per job", allocs)

@@ -30,11 +30,12 @@ type callState struct {
 	model    int32
 	in, out  int32
 	attempts int32
-	// jitter is the latency factor of the call's variation draw, computed
-	// when the call is made: its arithmetic (a normal quantile and an
-	// exponential) then runs beside the gateway's work instead of holding
-	// up the answer's scheduling when a stream takes the call.
-	jitter   float64
+	// base and jitter are the call's unloaded latency in seconds and the
+	// factor of its variation draw, computed when the call is made: their
+	// arithmetic (a division, a normal quantile and an exponential) then
+	// runs beside the gateway's work instead of holding up the answer's
+	// scheduling when a stream takes the call.
+	base, jitter float64
 	queuedAt Time
 	born     Time
 	serial   int64
@@ -43,7 +44,7 @@ type callState struct {
 // newCall takes a call slot.
 func (w *World) newCall(kind callKind, owner, model int32, in, out int, u float64) int32 {
 	c := takeSlot(&w.calls, &w.freeC)
-	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: int32(in), out: int32(out), jitter: w.prov.jitter(model, u), serial: w.serial, born: w.now()}
+	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: int32(in), out: int32(out), base: w.prov.base(model, out), jitter: w.prov.jitter(model, u), serial: w.serial, born: w.now()}
 	w.serial++
 	w.rec.counts.CallsCreated++
 	w.logCall(&w.calls[c], LogCallCreate)
@@ -180,7 +181,7 @@ func (w *World) paced(model int32) bool {
 // serve starts a call on a provider stream.
 func (w *World) serve(c int32) {
 	cs := &w.calls[c]
-	lat := w.prov.start(cs.model, cs.out, cs.jitter)
+	lat := w.prov.start(cs.model, cs.base, cs.jitter)
 	w.rec.busy(cs.model, w.prov.models[cs.model].busy)
 	w.eng.postAfter(lat, evCallDone, c)
 }

@@ -157,15 +157,22 @@ func (p *Provider) next(model int32) (int32, bool) {
 	return d.waiting.Pop(), true
 }
 
+// base is the unloaded latency in seconds of a call on model with out
+// output tokens: time to first token plus decoding.
+func (p *Provider) base(model int32, out int) float64 {
+	cfg := p.models[model].cfg
+	return cfg.TTFT.Seconds() + float64(out)/cfg.DecodeRate
+}
+
 // jitter is the latency factor of a call on model with variation draw u.
 func (p *Provider) jitter(model int32, u float64) float64 { return p.models[model].jit.factor(u) }
 
-// start puts a call with out output tokens and latency factor jitter (see
-// Provider.jitter) on a stream and returns how long it takes to answer.
-func (p *Provider) start(model, out int32, jitter float64) Time {
+// start puts a call of unloaded latency base and latency factor jitter (see
+// Provider.base and Provider.jitter) on a stream and returns how long it
+// takes to answer, slowed by the load and the model's capacity events.
+func (p *Provider) start(model int32, base, jitter float64) Time {
 	d := &p.models[model]
 	d.busy++
-	base := d.cfg.TTFT.Seconds() + float64(out)/d.cfg.DecodeRate
 	lat := base * d.latFactor * slowdown(d.cfg.Slowdown, float64(d.busy)/float64(d.cfg.Streams)) * jitter
 	return FromSeconds(min(lat, maxLatencySeconds))
 }

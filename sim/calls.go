@@ -36,9 +36,9 @@ type callState struct {
 	// runs beside the gateway's work instead of holding up the answer's
 	// scheduling when a stream takes the call.
 	base, jitter float64
-	queuedAt Time
-	born     Time
-	serial   int64
+	queuedAt     Time
+	born         Time
+	serial       int64
 }
 
 // newCall takes a call slot.

@@ -22,8 +22,10 @@
 // Agent value: heavy-tailed number of turns, parallel calls per turn with an
 // optional phase switch, input tokens growing with the conversation, output
 // tokens and tool time from distributions, an optional chained grading job.
-// Every draw of turn t comes from a stream seeded by (job seed, t), so a job
-// behaves the same whatever the policy does around it.
+// Every draw of turn t comes from a stream seeded by (job seed, t) — its
+// calls' — or by (job seed, t | 1<<40) — its tool step's, drawn when the
+// turn starts and applied when its last call is answered — so a job behaves
+// the same whatever the policy does around it.
 //
 // Job traces (trace_*.go, TRACE_FORMAT.md) are files of jobs, JSON Lines or
 // CSV, versioned per record: TraceWriter/WriteTrace write any Source,

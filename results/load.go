@@ -31,11 +31,11 @@ type Outputs struct {
 	Batches     []BatchRecord
 
 	seriesNames, batchNames interner // one each: the two files are read at once
-	// The columns' indices in each file's header, found at its first row.
-	seriesIdx, seriesExtraIdx, batchIdx []int
-	extraBlock                          []float64 // backs the Extra of the rows read last
-	hot                                 []string  // hotLanes, once found
-	hotFound                            bool
+	// Each file's columns, found in its header at its first row.
+	seriesCols, seriesExtraCols, batchCols []column
+	extraBlock                             []float64 // backs the Extra of the rows read last
+	hot                                    []string  // hotLanes, once found
+	hotFound                               bool
 }
 
 // SeriesRecord is one row of series.csv.
@@ -162,58 +162,63 @@ func readCSV(path string, row func(col map[string]int, header, rec []string) err
 	}
 }
 
-// fields reads columns of one record, each by its index in the file's
-// header (-1: the file has none) and its name; a bad value is a
-// *field.Error naming its column.
+// fields reads columns of one record; a bad value is a *field.Error
+// naming its column.
 type fields struct {
 	rec []string
 	err error
 }
 
-// columnsOf is the index of each of names in a file's header (-1: none):
-// looked up once per file, not per row and column.
-func columnsOf(col map[string]int, names ...string) []int {
-	idx := make([]int, len(names))
+// column is a named column and its index in a file's header (-1: the file
+// has none), looked up once per file, not per row.
+type column struct {
+	i    int
+	name string
+}
+
+// columnsOf finds names in a file's header.
+func columnsOf(col map[string]int, names ...string) []column {
+	cs := make([]column, len(names))
 	for k, name := range names {
 		i, ok := col[name]
 		if !ok {
 			i = -1
 		}
-		idx[k] = i
+		cs[k] = column{i, name}
 	}
-	return idx
+	return cs
 }
 
-func (f *fields) str(i int, name string) string {
-	if i < 0 {
+func (f *fields) str(c column) string {
+	if c.i < 0 {
 		if f.err == nil {
-			f.err = &field.Error{Msg: fmt.Sprintf("no column %q", name)}
+			f.err = &field.Error{Msg: fmt.Sprintf("no column %q", c.name)}
 		}
 		return ""
 	}
-	return f.rec[i]
+	return f.rec[c.i]
 }
 
-func (f *fields) num(i int, name string) float64 {
-	s := f.str(i, name)
+func (f *fields) num(c column) float64 {
+	s := f.str(c)
 	if f.err != nil {
 		return 0
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil && f.err == nil {
-		f.err = field.Errorf(name, "%q is not a number", s)
+		f.err = field.Errorf(c.name, "%q is not a number", s)
 	}
 	return v
 }
 
-func (f *fields) i32(i int, name string) int32 {
-	s := f.str(i, name)
+func (f *fields) i32(c column) int32 {
+	s := f.str(c)
 	if f.err != nil {
 		return 0
 	}
 	v, err := strconv.ParseInt(s, 10, 32)
 	if err != nil && f.err == nil {
-		f.err = field.Errorf(name, "%q is not an integer", s)
+		f.err = field.Errorf(c.name, "%q is not an integer", s)
 	}
 	return int32(v)
 }
@@ -223,20 +228,20 @@ func (f *fields) i32(i int, name string) int32 {
 var seriesColumns = []string{"policy", "model", "t_s", "running", "limit", "gateway_depth", "provider_inflight", "waiting"}
 
 func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
-	if o.seriesIdx == nil {
-		o.seriesIdx = columnsOf(col, seriesColumns...)
+	if o.seriesCols == nil {
+		o.seriesCols = columnsOf(col, seriesColumns...)
 		o.SeriesExtra = []string{}
 		for _, h := range header {
 			if !slices.Contains(seriesColumns, h) {
 				o.SeriesExtra = append(o.SeriesExtra, h)
 			}
 		}
-		o.seriesExtraIdx = columnsOf(col, o.SeriesExtra...)
+		o.seriesExtraCols = columnsOf(col, o.SeriesExtra...)
 	}
-	c, n := o.seriesIdx, seriesColumns
+	c := o.seriesCols
 	f := fields{rec: rec}
-	r := SeriesRecord{Policy: f.str(c[0], n[0]), Model: f.str(c[1], n[1]), T: f.num(c[2], n[2]), Running: f.i32(c[3], n[3]),
-		Limit: f.i32(c[4], n[4]), Depth: f.i32(c[5], n[5]), Inflight: f.i32(c[6], n[6]), Waiting: f.i32(c[7], n[7])}
+	r := SeriesRecord{Policy: f.str(c[0]), Model: f.str(c[1]), T: f.num(c[2]), Running: f.i32(c[3]),
+		Limit: f.i32(c[4]), Depth: f.i32(c[5]), Inflight: f.i32(c[6]), Waiting: f.i32(c[7])}
 	if f.err != nil {
 		return f.err
 	}
@@ -249,8 +254,8 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 		}
 		o.extraBlock = o.extraBlock[:len(o.extraBlock)+n]
 		r.Extra = o.extraBlock[len(o.extraBlock)-n : len(o.extraBlock) : len(o.extraBlock)]
-		for i, j := range o.seriesExtraIdx {
-			v, err := strconv.ParseFloat(rec[j], 64)
+		for i, c := range o.seriesExtraCols { // from the header: each is there
+			v, err := strconv.ParseFloat(rec[c.i], 64)
 			if err != nil {
 				v = math.NaN()
 			}
@@ -265,13 +270,13 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 var batchColumns = []string{"policy", "t_s", "batch", "model", "class", "jobs", "started", "done"}
 
 func (o *Outputs) addBatch(col map[string]int, _, rec []string) error {
-	if o.batchIdx == nil {
-		o.batchIdx = columnsOf(col, batchColumns...)
+	if o.batchCols == nil {
+		o.batchCols = columnsOf(col, batchColumns...)
 	}
-	c, n := o.batchIdx, batchColumns
+	c := o.batchCols
 	f := fields{rec: rec}
-	r := BatchRecord{Policy: f.str(c[0], n[0]), BatchProgressRow: BatchProgressRow{T: f.num(c[1], n[1]), Batch: f.str(c[2], n[2]),
-		Model: f.str(c[3], n[3]), Class: f.str(c[4], n[4]), Jobs: f.i32(c[5], n[5]), Started: f.i32(c[6], n[6]), Done: f.i32(c[7], n[7])}}
+	r := BatchRecord{Policy: f.str(c[0]), BatchProgressRow: BatchProgressRow{T: f.num(c[1]), Batch: f.str(c[2]),
+		Model: f.str(c[3]), Class: f.str(c[4]), Jobs: f.i32(c[5]), Started: f.i32(c[6]), Done: f.i32(c[7])}}
 	if f.err != nil {
 		return f.err
 	}

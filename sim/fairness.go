@@ -343,11 +343,13 @@ func (r *recorder) progressRow(b *batchState, t Time, v [3]int32) {
 // fairness returns the run's fairness measurements.
 func (r *recorder) fairness() results.FairnessData {
 	f := &r.fair
-	// The pruned small batches and those still live at the end, on a copy
-	// (the run's own measurements stay as they are).
+	// The pruned small batches and those still live at the end. Clipped, so
+	// that adding the live ones grows new arrays and the run's own
+	// measurements stay as they are, without a copy of every makespan
+	// (results.Summarize copies them once, to sort them).
 	small := f.small
-	small.Makespans = slices.Clone(small.Makespans)
-	small.BehindLargeMakespans = slices.Clone(small.BehindLargeMakespans)
+	small.Makespans = slices.Clip(small.Makespans)
+	small.BehindLargeMakespans = slices.Clip(small.BehindLargeMakespans)
 	for _, b := range f.liveBatches() {
 		addSmall(&small, b)
 	}

@@ -435,5 +435,7 @@ func (w *World) Log() []LogRecord { return w.rec.log }
 // Counts are the whole-run totals.
 func (w *World) Counts() Counts { return w.rec.counts }
 
-// Fairness returns the run's fairness measurements.
+// Fairness returns the run's fairness measurements. Its slices share the
+// run's own arrays (results.Summarize copies before it sorts): read them,
+// do not modify them.
 func (w *World) Fairness() results.FairnessData { return w.rec.fairness() }

@@ -101,8 +101,8 @@ type options struct {
 	budget                       sim.Budget
 }
 
-// prepare loads the scenario and, with --trace, validates the whole trace
-// before anything is simulated.
+// prepare loads the scenario and, with --trace, opens the trace for the
+// runs (openJobTrace: validated beside them, or first with --skip-invalid).
 func prepare(o options) (*sim.Scenario, *jobTrace, error) {
 	sc, err := sim.LoadScenario(o.scenario)
 	if err != nil {

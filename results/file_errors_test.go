@@ -21,14 +21,14 @@ func TestSeedsBounded(t *testing.T) {
 		name, text, seeds, want string
 		load                    func(path string) error
 	}{
-		{"sweep at the limit", sweep, "1000", "", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
-		{"sweep past", sweep, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
-		{"tune at the limit", tune, "1000", "", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
-		{"tune past", tune, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
+		{"sweep at the limit", sweep, "1000", "", func(p string) error { _, err := LoadSweep(p); return err }},
+		{"sweep past", sweep, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, err := LoadSweep(p); return err }},
+		{"tune at the limit", tune, "1000", "", func(p string) error { _, _, _, err := LoadTune(p); return err }},
+		{"tune past", tune, "1001", "F:4: seeds: must be in 1..1000, got 1001", func(p string) error { _, _, _, err := LoadTune(p); return err }},
 		// The last seed is first_seed + seeds - 1: it must not wrap past 2^64-1.
-		{"sweep's last seed at the top", sweep, "2\nfirst_seed: 18446744073709551614", "", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
-		{"sweep's last seed past the top", sweep, "2\nfirst_seed: 18446744073709551615", "F:5: first_seed: 18446744073709551615 with 2 seeds: the last seed would pass 18446744073709551615", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
-		{"tune's last seed past the top", tune, "3\nfirst_seed: 18446744073709551614", "F:5: first_seed: 18446744073709551614 with 3 seeds: the last seed would pass 18446744073709551615", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
+		{"sweep's last seed at the top", sweep, "2\nfirst_seed: 18446744073709551614", "", func(p string) error { _, err := LoadSweep(p); return err }},
+		{"sweep's last seed past the top", sweep, "2\nfirst_seed: 18446744073709551615", "F:5: first_seed: 18446744073709551615 with 2 seeds: the last seed would pass 18446744073709551615", func(p string) error { _, err := LoadSweep(p); return err }},
+		{"tune's last seed past the top", tune, "3\nfirst_seed: 18446744073709551614", "F:5: first_seed: 18446744073709551614 with 3 seeds: the last seed would pass 18446744073709551615", func(p string) error { _, _, _, err := LoadTune(p); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f.yaml")
@@ -63,19 +63,19 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 		{"gate unknown metric", strings.Replace(fmt.Sprintf(gate, "speed"), "    scenario: light-load\n", "    scenario: light-load\n    seeds: [1]\n", 1),
 			"F:9: checks[1].metric: unknown \"speed\"", loadGate},
 		{"tune param", "scenario: light-load\nseeds: 1\nparams:\n  - {key: policies.scheduler.step, min: 1, max: 4}\n  - {key: policies.scheduler.factor, min: 2, max: 2}\nobjective: {metric: jain, goal: max}\nbudget: 2\n",
-			"F:5: params[1]: needs a key and min < max", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
+			"F:5: params[1]: needs a key and min < max", func(p string) error { _, _, _, err := LoadTune(p); return err }},
 		{"sweep metric", "scenario: light-load\nseeds: 1\n\nmetrics: [jain, speed]\ngrid:\n  policies.scheduler.step: [1, 2]\n",
-			"F:4: metrics: unknown \"speed\"", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
+			"F:4: metrics: unknown \"speed\"", func(p string) error { _, err := LoadSweep(p); return err }},
 		// Unknown keys and wrong types name the line and field path, not
 		// the decoder's Go types; of a flow mapping, the key at fault.
 		{"gate unknown key in a flow mapping", strings.Replace(fmt.Sprintf(gate, "jain"), "{metric: jain, floor", "{metric: jain, lane: x, floor", 1),
 			"F:7: checks[0].lane: unknown field (have ceiling, floor, lanes, metric, scenarios)", loadGate},
 		{"sweep unknown key", "scenario: light-load\nseeds: 1\nmetricz: [jain]\n",
-			"F:3: metricz: unknown field (have baseline, first_seed, grid, lanes, metrics, overlay, points, policy, scenario, seeds, variant)", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
+			"F:3: metricz: unknown field (have baseline, first_seed, grid, lanes, metrics, overlay, points, policy, scenario, seeds, variant)", func(p string) error { _, err := LoadSweep(p); return err }},
 		{"tune unknown key in a list item", "scenario: light-load\nseeds: 1\nparams:\n  - {key: duration, min: 1, max: 2, unitt: s}\nobjective: {metric: jain, goal: max}\n",
-			"F:4: params[0].unitt: unknown field (have integer, key, log, max, min, unit)", func(p string) error { _, _, _, err := LoadTune(p, splitDots); return err }},
+			"F:4: params[0].unitt: unknown field (have integer, key, log, max, min, unit)", func(p string) error { _, _, _, err := LoadTune(p); return err }},
 		{"sweep wrong type", "scenario: light-load\nseeds: abc\n",
-			"F:2: seeds: cannot unmarshal !!str `abc` into int", func(p string) error { _, err := LoadSweep(p, splitDots); return err }},
+			"F:2: seeds: cannot unmarshal !!str `abc` into int", func(p string) error { _, err := LoadSweep(p); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f.yaml")
@@ -88,14 +88,4 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 			}
 		})
 	}
-}
-
-// splitDots reads a dotted key as mapping keys only, split at every dot:
-// enough for these files' keys (sim.SplitKey reads the scenario's schema).
-func splitDots(key string) ([]PathStep, error) {
-	var steps []PathStep
-	for k := range strings.SplitSeq(key, ".") {
-		steps = append(steps, PathStep{Key: k})
-	}
-	return steps, nil
 }

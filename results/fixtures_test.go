@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
 )
 
@@ -43,7 +44,7 @@ func fixtures(t *testing.T) (compareDir, runDir string) {
 }
 
 func simulateFixtures() error {
-	sc, err := sim.LoadScenario("embedded:light-load")
+	sc, err := scenario.LoadScenario("embedded:light-load")
 	if err != nil {
 		return err
 	}

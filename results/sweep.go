@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalsched/lab/scenario"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -40,9 +41,9 @@ type Sweep struct {
 	Hash      string   // of the sweep file's bytes: a resumed or merged sweep must be the same one
 }
 
-// LoadSweep reads and expands a sweep file; split reads its dotted keys
-// (sim.SplitKey).
-func LoadSweep(path string, split KeySplitter) (*Sweep, error) {
+// LoadSweep reads and expands a sweep file; its dotted keys are read
+// against the scenario schema (scenario.SplitKey).
+func LoadSweep(path string) (*Sweep, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ func LoadSweep(path string, split KeySplitter) (*Sweep, error) {
 	for _, params := range grid {
 		p := base
 		p.Params, p.Settings = params, params
-		if p.Overlay, err = WithParams(overlay, params, split); err != nil {
+		if p.Overlay, err = scenario.WithParams(overlay, params); err != nil {
 			return nil, err // every key is in the first point: a bad one is named there, at its line
 		}
 		s.Points = append(s.Points, p)
@@ -85,7 +86,7 @@ func LoadSweep(path string, split KeySplitter) (*Sweep, error) {
 		p.Overlay = overlay
 		if lp.Overlay.Kind == yaml.MappingNode {
 			p.Settings = flatten(path, fmt.Sprintf("points[%d].overlay.", i), "", &lp.Overlay)
-			if p.Overlay, err = WithParams(overlay, p.Settings, split); err != nil {
+			if p.Overlay, err = scenario.WithParams(overlay, p.Settings); err != nil {
 				return nil, err
 			}
 		}
@@ -105,14 +106,14 @@ func LoadSweep(path string, split KeySplitter) (*Sweep, error) {
 
 // expandGrid is the cartesian product of the grid's keys (file order, the
 // last varying fastest).
-func expandGrid(path string, g *yaml.Node) ([][]Param, []string, error) {
+func expandGrid(path string, g *yaml.Node) ([][]scenario.Param, []string, error) {
 	if g.Kind == 0 {
 		return nil, nil, nil
 	}
 	if g.Kind != yaml.MappingNode {
 		return nil, nil, fmt.Errorf("%s:%d: grid: must be a mapping of dotted keys to lists of values", path, g.Line)
 	}
-	out := [][]Param{nil}
+	out := [][]scenario.Param{nil}
 	var keys []string
 	for i := 0; i+1 < len(g.Content); i += 2 {
 		k, vs := g.Content[i].Value, g.Content[i+1]
@@ -120,10 +121,10 @@ func expandGrid(path string, g *yaml.Node) ([][]Param, []string, error) {
 			return nil, nil, fmt.Errorf("%s:%d: grid.%s: must be a non-empty list of values", path, vs.Line, k)
 		}
 		keys = append(keys, k)
-		var next [][]Param
+		var next [][]scenario.Param
 		for _, prev := range out {
 			for _, v := range vs.Content {
-				next = append(next, append(slices.Clone(prev), Param{Key: k, Value: v, Where: fmt.Sprintf("%s:%d: grid.%s", path, g.Content[i].Line, k)}))
+				next = append(next, append(slices.Clone(prev), scenario.Param{Key: k, Value: v, Where: fmt.Sprintf("%s:%d: grid.%s", path, g.Content[i].Line, k)}))
 			}
 		}
 		out = next
@@ -133,20 +134,20 @@ func expandGrid(path string, g *yaml.Node) ([][]Param, []string, error) {
 
 // flatten turns a mapping into dotted settings (leaves only); each names
 // where it was written: path, its line, field then its key.
-func flatten(path, field, prefix string, m *yaml.Node) []Param {
-	var out []Param
+func flatten(path, field, prefix string, m *yaml.Node) []scenario.Param {
+	var out []scenario.Param
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := prefix+m.Content[i].Value, m.Content[i+1]
 		if v.Kind == yaml.MappingNode {
 			out = append(out, flatten(path, field, k+".", v)...)
 			continue
 		}
-		out = append(out, Param{Key: k, Value: v, Where: fmt.Sprintf("%s:%d: %s%s", path, m.Content[i].Line, field, k)})
+		out = append(out, scenario.Param{Key: k, Value: v, Where: fmt.Sprintf("%s:%d: %s%s", path, m.Content[i].Line, field, k)})
 	}
 	return out
 }
 
-func paramName(params []Param) string {
+func paramName(params []scenario.Param) string {
 	var parts []string
 	for _, p := range params {
 		k := p.Key[strings.LastIndex(p.Key, ".")+1:]

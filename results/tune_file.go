@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalsched/lab/scenario"
 	"go.yaml.in/yaml/v3"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -27,14 +28,12 @@ type TuneFile struct {
 	Constraints []TuneConstraint `yaml:"constraints"`
 	TradeOff    *TuneGoal        `yaml:"trade_off"`
 	Budget      int              `yaml:"budget"`
-	split       KeySplitter      // reads the params' dotted keys
 	where       []string         // where each param's key is written, for errors
 }
 
 // LoadTune reads a tune file; base is the point every setting overlays;
-// split reads the params' dotted keys (sim.SplitKey).
-func LoadTune(path string, split KeySplitter) (*TuneFile, PointSpec, []uint64, error) {
-	f := TuneFile{split: split}
+func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
+	f := TuneFile{}
 	data, err := os.ReadFile(path)
 	if err == nil {
 		err = decodeStrict(path, data, &f)
@@ -54,7 +53,7 @@ func LoadTune(path string, split KeySplitter) (*TuneFile, PointSpec, []uint64, e
 			return nil, PointSpec{}, nil, fmt.Errorf("%s: params[%d]: needs a key and min < max (min > 0 on a log scale)", at(path, data, fmt.Sprintf("params[%d]", i)), i)
 		}
 		where := fmt.Sprintf("%s: params[%d].key", at(path, data, fmt.Sprintf("params[%d].key", i)), i)
-		if _, err := WithParams(nil, []Param{{Key: p.Key, Value: Scalar("0"), Where: where}}, split); err != nil {
+		if _, err := scenario.WithParams(nil, []scenario.Param{{Key: p.Key, Value: scenario.Scalar("0"), Where: where}}); err != nil {
 			return nil, PointSpec{}, nil, err
 		}
 		f.where = append(f.where, where)
@@ -88,25 +87,25 @@ func (f *TuneFile) Point(base PointSpec, id string, x []float64) (PointSpec, err
 	p := base
 	p.ID, p.Params = id, nil
 	for j, q := range f.Params {
-		p.Params = append(p.Params, Param{Key: q.Key, Value: Scalar(q.Format(x[j])), Where: f.where[j]})
+		p.Params = append(p.Params, scenario.Param{Key: q.Key, Value: scenario.Scalar(q.Format(x[j])), Where: f.where[j]})
 	}
 	p.Name, p.Settings = paramName(p.Params), p.Params
 	var err error
-	p.Overlay, err = WithParams(base.Overlay, p.Params, f.split)
+	p.Overlay, err = scenario.WithParams(base.Overlay, p.Params)
 	return p, err
 }
 
 // OverlayYAML is the recommended setting as YAML, ready to paste into a
 // scenario (top level, or under variants.NAME).
 func (f *TuneFile) OverlayYAML(x []float64) (string, error) {
-	var params []Param
+	var params []scenario.Param
 	for j, q := range f.Params {
-		params = append(params, Param{Key: q.Key, Value: Scalar(q.Format(x[j]))})
+		params = append(params, scenario.Param{Key: q.Key, Value: scenario.Scalar(q.Format(x[j]))})
 	}
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	overlay, err := WithParams(nil, params, f.split)
+	overlay, err := scenario.WithParams(nil, params)
 	if err != nil {
 		return "", err
 	}

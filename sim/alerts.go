@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 )
 
 // alerts feeds the quota alert (Scenario.Alert) at every series sample:
@@ -13,7 +14,7 @@ type alerts struct {
 	shared []bool // per organisation: production bills to it
 }
 
-func newAlerts(sc *Scenario, prov *Provider) alerts {
+func newAlerts(sc *scenario.Scenario, prov *Provider) alerts {
 	if sc.Alert == nil {
 		return alerts{}
 	}
@@ -45,7 +46,7 @@ func (w *World) observeAlerts() {
 		_, eval := pool.dimUse(now, srcEval)
 		for i := range pool.windows {
 			d := pool.windows[i].dim
-			a.mon.Observe(Epoch.Add(now.Duration()), w.sc.Organisations[o].Name, DimNames[d], eval[d])
+			a.mon.Observe(Epoch.Add(now.Duration()), w.sc.Organisations[o].Name, scenario.DimNames[d], eval[d])
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -31,7 +32,7 @@ func mallocsDuring(f func()) uint64 {
 
 // steadyAllocs runs sc cut to short and long jobs-worth of time and returns
 // the difference.
-func steadyAllocs(t *testing.T, sc *Scenario, lambda float64, short, long int) allocRun {
+func steadyAllocs(t *testing.T, sc *scenario.Scenario, lambda float64, short, long int) allocRun {
 	t.Helper()
 	var d allocRun
 	for i, n := range []int{short, long} {

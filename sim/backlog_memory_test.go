@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -46,7 +47,7 @@ func TestWaitingJobsAreCompact(t *testing.T) {
 	} {
 		policy := c.policy
 		t.Run(c.name, func(t *testing.T) {
-			sc := smallScenario(t, func(sc *Scenario) {
+			sc := smallScenario(t, func(sc *scenario.Scenario) {
 				sc.Duration = 2 * time.Hour
 				sc.Events = nil
 				sc.Containers.Capacity = 4

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -14,11 +15,11 @@ import (
 // profile starts where the slice does, and its bursts and events are exactly
 // the week's that fall in the slice, shifted to the slice's clock.
 func TestDefaultIsSliceOfStudioWeek(t *testing.T) {
-	def, err := LoadScenario("embedded:default")
+	def, err := scenario.LoadScenario("embedded:default")
 	if err != nil {
 		t.Fatal(err)
 	}
-	week, err := LoadScenario("embedded:studio-week")
+	week, err := scenario.LoadScenario("embedded:studio-week")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestDefaultIsSliceOfStudioWeek(t *testing.T) {
 	if !reflect.DeepEqual(def.Workload.Batches.Bursts, wantBursts) || len(def.Workload.Background.Bursts) != len(week.Workload.Background.Bursts) {
 		t.Errorf("default bursts %v, want the week's in the slice %v", def.Workload.Batches.Bursts, wantBursts)
 	}
-	var wantEvents []CapacityEvent
+	var wantEvents []scenario.CapacityEvent
 	for _, e := range week.Events {
 		if e.At >= start && e.At < start+def.Duration {
 			e.At -= start

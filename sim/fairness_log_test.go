@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 )
 
 // TestFairnessWindowsFromTheLog: the Jain windows the recorder keeps
@@ -25,9 +26,9 @@ func TestFairnessWindowsFromTheLog(t *testing.T) {
 		{"many projects", 10, 300},
 		{"light", 200, 4},
 	} {
-		for _, policy := range PolicyNames {
+		for _, policy := range scenario.PolicyNames() {
 			t.Run(c.name+"/"+policy, func(t *testing.T) {
-				sc := smallScenario(t, func(sc *Scenario) {
+				sc := smallScenario(t, func(sc *scenario.Scenario) {
 					sc.Duration = 3 * time.Hour
 					sc.FairnessWindow = 10 * time.Minute
 					sc.Containers.Capacity = c.containers

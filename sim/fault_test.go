@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/scenario/scenariotest"
 )
 
 // tally is what the event log says happened to jobs and calls.
@@ -76,10 +78,10 @@ func checkConserved(t *testing.T, w *World) tally {
 }
 
 // faultScenario is the test scenario with only model a (quota o) used.
-func faultScenario(t *testing.T, edit func(string) string) *Scenario {
+func faultScenario(t *testing.T, edit func(string) string) *scenario.Scenario {
 	t.Helper()
-	text := strings.Replace(validScenario, "    hot_share: 0.5\n", "    hot_share: 1\n", 1)
-	sc, err := ParseScenario("fault.yaml", []byte(edit(text)))
+	text := strings.Replace(scenariotest.Valid, "    hot_share: 0.5\n", "    hot_share: 1\n", 1)
+	sc, err := scenario.ParseScenario("fault.yaml", []byte(edit(text)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestFaults(t *testing.T) {
 			}
 		}},
 	} {
-		for _, policy := range PolicyNames {
+		for _, policy := range scenario.PolicyNames() {
 			t.Run(tc.name+"/"+policy, func(t *testing.T) {
 				w := runLogged(t, faultScenario(t, tc.edit), policy, 1)
 				if w.Now() < FromDuration(time.Hour) {
@@ -159,10 +161,10 @@ func TestFaults(t *testing.T) {
 // saying where it got to, rather than running on.
 func TestEventGuard(t *testing.T) {
 	sc := faultScenario(t, func(s string) string { return s })
-	sc.budget = Budget{MaxEvents: 500}
+	sc.RunBudget = scenario.Budget{MaxEvents: 500}
 	w := newWorld(t, sc, "scheduler", Options{Seed: 1})
 	err := w.Run()
-	var be *BudgetError
+	var be *scenario.BudgetError
 	if !errors.As(err, &be) {
 		t.Fatalf("got %v, want a *BudgetError", err)
 	}
@@ -182,11 +184,11 @@ func TestMemoryGuard(t *testing.T) {
 	}{{"no room", 1, true}, {"room", 1 << 40, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := faultScenario(t, func(s string) string { return s })
-			sc.budget = Budget{MaxMemory: tc.budget}
+			sc.RunBudget = scenario.Budget{MaxMemory: tc.budget}
 			w := newWorld(t, sc, "scheduler", Options{Seed: 1})
 			runtime.GC() // the live-heap reading is refreshed by a collection
 			err := w.Run()
-			var be *BudgetError
+			var be *scenario.BudgetError
 			switch {
 			case tc.stops && (!errors.As(err, &be) || be.Flag != "--max-memory" || !strings.Contains(err.Error(), "memory")):
 				t.Errorf("got %v, want a memory *BudgetError", err)

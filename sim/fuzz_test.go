@@ -6,22 +6,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/scenario/scenariotest"
 	"github.com/evalsched/lab/workloads"
 )
 
 // fuzzBudget bounds the simulation an accepted input runs.
-var fuzzBudget = Budget{MaxEvents: 200_000, MaxMemory: 256 << 20}
+var fuzzBudget = scenario.Budget{MaxEvents: 200_000, MaxMemory: 256 << 20}
 
 // shortRun runs sc for at most ten virtual minutes under the scheduler,
 // within fuzzBudget; a run the budget refuses or stops is fine, a panic
 // is not.
-func shortRun(t *testing.T, sc *Scenario, src workloads.Source) {
+func shortRun(t *testing.T, sc *scenario.Scenario, src workloads.Source) {
 	sc.Duration = min(sc.Duration, 10*time.Minute)
 	sc.Warmup = 0
 	if err := sc.SetBudget(fuzzBudget, src != nil); err != nil {
 		return
 	}
-	pol, err := NewPolicy("scheduler", sc)
+	pol, err := scenario.NewPolicy("scheduler", sc)
 	if err != nil {
 		return
 	}
@@ -35,9 +37,9 @@ func shortRun(t *testing.T, sc *Scenario, src workloads.Source) {
 // FuzzParseScenario: the loader never panics, and a scenario it accepts
 // runs a short simulation without panicking.
 func FuzzParseScenario(f *testing.F) {
-	f.Add([]byte(validScenario))
-	for _, name := range EmbeddedNames() {
-		if data, err := EmbeddedYAML(name); err == nil && !bytes.Contains(data, []byte("production:")) {
+	f.Add([]byte(scenariotest.Valid))
+	for _, name := range scenario.EmbeddedNames() {
+		if data, err := scenario.EmbeddedYAML(name); err == nil && !bytes.Contains(data, []byte("production:")) {
 			f.Add(data)
 		}
 	}
@@ -46,10 +48,10 @@ func FuzzParseScenario(f *testing.F) {
 		{"turns: 2", "turns: 1e30"}, {"size: 3", "size: {dist: exponential, mean: 1e9}"}, {"warmup: 5m", "warmup: 5m\n---\nname: x"},
 		{"capacity: 100", "capacity: 0.9"}, {"x: {turns: 2}", "x: {turns: 2, fanout: 0}"}, {"name: t", "name: [t"},
 	} {
-		f.Add([]byte(strings.Replace(validScenario, edit[0], edit[1], 1)))
+		f.Add([]byte(strings.Replace(scenariotest.Valid, edit[0], edit[1], 1)))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sc, err := ParseScenario("fuzz.yaml", data)
+		sc, err := scenario.ParseScenario("fuzz.yaml", data)
 		if err != nil {
 			return
 		}
@@ -73,7 +75,7 @@ func FuzzJobTrace(f *testing.F) {
 		f.Add([]byte(seed.text), seed.csv)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, csv bool) {
-		sc, err := ParseScenario("fuzz.yaml", []byte(validScenario))
+		sc, err := scenario.ParseScenario("fuzz.yaml", []byte(scenariotest.Valid))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +99,7 @@ func FuzzJobTrace(f *testing.F) {
 // a variant that builds runs a short simulation without panicking.
 func FuzzVariant(f *testing.F) {
 	for _, block := range []string{
-		variantsBlock,
+		scenariotest.VariantsBlock,
 		"variants:\n  x: {policy: fixed-lane}\n",
 		"variants:\n  x:\n    models: [{name: a, streams: 9.5}]\n",
 		"variants:\n  x:\n    models: [{name: z, streams: 3, decode_rate: 1}]\n    policies: {scheduler: {bogus: 1}}\n",
@@ -109,7 +111,7 @@ func FuzzVariant(f *testing.F) {
 		f.Add(block)
 	}
 	f.Fuzz(func(t *testing.T, block string) {
-		sc, err := ParseScenario("fuzz.yaml", []byte(validScenario+block))
+		sc, err := scenario.ParseScenario("fuzz.yaml", []byte(scenariotest.Valid+block))
 		if err != nil {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/internal/ring"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -15,11 +16,11 @@ import (
 // served stale by a delayed metrics pipeline.
 type Gateway struct {
 	lanes []gatewayLane
-	retry *RetryConfig
+	retry *scenario.RetryConfig
 	rn    *rand.Rand // backoff jitter
 
-	adapt  *AdaptiveLimitConfig // nil: hand-set limits (gateway_adaptive.go)
-	spells []StaleSpell
+	adapt  *scenario.AdaptiveLimitConfig // nil: hand-set limits (gateway_adaptive.go)
+	spells []scenario.StaleSpell
 
 	queuedOnly  bool   // depth_signal: queued (the old signal, for negative controls)
 	delay       Time   // depth_delay
@@ -45,14 +46,14 @@ type gatewayLane struct {
 	frozenAt  time.Time
 }
 
-func newGateway(cfg *GatewayConfig, models []ModelConfig, seed uint64) Gateway {
+func newGateway(cfg *scenario.GatewayConfig, models []scenario.ModelConfig, seed uint64) Gateway {
 	g := Gateway{
 		lanes:      make([]gatewayLane, len(models)),
 		retry:      &cfg.Retry,
 		rn:         rand.New(rand.NewPCG(workloads.Stream(seed, "gateway"), 2)),
 		delay:      FromDuration(cfg.DepthDelay),
 		spells:     cfg.Stale,
-		queuedOnly: cfg.DepthSignal == DepthQueued,
+		queuedOnly: cfg.DepthSignal == scenario.DepthQueued,
 	}
 	if cfg.AdaptiveLimit.Enabled {
 		g.adapt = &cfg.AdaptiveLimit
@@ -131,7 +132,7 @@ func (g *Gateway) retryDelay(attempts int32, retryAfter Time) Time {
 }
 
 // backoffDelay is the backoff of retry settings r, jitter drawn from rn.
-func backoffDelay(r *RetryConfig, rn *rand.Rand, attempts int32, retryAfter Time) Time {
+func backoffDelay(r *scenario.RetryConfig, rn *rand.Rand, attempts int32, retryAfter Time) Time {
 	d := float64(r.Base) * math.Pow(r.Multiplier, float64(attempts-1))
 	d = math.Min(d, float64(r.Max))
 	d *= 1 - r.Jitter*rn.Float64()

@@ -4,14 +4,15 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/evalsched/lab/scenario"
 	"github.com/google/go-cmp/cmp"
 )
 
 // runIncidentVariant runs one variant of the embedded incident scenario
 // with the event log.
-func runIncidentVariant(t *testing.T, name string) (*Scenario, *World) {
+func runIncidentVariant(t *testing.T, name string) (*scenario.Scenario, *World) {
 	t.Helper()
-	base, err := LoadScenario("incident-0214")
+	base, err := scenario.LoadScenario("incident-0214")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestIncidentBothWays(t *testing.T) {
 			}
 			var outage int64
 			for m, f := range failed {
-				if float64(answered[m])/float64(answered[m]+f) < DefaultOutageThreshold {
+				if float64(answered[m])/float64(answered[m]+f) < scenario.DefaultOutageThreshold {
 					outage++
 				}
 			}
@@ -75,7 +76,7 @@ func TestIncidentBothWays(t *testing.T) {
 // under admission "under_limit", that no try was let into a window already
 // at its limit.
 func TestQuotaWindowsNeverServeAboveLimit(t *testing.T) {
-	base, err := LoadScenario("incident-0214")
+	base, err := scenario.LoadScenario("incident-0214")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +86,14 @@ func TestQuotaWindowsNeverServeAboveLimit(t *testing.T) {
 			orgOf := map[int32]string{}
 			for i, o := range sc.Organisations {
 				orgOf[int32(i)] = o.Name
-				checkWindows(t, "org "+o.Name, acceptedBy(w.Log(), func(r LogRecord) bool { return r.Org == int32(i) }), o.limits(), o.DailyReset != nil, underLimit(o.Admission))
+				checkWindows(t, "org "+o.Name, acceptedBy(w.Log(), func(r LogRecord) bool { return r.Org == int32(i) }), o.Limits(), o.DailyReset != nil, scenario.UnderLimit(o.Admission))
 			}
 			keyOf := map[int32]string{}
 			for i, m := range sc.ModelConfigs() {
 				keyOf[int32(i)] = m.EvalKey
 			}
 			for _, k := range sc.Keys {
-				checkWindows(t, "key "+k.Name, acceptedBy(w.Log(), func(r LogRecord) bool { return r.Job >= 0 && keyOf[r.Model] == k.Name }), k.limits(), false, underLimit(k.Admission))
+				checkWindows(t, "key "+k.Name, acceptedBy(w.Log(), func(r LogRecord) bool { return r.Job >= 0 && keyOf[r.Model] == k.Name }), k.Limits(), false, scenario.UnderLimit(k.Admission))
 			}
 		})
 	}
@@ -119,9 +120,9 @@ func acceptedBy(log []LogRecord, keep func(LogRecord) bool) []try {
 // forbids: the window above its limit with the try (fit), or already at its
 // limit before it (underLimit). The log holds the run's tries only, not the
 // declared history, so its count is a lower bound of the pool's.
-func checkWindows(t *testing.T, who string, tries []try, limits [numDims]float64, fixedDaily, underLimit bool) {
+func checkWindows(t *testing.T, who string, tries []try, limits [scenario.NumDims]float64, fixedDaily, underLimit bool) {
 	t.Helper()
-	spans := [numDims]Time{Minute, Minute, 24 * Hour, 24 * Hour}
+	spans := [scenario.NumDims]Time{Minute, Minute, 24 * Hour, 24 * Hour}
 	for d, limit := range limits {
 		if limit == 0 || (fixedDaily && spans[d] == 24*Hour) {
 			continue // a fixed window is checked per day by TestDailyWindowReopens
@@ -129,12 +130,12 @@ func checkWindows(t *testing.T, who string, tries []try, limits [numDims]float64
 		sum, lo := 0.0, 0
 		for _, x := range tries {
 			amt := 1.0
-			if d == dimTPM || d == dimTPD {
+			if d == scenario.DimTPM || d == scenario.DimTPD {
 				amt = x.tokens
 			}
 			sum += amt
 			for tries[lo].t+spans[d] <= x.t {
-				if d == dimTPM || d == dimTPD {
+				if d == scenario.DimTPM || d == scenario.DimTPD {
 					sum -= tries[lo].tokens
 				} else {
 					sum--
@@ -143,10 +144,10 @@ func checkWindows(t *testing.T, who string, tries []try, limits [numDims]float64
 			}
 			if underLimit {
 				if before := sum - amt; before >= limit-1e-6 {
-					t.Fatalf("%s: %s window at %v let a try in holding %.0f >= limit %.0f", who, DimNames[d], x.t.Duration(), before, limit)
+					t.Fatalf("%s: %s window at %v let a try in holding %.0f >= limit %.0f", who, scenario.DimNames[d], x.t.Duration(), before, limit)
 				}
 			} else if sum > limit+1e-6 {
-				t.Fatalf("%s: %s window ending at %v serves %.0f > limit %.0f", who, DimNames[d], x.t.Duration(), sum, limit)
+				t.Fatalf("%s: %s window ending at %v serves %.0f > limit %.0f", who, scenario.DimNames[d], x.t.Duration(), sum, limit)
 			}
 		}
 	}

@@ -24,6 +24,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -35,7 +36,7 @@ func labMMcLambda() float64 { return engMMcRho * engMMcServers }
 
 // labMMcScenario is the benchmark's M/M/c as a scenario, long enough for
 // labMMcCustomers arrivals on average.
-func labMMcScenario(tb testing.TB) *Scenario {
+func labMMcScenario(tb testing.TB) *scenario.Scenario {
 	lambda := labMMcLambda()
 	return mmcScenario(tb, engMMcServers, lambda, labMMcCustomers/lambda/3600)
 }

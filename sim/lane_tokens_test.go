@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/evalsched/lab/scenario"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -12,9 +13,9 @@ import (
 // from the recorder's counter. A binding TPM makes calls retry, so a try
 // counted twice, or a rejected one counted, would show.
 func TestLaneTokensFromLog(t *testing.T) {
-	for _, policy := range PolicyNames {
+	for _, policy := range scenario.PolicyNames() {
 		t.Run(policy, func(t *testing.T) {
-			sc := smallScenario(t, func(sc *Scenario) { sc.Organisations[1].TPM = 2e6 })
+			sc := smallScenario(t, func(sc *scenario.Scenario) { sc.Organisations[1].TPM = 2e6 })
 			w := runLogged(t, sc, policy, 5)
 			from := FromDuration(sc.Warmup)
 			want := make([]float64, len(sc.Catalogue()))

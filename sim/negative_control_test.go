@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -33,7 +34,7 @@ policies:
 // the big batch to drain (first come first served); under the scheduler
 // projects take turns, so it starts within a few ticks. Asserted both ways.
 func TestDeliveryBehindBatch(t *testing.T) {
-	sc, err := ParseScenario("delivery.yaml", []byte(deliveryScenario))
+	sc, err := scenario.ParseScenario("delivery.yaml", []byte(deliveryScenario))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/evalsched/lab/scenario"
 )
 
 var azureConv = filepath.Join("..", "..", "shared", "traces", "AzureLLMInferenceTrace_conv.csv")
 
-func productionScenario(t *testing.T, evalPerHour float64) *Scenario {
+func productionScenario(t *testing.T, evalPerHour float64) *scenario.Scenario {
 	t.Helper()
 	trace, err := filepath.Abs(azureConv)
 	if err != nil {
@@ -22,7 +24,7 @@ func productionScenario(t *testing.T, evalPerHour float64) *Scenario {
 	if evalPerHour > 0 {
 		background = fmt.Sprintf("background: {rate_per_hour: %g, size: 1}", evalPerHour)
 	}
-	sc, err := ParseScenario("prod.yaml", []byte(fmt.Sprintf(`
+	sc, err := scenario.ParseScenario("prod.yaml", []byte(fmt.Sprintf(`
 name: prod
 duration: 30m
 warmup: 0s
@@ -122,7 +124,7 @@ func TestRunReturnsProductionTraceError(t *testing.T) {
 			if err := os.WriteFile(trace, []byte(tc.trace), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			sc, err := ParseScenario("prod.yaml", []byte(fmt.Sprintf(`
+			sc, err := scenario.ParseScenario("prod.yaml", []byte(fmt.Sprintf(`
 name: prod
 duration: 10m
 containers: {capacity: 10}

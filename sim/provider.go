@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/evalsched/lab/internal/ring"
+	"github.com/evalsched/lab/scenario"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -20,7 +21,7 @@ type Provider struct {
 
 // deployment is one model's provider.
 type deployment struct {
-	cfg       *ModelConfig
+	cfg       *scenario.ModelConfig
 	org       int              // production calls' organisation; -1: no quotas
 	evalOrg   int              // evaluation calls' organisation; -1: no quotas
 	key       int              // evaluation calls' virtual key; -1: none
@@ -42,18 +43,18 @@ const (
 	rejectedKey // by the gateway, on the call's virtual key
 )
 
-func newProvider(sc *Scenario, cfgs []ModelConfig) Provider {
+func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 	var p Provider
 	orgIndex, keyIndex := map[string]int{}, map[string]int{}
 	for i, o := range sc.Organisations {
 		orgIndex[o.Name] = i
-		pool := newQuotaPool(poolSpec{limits: o.limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock, underLimit: underLimit(o.Admission), models: len(cfgs)})
+		pool := newQuotaPool(poolSpec{limits: o.Limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock, underLimit: scenario.UnderLimit(o.Admission), models: len(cfgs)})
 		pool.seedHistory(o.History, sc.Clock)
 		p.orgs = append(p.orgs, pool)
 	}
 	for i, k := range sc.Keys {
 		keyIndex[k.Name] = i
-		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.limits(), budget: k.BudgetTokens, underLimit: underLimit(k.Admission), models: len(cfgs)}))
+		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.Limits(), budget: k.BudgetTokens, underLimit: scenario.UnderLimit(k.Admission), models: len(cfgs)}))
 		p.pace = append(p.pace, k.Pace)
 	}
 	index := func(m map[string]int, name string) int {
@@ -190,7 +191,7 @@ func (p *Provider) done(model int32) {
 
 // apply applies a capacity event: streams and latency against the
 // configured deployment.
-func (d *deployment) apply(e CapacityEvent) {
+func (d *deployment) apply(e scenario.CapacityEvent) {
 	if e.Capacity != nil {
 		d.streams = int(math.Floor(float64(d.cfg.Streams) * *e.Capacity))
 	}
@@ -208,7 +209,7 @@ func (p *Provider) quotaUse(model int32, now Time) float64 {
 	return 0
 }
 
-func slowdown(s SlowdownConfig, util float64) float64 {
+func slowdown(s scenario.SlowdownConfig, util float64) float64 {
 	if s.Max <= 1 || util <= s.Knee {
 		return 1
 	}
@@ -230,7 +231,7 @@ const (
 	jitterLognormal
 )
 
-func compileJitter(j JitterConfig) latencyJitter {
+func compileJitter(j scenario.JitterConfig) latencyJitter {
 	switch j.Dist {
 	case "exponential":
 		return latencyJitter{kind: jitterExponential}

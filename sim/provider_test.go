@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/evalsched/lab/scenario"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -21,16 +22,16 @@ func TestJitterQuantiles(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name      string
-		cfg       JitterConfig
+		cfg       scenario.JitterConfig
 		formula   func(u float64) float64
 		gonum     func(u float64) float64
 		wantEqual bool
 	}{
-		{"lognormal", JitterConfig{Dist: "lognormal", CV: cv}, func(u float64) float64 {
+		{"lognormal", scenario.JitterConfig{Dist: "lognormal", CV: cv}, func(u float64) float64 {
 			sigma := math.Sqrt(math.Log1p(cv * cv))
 			return math.Exp(-sigma*sigma/2 + sigma*distuv.UnitNormal.Quantile(u))
 		}, nil, true},
-		{"exponential", JitterConfig{Dist: "exponential"}, func(u float64) float64 { return -math.Log1p(-u) },
+		{"exponential", scenario.JitterConfig{Dist: "exponential"}, func(u float64) float64 { return -math.Log1p(-u) },
 			distuv.Exponential{Rate: 1}.Quantile, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

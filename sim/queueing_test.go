@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 )
 
 // mmcScenario is single-call jobs with Poisson arrivals at rate lambda (per
 // second) on a model with c streams and exponential service of mean 1 s:
 // the gateway queue in front of the provider is an M/M/c queue.
-func mmcScenario(t testing.TB, c int, lambda float64, hours float64) *Scenario {
+func mmcScenario(t testing.TB, c int, lambda float64, hours float64) *scenario.Scenario {
 	t.Helper()
 	yaml := fmt.Sprintf(`
 name: mmc
@@ -30,7 +31,7 @@ workload:
 policies:
   fixed_lane: {global_cap: 1000000}
 `, hours, hours/20, c, c, lambda*3600)
-	sc, err := ParseScenario("mmc.yaml", []byte(yaml))
+	sc, err := scenario.ParseScenario("mmc.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,19 +4,9 @@ import (
 	"fmt"
 	"math"
 	"time"
-)
 
-// Quota dimensions, in the order of OrgConfig's keys.
-const (
-	dimRPM = iota
-	dimTPM
-	dimRPD
-	dimTPD
-	numDims
+	"github.com/evalsched/lab/scenario"
 )
-
-// DimNames names the quota dimensions as scenario keys do.
-var DimNames = [numDims]string{"rpm", "tpm", "rpd", "tpd"}
 
 // source is who a quota entry was counted for.
 type source uint8
@@ -194,7 +184,7 @@ type quotaPool struct {
 
 // poolSpec is what a quota pool is built from.
 type poolSpec struct {
-	limits        [numDims]float64
+	limits        [scenario.NumDims]float64
 	countRejected bool
 	dailyReset    *time.Duration // time of day; nil = rolling
 	clock         time.Duration  // time of day (and week) at virtual time 0
@@ -205,13 +195,13 @@ type poolSpec struct {
 
 // newQuotaPool has a window for each quota set (0 = none).
 func newQuotaPool(p poolSpec) quotaPool {
-	spans := [numDims]Time{Minute, Minute, 24 * Hour, 24 * Hour}
+	spans := [scenario.NumDims]Time{Minute, Minute, 24 * Hour, 24 * Hour}
 	var ws []quotaWindow
 	for d, limit := range p.limits {
 		if limit <= 0 {
 			continue
 		}
-		q := quotaWindow{dim: d, limit: limit, span: spans[d], tokens: d == dimTPM || d == dimTPD, underLimit: p.underLimit,
+		q := quotaWindow{dim: d, limit: limit, span: spans[d], tokens: d == scenario.DimTPM || d == scenario.DimTPD, underLimit: p.underLimit,
 			byModel: make([]float64, p.models)}
 		if p.dailyReset != nil && spans[d] == 24*Hour {
 			q.fixed = true
@@ -417,7 +407,7 @@ func (o *quotaPool) use(now Time) float64 {
 // dimUse is, per dimension, the window's use at now as a share of its
 // limit: by everyone and by one source (0 where no quota is set). It reads
 // without expiring entries, so reading never changes the windows' sums.
-func (o *quotaPool) dimUse(now Time, src source) (all, by [numDims]float64) {
+func (o *quotaPool) dimUse(now Time, src source) (all, by [scenario.NumDims]float64) {
 	for i := range o.windows {
 		q := &o.windows[i]
 		sum, bySrc := q.live(now)
@@ -429,7 +419,7 @@ func (o *quotaPool) dimUse(now Time, src source) (all, by [numDims]float64) {
 
 // modelUse is, per dimension, model's own evaluation entries in the window
 // at now as a share of its limit (0 where no quota is set).
-func (o *quotaPool) modelUse(now Time, model int32) (by [numDims]float64) {
+func (o *quotaPool) modelUse(now Time, model int32) (by [scenario.NumDims]float64) {
 	for i := range o.windows {
 		q := &o.windows[i]
 		by[q.dim] = q.modelLive(now, model) / q.limit
@@ -492,7 +482,7 @@ func (o *quotaPool) limit(dim int) float64 {
 // seedHistory counts usage declared before the run: requests and tokens
 // spread minute by minute over the 24 hours before virtual time 0, in
 // proportion to the hourly weights (flat when none) of the clock hour.
-func (o *quotaPool) seedHistory(h *QuotaHistory, clock time.Duration) {
+func (o *quotaPool) seedHistory(h *scenario.QuotaHistory, clock time.Duration) {
 	if h == nil || (h.Requests == 0 && h.Tokens == 0) {
 		return
 	}

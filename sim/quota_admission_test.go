@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/evalsched/lab/scenario"
 )
 
 // naiveWindow recomputes a rolling window's count from every try admitted
@@ -81,7 +83,7 @@ func TestAdmissionRulesBruteForce(t *testing.T) {
 		t.Run(fmt.Sprintf("under_limit=%v", under), func(t *testing.T) {
 			const limit = 1000.0
 			const models = 3
-			p := newQuotaPool(poolSpec{limits: [numDims]float64{dimTPM: limit}, underLimit: under, models: models})
+			p := newQuotaPool(poolSpec{limits: [scenario.NumDims]float64{scenario.DimTPM: limit}, underLimit: under, models: models})
 			ref := naiveWindow{limit: limit, span: Minute, underLimit: under}
 			rng := rand.New(rand.NewPCG(7, 9))
 			now, maxSum, bigAdmittedNearFull := Time(0), 0.0, false
@@ -95,7 +97,7 @@ func TestAdmissionRulesBruteForce(t *testing.T) {
 				wantWait := ref.wait(now, amt)
 				model := int32(rng.IntN(models))
 				for m := range int32(models) {
-					got, want := p.modelUse(now, m)[dimTPM]*limit, ref.modelSum(now, m)
+					got, want := p.modelUse(now, m)[scenario.DimTPM]*limit, ref.modelSum(now, m)
 					if math.Abs(got-want) > 1e-6 {
 						t.Fatalf("try %d at %v: model %d's share of the window %g, brute force %g", i, now.Duration(), m, got, want)
 					}

@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/evalsched/lab/scenario"
+)
 
 // BenchmarkQuotaRetryStorm: a retry storm against a request quota with
 // retry burn: tries arrive far faster than RPM admits, every refused try
@@ -21,7 +25,7 @@ func BenchmarkQuotaRetryStorm(b *testing.B) {
 					name = "under_limit"
 				}
 				b.Run(name, func(b *testing.B) {
-					p := newQuotaPool(poolSpec{limits: [numDims]float64{dimRPM: 5000, dimTPM: 1e9}, countRejected: true, underLimit: under, models: 1})
+					p := newQuotaPool(poolSpec{limits: [scenario.NumDims]float64{scenario.DimRPM: 5000, scenario.DimTPM: 1e9}, countRejected: true, underLimit: under, models: 1})
 					now := Time(0)
 					b.ReportAllocs()
 					b.ResetTimer()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalsched/lab/scenario"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -12,7 +13,7 @@ import (
 // guards, alerts and production generators in the incident scenario, and
 // wants the error at the file and line of the broken text.
 func TestQuotaKeysBadInput(t *testing.T) {
-	base, err := EmbeddedYAML("incident-0214")
+	base, err := scenario.EmbeddedYAML("incident-0214")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestQuotaKeysBadInput(t *testing.T) {
 					break
 				}
 			}
-			_, err := ParseScenario("incident.yaml", []byte(text))
+			_, err := scenario.ParseScenario("incident.yaml", []byte(text))
 			if err == nil {
 				t.Fatal("accepted")
 			}

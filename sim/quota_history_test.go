@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/evalsched/lab/scenario"
 )
 
 // TestHistoryAgesOutMinuteByMinute: usage declared for the day before the
@@ -20,8 +22,8 @@ func TestHistoryAgesOutMinuteByMinute(t *testing.T) {
 		hourly[h] = 0.3 + 0.1*float64(h%7) // uneven, so a shifted hour shows
 	}
 	const clock = 2*time.Hour + 14*time.Minute // virtual time 0 is 02:14
-	hist := &QuotaHistory{Requests: 7201, Tokens: 8_640_123, Hourly: hourly}
-	limits := [numDims]float64{dimRPD: 1e7, dimTPD: 1e10}
+	hist := &scenario.QuotaHistory{Requests: 7201, Tokens: 8_640_123, Hourly: hourly}
+	limits := [scenario.NumDims]float64{scenario.DimRPD: 1e7, scenario.DimTPD: 1e10}
 	p := newQuotaPool(poolSpec{limits: limits, clock: clock, models: 1})
 	p.seedHistory(hist, clock)
 
@@ -34,16 +36,16 @@ func TestHistoryAgesOutMinuteByMinute(t *testing.T) {
 		total += share[m]
 	}
 	count := func(at Time) (req, tok float64) { // the windows' raw sums, as they hold them
-		var got [numDims]float64
+		var got [scenario.NumDims]float64
 		for i := range p.windows {
 			q := &p.windows[i]
 			sum, bySrc := q.live(at)
 			if sum != bySrc[srcHistory] {
-				t.Fatalf("at %v: %s holds %v, %v of it history", at.Duration(), DimNames[q.dim], sum, bySrc[srcHistory])
+				t.Fatalf("at %v: %s holds %v, %v of it history", at.Duration(), scenario.DimNames[q.dim], sum, bySrc[srcHistory])
 			}
 			got[q.dim] = sum
 		}
-		return got[dimRPD], got[dimTPD]
+		return got[scenario.DimRPD], got[scenario.DimTPD]
 	}
 	// Minute m was counted at −(1440−m) min: it frees at m min (minute 0
 	// at time 0 itself), and at no other moment. Before it, the declared
@@ -87,7 +89,7 @@ func TestQuotaEntryRefusesWhatItCannotHold(t *testing.T) {
 		model  int32
 		panics bool
 	}{
-		{"whole tokens", 4_294_967_294, MaxModels - 1, false},
+		{"whole tokens", 4_294_967_294, scenario.MaxModels - 1, false},
 		{"no model", 17, -1, false},
 		{"fractional tokens", 1.5, 0, true},
 		{"too many tokens", 1 << 32, 0, true},

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/evalsched/lab/scenario"
 )
 
 // TestSharedOrgLanesKeepUpWithFixedLane: on azure-production with a binding
@@ -18,13 +20,13 @@ import (
 // loadAzureProduction loads the embedded azure-production scenario from
 // the repository root (its trace path is relative to it), or skips the test
 // without the Azure trace in ../shared/traces.
-func loadAzureProduction(t *testing.T) *Scenario {
+func loadAzureProduction(t *testing.T) *scenario.Scenario {
 	t.Helper()
 	t.Chdir("..")
 	if _, err := os.Stat("../shared/traces/AzureLLMInferenceTrace_conv.csv"); err != nil {
 		t.Skip("no Azure trace in ../shared/traces")
 	}
-	sc, err := LoadScenario("embedded:azure-production")
+	sc, err := scenario.LoadScenario("embedded:azure-production")
 	if err != nil {
 		t.Fatal(err)
 	}

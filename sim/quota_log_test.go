@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/evalsched/lab/scenario"
 )
 
 // TestSharedLogMatchesSeparateWindows: the windows of one span share one
@@ -30,8 +32,8 @@ func TestSharedLogMatchesSeparateWindows(t *testing.T) {
 }
 
 func checkSharedLog(t *testing.T, under bool) {
-	limits := [numDims]float64{dimRPM: 40, dimTPM: 2000, dimRPD: 3000, dimTPD: 150_000}
-	spans := [numDims]Time{Minute, Minute, 24 * Hour, 24 * Hour}
+	limits := [scenario.NumDims]float64{scenario.DimRPM: 40, scenario.DimTPM: 2000, scenario.DimRPD: 3000, scenario.DimTPD: 150_000}
+	spans := [scenario.NumDims]Time{Minute, Minute, 24 * Hour, 24 * Hour}
 	const models = 3
 	p := newQuotaPool(poolSpec{limits: limits, countRejected: true, models: models, underLimit: under})
 	lets := func(count, amt, limit float64) bool { // the admission rule, read on a count
@@ -64,7 +66,7 @@ func checkSharedLog(t *testing.T, under bool) {
 				continue
 			}
 			switch {
-			case d == dimRPM || d == dimRPD:
+			case d == scenario.DimRPM || d == scenario.DimRPD:
 				s++
 			case !e.burn:
 				s += e.tokens
@@ -74,9 +76,9 @@ func checkSharedLog(t *testing.T, under bool) {
 	}
 	bruteWait := func(now Time, tokens float64) Time {
 		var out Time
-		for d := range numDims {
+		for d := range scenario.NumDims {
 			amt := 1.0
-			if d == dimTPM || d == dimTPD {
+			if d == scenario.DimTPM || d == scenario.DimTPD {
 				amt = tokens
 			}
 			if amt > limits[d] && !under {
@@ -93,7 +95,7 @@ func checkSharedLog(t *testing.T, under bool) {
 			for k := len(live) - 1; k >= 0; k-- {
 				after[k] = after[k+1]
 				switch {
-				case d == dimRPM || d == dimRPD:
+				case d == scenario.DimRPM || d == scenario.DimRPD:
 					after[k]++
 				case !live[k].burn:
 					after[k] += live[k].tokens
@@ -130,17 +132,17 @@ func checkSharedLog(t *testing.T, under bool) {
 		if rng.IntN(3) == 0 {
 			src, model = srcProd, -1
 		}
-		for d := range numDims {
+		for d := range scenario.NumDims {
 			all, by := p.dimUse(now, srcEval)
 			if got, want := all[d]*limits[d], brute(d, now, numSources, -1); math.Abs(got-want) > 1e-6 {
-				t.Fatalf("try %d at %v: %s use %g, brute force %g", i, now.Duration(), DimNames[d], got, want)
+				t.Fatalf("try %d at %v: %s use %g, brute force %g", i, now.Duration(), scenario.DimNames[d], got, want)
 			}
 			if got, want := by[d]*limits[d], brute(d, now, srcEval, -1); math.Abs(got-want) > 1e-6 {
-				t.Fatalf("try %d at %v: %s use by evaluations %g, brute force %g", i, now.Duration(), DimNames[d], got, want)
+				t.Fatalf("try %d at %v: %s use by evaluations %g, brute force %g", i, now.Duration(), scenario.DimNames[d], got, want)
 			}
 			for m := range int32(models) {
 				if got, want := p.modelUse(now, m)[d]*limits[d], brute(d, now, numSources, m); math.Abs(got-want) > 1e-6 {
-					t.Fatalf("try %d at %v: %s use of model %d %g, brute force %g", i, now.Duration(), DimNames[d], m, got, want)
+					t.Fatalf("try %d at %v: %s use of model %d %g, brute force %g", i, now.Duration(), scenario.DimNames[d], m, got, want)
 				}
 			}
 		}
@@ -180,7 +182,7 @@ func checkSharedLog(t *testing.T, under bool) {
 	for i := range p.windows {
 		q := &p.windows[i]
 		if q.sum != 0 || q.bySrc != [numSources]float64{} || slices.ContainsFunc(q.byModel, func(v float64) bool { return v != 0 }) {
-			t.Errorf("%s emptied holds sum %v, by source %v, by model %v", DimNames[q.dim], q.sum, q.bySrc, q.byModel)
+			t.Errorf("%s emptied holds sum %v, by source %v, by model %v", scenario.DimNames[q.dim], q.sum, q.bySrc, q.byModel)
 		}
 	}
 }

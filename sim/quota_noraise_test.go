@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/scenario"
 )
 
 // decideRecorder wraps a policy and notes, at every decision, how far the
@@ -60,8 +61,8 @@ func raisesOn429(log []LogRecord, ticks []decision) (bad, raises int) {
 // (ignore_quota, depth without backoff) is the negative control and must
 // be caught doing it.
 func TestNoRaiseWhileRejected(t *testing.T) {
-	incident := func(t *testing.T, extra, signal string) (*Scenario, string) {
-		data, err := EmbeddedYAML("incident-0214")
+	incident := func(t *testing.T, extra, signal string) (*scenario.Scenario, string) {
+		data, err := scenario.EmbeddedYAML("incident-0214")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,25 +75,25 @@ func TestNoRaiseWhileRejected(t *testing.T) {
       scheduler: {initial_limit: 4, step_mode: multiplicative, factor: 1.25, target_depth: 8`+extra+`}
     gateway: {depth_signal: `+signal+`}
 `...)
-		sc, err := ParseScenario("incident.yaml", data)
+		sc, err := scenario.ParseScenario("incident.yaml", data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return sc, "quota-bound"
 	}
-	azure := func(t *testing.T, name string) (*Scenario, string) { return loadAzureProduction(t), name }
+	azure := func(t *testing.T, name string) (*scenario.Scenario, string) { return loadAzureProduction(t), name }
 	cases := []struct {
 		name    string
-		load    func(*testing.T) (*Scenario, string)
+		load    func(*testing.T) (*scenario.Scenario, string)
 		control bool // the old signal: raises on 429 ticks expected
 		slow    bool
 	}{
-		{"incident eval, binding TPM", func(t *testing.T) (*Scenario, string) { return incident(t, "", "held") }, false, false},
-		{"incident eval, old signal (control)", func(t *testing.T) (*Scenario, string) {
+		{"incident eval, binding TPM", func(t *testing.T) (*scenario.Scenario, string) { return incident(t, "", "held") }, false, false},
+		{"incident eval, old signal (control)", func(t *testing.T) (*scenario.Scenario, string) {
 			return incident(t, ", ignore_quota: true", "queued")
 		}, true, false},
-		{"azure-production quota-scheduler", func(t *testing.T) (*Scenario, string) { return azure(t, "quota-scheduler") }, false, true},
-		{"azure-production quota-old-signal (control)", func(t *testing.T) (*Scenario, string) { return azure(t, "quota-old-signal") }, true, true},
+		{"azure-production quota-scheduler", func(t *testing.T) (*scenario.Scenario, string) { return azure(t, "quota-scheduler") }, false, true},
+		{"azure-production quota-old-signal (control)", func(t *testing.T) (*scenario.Scenario, string) { return azure(t, "quota-old-signal") }, true, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/evalsched/lab/scenario"
 )
 
 // TestQuotaProbeLowersPeaks: on azure-production's binding Anthropic TPM,
@@ -25,7 +27,7 @@ func TestQuotaProbeLowersPeaks(t *testing.T) {
 	probe := v.Scenario
 	control := *probe
 	control.Policies.Scheduler.QuotaDeadTime = probe.Policies.Scheduler.WithDefaults().DeadTime
-	peak := func(s *Scenario, seed uint64) int32 {
+	peak := func(s *scenario.Scenario, seed uint64) int32 {
 		w, err := Execute(s, RunSpec{Policy: v.Policy, Seed: seed})
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"testing"
+
+	"github.com/evalsched/lab/scenario"
 )
 
 // TestQuotaAwareSchedulerVsNegativeControl runs the scheduler on the
@@ -27,12 +29,12 @@ func TestQuotaAwareSchedulerVsNegativeControl(t *testing.T) {
 		{"new", "", "held"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data, err := EmbeddedYAML("incident-0214")
+			data, err := scenario.EmbeddedYAML("incident-0214")
 			if err != nil {
 				t.Fatal(err)
 			}
 			data = append(data, fmt.Sprintf(overlay, tc.extra, tc.signal)...)
-			sc, err := ParseScenario("incident.yaml", data)
+			sc, err := scenario.ParseScenario("incident.yaml", data)
 			if err != nil {
 				t.Fatal(err)
 			}

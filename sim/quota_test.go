@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/scenario"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,7 +26,7 @@ func TestDailyWindowReopens(t *testing.T) {
 		{"fixed 04:00 from 05:00", &reset, 5 * time.Hour, 20 * Minute, 23*Hour - 20*Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newQuotaPool(poolSpec{limits: [numDims]float64{dimTPD: 100}, dailyReset: tc.reset, clock: tc.clock})
+			p := newQuotaPool(poolSpec{limits: [scenario.NumDims]float64{scenario.DimTPD: 100}, dailyReset: tc.reset, clock: tc.clock})
 			// 60 tokens at 10m, 40 at the exhaustion instant: full.
 			for _, x := range []struct {
 				at  Time
@@ -55,7 +56,7 @@ func TestDailyWindowReopens(t *testing.T) {
 func TestRetryBurnIffConfigured(t *testing.T) {
 	for _, countRejected := range []bool{false, true} {
 		t.Run(map[bool]string{false: "off", true: "on"}[countRejected], func(t *testing.T) {
-			p := newQuotaPool(poolSpec{limits: [numDims]float64{dimRPM: 10, dimTPD: 100}, countRejected: countRejected})
+			p := newQuotaPool(poolSpec{limits: [scenario.NumDims]float64{scenario.DimRPM: 10, scenario.DimTPD: 100}, countRejected: countRejected})
 			if _, ok := p.admit(0, 100, srcEval, -1); !ok {
 				t.Fatal("first try refused")
 			}
@@ -70,7 +71,7 @@ func TestRetryBurnIffConfigured(t *testing.T) {
 			}
 			want := map[bool]int{false: 0, true: 5}[countRejected]
 			all, _ := p.dimUse(Second, srcEval)
-			if diff := cmp.Diff([]float64{float64(want), float64(1 + want)}, []float64{float64(burned), all[dimRPM] * 10}); diff != "" {
+			if diff := cmp.Diff([]float64{float64(want), float64(1 + want)}, []float64{float64(burned), all[scenario.DimRPM] * 10}); diff != "" {
 				t.Errorf("burned tries and RPM window count (-want +got):\n%s", diff)
 			}
 		})

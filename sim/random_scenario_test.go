@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 )
 
 // The scenario tests elsewhere each turn one feature on; these draw
@@ -48,13 +49,13 @@ func TestRandomScenarios(t *testing.T) {
 	for i := *randomScenarioFrom; i < *randomScenarioFrom+*randomScenarios; i++ {
 		text := randomScenario(rand.New(rand.NewPCG(uint64(i), 0x72616e64)), traces)
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
-			sc, err := ParseScenario(fmt.Sprintf("random-%d.yaml", i), []byte(text))
+			sc, err := scenario.ParseScenario(fmt.Sprintf("random-%d.yaml", i), []byte(text))
 			if err != nil {
 				t.Fatalf("a generated scenario was refused: %v\n%s", err, text)
 			}
 			runs := []struct {
 				name, policy string
-				sc           *Scenario
+				sc           *scenario.Scenario
 			}{{"fixed-lane", "fixed-lane", sc}, {"scheduler", "scheduler", sc}}
 			for _, name := range sc.VariantNames() {
 				v, err := sc.Variant(name)
@@ -63,7 +64,7 @@ func TestRandomScenarios(t *testing.T) {
 				}
 				runs = append(runs, struct {
 					name, policy string
-					sc           *Scenario
+					sc           *scenario.Scenario
 				}{name, v.Policy, v.Scenario})
 			}
 			for _, run := range runs {
@@ -94,13 +95,13 @@ func randomSummary(t *testing.T, w *World) []byte {
 
 // checkQuotasFromLog checks every organisation's and key's windows, and
 // each key's budget, against the tries the event log says were accepted.
-func checkQuotasFromLog(t *testing.T, sc *Scenario, w *World) {
+func checkQuotasFromLog(t *testing.T, sc *scenario.Scenario, w *World) {
 	t.Helper()
 	for i, o := range sc.Organisations {
 		tries := acceptedBy(w.Log(), func(r LogRecord) bool { return r.Org == int32(i) })
-		checkWindows(t, "org "+o.Name, tries, o.limits(), o.DailyReset != nil, underLimit(o.Admission))
+		checkWindows(t, "org "+o.Name, tries, o.Limits(), o.DailyReset != nil, scenario.UnderLimit(o.Admission))
 		if o.DailyReset != nil {
-			checkFixedDays(t, "org "+o.Name, tries, o.limits(), sc.Clock, *o.DailyReset, underLimit(o.Admission))
+			checkFixedDays(t, "org "+o.Name, tries, o.Limits(), sc.Clock, *o.DailyReset, scenario.UnderLimit(o.Admission))
 		}
 	}
 	keyOf := map[int32]string{}
@@ -109,7 +110,7 @@ func checkQuotasFromLog(t *testing.T, sc *Scenario, w *World) {
 	}
 	for _, k := range sc.Keys {
 		tries := acceptedBy(w.Log(), func(r LogRecord) bool { return r.Job >= 0 && keyOf[r.Model] == k.Name })
-		checkWindows(t, "key "+k.Name, tries, k.limits(), false, underLimit(k.Admission))
+		checkWindows(t, "key "+k.Name, tries, k.Limits(), false, scenario.UnderLimit(k.Admission))
 		spent := 0.0
 		for _, x := range tries {
 			spent += x.tokens
@@ -126,7 +127,7 @@ func checkQuotasFromLog(t *testing.T, sc *Scenario, w *World) {
 // fixed-lane each lane's cap and the shared lane's remainder of the global
 // cap; and, per model, the gateway's in-flight limit on evaluation calls
 // (max_factor times it under the adaptive limit).
-func checkCapsFromLog(t *testing.T, sc *Scenario, policy string, w *World) {
+func checkCapsFromLog(t *testing.T, sc *scenario.Scenario, policy string, w *World) {
 	t.Helper()
 	models := sc.ModelConfigs()
 	laneOf := func(m int32) string { // fixed-lane's lane of a model: its own, or "" (shared)
@@ -192,14 +193,14 @@ func checkCapsFromLog(t *testing.T, sc *Scenario, policy string, w *World) {
 // accepted between two resets (the first at the first instant after 0 whose
 // time of day on clock is reset, then every 24 h) stay within the limit.
 // The log holds the run's tries only, a lower bound of the window's count.
-func checkFixedDays(t *testing.T, who string, tries []try, limits [numDims]float64, clock, reset time.Duration, underLimit bool) {
+func checkFixedDays(t *testing.T, who string, tries []try, limits [scenario.NumDims]float64, clock, reset time.Duration, underLimit bool) {
 	t.Helper()
 	const day = 24 * time.Hour
 	first := (reset - clock%day + day) % day
 	if first == 0 {
 		first = day
 	}
-	for _, d := range []int{dimRPD, dimTPD} {
+	for _, d := range []int{scenario.DimRPD, scenario.DimTPD} {
 		limit := limits[d]
 		if limit == 0 {
 			continue
@@ -210,15 +211,15 @@ func checkFixedDays(t *testing.T, who string, tries []try, limits [numDims]float
 				sum, end = 0, end+FromDuration(day)
 			}
 			amt := 1.0
-			if d == dimTPD {
+			if d == scenario.DimTPD {
 				amt = x.tokens
 			}
 			if underLimit && sum >= limit {
-				t.Fatalf("%s: fixed %s window let a try in at %v holding %.0f >= limit %.0f", who, DimNames[d], x.t.Duration(), sum, limit)
+				t.Fatalf("%s: fixed %s window let a try in at %v holding %.0f >= limit %.0f", who, scenario.DimNames[d], x.t.Duration(), sum, limit)
 			}
 			sum += amt
 			if !underLimit && sum > limit {
-				t.Fatalf("%s: fixed %s window serves %.0f > limit %.0f at %v", who, DimNames[d], sum, limit, x.t.Duration())
+				t.Fatalf("%s: fixed %s window serves %.0f > limit %.0f at %v", who, scenario.DimNames[d], sum, limit, x.t.Duration())
 			}
 		}
 	}
@@ -258,7 +259,7 @@ func randomScenario(r *rand.Rand, traces string) string {
 	}
 	// quotas writes each of the four limits with probability p, drawn from
 	// [lo, lo+span) and divided by scale (at least 1).
-	quotas := func(prefix, suffix string, p [numDims]float64, lo, span [numDims]int) {
+	quotas := func(prefix, suffix string, p [scenario.NumDims]float64, lo, span [scenario.NumDims]int) {
 		for d, key := range []string{"rpm", "tpm", "rpd", "tpd"} {
 			if chance(p[d]) {
 				fmt.Fprintf(&b, "%s%s: %d%s", prefix, key, max(1, (lo[d]+r.IntN(span[d]))/scale), suffix)
@@ -269,7 +270,7 @@ func randomScenario(r *rand.Rand, traces string) string {
 	b.WriteString("organisations:\n")
 	for i := range nOrg {
 		fmt.Fprintf(&b, "  - name: o%d\n", i)
-		quotas("    ", "\n", [numDims]float64{0.6, 0.6, 0.4, 0.4}, [numDims]int{20, 20000, 200, 200000}, [numDims]int{2000, 2000000, 50000, 50000000})
+		quotas("    ", "\n", [scenario.NumDims]float64{0.6, 0.6, 0.4, 0.4}, [scenario.NumDims]int{20, 20000, 200, 200000}, [scenario.NumDims]int{2000, 2000000, 50000, 50000000})
 		if chance(0.2) {
 			fmt.Fprintf(&b, "    daily_reset: %dh\n", r.IntN(24))
 		}
@@ -301,7 +302,7 @@ func randomScenario(r *rand.Rand, traces string) string {
 		b.WriteString("keys:\n")
 		for i := range nKey {
 			fmt.Fprintf(&b, "  - {name: k%d", i)
-			quotas(", ", "", [numDims]float64{0.6, 0.6, 0, 0.2}, [numDims]int{10, 10000, 0, 100000}, [numDims]int{1000, 1000000, 1, 20000000})
+			quotas(", ", "", [scenario.NumDims]float64{0.6, 0.6, 0, 0.2}, [scenario.NumDims]int{10, 10000, 0, 100000}, [scenario.NumDims]int{1000, 1000000, 1, 20000000})
 			if chance(0.3) {
 				fmt.Fprintf(&b, ", budget_tokens: %d", max(1, (10000+r.IntN(2000000))/scale))
 			}

@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 )
 
 // recorder keeps what a run measures apart from the state of the world:
@@ -123,7 +124,7 @@ const (
 	LogSample     // a series sample: fairness windows are read at these
 )
 
-func newRecorder(sc *Scenario, eng *Engine, log bool) recorder {
+func newRecorder(sc *scenario.Scenario, eng *Engine, log bool) recorder {
 	names := sc.Catalogue()
 	r := recorder{
 		eng: eng, windowStart: FromDuration(sc.Warmup), end: FromDuration(sc.Duration),
@@ -362,7 +363,7 @@ func (w *World) Production() []results.ProductionStats {
 		p, cfg := &w.rec.prod[i], &w.sc.Production[i]
 		th := cfg.OutageThreshold
 		if th == 0 {
-			th = DefaultOutageThreshold
+			th = scenario.DefaultOutageThreshold
 		}
 		minutes, outage := productionMinutes(p.minutes, th)
 		out[i] = results.ProductionStats{Name: cfg.Name, Model: cfg.Model,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 )
 
 // quotaMeter is what the recorder measures of quotas: the tries and 429s of
@@ -24,7 +25,7 @@ type quotaMeter struct {
 	keyRejected int64
 }
 
-func newQuotaMeter(sc *Scenario) quotaMeter {
+func newQuotaMeter(sc *scenario.Scenario) quotaMeter {
 	n := len(sc.Catalogue())
 	q := quotaMeter{tries: make([]int, n), rejected: make([]int, n), keyUse: make([][2]float64, len(sc.Keys)),
 		burned: make([]int64, 1+len(sc.Production))}
@@ -155,10 +156,10 @@ func (r *recorder) decided() {
 func (w *World) QuotaUsage() []results.QuotaUse {
 	var out []results.QuotaUse
 	add := func(workload, org, key string, used [2]float64, pool *quotaPool) {
-		for _, d := range []int{dimRPD, dimTPD} {
+		for _, d := range []int{scenario.DimRPD, scenario.DimTPD} {
 			if m := pool.limit(d); m > 0 {
-				out = append(out, results.QuotaUse{Workload: workload, Org: org, Key: key, Dimension: DimNames[d],
-					Used: used[d-dimRPD], Quota: m, Share: used[d-dimRPD] / m})
+				out = append(out, results.QuotaUse{Workload: workload, Org: org, Key: key, Dimension: scenario.DimNames[d],
+					Used: used[d-scenario.DimRPD], Quota: m, Share: used[d-scenario.DimRPD] / m})
 			}
 		}
 	}

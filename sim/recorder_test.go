@@ -5,14 +5,15 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 	"github.com/google/go-cmp/cmp"
 )
 
 // newWorld builds a run of a policy on sc with opts (its Policy set here).
-func newWorld(t *testing.T, sc *Scenario, policy string, opts Options) *World {
+func newWorld(t *testing.T, sc *scenario.Scenario, policy string, opts Options) *World {
 	t.Helper()
-	pol, err := NewPolicy(policy, sc)
+	pol, err := scenario.NewPolicy(policy, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func newWorld(t *testing.T, sc *Scenario, policy string, opts Options) *World {
 
 // runWorld runs a policy on sc with opts (its Policy set here), calling
 // before, if set, on the world before it runs.
-func runWorld(t *testing.T, sc *Scenario, policy string, opts Options, before func(*World)) *World {
+func runWorld(t *testing.T, sc *scenario.Scenario, policy string, opts Options, before func(*World)) *World {
 	t.Helper()
 	w := newWorld(t, sc, policy, opts)
 	if before != nil {
@@ -40,7 +41,7 @@ func runWorld(t *testing.T, sc *Scenario, policy string, opts Options, before fu
 
 // runStreamed runs a policy on sc with its rows streamed to a discard sink,
 // as sim run and sim compare do.
-func runStreamed(t *testing.T, sc *Scenario, policy string) *World {
+func runStreamed(t *testing.T, sc *scenario.Scenario, policy string) *World {
 	t.Helper()
 	return runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) { w.StreamRows(results.Discard) })
 }
@@ -48,11 +49,11 @@ func runStreamed(t *testing.T, sc *Scenario, policy string) *World {
 // TestBatchesPruned: once every batch is done, nothing is left in the
 // recorder's batch maps nor in its tracking lists.
 func TestBatchesPruned(t *testing.T) {
-	for _, policy := range PolicyNames {
+	for _, policy := range scenario.PolicyNames() {
 		t.Run(policy, func(t *testing.T) {
 			// Arrivals only in the first minutes (a burst of large batches
 			// and small ones behind them), then an hour to drain.
-			sc := smallScenario(t, func(sc *Scenario) {
+			sc := smallScenario(t, func(sc *scenario.Scenario) {
 				sc.Duration = 3 * time.Hour
 				sc.Workload.Batches.RatePerHour = 0
 				sc.Workload.Batches.Size = workloads.Dist{Kind: "uniform", Min: 1001, Max: 1200}
@@ -87,7 +88,7 @@ func TestBatchesPruned(t *testing.T) {
 func TestRetainedStateBounded(t *testing.T) {
 	var finished []int64
 	for _, d := range []time.Duration{40 * time.Minute, 3 * time.Hour} {
-		sc := smallScenario(t, func(sc *Scenario) {
+		sc := smallScenario(t, func(sc *scenario.Scenario) {
 			sc.Duration = d
 			sc.Workload.Batches.Bursts = nil
 		})
@@ -139,7 +140,7 @@ func TestRetainedStateBounded(t *testing.T) {
 // only its limits, compactly, and summarises exactly as one that keeps
 // every row (convergence included).
 func TestStreamedSummaryUnchanged(t *testing.T) {
-	for _, policy := range PolicyNames {
+	for _, policy := range scenario.PolicyNames() {
 		t.Run(policy, func(t *testing.T) {
 			sc := smallScenario(t, nil)
 			kept := runStreamed(t, sc, policy)
@@ -160,7 +161,7 @@ func TestStreamedSummaryUnchanged(t *testing.T) {
 // run must summarise exactly as with the name lookup every trace gets, and
 // its batch rows and progress must be the same.
 func TestUniqueBatchesMatchNameLookup(t *testing.T) {
-	for _, policy := range PolicyNames {
+	for _, policy := range scenario.PolicyNames() {
 		t.Run(policy, func(t *testing.T) {
 			sc := smallScenario(t, nil)
 			fast := runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) {

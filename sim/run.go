@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -17,7 +18,7 @@ type RunSpec struct {
 	Seed   uint64
 	// Variant, if set, runs the variant's scenario (instead of the one
 	// given to ExecuteAll) and names the run after the variant.
-	Variant *Variant
+	Variant *scenario.Variant
 	// Source, if set, replaces the scenario's generator.
 	Source   workloads.Source
 	Progress func(now, end Time)
@@ -30,7 +31,7 @@ type RunSpec struct {
 }
 
 // ScenarioFor is the scenario the run simulates: its variant's, else base.
-func (s RunSpec) ScenarioFor(base *Scenario) *Scenario {
+func (s RunSpec) ScenarioFor(base *scenario.Scenario) *scenario.Scenario {
 	if s.Variant != nil {
 		return s.Variant.Scenario
 	}
@@ -46,8 +47,8 @@ func (s RunSpec) Label() string {
 }
 
 // Execute runs one policy on the scenario and returns the finished world.
-func Execute(sc *Scenario, spec RunSpec) (*World, error) {
-	pol, err := NewPolicy(spec.Policy, sc)
+func Execute(sc *scenario.Scenario, spec RunSpec) (*World, error) {
+	pol, err := scenario.NewPolicy(spec.Policy, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func (w *World) Measured() results.RunData {
 		JobsFailed:    c.JobsFailed,
 		Models:        w.sc.Catalogue(),
 		Fairness:      w.Fairness(),
-		Disturbances:  w.sc.Disturbances(),
+		Disturbances:  disturbances(w.sc),
 		Targets:       w.targets(),
 		BatchProgress: w.BatchProgress(),
 		Production:    w.Production(),
@@ -96,9 +97,9 @@ func (w *World) Measured() results.RunData {
 	}
 }
 
-// Disturbances are the instants a controller must settle after: the start,
+// disturbances are the instants a controller must settle after: the start,
 // every burst of batches, every capacity event.
-func (s *Scenario) Disturbances() []results.Disturbance {
+func disturbances(s *scenario.Scenario) []results.Disturbance {
 	ds := []results.Disturbance{{Kind: results.DisturbanceStart}}
 	for _, bp := range []workloads.BatchProcess{s.Workload.Batches, s.Workload.Background} {
 		for _, b := range bp.Bursts {
@@ -119,7 +120,7 @@ func (s *Scenario) Disturbances() []results.Disturbance {
 // same seed), each on its own goroutine, and returns their worlds in order.
 // newSource, if set, opens the job stream for each run (e.g. a trace reader);
 // otherwise each run draws it from the scenario's generator.
-func Compare(sc *Scenario, seed uint64, names []string, newSource func() (workloads.Source, error), progress func(i int, now, end Time)) ([]*World, error) {
+func Compare(sc *scenario.Scenario, seed uint64, names []string, newSource func() (workloads.Source, error), progress func(i int, now, end Time)) ([]*World, error) {
 	worlds := make([]*World, len(names))
 	errs := make([]error, len(names))
 	done := make(chan struct{}, len(names))
@@ -155,7 +156,7 @@ func Compare(sc *Scenario, seed uint64, names []string, newSource func() (worklo
 // result does not depend on scheduling. newSource, if set, opens the job
 // stream of each run that has no Source; a stream it opened that is an
 // io.Closer is closed when its run ends.
-func ExecuteAll(sc *Scenario, specs []RunSpec, newSource func() (workloads.Source, error)) ([]results.Run, error) {
+func ExecuteAll(sc *scenario.Scenario, specs []RunSpec, newSource func() (workloads.Source, error)) ([]results.Run, error) {
 	runs := make([]results.Run, len(specs))
 	errs := make([]error, len(specs))
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -32,7 +33,7 @@ func TestTraceRoundTrip(t *testing.T) {
 				t.Fatalf("only %d jobs in the trace", n)
 			}
 			var runs []results.Run
-			for _, p := range PolicyNames {
+			for _, p := range scenario.PolicyNames() {
 				r := workloads.NewTraceReader(bytes.NewReader(buf.Bytes()), "trace."+format, format, sc.Catalogue(), gen.Classes(), workloads.TraceOptions{})
 				w, err := Execute(sc, RunSpec{Policy: p, Seed: seed, Source: r})
 				if err != nil {
@@ -82,7 +83,7 @@ func TestFailedStreamStopsTheRun(t *testing.T) {
 	}
 	last := jobs[len(jobs)-1].Arrival
 	broken := errors.New("line 12345: model: unknown model")
-	for _, p := range PolicyNames {
+	for _, p := range scenario.PolicyNames() {
 		w := newWorld(t, sc, p, Options{Seed: 3, Source: &failingSource{jobSlice{jobs: jobs}, broken}})
 		if err := w.Run(); !errors.Is(err, broken) {
 			t.Fatalf("%s: the run ended with %v, want the stream's error", p, err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 )
 
 // TestTwoLoops: on the controllers scenario (hot-a halves its streams at
@@ -14,7 +15,7 @@ import (
 // the job-level loop alone than the noise between two seeds of the loop
 // alone.
 func TestTwoLoops(t *testing.T) {
-	sc, err := LoadScenario("embedded:controllers")
+	sc, err := scenario.LoadScenario("embedded:controllers")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestTwoLoops(t *testing.T) {
 	}
 }
 
-func twoLoops(t *testing.T, sc *Scenario, job string, bound float64) {
+func twoLoops(t *testing.T, sc *scenario.Scenario, job string, bound float64) {
 	specs := variantSpecs(t, sc, []uint64{1, 2}, job, job+"+gateway")
 	runs, err := ExecuteAll(sc, specs, nil)
 	if err != nil {
@@ -78,7 +79,7 @@ func abs(x float64) float64 {
 }
 
 // variantSpecs is one run per seed and variant name, seed-major.
-func variantSpecs(t *testing.T, sc *Scenario, seeds []uint64, names ...string) []RunSpec {
+func variantSpecs(t *testing.T, sc *scenario.Scenario, seeds []uint64, names ...string) []RunSpec {
 	t.Helper()
 	var specs []RunSpec
 	for _, seed := range seeds {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -43,7 +44,7 @@ type Options struct {
 	// Progress, if set, is called every series sample with the virtual time.
 	Progress func(now, end Time)
 	// Variant, if set, names the run (Measured) after a scenario variant.
-	Variant *Variant
+	Variant *scenario.Variant
 }
 
 // World is one run: the engine, the simulated system and the policy driving
@@ -52,7 +53,7 @@ type Options struct {
 // the Provider (provider.go, quota.go), production traffic (production.go)
 // and the recorder of measurements (recorder.go, fairness.go).
 type World struct {
-	sc     *Scenario
+	sc     *scenario.Scenario
 	eng    *Engine
 	pol    policies.Policy
 	trig   policies.Trigger
@@ -95,7 +96,7 @@ type World struct {
 }
 
 // NewWorld builds a run of the scenario under the policy.
-func NewWorld(sc *Scenario, opts Options) (*World, error) {
+func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 	if opts.Policy == nil {
 		return nil, fmt.Errorf("no policy")
 	}
@@ -123,7 +124,7 @@ func NewWorld(sc *Scenario, opts Options) (*World, error) {
 	if w.source == nil {
 		gen, err := workloads.NewGenerator(sc.Workload, sc.Catalogue(), sc.Duration, opts.Seed)
 		if err != nil {
-			return nil, fmt.Errorf("%s: workload: %w", sc.file, err)
+			return nil, fmt.Errorf("%s: workload: %w", sc.File(), err)
 		}
 		w.source = gen
 	}
@@ -165,7 +166,7 @@ func (w *World) run() error {
 	for i, e := range w.sc.Events {
 		w.eng.post(FromDuration(e.At), evCapacity, int32(i))
 	}
-	maxEvents := w.sc.budget.MaxEvents
+	maxEvents := w.sc.RunBudget.MaxEvents
 	if maxEvents == 0 {
 		maxEvents = math.MaxUint64
 	}
@@ -175,14 +176,14 @@ func (w *World) run() error {
 			break
 		}
 		if w.eng.processed >= maxEvents {
-			w.err = &BudgetError{What: "events", Size: float64(w.eng.processed), Limit: float64(maxEvents),
-				At: w.now(), Flag: "--max-events", Details: fmt.Sprintf("%d calls created, %d tries", w.rec.counts.CallsCreated, w.rec.counts.Tries)}
+			w.err = &scenario.BudgetError{What: "events", Size: float64(w.eng.processed), Limit: float64(maxEvents),
+				Running: true, At: w.now().Duration(), Flag: "--max-events", Details: fmt.Sprintf("%d calls created, %d tries", w.rec.counts.CallsCreated, w.rec.counts.Tries)}
 			break
 		}
-		if w.eng.processed&memoryCheckMask == 0 && w.sc.budget.MaxMemory > 0 {
-			if live := liveHeap(); live > w.sc.budget.MaxMemory {
-				w.err = &BudgetError{What: "bytes of memory", Size: float64(live), Limit: float64(w.sc.budget.MaxMemory),
-					At: w.now(), Flag: "--max-memory", Details: fmt.Sprintf("the process's live heap after %d events", w.eng.processed)}
+		if w.eng.processed&memoryCheckMask == 0 && w.sc.RunBudget.MaxMemory > 0 {
+			if live := liveHeap(); live > w.sc.RunBudget.MaxMemory {
+				w.err = &scenario.BudgetError{What: "bytes of memory", Size: float64(live), Limit: float64(w.sc.RunBudget.MaxMemory),
+					Running: true, At: w.now().Duration(), Flag: "--max-memory", Details: fmt.Sprintf("the process's live heap after %d events", w.eng.processed)}
 				break
 			}
 		}

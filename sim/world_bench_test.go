@@ -7,10 +7,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/evalsched/lab/scenario"
 )
 
 var (
-	benchScenario = flag.String("scenario", DefaultScenario,
+	benchScenario = flag.String("scenario", scenario.DefaultScenario,
 		"scenario BenchmarkWorld runs: an embedded name or a file")
 	benchScenarioDuration = flag.Duration("scenario-duration", time.Hour,
 		"BenchmarkWorld cuts the scenario to this long (warm-up a sixth of it); 0 runs it whole")
@@ -36,14 +38,14 @@ var (
 // per-batch records (measurements, logs, names), not from the event loop:
 // see TestWorldSteadyStateAllocations.
 func BenchmarkWorld(b *testing.B) {
-	sc, err := LoadScenario(*benchScenario)
+	sc, err := scenario.LoadScenario(*benchScenario)
 	if err != nil {
 		b.Fatal(err)
 	}
 	if d := *benchScenarioDuration; d > 0 && d < sc.Duration {
 		sc.Duration, sc.Warmup = d, d/6
 	}
-	for _, policy := range PolicyNames {
+	for _, policy := range scenario.PolicyNames() {
 		b.Run(policy, func(b *testing.B) {
 			b.ReportAllocs()
 			var events uint64

@@ -10,14 +10,15 @@ import (
 
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
 // smallScenario is the light-load scenario (the first default) cut down to
 // run in well under a second.
-func smallScenario(t *testing.T, edit func(*Scenario)) *Scenario {
+func smallScenario(t *testing.T, edit func(*scenario.Scenario)) *scenario.Scenario {
 	t.Helper()
-	sc, err := LoadScenario("embedded:light-load")
+	sc, err := scenario.LoadScenario("embedded:light-load")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +26,7 @@ func smallScenario(t *testing.T, edit func(*Scenario)) *Scenario {
 	sc.Warmup = 5 * time.Minute
 	sc.Workload.Batches.Bursts = []workloads.Burst{{At: 10 * time.Minute, Batches: 2, Spread: time.Minute}}
 	sc.Workload.Batches.Size.Max = 3000
-	sc.Events = []CapacityEvent{{At: 20 * time.Minute, Model: "gpt-5.5", Capacity: ptr(0.0)}, {At: 25 * time.Minute, Model: "gpt-5.5", Capacity: ptr(1.0)}}
+	sc.Events = []scenario.CapacityEvent{{At: 20 * time.Minute, Model: "gpt-5.5", Capacity: ptr(0.0)}, {At: 25 * time.Minute, Model: "gpt-5.5", Capacity: ptr(1.0)}}
 	if edit != nil {
 		edit(sc)
 	}
@@ -34,7 +35,7 @@ func smallScenario(t *testing.T, edit func(*Scenario)) *Scenario {
 
 func ptr[T any](v T) *T { return &v }
 
-func runLogged(t *testing.T, sc *Scenario, policy string, seed uint64) *World {
+func runLogged(t *testing.T, sc *scenario.Scenario, policy string, seed uint64) *World {
 	t.Helper()
 	return runWorld(t, sc, policy, Options{Seed: seed, Log: true}, nil)
 }
@@ -45,9 +46,9 @@ func runLogged(t *testing.T, sc *Scenario, policy string, seed uint64) *World {
 // still queued, backing off or at a provider. The generator is replayed on its
 // own to count the arrivals independently.
 func TestConservation(t *testing.T) {
-	for _, policy := range PolicyNames {
+	for _, policy := range scenario.PolicyNames() {
 		t.Run(policy, func(t *testing.T) {
-			sc := smallScenario(t, func(sc *Scenario) {
+			sc := smallScenario(t, func(sc *scenario.Scenario) {
 				sc.Organisations[1].RPM = 3000 // make 429s happen
 				sc.Gateway.Retry.MaxAttempts = 6
 			})
@@ -131,10 +132,10 @@ func TestConservation(t *testing.T) {
 	}
 }
 
-func summaryJSON(t *testing.T, sc *Scenario, seed uint64) []byte {
+func summaryJSON(t *testing.T, sc *scenario.Scenario, seed uint64) []byte {
 	t.Helper()
 	var runs []results.Run
-	for _, p := range PolicyNames {
+	for _, p := range scenario.PolicyNames() {
 		w, err := Execute(sc, RunSpec{Policy: p, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
@@ -165,7 +166,7 @@ func TestDeterminism(t *testing.T) {
 func TestArrivalsIndependentOfPolicy(t *testing.T) {
 	sc := smallScenario(t, nil)
 	var streams [][]string
-	for _, p := range PolicyNames {
+	for _, p := range scenario.PolicyNames() {
 		w := runLogged(t, sc, p, 5)
 		var s []string
 		for _, r := range w.Log() {
@@ -199,12 +200,12 @@ func TestRateLimits(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sc := smallScenario(t, func(sc *Scenario) {
+			sc := smallScenario(t, func(sc *scenario.Scenario) {
 				for i := range sc.Organisations {
 					sc.Organisations[i].RPM, sc.Organisations[i].TPM = tc.rpm, tc.tpm
 				}
 				sc.Events = nil
-				sc.Gateway.Retry = RetryConfig{Base: 2 * time.Second, Max: 20 * time.Second, Multiplier: 2, HonourRetryAfter: &tc.honour}
+				sc.Gateway.Retry = scenario.RetryConfig{Base: 2 * time.Second, Max: 20 * time.Second, Multiplier: 2, HonourRetryAfter: &tc.honour}
 			})
 			w := runLogged(t, sc, "scheduler", 9)
 			type acc struct {
@@ -269,7 +270,7 @@ func TestRateLimits(t *testing.T) {
 // exactly 60 of 100 simultaneous single-call jobs in the first minute, and the
 // rest when the window frees (retry-after honoured, no jitter).
 func TestRateLimitWindowExact(t *testing.T) {
-	sc, err := ParseScenario("rl.yaml", []byte(`
+	sc, err := scenario.ParseScenario("rl.yaml", []byte(`
 name: rl
 duration: 10m
 warmup: 0s

@@ -20,7 +20,7 @@ const (
 	maxContext     = 1 << 30    // input tokens of a call (int32-safe)
 )
 
-// MaxDuration is the longest span of a run (sim.MaxDuration) and of a
+// MaxDuration is the longest span of a run (scenario.MaxDuration) and of a
 // request trace (its last record after its first): one year. Virtual time
 // is int64, and sums of a few such spans stay far from overflowing it.
 const MaxDuration = 365 * 24 * time.Hour

@@ -9,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
 	"github.com/urfave/cli/v2"
 )
 
 func newApp() *cli.App {
-	scenarioFlag := &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one (" + strings.Join(sim.EmbeddedNames(), ", ") + ")", Value: sim.DefaultScenario}
+	scenarioFlag := &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one (" + strings.Join(scenario.EmbeddedNames(), ", ") + ")", Value: scenario.DefaultScenario}
 	seedFlag := &cli.Uint64Flag{Name: "seed", Usage: "random seed: the same scenario and seed give the same results", Value: 1}
 	outFlag := &cli.StringFlag{Name: "out", Usage: "directory for summary.json and series.csv (created if missing)", Value: "out"}
 	topFlag := &cli.IntFlag{Name: "top", Usage: "lanes to show in the table, busiest first (0 = all)", Value: 15}
@@ -37,7 +38,7 @@ func newApp() *cli.App {
 			Usage:     "run one policy on a scenario and print the per-lane table",
 			UsageText: "sim run [--scenario FILE] [--policy NAME] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
 			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag,
-				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(sim.PolicyNames, " or "), Value: "fixed-lane"}),
+				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(scenario.PolicyNames(), " or "), Value: "fixed-lane"}),
 			Action: func(c *cli.Context) error {
 				budget, err := budgetOf(c)
 				if err != nil {
@@ -61,14 +62,14 @@ func newApp() *cli.App {
 			Flags: []cli.Flag{&cli.StringFlag{Name: "show", Usage: "print this embedded scenario's YAML"}},
 			Action: func(c *cli.Context) error {
 				if name := c.String("show"); name != "" {
-					data, err := sim.EmbeddedYAML(name)
+					data, err := scenario.EmbeddedYAML(name)
 					if err != nil {
 						return err
 					}
 					_, err = c.App.Writer.Write(data)
 					return err
 				}
-				for _, n := range sim.EmbeddedNames() {
+				for _, n := range scenario.EmbeddedNames() {
 					fmt.Fprintln(c.App.Writer, n)
 				}
 				return nil
@@ -98,13 +99,13 @@ type options struct {
 	variants                     []string // compare: scenario variants, the first the baseline
 	shard                        results.Shard
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
-	budget                       sim.Budget
+	budget                       scenario.Budget
 }
 
 // prepare loads the scenario and, with --trace, opens the trace for the
 // runs (openJobTrace: validated beside them, or first with --skip-invalid).
-func prepare(o options) (*sim.Scenario, *jobTrace, error) {
-	sc, err := sim.LoadScenario(o.scenario)
+func prepare(o options) (*scenario.Scenario, *jobTrace, error) {
+	sc, err := scenario.LoadScenario(o.scenario)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,7 +128,7 @@ func runCommand(out io.Writer, o options) error {
 		return err
 	}
 	policy, seed, dir, top := o.policy, o.seed, o.dir, o.top
-	if _, err := sim.NewPolicy(policy, sc); err != nil {
+	if _, err := scenario.NewPolicy(policy, sc); err != nil {
 		return err
 	}
 	spec := sim.RunSpec{Policy: policy, Seed: seed}
@@ -169,7 +170,7 @@ type simulated struct {
 // series.csv and batches.csv, which commit completes with summary.json. On
 // error, or when the trace's validation (beside the runs) refuses it,
 // nothing is left in dir.
-func simulate(sc *sim.Scenario, dir string, specs []sim.RunSpec, written int, trace *jobTrace, stderr io.Writer) (*simulated, error) {
+func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written int, trace *jobTrace, stderr io.Writer) (*simulated, error) {
 	policies := make([]string, written)
 	for i := range policies {
 		policies[i] = specs[i].Label()
@@ -291,7 +292,7 @@ func commitCompareShard(done *simulated, summary results.Summary, cs results.Com
 
 // compareArms are the runs compare makes per seed: the named variants, in
 // order (the first is the baseline), or the fixed-lane and scheduler pair.
-func compareArms(sc *sim.Scenario, o options) ([]sim.RunSpec, error) {
+func compareArms(sc *scenario.Scenario, o options) ([]sim.RunSpec, error) {
 	variants := o.variants
 	if len(variants) == 0 {
 		return []sim.RunSpec{{Policy: "fixed-lane"}, {Policy: "scheduler"}}, nil
@@ -324,7 +325,7 @@ func compareArms(sc *sim.Scenario, o options) ([]sim.RunSpec, error) {
 
 // writeComparison prints compare's tables: each run after the first against
 // the first, the multipliers over seeds, and fairness per run.
-func writeComparison(out io.Writer, sc *sim.Scenario, o options, summary results.Summary) error {
+func writeComparison(out io.Writer, sc *scenario.Scenario, o options, summary results.Summary) error {
 	runs := summary.Runs
 	fmt.Fprintf(out, "scenario %s, seed %d: old = %s, new = %s, window %.0f-%.0f s\n",
 		sc.Name, o.seed, runs[0].Policy, runs[1].Policy, runs[0].Window[0], runs[0].Window[1])

@@ -6,16 +6,17 @@ import (
 	"sync"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
 )
 
 // pointScenario builds a point's scenario: the file (or embedded one), its
 // variant if named, the overlay merged on.
-func pointScenario(p results.PointSpec, cache map[string]*sim.Scenario) (*sim.Variant, error) {
+func pointScenario(p results.PointSpec, cache map[string]*scenario.Scenario) (*scenario.Variant, error) {
 	sc, ok := cache[p.Scenario]
 	if !ok {
 		var err error
-		if sc, err = sim.LoadScenario(p.Scenario); err != nil {
+		if sc, err = scenario.LoadScenario(p.Scenario); err != nil {
 			return nil, err
 		}
 		cache[p.Scenario] = sc
@@ -29,10 +30,10 @@ func pointScenario(p results.PointSpec, cache map[string]*sim.Scenario) (*sim.Va
 		sc, policy = v.Scenario, v.Policy
 	}
 	if policy == "" {
-		policy = sim.DefaultVariantPolicy
+		policy = scenario.DefaultVariantPolicy
 	}
 	for _, prm := range p.Settings {
-		steps, err := sim.SplitKey(prm.Key)
+		steps, err := scenario.SplitKey(prm.Key)
 		if err == nil {
 			err = sc.CheckItems(steps)
 		}
@@ -48,13 +49,13 @@ func pointScenario(p results.PointSpec, cache map[string]*sim.Scenario) (*sim.Va
 			return nil, fmt.Errorf("point %s (%s): %w", p.ID, p.Name, err)
 		}
 	}
-	if _, err := sim.NewPolicy(policy, sc); err != nil {
+	if _, err := scenario.NewPolicy(policy, sc); err != nil {
 		return nil, err
 	}
-	if err := sc.SetBudget(sim.DefaultBudget, false); err != nil {
+	if err := sc.SetBudget(scenario.DefaultBudget, false); err != nil {
 		return nil, err
 	}
-	return &sim.Variant{Name: p.ID, Policy: policy, Scenario: sc}, nil
+	return &scenario.Variant{Name: p.ID, Policy: policy, Scenario: sc}, nil
 }
 
 // runPoints runs the points idx of points on every seed (with the
@@ -64,7 +65,7 @@ func pointScenario(p results.PointSpec, cache map[string]*sim.Scenario) (*sim.Va
 // a time). A progress bar is drawn on stderr when it is a terminal.
 func runPoints(stderr io.Writer, label string, points []results.PointSpec, idx []int, seeds []uint64,
 	done func(i int, perSeed [][]results.MetricValue) error) error {
-	cache := map[string]*sim.Scenario{}
+	cache := map[string]*scenario.Scenario{}
 	var specs []sim.RunSpec
 	var mu sync.Mutex
 	var firstErr error
@@ -74,9 +75,9 @@ func runPoints(stderr io.Writer, label string, points []results.PointSpec, idx [
 		if err != nil {
 			return err
 		}
-		arms := []*sim.Variant{v}
+		arms := []*scenario.Variant{v}
 		if p.Baseline {
-			arms = append(arms, &sim.Variant{Name: p.ID + "/fixed-lane", Policy: "fixed-lane", Scenario: v.Scenario})
+			arms = append(arms, &scenario.Variant{Name: p.ID + "/fixed-lane", Policy: "fixed-lane", Scenario: v.Scenario})
 		}
 		runs := make([][]results.Run, len(seeds))
 		left := len(seeds) * len(arms)

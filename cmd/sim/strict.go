@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/scenario"
 	"github.com/urfave/cli/v2"
 )
 
@@ -122,18 +122,18 @@ var pathFlags = []string{"out", "in", "scenario", "trace"}
 // budgetFlags are run's and compare's limits on the size of a run.
 func budgetFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.Uint64Flag{Name: "max-events", Usage: "refuse (or stop) a run of more engine events than this (0 = no limit)", Value: sim.DefaultBudget.MaxEvents},
+		&cli.Uint64Flag{Name: "max-events", Usage: "refuse (or stop) a run of more engine events than this (0 = no limit)", Value: scenario.DefaultBudget.MaxEvents},
 		&cli.StringFlag{Name: "max-memory", Usage: "refuse a run whose estimated memory is above this (bytes, or with KiB, MiB, GiB; 0 = no limit)", Value: "8GiB"},
 	}
 }
 
 // budgetOf reads the budget flags.
-func budgetOf(c *cli.Context) (sim.Budget, error) {
+func budgetOf(c *cli.Context) (scenario.Budget, error) {
 	mem, err := parseBytes(c.String("max-memory"))
 	if err != nil {
-		return sim.Budget{}, usageErrorf(c, "--max-memory: %v", err)
+		return scenario.Budget{}, usageErrorf(c, "--max-memory: %v", err)
 	}
-	return sim.Budget{MaxEvents: c.Uint64("max-events"), MaxMemory: mem}, nil
+	return scenario.Budget{MaxEvents: c.Uint64("max-events"), MaxMemory: mem}, nil
 }
 
 // parseBytes reads "8GiB", "512MiB", "64KiB" or a plain number of bytes.

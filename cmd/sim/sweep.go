@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/evalsched/lab/results"
-	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/scenario"
 	"github.com/urfave/cli/v2"
 )
 
@@ -43,14 +43,14 @@ func sweepCommand() *cli.Command {
 }
 
 func sweepRun(c *cli.Context, file, dir string, sh results.Shard) error {
-	sw, err := results.LoadSweep(file, sim.SplitKey)
+	sw, err := results.LoadSweep(file)
 	if err != nil {
 		return err
 	}
 	// Every point's scenario is built before the directory is made, so a
 	// bad point (a misspelt item, an overlay the scenario refuses) leaves no
 	// sweep behind that the corrected file would be refused beside.
-	cache := map[string]*sim.Scenario{}
+	cache := map[string]*scenario.Scenario{}
 	for _, p := range sw.Points {
 		if _, err := pointScenario(p, cache); err != nil {
 			return err

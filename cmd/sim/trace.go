@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/results"
-	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 	"github.com/urfave/cli/v2"
 )
@@ -18,8 +18,8 @@ import (
 // traceCommand is `sim trace`: write, check and describe job traces (see
 // workloads/TRACE_FORMAT.md) and public request traces.
 func traceCommand() *cli.Command {
-	scenario := func() *cli.StringFlag {
-		return &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one: its model catalogue and behaviour classes", Value: sim.DefaultScenario}
+	scenarioFlag := func() *cli.StringFlag {
+		return &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one: its model catalogue and behaviour classes", Value: scenario.DefaultScenario}
 	}
 	return &cli.Command{
 		Name:  "trace",
@@ -28,7 +28,7 @@ func traceCommand() *cli.Command {
 			Name:      "gen",
 			Usage:     "write the job stream a scenario's generator makes for a seed as a trace",
 			UsageText: "sim trace gen [--scenario FILE] [--seed N] --out FILE [--format jsonl|csv]",
-			Flags: []cli.Flag{scenario(),
+			Flags: []cli.Flag{scenarioFlag(),
 				&cli.Uint64Flag{Name: "seed", Usage: "random seed of the generator", Value: 1},
 				&cli.StringFlag{Name: "out", Usage: "trace file to write (written to a temporary file, then renamed; a pipe or /dev/stdout is written as a stream); required"},
 				&cli.StringFlag{Name: "format", Usage: "jsonl or csv (default: from the extension of --out, else jsonl)"}},
@@ -43,7 +43,7 @@ func traceCommand() *cli.Command {
 			Name:      "validate",
 			Usage:     "check a job trace against a scenario: print every bad record (FILE:LINE: field: problem) and a count; exit 1 if any",
 			UsageText: "sim trace validate [--scenario FILE] [--format jsonl|csv] TRACEFILE",
-			Flags: []cli.Flag{scenario(),
+			Flags: []cli.Flag{scenarioFlag(),
 				&cli.StringFlag{Name: "format", Usage: "jsonl or csv (default: from the extension)"}},
 			Action: func(c *cli.Context) error {
 				path, err := traceArg(c)
@@ -56,7 +56,7 @@ func traceCommand() *cli.Command {
 			Name:      "stats",
 			Usage:     "describe a job trace (jobs per model, project and tier, arrivals over time, calls per job, tokens per call) or a request trace (--format azure|mooncake)",
 			UsageText: "sim trace stats [--scenario FILE] [--format jsonl|csv|azure|mooncake] [--bucket 10m] [--top N] TRACEFILE",
-			Flags: []cli.Flag{scenario(),
+			Flags: []cli.Flag{scenarioFlag(),
 				&cli.StringFlag{Name: "format", Usage: "jsonl, csv, azure or mooncake (default: from the extension and the first line)"},
 				&cli.DurationFlag{Name: "bucket", Usage: "width of the arrival-rate buckets", Value: 10 * time.Minute},
 				&cli.IntFlag{Name: "top", Usage: "rows of the per-model and per-project tables, busiest first (0 = all)", Value: 20}},
@@ -79,7 +79,7 @@ func traceArg(c *cli.Context) (string, error) {
 }
 
 // traceGen writes the scenario's synthetic job stream for seed to out.
-func traceGen(stdout io.Writer, scenario string, seed uint64, out, format string) error {
+func traceGen(stdout io.Writer, scenarioRef string, seed uint64, out, format string) error {
 	if format == "" {
 		format = "jsonl"
 		if f, err := workloads.TraceFormat(out, ""); err == nil {
@@ -89,7 +89,7 @@ func traceGen(stdout io.Writer, scenario string, seed uint64, out, format string
 	if _, err := workloads.TraceFormat(out, format); err != nil {
 		return err
 	}
-	sc, err := sim.LoadScenario(scenario)
+	sc, err := scenario.LoadScenario(scenarioRef)
 	if err != nil {
 		return err
 	}
@@ -115,8 +115,8 @@ const traceMaxListed = 50
 
 // traceValidate prints every bad record of a job trace and a count; it
 // fails if there is any.
-func traceValidate(stdout io.Writer, scenario, path, format string) error {
-	sc, err := sim.LoadScenario(scenario)
+func traceValidate(stdout io.Writer, scenarioRef, path, format string) error {
+	sc, err := scenario.LoadScenario(scenarioRef)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func traceValidate(stdout io.Writer, scenario, path, format string) error {
 	return nil
 }
 
-func traceValidateFile(path, format string, sc *sim.Scenario) (workloads.TraceReport, error) {
+func traceValidateFile(path, format string, sc *scenario.Scenario) (workloads.TraceReport, error) {
 	classes, err := workloads.BehaviourClasses(sc.Workload)
 	if err != nil {
 		return workloads.TraceReport{}, err
@@ -170,7 +170,7 @@ type traceCheck struct {
 // written. With skipInvalid it is validated first, reporting to stderr what
 // will be skipped, since the runs must skip exactly what validation found.
 // A reader closes its file when it reaches the end or an error.
-func openJobTrace(path string, sc *sim.Scenario, skipInvalid bool, stderr io.Writer) (*jobTrace, error) {
+func openJobTrace(path string, sc *scenario.Scenario, skipInvalid bool, stderr io.Writer) (*jobTrace, error) {
 	format, err := workloads.TraceFormat(path, "")
 	if err != nil {
 		return nil, err
@@ -258,7 +258,7 @@ func traceRefusal(path string, rep workloads.TraceReport, skipInvalid bool) erro
 }
 
 // traceWarning says when a trace's arrivals run past the scenario's end.
-func traceWarning(path string, rep workloads.TraceReport, sc *sim.Scenario) string {
+func traceWarning(path string, rep workloads.TraceReport, sc *scenario.Scenario) string {
 	if rep.Last < sc.Duration {
 		return ""
 	}

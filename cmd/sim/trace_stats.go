@@ -9,12 +9,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
 // traceStats describes a job trace or a request trace.
-func traceStats(out io.Writer, scenario, path, format string, bucket time.Duration, top int) error {
+func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Duration, top int) error {
 	if bucket <= 0 {
 		return fmt.Errorf("bucket: must be > 0, got %v", bucket)
 	}
@@ -25,7 +25,7 @@ func traceStats(out io.Writer, scenario, path, format string, bucket time.Durati
 	if format == "azure" || format == "mooncake" {
 		return requestStats(out, path, format, bucket)
 	}
-	sc, err := sim.LoadScenario(scenario)
+	sc, err := scenario.LoadScenario(scenarioRef)
 	if err != nil {
 		return err
 	}

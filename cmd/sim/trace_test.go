@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/results"
-	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v2"
@@ -33,9 +33,9 @@ func runTrace(t *testing.T, args ...string) (string, error) {
 
 const traceScenario = "testdata/small.yaml"
 
-func generatorJobs(t *testing.T, seed uint64) (*sim.Scenario, []workloads.Job) {
+func generatorJobs(t *testing.T, seed uint64) (*scenario.Scenario, []workloads.Job) {
 	t.Helper()
-	sc, err := sim.LoadScenario(traceScenario)
+	sc, err := scenario.LoadScenario(traceScenario)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func badTrace(t *testing.T, dir string, tail string) (path string, good int) {
 // with skipInvalid, replayed without its bad records after saying so.
 func TestTraceRefused(t *testing.T) {
 	dir := t.TempDir()
-	sc, err := sim.LoadScenario(traceScenario)
+	sc, err := scenario.LoadScenario(traceScenario)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/evalsched/lab/results"
-	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/scenario"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,7 +22,7 @@ func tuneCommand() *cli.Command {
 
 func tuneAction(c *cli.Context) error {
 	file := c.Args().First()
-	f, base, seeds, err := results.LoadTune(file, sim.SplitKey)
+	f, base, seeds, err := results.LoadTune(file)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func tuneAction(c *cli.Context) error {
 	}
 	first, err := f.Point(base, "t000", lows)
 	if err == nil {
-		_, err = pointScenario(first, map[string]*sim.Scenario{})
+		_, err = pointScenario(first, map[string]*scenario.Scenario{})
 	}
 	if err != nil {
 		return err

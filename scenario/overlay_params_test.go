@@ -1,7 +1,6 @@
-package results
+package scenario
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -12,23 +11,8 @@ import (
 // TestWithParams: dotted settings become one overlay: mapping keys nest,
 // a list item is found (in the base overlay) or added by its name, and
 // settings of one item gather in it. The want texts are the overlays
-// written by hand.
+// written by hand; the keys are read against the schema (SplitKey).
 func TestWithParams(t *testing.T) {
-	steps := map[string][]PathStep{
-		"policies.scheduler.tick":                     {{Key: "policies"}, {Key: "scheduler"}, {Key: "tick"}},
-		"policies.scheduler.models.gpt-5.5.max_limit": {{Key: "policies"}, {Key: "scheduler"}, {Key: "models"}, {Key: "gpt-5.5"}, {Key: "max_limit"}},
-		"organisations.acme.tpm":                      {{Key: "organisations", ItemKey: "name", Item: "acme"}, {Key: "tpm"}},
-		"organisations.acme.rpm":                      {{Key: "organisations", ItemKey: "name", Item: "acme"}, {Key: "rpm"}},
-		"organisations.other.tpm":                     {{Key: "organisations", ItemKey: "name", Item: "other"}, {Key: "tpm"}},
-		"model_groups.tail-.streams":                  {{Key: "model_groups", ItemKey: "prefix", Item: "tail-"}, {Key: "streams"}},
-		"organisations.acme":                          {{Key: "organisations", ItemKey: "name", Item: "acme"}},
-	}
-	split := func(key string) ([]PathStep, error) {
-		if s, ok := steps[key]; ok {
-			return s, nil
-		}
-		return nil, fmt.Errorf("not a scenario key")
-	}
 	node := func(text string) *yaml.Node {
 		var n yaml.Node
 		if err := yaml.Unmarshal([]byte(text), &n); err != nil {
@@ -59,7 +43,7 @@ func TestWithParams(t *testing.T) {
 		{"the base overlay is left untouched", "organisations:\n  - name: acme\n    rpm: 5\n", nil,
 			"organisations:\n  - name: acme\n    rpm: 5\n", ""},
 		{"not a key", "", [][2]string{{"policies.schedular.tick", "5s"}}, "", "policies.schedular.tick: not a scenario key"},
-		{"a whole item", "", [][2]string{{"organisations.acme", "5"}}, "", "organisations.acme: a key sets a field of a list item, not the item"},
+		{"a whole item", "", [][2]string{{"organisations.acme", "5"}}, "", "organisations.acme: not a scenario key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var base *yaml.Node
@@ -74,7 +58,7 @@ func TestWithParams(t *testing.T) {
 			for _, p := range tc.params {
 				params = append(params, Param{Key: p[0], Value: node(p[1])})
 			}
-			got, err := WithParams(base, params, split)
+			got, err := WithParams(base, params)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want %q", err, tc.err)

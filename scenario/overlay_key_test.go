@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"reflect"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/evalsched/lab/internal/yamltree"
-	"github.com/evalsched/lab/results"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -15,31 +14,31 @@ import (
 // the scenario's schema. The steps are written out by hand from the
 // schema (README "Scenario format").
 func TestSplitKey(t *testing.T) {
-	key := func(k string) results.PathStep { return results.PathStep{Key: k} }
-	item := func(list, itemKey, name string) results.PathStep {
-		return results.PathStep{Key: list, ItemKey: itemKey, Item: name}
+	key := func(k string) PathStep { return PathStep{Key: k} }
+	item := func(list, itemKey, name string) PathStep {
+		return PathStep{Key: list, ItemKey: itemKey, Item: name}
 	}
 	for _, tc := range []struct {
 		key  string
-		want []results.PathStep
+		want []PathStep
 	}{
-		{"duration", []results.PathStep{key("duration")}},
-		{"policies.scheduler.target_depth", []results.PathStep{key("policies"), key("scheduler"), key("target_depth")}},
+		{"duration", []PathStep{key("duration")}},
+		{"policies.scheduler.target_depth", []PathStep{key("policies"), key("scheduler"), key("target_depth")}},
 		// A model name with dots, in a map of per-model settings.
-		{"policies.scheduler.models.gpt-5.5.max_limit", []results.PathStep{key("policies"), key("scheduler"), key("models"), key("gpt-5.5"), key("max_limit")}},
-		{"policies.fixed_lane.lanes.gpt-5.5", []results.PathStep{key("policies"), key("fixed_lane"), key("lanes"), key("gpt-5.5")}},
+		{"policies.scheduler.models.gpt-5.5.max_limit", []PathStep{key("policies"), key("scheduler"), key("models"), key("gpt-5.5"), key("max_limit")}},
+		{"policies.fixed_lane.lanes.gpt-5.5", []PathStep{key("policies"), key("fixed_lane"), key("lanes"), key("gpt-5.5")}},
 		// List items by name (by prefix for model groups).
-		{"organisations.acme.tpm", []results.PathStep{item("organisations", "name", "acme"), key("tpm")}},
-		{"models.gpt-5.5.streams", []results.PathStep{item("models", "name", "gpt-5.5"), key("streams")}},
-		{"models.gpt-5.5.jitter.cv", []results.PathStep{item("models", "name", "gpt-5.5"), key("jitter"), key("cv")}},
-		{"keys.evals.pace", []results.PathStep{item("keys", "name", "evals"), key("pace")}},
-		{"model_groups.tail-.streams", []results.PathStep{item("model_groups", "prefix", "tail-"), key("streams")}},
-		{"production.product.retry.base", []results.PathStep{item("production", "name", "product"), key("retry"), key("base")}},
+		{"organisations.acme.tpm", []PathStep{item("organisations", "name", "acme"), key("tpm")}},
+		{"models.gpt-5.5.streams", []PathStep{item("models", "name", "gpt-5.5"), key("streams")}},
+		{"models.gpt-5.5.jitter.cv", []PathStep{item("models", "name", "gpt-5.5"), key("jitter"), key("cv")}},
+		{"keys.evals.pace", []PathStep{item("keys", "name", "evals"), key("pace")}},
+		{"model_groups.tail-.streams", []PathStep{item("model_groups", "prefix", "tail-"), key("streams")}},
+		{"production.product.retry.base", []PathStep{item("production", "name", "product"), key("retry"), key("base")}},
 		// Whole values: a list, a distribution, a map entry.
-		{"events", []results.PathStep{key("events")}},
-		{"workload.behaviours.agent.turns", []results.PathStep{key("workload"), key("behaviours"), key("agent"), key("turns")}},
-		{"workload.behaviours.agent.turns.median", []results.PathStep{key("workload"), key("behaviours"), key("agent"), key("turns"), key("median")}},
-		{"workload.tiers.pinned.acct-003/p01", []results.PathStep{key("workload"), key("tiers"), key("pinned"), key("acct-003/p01")}},
+		{"events", []PathStep{key("events")}},
+		{"workload.behaviours.agent.turns", []PathStep{key("workload"), key("behaviours"), key("agent"), key("turns")}},
+		{"workload.behaviours.agent.turns.median", []PathStep{key("workload"), key("behaviours"), key("agent"), key("turns"), key("median")}},
+		{"workload.tiers.pinned.acct-003/p01", []PathStep{key("workload"), key("tiers"), key("pinned"), key("acct-003/p01")}},
 	} {
 		t.Run(tc.key, func(t *testing.T) {
 			got, err := SplitKey(tc.key)
@@ -110,10 +109,10 @@ func TestCheckItems(t *testing.T) {
 func TestSplitKeyEveryPath(t *testing.T) {
 	type path struct {
 		key   string
-		steps []results.PathStep
+		steps []PathStep
 	}
-	var walk func(t reflect.Type, prefix string, steps []results.PathStep, depth int) []path
-	walk = func(t reflect.Type, prefix string, steps []results.PathStep, depth int) []path {
+	var walk func(t reflect.Type, prefix string, steps []PathStep, depth int) []path
+	walk = func(t reflect.Type, prefix string, steps []PathStep, depth int) []path {
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
@@ -135,7 +134,7 @@ func TestSplitKeyEveryPath(t *testing.T) {
 				if name == "variants" {
 					continue
 				}
-				st := append(slices.Clone(steps), results.PathStep{Key: name})
+				st := append(slices.Clone(steps), PathStep{Key: name})
 				out = append(out, path{join(name), st})
 				if ft.Kind() == reflect.Slice {
 					elem := ft.Elem()
@@ -149,7 +148,7 @@ func TestSplitKeyEveryPath(t *testing.T) {
 					} else if _, ok := sub["name"]; !ok {
 						continue
 					}
-					item := append(slices.Clone(steps), results.PathStep{Key: name, ItemKey: itemKey, Item: "it.1"})
+					item := append(slices.Clone(steps), PathStep{Key: name, ItemKey: itemKey, Item: "it.1"})
 					for _, p := range walk(elem, join(name)+".it.1", item, depth+1) {
 						out = append(out, p)
 					}
@@ -158,7 +157,7 @@ func TestSplitKeyEveryPath(t *testing.T) {
 				out = append(out, walk(ft, join(name), st, depth+1)...)
 			}
 		case reflect.Map:
-			st := append(slices.Clone(steps), results.PathStep{Key: "k.1"})
+			st := append(slices.Clone(steps), PathStep{Key: "k.1"})
 			out = append(out, path{join("k.1"), st})
 			out = append(out, walk(t.Elem(), join("k.1"), st, depth+1)...)
 		}

@@ -1,29 +1,17 @@
-package sim
+package scenario
 
 import (
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/evalsched/lab/scenario/scenariotest"
 	"github.com/google/go-cmp/cmp"
 )
 
-const variantsBlock = `variants:
-  old: {policy: fixed-lane}
-  new: {}
-  deep:
-    policy: scheduler
-    policies: {scheduler: {target_depth: 40}}
-    models:
-      - {name: a, streams: 3}
-      - {name: c, streams: 7, decode_rate: 30}
-    workload:
-      models: {hot: [b]}
-`
-
 func variantScenario(t *testing.T, extra string) *Scenario {
 	t.Helper()
-	sc, err := ParseScenario("v.yaml", []byte(validScenario+extra))
+	sc, err := ParseScenario("v.yaml", []byte(scenariotest.Valid+extra))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +19,7 @@ func variantScenario(t *testing.T, extra string) *Scenario {
 }
 
 func TestVariantNamesAndPolicies(t *testing.T) {
-	sc := variantScenario(t, variantsBlock)
+	sc := variantScenario(t, scenariotest.VariantsBlock)
 	if diff := cmp.Diff([]string{"old", "new", "deep"}, sc.VariantNames()); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
@@ -49,7 +37,7 @@ func TestVariantNamesAndPolicies(t *testing.T) {
 // TestVariantMerge checks the merge rules against the base, field by field:
 // what the overlay names changes, everything else stays as in the base.
 func TestVariantMerge(t *testing.T) {
-	base := variantScenario(t, variantsBlock)
+	base := variantScenario(t, scenariotest.VariantsBlock)
 	v, err := base.Variant("deep")
 	if err != nil {
 		t.Fatal(err)
@@ -80,27 +68,6 @@ func TestVariantMerge(t *testing.T) {
 	}
 }
 
-// TestVariantEmptyOverlayRunsLikeBase: a variant with no overlay runs exactly
-// as the base scenario with the same policy.
-func TestVariantEmptyOverlayRunsLikeBase(t *testing.T) {
-	sc := variantScenario(t, variantsBlock)
-	v, err := sc.Variant("new")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w1, err := Execute(sc, RunSpec{Policy: "scheduler", Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w2, err := Execute(v.Scenario, RunSpec{Policy: v.Policy, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w1.Counts() != w2.Counts() || w1.EventsProcessed() != w2.EventsProcessed() {
-		t.Errorf("base %+v (%d events) vs variant %+v (%d events)", w1.Counts(), w1.EventsProcessed(), w2.Counts(), w2.EventsProcessed())
-	}
-}
-
 // TestVariantErrors: a bad overlay is refused when the file is read (every
 // variant is built then, selected or not), naming the file, the line of the
 // key at fault (found by searching the text), the field and the variant; a
@@ -122,7 +89,7 @@ func TestVariantErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			text := validScenario + tc.block
+			text := scenariotest.Valid + tc.block
 			sc, err := ParseScenario("v.yaml", []byte(text))
 			if tc.marker == "" {
 				if err != nil {

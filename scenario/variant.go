@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"cmp"
@@ -90,8 +90,8 @@ func (s *Scenario) Variant(name string) (*Variant, error) {
 		k, val := overlay.Content[i], overlay.Content[i+1]
 		switch k.Value {
 		case "policy":
-			if val.Kind != yaml.ScalarNode || !slices.Contains(PolicyNames, val.Value) {
-				return nil, field.In(s.file, val.Line, field.Errorf(path+".policy", "must be one of %s", strings.Join(PolicyNames, ", ")))
+			if val.Kind != yaml.ScalarNode || !IsPolicy(val.Value) {
+				return nil, field.In(s.file, val.Line, field.Errorf(path+".policy", "must be one of %s", strings.Join(PolicyNames(), ", ")))
 			}
 			v.Policy = val.Value
 		case "name", "variants":

@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"bytes"
@@ -54,7 +54,8 @@ type Scenario struct {
 	source    []string      // scenario path of each catalogue entry
 	file      string        // where it was loaded from, for messages
 	root      *yaml.Node    // parsed document, for line numbers
-	budget    Budget        // limits of a run (SetBudget)
+	// RunBudget bounds a run (SetBudget).
+	RunBudget Budget `yaml:"-" json:"-"`
 }
 
 // ContainerConfig is the container pool.

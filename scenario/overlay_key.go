@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/evalsched/lab/internal/yamltree"
-	"github.com/evalsched/lab/results"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -22,7 +21,7 @@ import (
 // model_groups.tail-.streams). Where several splits read, the shortest
 // name that leaves a path of the schema wins. A key that is no path of the
 // schema is an error.
-func SplitKey(key string) ([]results.PathStep, error) {
+func SplitKey(key string) ([]PathStep, error) {
 	if steps, ok := splitKey(reflect.TypeFor[Scenario](), key); ok && key != "" {
 		return steps, nil
 	}
@@ -65,7 +64,7 @@ func unknownField(key string) string {
 }
 
 // splitKey parses rest as a path below a value of type t.
-func splitKey(t reflect.Type, rest string) ([]results.PathStep, bool) {
+func splitKey(t reflect.Type, rest string) ([]PathStep, bool) {
 	if rest == "" {
 		return nil, true // the value itself
 	}
@@ -90,11 +89,11 @@ func splitKey(t reflect.Type, rest string) ([]results.PathStep, bool) {
 		if !ok || (sub == "" && strings.HasSuffix(rest, ".")) {
 			return nil, false
 		}
-		return append([]results.PathStep{{Key: name}}, steps...), true
+		return append([]PathStep{{Key: name}}, steps...), true
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
-		return splitNamed(rest, func(k, sub string) ([]results.PathStep, bool) {
+		return splitNamed(rest, func(k, sub string) ([]PathStep, bool) {
 			steps, ok := splitKey(t.Elem(), sub)
-			return append([]results.PathStep{{Key: k}}, steps...), ok
+			return append([]PathStep{{Key: k}}, steps...), ok
 		})
 	}
 	return nil, false
@@ -102,7 +101,7 @@ func splitKey(t reflect.Type, rest string) ([]results.PathStep, bool) {
 
 // splitItem parses rest as an item's name then a path below that item, in
 // the list at key whose items have type elem.
-func splitItem(elem reflect.Type, key, rest string) ([]results.PathStep, bool) {
+func splitItem(elem reflect.Type, key, rest string) ([]PathStep, bool) {
 	for elem.Kind() == reflect.Pointer {
 		elem = elem.Elem()
 	}
@@ -117,12 +116,12 @@ func splitItem(elem reflect.Type, key, rest string) ([]results.PathStep, bool) {
 	} else if _, ok := fields["name"]; !ok {
 		return nil, false // items without names: the list is set whole
 	}
-	return splitNamed(rest, func(name, sub string) ([]results.PathStep, bool) {
+	return splitNamed(rest, func(name, sub string) ([]PathStep, bool) {
 		if sub == "" {
 			return nil, false // a field of the item, not the item: "acme.tmp" is no name
 		}
 		steps, ok := splitKey(elem, sub)
-		return append([]results.PathStep{{Key: key, ItemKey: itemKey, Item: name}}, steps...), ok
+		return append([]PathStep{{Key: key, ItemKey: itemKey, Item: name}}, steps...), ok
 	})
 }
 
@@ -130,7 +129,7 @@ func splitItem(elem reflect.Type, key, rest string) ([]results.PathStep, bool) {
 // and the path below it, the shortest name first: "gpt-5.5.max_limit" in
 // a map of model settings is gpt-5.5, max_limit ("gpt-5" leaves "5.max_limit",
 // no path), and the whole of rest is a name only when nothing shorter reads.
-func splitNamed(rest string, below func(name, sub string) ([]results.PathStep, bool)) ([]results.PathStep, bool) {
+func splitNamed(rest string, below func(name, sub string) ([]PathStep, bool)) ([]PathStep, bool) {
 	for end := 1; end < len(rest)-1; end++ { // a name and a path, neither empty
 		if rest[end] != '.' {
 			continue
@@ -148,7 +147,7 @@ func splitNamed(rest string, below func(name, sub string) ([]results.PathStep, b
 // CheckItems reports an error if a step of steps names a list item the
 // scenario does not have: a dotted key sets a field of an existing item
 // (a misspelt name would otherwise add an item and change nothing).
-func (s *Scenario) CheckItems(steps []results.PathStep) error {
+func (s *Scenario) CheckItems(steps []PathStep) error {
 	n := s.root
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]

@@ -1,10 +1,11 @@
-package sim
+package scenario
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/evalsched/lab/scenario/scenariotest"
 	"github.com/evalsched/lab/workloads"
 	"github.com/google/go-cmp/cmp"
 )
@@ -57,10 +58,10 @@ func TestScenarioErrorText(t *testing.T) {
 			"dir/bad.yaml:14: production[0].prompt_tokens: at most 1e+07, got 2.147483648e+09 (the limit guards the simulator's integers and clock)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if !strings.Contains(validScenario, tc.old) {
+			if !strings.Contains(scenariotest.Valid, tc.old) {
 				t.Fatalf("test bug: %q not in the base scenario", tc.old)
 			}
-			_, err := ParseScenario("dir/bad.yaml", []byte(strings.Replace(validScenario, tc.old, tc.new, 1)))
+			_, err := ParseScenario("dir/bad.yaml", []byte(strings.Replace(scenariotest.Valid, tc.old, tc.new, 1)))
 			if err == nil {
 				t.Fatal("broken scenario accepted")
 			}
@@ -94,7 +95,7 @@ func TestModelCountLimit(t *testing.T) {
 		{"second group past", base + "model_groups:\n  - {prefix: g, count: 5000, streams: 1, decode_rate: 1}\n  - {prefix: h, count: 4999, streams: 1, decode_rate: 1}\n", "dir/many.yaml:15: model_groups[1].count: 4999 models with the 5002 before: at most 10000 in all"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := ParseScenario("dir/many.yaml", []byte(strings.Replace(validScenario, base, tc.new, 1)))
+			sc, err := ParseScenario("dir/many.yaml", []byte(strings.Replace(scenariotest.Valid, base, tc.new, 1)))
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -131,10 +132,10 @@ func TestProjectCountLimit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			old := "  accounts: 2\n  projects_per_account: 2\n"
-			if !strings.Contains(validScenario, old) {
+			if !strings.Contains(scenariotest.Valid, old) {
 				t.Fatalf("test bug: %q not in the base scenario", old)
 			}
-			_, err := ParseScenario("dir/p.yaml", []byte(strings.Replace(validScenario, old, tc.new, 1)))
+			_, err := ParseScenario("dir/p.yaml", []byte(strings.Replace(scenariotest.Valid, old, tc.new, 1)))
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -151,7 +152,7 @@ func TestProjectCountLimit(t *testing.T) {
 // batch pinned by name gets its tier.
 func TestPinnedNames(t *testing.T) {
 	pins := "  projects_per_account: 2\n  tiers: {pinned: {acct-001: 2, acct-000/p01: 3, b0000001: 1, b12345678: 1}}\n"
-	sc, err := ParseScenario("pins.yaml", []byte(strings.Replace(validScenario, "  projects_per_account: 2\n", pins, 1)))
+	sc, err := ParseScenario("pins.yaml", []byte(strings.Replace(scenariotest.Valid, "  projects_per_account: 2\n", pins, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sim
+package scenario
 
 import (
 	"errors"
@@ -170,7 +170,7 @@ func (s *Scenario) validateOrganisations() error {
 			return field.Errorf(p+".name", "duplicate organisation %q", o.Name)
 		}
 		seen[o.Name] = true
-		if err := checkLimits(p, o.limits()); err != nil {
+		if err := checkLimits(p, o.Limits()); err != nil {
 			return err
 		}
 	}

@@ -1,10 +1,11 @@
-package sim
+package scenario
 
 import (
 	"fmt"
-	"github.com/evalsched/lab/workloads"
 	"math"
 	"time"
+
+	"github.com/evalsched/lab/workloads"
 
 	"github.com/evalsched/lab/internal/field"
 )
@@ -53,8 +54,8 @@ const (
 	AdmitUnderLimit = "under_limit"
 )
 
-// underLimit reads an admission value already validated.
-func underLimit(admission string) bool { return admission == AdmitUnderLimit }
+// UnderLimit reads an admission value already validated.
+func UnderLimit(admission string) bool { return admission == AdmitUnderLimit }
 
 func checkAdmission(path, v string) error {
 	switch v {
@@ -64,11 +65,11 @@ func checkAdmission(path, v string) error {
 	return field.Errorf(path, "unknown admission %q (want %q or %q)", v, AdmitFit, AdmitUnderLimit)
 }
 
-func (o OrgConfig) limits() [numDims]float64 { return [numDims]float64{o.RPM, o.TPM, o.RPD, o.TPD} }
-func (k KeyConfig) limits() [numDims]float64 { return [numDims]float64{k.RPM, k.TPM, k.RPD, k.TPD} }
+func (o OrgConfig) Limits() [NumDims]float64 { return [NumDims]float64{o.RPM, o.TPM, o.RPD, o.TPD} }
+func (k KeyConfig) Limits() [NumDims]float64 { return [NumDims]float64{k.RPM, k.TPM, k.RPD, k.TPD} }
 
 // checkLimits refuses a negative or NaN quota.
-func checkLimits(path string, l [numDims]float64) error {
+func checkLimits(path string, l [NumDims]float64) error {
 	for d, v := range l {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return field.Errorf(path+"."+DimNames[d], "must be >= 0 (0 = no limit), got %g", v)
@@ -110,7 +111,7 @@ func (s *Scenario) validateQuotaKeys() error {
 			return field.Errorf(p+".budget_tokens", "must be >= 0 (0 = none), got %g", k.BudgetTokens)
 		}
 		keys[k.Name] = true
-		if err := checkLimits(p, k.limits()); err != nil {
+		if err := checkLimits(p, k.Limits()); err != nil {
 			return err
 		}
 		if err := checkAdmission(p+".admission", k.Admission); err != nil {

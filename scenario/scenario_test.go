@@ -1,41 +1,15 @@
-package sim
+package scenario
 
 import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/evalsched/lab/scenario/scenariotest"
 )
 
-const validScenario = `name: t
-duration: 1h
-warmup: 5m
-containers: {capacity: 100, startup: 5s}
-organisations:
-  - {name: o, rpm: 100}
-models:
-  - name: a
-    org: o
-    streams: 10
-    decode_rate: 50
-  - {name: b, streams: 5, decode_rate: 40}
-workload:
-  accounts: 2
-  projects_per_account: 2
-  models:
-    hot: [a]
-    hot_share: 0.5
-    zipf_s: 1.5
-  background: {rate_per_hour: 10, size: 3}
-  behaviours:
-    x: {turns: 2}
-policies:
-  fixed_lane:
-    global_cap: 50
-    lanes: {a: 20}
-`
-
 func TestScenarioValid(t *testing.T) {
-	sc, err := ParseScenario("ok.yaml", []byte(validScenario))
+	sc, err := ParseScenario("ok.yaml", []byte(scenariotest.Valid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,10 +48,10 @@ func TestScenarioErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if !strings.Contains(validScenario, tc.old) {
+			if !strings.Contains(scenariotest.Valid, tc.old) {
 				t.Fatalf("test bug: %q not in the base scenario", tc.old)
 			}
-			text := strings.Replace(validScenario, tc.old, tc.new, 1)
+			text := strings.Replace(scenariotest.Valid, tc.old, tc.new, 1)
 			_, err := ParseScenario("bad.yaml", []byte(text))
 			if err == nil {
 				t.Fatal("broken scenario accepted")

@@ -14,6 +14,9 @@ var forbidden = []string{
 	"github.com/evalsched/lab/sim",
 	"github.com/evalsched/lab/workloads",
 	"github.com/evalsched/lab/results",
+	"github.com/evalsched/lab/scenario",
+	"github.com/evalsched/lab/report",
+	"github.com/evalsched/lab/lab",
 	"github.com/evalsched/lab/cmd",
 }
 

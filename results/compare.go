@@ -3,9 +3,7 @@ package results
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"slices"
-	"text/tabwriter"
 )
 
 // LaneComparison sets one lane's results under the baseline ("old") and the
@@ -46,7 +44,7 @@ func Compare(old, new Run) []LaneComparison {
 			OldGatewayCtrH: o.GatewayWaitContainerSeconds / 3600, NewGatewayCtrH: n.GatewayWaitContainerSeconds / 3600,
 			OldCompleted: o.Completed, NewCompleted: n.Completed,
 			OldTokensPerHour: o.TokensPerHour, NewTokensPerHour: n.TokensPerHour,
-			Multiplier: ratioOf(n.ThroughputPerHour, o.ThroughputPerHour), TokenMultiplier: ratioOf(n.TokensPerHour, o.TokensPerHour)}
+			Multiplier: RatioOf(n.ThroughputPerHour, o.ThroughputPerHour), TokenMultiplier: RatioOf(n.TokensPerHour, o.TokensPerHour)}
 		if c.Model == "" {
 			c.Model = o.Model
 		}
@@ -65,32 +63,9 @@ func Compare(old, new Run) []LaneComparison {
 	return out
 }
 
-// WriteCompareTable prints the comparison: the top lanes and the total.
-func WriteCompareTable(w io.Writer, old, new Run, rows []LaneComparison, top int) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "model\told jobs/h\tnew jobs/h\tmultiplier\ttokens x\told p90 s\tnew p90 s\told p90 wait\tnew p90 wait\t\n")
-	shown := rows
-	if top > 0 && len(rows) > top {
-		shown = rows[:top]
-	}
-	line := func(c LaneComparison) {
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%s\t%s\t%.0f\t%.0f\t%.0f%%\t%.0f%%\t\n", c.Model, c.OldPerHour, c.NewPerHour,
-			multiplierText(c.Multiplier, "x"), multiplierText(c.TokenMultiplier, "x"), c.OldP90, c.NewP90, 100*c.OldWaitShare, 100*c.NewWaitShare)
-	}
-	for _, c := range shown {
-		line(c)
-	}
-	if rest := len(rows) - len(shown); rest > 0 {
-		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\t\n", rest)
-	}
-	total := Compare(Run{Lanes: []Lane{old.Total}}, Run{Lanes: []Lane{new.Total}})
-	line(total[0])
-	return tw.Flush()
-}
-
-// ratioOf is new ÷ old, or nil when old is not positive (nothing to
+// RatioOf is new ÷ old, or nil when old is not positive (nothing to
 // compare with).
-func ratioOf(new, old float64) *float64 {
+func RatioOf(new, old float64) *float64 {
 	if old <= 0 {
 		return nil
 	}
@@ -98,9 +73,9 @@ func ratioOf(new, old float64) *float64 {
 	return &r
 }
 
-// multiplierText formats a ratio with its unit ("1.23x"), or "-" when there is
+// MultiplierText formats a ratio with its unit ("1.23x"), or "-" when there is
 // none (the baseline had nothing).
-func multiplierText(r *float64, unit string) string {
+func MultiplierText(r *float64, unit string) string {
 	if r == nil {
 		return "-"
 	}

@@ -31,8 +31,8 @@ type Disturbance struct {
 // Seconds is At in seconds.
 func (d Disturbance) Seconds() float64 { return d.At.Seconds() }
 
-// isStart reports whether d is the start of the run.
-func (d Disturbance) isStart() bool { return d.Kind == DisturbanceStart && d.Model == "" }
+// IsStart reports whether d is the start of the run.
+func (d Disturbance) IsStart() bool { return d.Kind == DisturbanceStart && d.Model == "" }
 
 // Label is the disturbance as summary.json names it: "start",
 // "burst@1h0m0s", "outage@2h0m0s:gpt-5.5".
@@ -40,7 +40,7 @@ func (d Disturbance) Label() string {
 	switch {
 	case d.Model != "":
 		return d.Kind + "@" + d.At.String() + ":" + d.Model
-	case d.isStart():
+	case d.IsStart():
 		return d.Kind
 	}
 	return d.Kind + "@" + d.At.String()
@@ -68,7 +68,7 @@ func ParseDisturbance(label string, t float64) Disturbance {
 
 // secondsDuration is t seconds as a duration, to the nearest nanosecond.
 func secondsDuration(t float64) time.Duration {
-	if !finite(t) {
+	if !Finite(t) {
 		return 0
 	}
 	return time.Duration(math.Round(t * 1e9))

@@ -34,9 +34,11 @@ type Outputs struct {
 	// Each file's columns, found in its header at its first row.
 	seriesCols, seriesExtraCols, batchCols []column
 	extraBlock                             []float64 // backs the Extra of the rows read last
-	hot                                    []string  // hotLanes, once found
-	hotFound                               bool
 }
+
+// DropRows lets go of the series and batch rows (and the block backing
+// their extra columns), for a reader that has taken what it needs.
+func (o *Outputs) DropRows() { o.Series, o.Batches, o.extraBlock = nil, nil, nil }
 
 // SeriesRecord is one row of series.csv.
 type SeriesRecord struct {
@@ -63,10 +65,10 @@ type BatchRecord struct {
 // tolerated (kept in SeriesExtra for series.csv).
 func LoadOutputs(dir string) (*Outputs, error) {
 	o := &Outputs{Dir: dir}
-	if err := readJSONFile(filepath.Join(dir, "summary.json"), &o.Summary); err != nil {
+	if err := ReadJSONFile(filepath.Join(dir, "summary.json"), &o.Summary); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			for _, other := range []struct{ file, what string }{{"sweep.json", "a sweep's"}, {"tune.csv", "a tune's"}, {"verdict.json", "a gate's"}} {
-				if fileExists(filepath.Join(dir, other.file)) {
+				if FileExists(filepath.Join(dir, other.file)) {
 					return nil, fmt.Errorf("%s holds %s outputs (%s), not a run's: this reads the directory of sim run or sim compare", dir, other.what, other.file)
 				}
 			}
@@ -302,7 +304,7 @@ func (n *interner) of(s string) string {
 	return s
 }
 
-func (o *Outputs) shownDir() string {
+func (o *Outputs) ShownDir() string {
 	if o.Shown != "" {
 		return o.Shown
 	}

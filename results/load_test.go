@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/sim/simtest"
 )
 
 func TestLoadOutputs(t *testing.T) {
-	dir, _ := fixtures(t)
+	dir, _ := simtest.Outputs(t)
 	o, err := results.LoadOutputs(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -45,8 +46,8 @@ func TestLoadOutputs(t *testing.T) {
 
 func TestLoadOutputsExtraColumnsAndErrors(t *testing.T) {
 	dir := t.TempDir()
-	writeSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1})
-	write(t, dir, "series.csv", "t_s,policy,model,running,limit,gateway_depth,provider_inflight,waiting,rejected_429\n10,p,m,1,2,3,4,5,6\n")
+	simtest.WriteSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1})
+	simtest.WriteFile(t, dir, "series.csv", "t_s,policy,model,running,limit,gateway_depth,provider_inflight,waiting,rejected_429\n10,p,m,1,2,3,4,5,6\n")
 	o, err := results.LoadOutputs(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -55,27 +56,13 @@ func TestLoadOutputsExtraColumnsAndErrors(t *testing.T) {
 		o.Series[0].T != 10 || o.Series[0].Waiting != 5 {
 		t.Errorf("extra columns: %+v %+v", o.SeriesExtra, o.Series)
 	}
-	write(t, dir, "series.csv", results.SeriesCSVHeader+"\np,10,m,x,2,3,4,5\n")
+	simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVHeader+"\np,10,m,x,2,3,4,5\n")
 	if _, err := results.LoadOutputs(dir); err == nil || !strings.Contains(err.Error(), "series.csv:2") {
 		t.Errorf("bad number: %v", err)
 	}
-	write(t, dir, "series.csv", "policy,t_s\np,10\n")
+	simtest.WriteFile(t, dir, "series.csv", "policy,t_s\np,10\n")
 	if _, err := results.LoadOutputs(dir); err == nil || !strings.Contains(err.Error(), "no column") {
 		t.Errorf("missing column: %v", err)
-	}
-}
-
-func write(t *testing.T, dir, name, content string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func writeSummary(t *testing.T, dir string, s results.Summary) {
-	t.Helper()
-	if err := results.WriteJSON(filepath.Join(dir, "summary.json"), s); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/sim/simtest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -68,8 +69,8 @@ func TestCSVRoundTrip(t *testing.T) {
 // naming the file, line and column.
 func TestLoadOutputsFieldError(t *testing.T) {
 	dir := t.TempDir()
-	writeSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1})
-	write(t, dir, "batches.csv", results.BatchesCSVHeader+"\np,10,b,m,large,many,0,0\n")
+	simtest.WriteSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1})
+	simtest.WriteFile(t, dir, "batches.csv", results.BatchesCSVHeader+"\np,10,b,m,large,many,0,0\n")
 	_, err := results.LoadOutputs(dir)
 	var fe *field.Error
 	if !errors.As(err, &fe) {

@@ -1,10 +1,5 @@
 package results
 
-import (
-	"fmt"
-	"io"
-)
-
 // EvaluationWorkload names the evaluation jobs in quota telemetry; every
 // other workload is a production stream, by its name.
 const EvaluationWorkload = "evaluation"
@@ -76,82 +71,4 @@ type QuotaRun struct {
 	// Clock is the scenario's wall clock at virtual time 0 (seconds since
 	// Monday 00:00), to read times as times of day.
 	Clock float64 `json:"clock_s"`
-}
-
-// quotaTable is the quota telemetry of every run: N used of daily quota M
-// per workload, organisation or key, and dimension, with N/M, marking the
-// evaluation lines above maxShare (none when maxShare <= 0).
-func quotaTable(s Summary, maxShare float64) (table, int) {
-	t := table{Title: "Quota telemetry",
-		Note: "This run used N of the daily quota M, per workload, organisation (or gateway key) and daily dimension (whole run).",
-		Head: []string{"run", "workload", "org/key", "dimension", "used N", "quota M", "N/M", "gate"}}
-	over := 0
-	for i, r := range s.Runs {
-		for _, q := range r.QuotaUse {
-			where := q.Org
-			if q.Key != "" {
-				where = "key " + q.Key
-			}
-			gate := ""
-			if q.Workload == EvaluationWorkload && maxShare > 0 {
-				gate = "ok"
-				if q.Share > maxShare {
-					gate = "OVER"
-					over++
-				}
-			}
-			t.Rows = append(t.Rows, []string{roleName(s, i), q.Workload, where, q.Dimension, count(int64(q.Used)), count(int64(q.Quota)),
-				share(q.Share), gate})
-		}
-	}
-	return t, over
-}
-
-// share prints a share as a percentage with two decimals (0.05 → 5.00%).
-func share(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
-
-// CheckQuota prints the quota telemetry of a summary and returns the
-// number of evaluation lines whose share of a daily quota passes maxShare.
-func CheckQuota(w io.Writer, s Summary, maxShare float64) (int, error) {
-	t, over := quotaTable(s, maxShare)
-	if len(t.Rows) == 0 {
-		_, err := fmt.Fprintln(w, "no daily quota used in this run (no organisation or key sets rpd or tpd)")
-		return 0, err
-	}
-	return over, writeTable(w, fmt.Sprintf("quota telemetry (gate: evaluation N/M above %s):", share(maxShare)), t)
-}
-
-// QuotaVerdict is quota-check's verdict as JSON (sim quota-check --json):
-// every telemetry line with whether it passes the gate.
-type QuotaVerdict struct {
-	Schema   string      `json:"schema"` // "evalsched-quota-verdict"
-	MaxShare float64     `json:"max_share"`
-	Pass     bool        `json:"pass"`
-	Over     int         `json:"over"` // evaluation lines above max_share
-	Lines    []QuotaLine `json:"lines"`
-}
-
-// QuotaLine is one telemetry line of a run.
-type QuotaLine struct {
-	Run string `json:"run"`
-	QuotaUse
-	Gated bool `json:"gated"` // an evaluation line, checked against max_share
-	Over  bool `json:"over"`
-}
-
-// CheckQuotaVerdict is CheckQuota's verdict as a value.
-func CheckQuotaVerdict(s Summary, maxShare float64) QuotaVerdict {
-	v := QuotaVerdict{Schema: "evalsched-quota-verdict", MaxShare: maxShare, Lines: []QuotaLine{}}
-	for _, r := range s.Runs {
-		for _, q := range r.QuotaUse {
-			l := QuotaLine{Run: r.Policy, QuotaUse: q, Gated: q.Workload == EvaluationWorkload}
-			l.Over = l.Gated && q.Share > maxShare
-			if l.Over {
-				v.Over++
-			}
-			v.Lines = append(v.Lines, l)
-		}
-	}
-	v.Pass = v.Over == 0
-	return v
 }

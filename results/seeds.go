@@ -1,10 +1,7 @@
 package results
 
 import (
-	"fmt"
-	"io"
 	"math"
-	"text/tabwriter"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -12,7 +9,7 @@ import (
 
 // NearZeroCompleted is the fewest jobs a baseline lane must complete in
 // the window on a seed for that seed's multiplier to count: below it the
-// ratio is dominated by counting noise (1 job against 10 reads as 10×), so
+// Ratio is dominated by counting noise (1 job against 10 reads as 10×), so
 // such seeds are reported as near zero, never as ratios.
 const NearZeroCompleted = 5
 
@@ -61,9 +58,9 @@ func (s *RatioStat) Cells(unit string) (mean, low, high string) {
 		return "-", "-", "-"
 	}
 	if s.Low == nil || s.High == nil {
-		return multiplierText(&s.Mean, unit), "-", "-"
+		return MultiplierText(&s.Mean, unit), "-", "-"
 	}
-	return multiplierText(&s.Mean, unit), multiplierText(s.Low, unit), multiplierText(s.High, unit)
+	return MultiplierText(&s.Mean, unit), MultiplierText(s.Low, unit), MultiplierText(s.High, unit)
 }
 
 // LogRatioCI is the paired log-ratio estimator: with l_i = ln(ratio_i), the
@@ -155,26 +152,4 @@ func (s MultiplierStat) Cells(unit string) (mean, low, high string) {
 		return "baseline near zero", "-", "-"
 	}
 	return s.RatioStat.Cells(unit)
-}
-
-// WriteMultiplierTable prints the multiplier over seeds for the top lanes.
-func WriteMultiplierTable(w io.Writer, stats []MultiplierStat, top int) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "model\tseeds\tgeo. mean\t95%% CI\ttokens geo. mean\ttokens 95%% CI\tnear-zero seeds\t\n")
-	interval := func(lo, hi string) string {
-		if lo == "-" {
-			return "-"
-		}
-		return "[" + lo + ", " + hi + "]"
-	}
-	for i, s := range stats {
-		if top > 0 && i == top {
-			fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\n", len(stats)-top)
-			break
-		}
-		mean, lo, hi := s.Cells("x")
-		tmean, tlo, thi := s.Tokens.Cells("x")
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%d\t\n", s.Model, s.Seeds, mean, interval(lo, hi), tmean, interval(tlo, thi), s.NearZeroSeeds)
-	}
-	return tw.Flush()
 }

@@ -39,7 +39,7 @@ func bruteSplit(lanes [][]JobTimes) (Split, float64, float64) {
 	if n > 0 {
 		sort.SliceStable(byTotal, func(a, b int) bool { return byTotal[a].total < byTotal[b].total })
 		p90 := byTotal[int(math.Ceil(0.9*float64(n)))-1]
-		p90Share = ratio(p90.wait, p90.total)
+		p90Share = Ratio(p90.wait, p90.total)
 	}
 	brute := func(xs []float64) Stats {
 		if len(xs) == 0 {
@@ -54,7 +54,7 @@ func bruteSplit(lanes [][]JobTimes) (Split, float64, float64) {
 		return Stats{Mean: sum / float64(len(xs)), P50: q(0.5), P90: q(0.9), P99: q(0.99)}
 	}
 	return Split{Total: brute(parts[0]), Queued: brute(parts[1]), Start: brute(parts[2]), Gateway: brute(parts[3]),
-		LLM: brute(parts[4]), Tool: brute(parts[5])}, ratio(wait, total), p90Share
+		LLM: brute(parts[4]), Tool: brute(parts[5])}, Ratio(wait, total), p90Share
 }
 
 // TestSplitStatsAgainstSort: the selection-based split (percentiles at

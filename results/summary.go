@@ -217,7 +217,7 @@ func Summarize(d RunData) Run {
 	run.Total = lane(all, times, d)
 	run.Fairness = summarizeFairness(d.Fairness)
 	for _, p := range d.Production {
-		p.LatencyMean = ratio(p.LatencySum, float64(p.Answered))
+		p.LatencyMean = Ratio(p.LatencySum, float64(p.Answered))
 		run.Production = append(run.Production, p)
 	}
 	run.Convergence = Convergence(d.Series, d.Models, d.Targets, d.Disturbances, d.WindowEnd)
@@ -254,18 +254,18 @@ func lane(raw LaneRaw, times [][]JobTimes, d RunData) Lane {
 	span := d.WindowEnd - d.WindowStart
 	l := Lane{
 		Model: raw.Model, Arrived: raw.Arrived, Started: raw.Started, Completed: raw.Completed,
-		ThroughputPerHour:           ratio(float64(raw.Completed), span/3600),
-		TokensPerHour:               ratio(raw.Tokens, span/3600),
+		ThroughputPerHour:           Ratio(float64(raw.Completed), span/3600),
+		TokensPerHour:               Ratio(raw.Tokens, span/3600),
 		ContainerSeconds:            raw.RunningArea,
 		GatewayWaitContainerSeconds: raw.GatewayOnlyArea,
 		ContainerCost:               raw.RunningArea / 3600 * d.PricePerHour,
-		MeanRunning:                 ratio(raw.RunningArea, span),
+		MeanRunning:                 Ratio(raw.RunningArea, span),
 		Calls:                       raw.Calls, Rejected429: raw.Rejected429, Errors: raw.Errors, FailedCalls: raw.Failed,
-		GatewayDepth:        ratio(raw.DepthArea, span),
-		CallQueueWait:       ratio(raw.QueueWaitSum, float64(raw.QueueEntries)),
-		CallQueueRate:       ratio(float64(raw.QueueEntries), span),
-		ProviderUtilisation: ratio(raw.BusyArea, span*float64(raw.Streams)),
-		HeadroomCaptured:    ratio(raw.BusyArea, raw.StreamArea),
+		GatewayDepth:        Ratio(raw.DepthArea, span),
+		CallQueueWait:       Ratio(raw.QueueWaitSum, float64(raw.QueueEntries)),
+		CallQueueRate:       Ratio(float64(raw.QueueEntries), span),
+		ProviderUtilisation: Ratio(raw.BusyArea, span*float64(raw.Streams)),
+		HeadroomCaptured:    Ratio(raw.BusyArea, raw.StreamArea),
 	}
 	l.JobTime, l.WaitShare, l.P90WaitShare = splitStats(times)
 	return l
@@ -288,7 +288,7 @@ func splitStats(lanes [][]JobTimes) (split Split, waitShare, p90WaitShare float6
 			total += t.Total()
 		}
 	}
-	waitShare = ratio(wait, total)
+	waitShare = Ratio(wait, total)
 	if n == 0 {
 		return Split{}, waitShare, 0
 	}
@@ -309,7 +309,7 @@ func splitStats(lanes [][]JobTimes) (split Split, waitShare, p90WaitShare float6
 		Tool:    part(func(t JobTimes) float64 { return float64(t.Tool) })}
 	split.Total = part(JobTimes.Total) // last: buf keeps the sorted totals
 	p90 := stableRank(lanes, buf, int(math.Ceil(0.9*float64(n)))-1)
-	return split, waitShare, ratio(p90.Waiting(), p90.Total())
+	return split, waitShare, Ratio(p90.Waiting(), p90.Total())
 }
 
 // stableRank returns the job at rank k (0-based) of a stable sort of the
@@ -334,17 +334,17 @@ func stableRank(lanes [][]JobTimes, sorted []float64, k int) JobTimes {
 	panic("results: stableRank: rank not found")
 }
 
-// ratio is a/b, or 0 when b is 0 (no NaN ever reaches the JSON).
-func ratio(a, b float64) float64 {
+// Ratio is a/b, or 0 when b is 0 (no NaN ever reaches the JSON).
+func Ratio(a, b float64) float64 {
 	if b == 0 {
 		return 0
 	}
 	return a / b
 }
 
-// readJSONFile decodes the JSON file at path into v; a decoding error names
+// ReadJSONFile decodes the JSON file at path into v; a decoding error names
 // the file.
-func readJSONFile(path string, v any) error {
+func ReadJSONFile(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -471,13 +471,13 @@ func summarizeFairness(d FairnessData) FairnessSummary {
 			n++
 		}
 	}
-	f.JainMean = ratio(f.JainMean, float64(n))
+	f.JainMean = Ratio(f.JainMean, float64(n))
 	var total int64
 	for _, v := range d.TierAdmitted {
 		total += v
 	}
 	for k, v := range d.TierAdmitted {
-		f.TierShares[k] = ratio(float64(v), float64(total))
+		f.TierShares[k] = Ratio(float64(v), float64(total))
 	}
 	sb := d.Small
 	f.SmallBatches, f.BehindLarge, f.SmallUnfinished = sb.Count, sb.BehindLarge, sb.Unfinished

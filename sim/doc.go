@@ -41,15 +41,7 @@
 // ExecuteAll runs several specs in parallel and summarises each as soon as
 // it ends.
 //
-// # Scenarios
-//
-// A scenario is strict YAML checked against the Scenario type before it is
-// decoded, so every error names its file, line and field. A variant (and a
-// sweep's, gate's or tune's overlay) is merged onto it: mappings key by key,
-// named lists item by item on the name; an added organisation or key that
-// no model uses is refused as a misspelt name. SplitKey reads the dotted
-// keys of sweeps and tunes against the same type (names with dots, list
-// items by name).
+// Scenarios (what a run is given) are package scenario's.
 //
 // # Randomness
 //

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/evalsched/lab/lab"
+	"github.com/evalsched/lab/report"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
@@ -97,7 +99,7 @@ type options struct {
 	skipInvalid                  bool
 	json                         bool     // print summary.json on stdout instead of the tables
 	variants                     []string // compare: scenario variants, the first the baseline
-	shard                        results.Shard
+	shard                        lab.Shard
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
 	budget                       scenario.Budget
 }
@@ -150,10 +152,10 @@ func runCommand(out io.Writer, o options) error {
 	}
 	fmt.Fprintf(out, "scenario %s, policy %s, seed %d: %d jobs arrived, %d completed, window %.0f-%.0f s\n",
 		sc.Name, policy, seed, run.JobsArrived, run.JobsCompleted, run.Window[0], run.Window[1])
-	if err := results.WriteRunTable(out, run, top); err != nil {
+	if err := report.WriteRunTable(out, run, top); err != nil {
 		return err
 	}
-	results.WriteProductionTable(out, summary)
+	report.WriteProductionTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }
@@ -251,9 +253,9 @@ func compareCommand(out io.Writer, o options) error {
 	for j := range owned {
 		bySeed[j] = done.runs[j*n : (j+1)*n]
 	}
-	summary := results.CompareSummary(sc.Name, seed+uint64(owned[0]), bySeed, len(o.variants) > 0, o.invocation("compare"))
+	summary := lab.CompareSummary(sc.Name, seed+uint64(owned[0]), bySeed, len(o.variants) > 0, o.invocation("compare"))
 	if sh.N > 1 {
-		return commitCompareShard(done, summary, results.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
+		return commitCompareShard(done, summary, lab.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
 			Scenario: sc.Name, First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
 	}
 	if err := done.commit(summary); err != nil {
@@ -265,21 +267,21 @@ func compareCommand(out io.Writer, o options) error {
 	if err := writeComparison(out, sc, o, summary); err != nil {
 		return err
 	}
-	results.WriteProductionTable(out, summary)
-	results.WriteRemedyTable(out, summary)
-	results.WriteControllerTable(out, summary)
+	report.WriteProductionTable(out, summary)
+	report.WriteRemedyTable(out, summary)
+	report.WriteControllerTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
 }
 
 // commitCompareShard writes a compare shard's directory: its seeds' runs
 // whole (compare-shard.json) beside the summary of its own seeds.
-func commitCompareShard(done *simulated, summary results.Summary, cs results.CompareShard, owned []int, bySeed [][]results.Run, stderr io.Writer, dir string) error {
+func commitCompareShard(done *simulated, summary results.Summary, cs lab.CompareShard, owned []int, bySeed [][]results.Run, stderr io.Writer, dir string) error {
 	cs.Runs = map[int][]results.Run{}
 	for j, k := range owned {
 		cs.Runs[k] = bySeed[j]
 	}
-	if err := done.out.WriteJSON(results.CompareShardFile, cs); err != nil {
+	if err := done.out.WriteJSON(lab.CompareShardFile, cs); err != nil {
 		done.out.Abort()
 		return err
 	}
@@ -329,41 +331,41 @@ func writeComparison(out io.Writer, sc *scenario.Scenario, o options, summary re
 	runs := summary.Runs
 	fmt.Fprintf(out, "scenario %s, seed %d: old = %s, new = %s, window %.0f-%.0f s\n",
 		sc.Name, o.seed, runs[0].Policy, runs[1].Policy, runs[0].Window[0], runs[0].Window[1])
-	if err := results.WriteCompareTable(out, runs[0], runs[1], summary.Comparison, o.top); err != nil {
+	if err := report.WriteCompareTable(out, runs[0], runs[1], summary.Comparison, o.top); err != nil {
 		return err
 	}
 	for i, vc := range summary.Variants {
 		if i > 0 {
 			fmt.Fprintf(out, "\n%s against %s:\n", vc.Variant, vc.Baseline)
-			if err := results.WriteCompareTable(out, runs[0], runs[i+1], vc.Comparison, o.top); err != nil {
+			if err := report.WriteCompareTable(out, runs[0], runs[i+1], vc.Comparison, o.top); err != nil {
 				return err
 			}
 		}
 	}
 	if len(summary.MultiplierAcrossSeeds) > 0 {
 		fmt.Fprintf(out, "multiplier over seeds %d..%d (mean and 95%% confidence interval):\n", o.seed, o.seed+uint64(o.seeds)-1)
-		if err := results.WriteMultiplierTable(out, summary.MultiplierAcrossSeeds, o.top); err != nil {
+		if err := report.WriteMultiplierTable(out, summary.MultiplierAcrossSeeds, o.top); err != nil {
 			return err
 		}
 	}
 	for i, vc := range summary.Variants {
 		if i > 0 && len(vc.MultiplierAcrossSeeds) > 0 {
 			fmt.Fprintf(out, "%s against %s, multiplier over seeds:\n", vc.Variant, vc.Baseline)
-			if err := results.WriteMultiplierTable(out, vc.MultiplierAcrossSeeds, o.top); err != nil {
+			if err := report.WriteMultiplierTable(out, vc.MultiplierAcrossSeeds, o.top); err != nil {
 				return err
 			}
 		}
 	}
 	for _, r := range runs {
-		fmt.Fprintln(out, results.FairnessLine(r.Policy, r.Fairness))
+		fmt.Fprintln(out, report.FairnessLine(r.Policy, r.Fairness))
 	}
 	return nil
 }
 
 // compareAction reads compare's flags (seeds, budget, shard) and runs it.
 func compareAction(c *cli.Context) error {
-	if k := c.Int("seeds"); k < 1 || k > results.MaxSeeds {
-		return usageErrorf(c, "--seeds: must be in 1..%d, got %d", results.MaxSeeds, k)
+	if k := c.Int("seeds"); k < 1 || k > lab.MaxSeeds {
+		return usageErrorf(c, "--seeds: must be in 1..%d, got %d", lab.MaxSeeds, k)
 	} else if seed := c.Uint64("seed"); seed > math.MaxUint64-uint64(k-1) {
 		return usageErrorf(c, "--seed %d with --seeds %d: the last seed would pass %d", seed, k, uint64(math.MaxUint64))
 	}
@@ -371,7 +373,7 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var sh results.Shard
+	var sh lab.Shard
 	if c.IsSet("shard") || c.Int("seeds") > 1 { // the array-job variables shard only a multi-seed compare
 		if sh, err = shardOf(c); err != nil {
 			return err

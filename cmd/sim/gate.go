@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/lab"
 	"github.com/urfave/cli/v2"
 )
 
@@ -14,7 +14,7 @@ import (
 const exitRegression = 3
 
 // gateFailed is a gate's failure: main exits with exitRegression.
-type gateFailed struct{ v results.GateVerdict }
+type gateFailed struct{ v lab.GateVerdict }
 
 func (e *gateFailed) Error() string {
 	return fmt.Sprintf("gate failed: %d regressions, %d figures without a baseline", e.v.Regressions, e.v.Missing)
@@ -39,15 +39,15 @@ func gateAction(c *cli.Context) error {
 	if c.Bool("update") && c.String("reason") == "" {
 		return usageErrorf(c, "--update needs --reason \"why the baselines change\"")
 	}
-	g, err := results.LoadGate(c.Args().First())
+	g, err := lab.LoadGate(c.Args().First())
 	if err != nil {
 		return err
 	}
-	now := map[string][]results.MetricAgg{}
+	now := map[string][]lab.MetricAgg{}
 	for i, p := range g.Points {
 		// Each scenario has its own seeds; its seeds run in parallel.
-		err := runPoints(c.App.ErrWriter, "gate "+p.Name, g.Points, []int{i}, g.Spec.Scenarios[i].Seeds, func(_ int, perSeed [][]results.MetricValue) error {
-			now[p.Name] = results.Aggregate(perSeed)
+		err := runPoints(c.App.ErrWriter, "gate "+p.Name, g.Points, []int{i}, g.Spec.Scenarios[i].Seeds, func(_ int, perSeed [][]lab.MetricValue) error {
+			now[p.Name] = lab.Aggregate(perSeed)
 			return nil
 		})
 		if err != nil {
@@ -55,17 +55,17 @@ func gateAction(c *cli.Context) error {
 		}
 	}
 	if c.Bool("update") {
-		var scs []results.BaselineScenario
+		var scs []lab.BaselineScenario
 		for i, p := range g.Points {
 			scs = append(scs, g.NewBaselineScenario(p.Name, g.Spec.Scenarios[i].Seeds, now[p.Name]))
 		}
-		upd := results.BaselineUpdate{Reason: c.String("reason"), Date: time.Now().UTC().Format("2006-01-02")}
-		if err := results.WriteBaseline(g.BaselinePath(), scs, upd); err != nil {
+		upd := lab.BaselineUpdate{Reason: c.String("reason"), Date: time.Now().UTC().Format("2006-01-02")}
+		if err := lab.WriteBaseline(g.BaselinePath(), scs, upd); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", g.BaselinePath())
 	}
-	base, _, err := results.ReadBaseline(g.BaselinePath())
+	base, _, err := lab.ReadBaseline(g.BaselinePath())
 	if err != nil {
 		return err
 	}
@@ -79,9 +79,9 @@ func gateAction(c *cli.Context) error {
 	return nil
 }
 
-func writeVerdict(c *cli.Context, v results.GateVerdict) error {
+func writeVerdict(c *cli.Context, v lab.GateVerdict) error {
 	dir := c.String("out")
-	data, err := results.WriteVerdictFile(dir, v)
+	data, err := lab.WriteVerdictFile(dir, v)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func writeVerdict(c *cli.Context, v results.GateVerdict) error {
 		_, err = c.App.Writer.Write(data)
 		return err
 	}
-	if err := results.WriteGateTable(c.App.Writer, v); err != nil {
+	if err := lab.WriteGateTable(c.App.Writer, v); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", filepath.Join(dir, "verdict.json"))

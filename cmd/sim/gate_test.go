@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/lab"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -39,9 +39,9 @@ checks:
 	return p
 }
 
-func readVerdict(t *testing.T, dir string) results.GateVerdict {
+func readVerdict(t *testing.T, dir string) lab.GateVerdict {
 	t.Helper()
-	var v results.GateVerdict
+	var v lab.GateVerdict
 	readJSON(t, filepath.Join(dir, "verdict.json"), &v)
 	return v
 }
@@ -72,7 +72,7 @@ func TestGate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("the baseline itself: exit %d, %s", code, stderr)
 	}
-	var v results.GateVerdict
+	var v lab.GateVerdict
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 		t.Fatalf("--json: %v\n%s", err, stdout)
 	}
@@ -86,7 +86,7 @@ func TestGate(t *testing.T) {
 	}
 	var regressed []string
 	for _, r := range readVerdict(t, out).Rows {
-		if r.Verdict == results.VerdictRegression {
+		if r.Verdict == lab.VerdictRegression {
 			regressed = append(regressed, r.Lane+" "+r.Metric)
 		}
 	}
@@ -102,7 +102,7 @@ func TestGate(t *testing.T) {
 	// Round trip: updating from the good gate again gives the same figures
 	// (history grows), and updating from the worse one makes it pass.
 	mustSim(t, nil, "gate", "--out", out, "--update", "--reason", "again", good)
-	var b1, b2 results.GateBaseline
+	var b1, b2 lab.GateBaseline
 	json.Unmarshal(first, &b1)
 	readJSON(t, baseline, &b2)
 	if diff := cmp.Diff(b1.Scenarios, b2.Scenarios); diff != "" {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/evalsched/lab/lab"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
@@ -12,7 +13,7 @@ import (
 
 // pointScenario builds a point's scenario: the file (or embedded one), its
 // variant if named, the overlay merged on.
-func pointScenario(p results.PointSpec, cache map[string]*scenario.Scenario) (*scenario.Variant, error) {
+func pointScenario(p lab.PointSpec, cache map[string]*scenario.Scenario) (*scenario.Variant, error) {
 	sc, ok := cache[p.Scenario]
 	if !ok {
 		var err error
@@ -63,8 +64,8 @@ func pointScenario(p results.PointSpec, cache map[string]*scenario.Scenario) (*s
 // once through sim.ExecuteAll (at most GOMAXPROCS at a time), and calls done
 // with a point's figures per seed as soon as its last run ends (one call at
 // a time). A progress bar is drawn on stderr when it is a terminal.
-func runPoints(stderr io.Writer, label string, points []results.PointSpec, idx []int, seeds []uint64,
-	done func(i int, perSeed [][]results.MetricValue) error) error {
+func runPoints(stderr io.Writer, label string, points []lab.PointSpec, idx []int, seeds []uint64,
+	done func(i int, perSeed [][]lab.MetricValue) error) error {
 	cache := map[string]*scenario.Scenario{}
 	var specs []sim.RunSpec
 	var mu sync.Mutex
@@ -113,14 +114,14 @@ func runPoints(stderr io.Writer, label string, points []results.PointSpec, idx [
 
 // pointMetrics are a point's figures per seed: runs[k] is seed k's run and,
 // if any, its baseline.
-func pointMetrics(runs [][]results.Run) [][]results.MetricValue {
-	out := make([][]results.MetricValue, len(runs))
+func pointMetrics(runs [][]results.Run) [][]lab.MetricValue {
+	out := make([][]lab.MetricValue, len(runs))
 	for k, rs := range runs {
 		var old *results.Run
 		if len(rs) > 1 {
 			old = &rs[1]
 		}
-		out[k] = results.RunMetrics(rs[0], old)
+		out[k] = lab.RunMetrics(rs[0], old)
 	}
 	return out
 }

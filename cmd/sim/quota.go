@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/evalsched/lab/lab"
+	"github.com/evalsched/lab/report"
 	"github.com/evalsched/lab/results"
 	"github.com/urfave/cli/v2"
 )
@@ -35,20 +37,18 @@ func quotaCheckCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var over int
+			v := lab.CheckQuotaVerdict(o.Summary, max)
 			if c.Bool("json") {
-				v := results.CheckQuotaVerdict(o.Summary, max)
-				over = v.Over
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(v); err != nil {
 					return err
 				}
-			} else if over, err = results.CheckQuota(c.App.Writer, o.Summary, max); err != nil {
+			} else if err := report.WriteQuotaTable(c.App.Writer, o.Summary, max); err != nil {
 				return err
 			}
-			if over > 0 {
-				return &quotaGateError{over: over}
+			if v.Over > 0 {
+				return &quotaGateError{over: v.Over}
 			}
 			return nil
 		},

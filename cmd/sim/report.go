@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/evalsched/lab/report"
 	"github.com/evalsched/lab/results"
 	"github.com/urfave/cli/v2"
 )
@@ -29,7 +30,7 @@ func reportCommand() *cli.Command {
 // writeReport writes DIR/report.html, DIR/report.md and DIR/figures/ from the
 // outputs in DIR, and says so on stderr.
 func writeReport(stderr io.Writer, dir string) error {
-	if err := results.WriteReport(dir, toolVersion()); err != nil {
+	if err := report.WriteReport(dir, toolVersion()); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	fmt.Fprintf(stderr, "wrote %s, %s and %s\n", filepath.Join(dir, "report.html"), filepath.Join(dir, "report.md"),

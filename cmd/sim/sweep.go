@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/lab"
 	"github.com/evalsched/lab/scenario"
 	"github.com/urfave/cli/v2"
 )
@@ -14,15 +14,15 @@ import (
 var shardFlag = &cli.StringFlag{Name: "shard", Usage: "run only shard I of N (I/N, 0-based), into DIR/shard-I; default from JOB_COMPLETION_INDEX+SIM_SHARDS, SLURM_ARRAY_TASK_ID+SLURM_ARRAY_TASK_COUNT or AWS_BATCH_JOB_ARRAY_INDEX+SIM_SHARDS"}
 
 // shardOf reads --shard, else the array-job environment.
-func shardOf(c *cli.Context) (results.Shard, error) {
+func shardOf(c *cli.Context) (lab.Shard, error) {
 	if c.IsSet("shard") {
-		sh, err := results.ParseShard(c.String("shard"))
+		sh, err := lab.ParseShard(c.String("shard"))
 		if err != nil {
 			return sh, usageErrorf(c, "--shard: %v", err)
 		}
 		return sh, nil
 	}
-	sh, _, err := results.ShardFromEnv(os.Getenv)
+	sh, _, err := lab.ShardFromEnv(os.Getenv)
 	return sh, err
 }
 
@@ -42,8 +42,8 @@ func sweepCommand() *cli.Command {
 	}
 }
 
-func sweepRun(c *cli.Context, file, dir string, sh results.Shard) error {
-	sw, err := results.LoadSweep(file)
+func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
+	sw, err := lab.LoadSweep(file)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func sweepRun(c *cli.Context, file, dir string, sh results.Shard) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "sweep %s: %d points x %d seeds (shard %s: %d points, %d already done)\n",
 		file, len(sw.Points), len(sw.Seeds), sh, owned, owned-len(todo))
-	err = runPoints(c.App.ErrWriter, "sweep", sw.Points, todo, sw.Seeds, func(i int, perSeed [][]results.MetricValue) error {
+	err = runPoints(c.App.ErrWriter, "sweep", sw.Points, todo, sw.Seeds, func(i int, perSeed [][]lab.MetricValue) error {
 		return sw.WritePoint(dir, i, perSeed)
 	})
 	if err != nil {
@@ -99,14 +99,14 @@ func mergeCommand() *cli.Command {
 				return usageErrorf(c, "missing argument: the shard directories")
 			}
 			dir := c.String("out")
-			if results.IsCompareShard(c.Args().First()) {
-				if err := results.MergeCompare(dir, c.Args().Slice()); err != nil {
+			if lab.IsCompareShard(c.Args().First()) {
+				if err := lab.MergeCompare(dir, c.Args().Slice()); err != nil {
 					return err
 				}
 				fmt.Fprintf(c.App.ErrWriter, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 				return nil
 			}
-			if err := results.MergeSweep(dir, c.Args().Slice()); err != nil {
+			if err := lab.MergeSweep(dir, c.Args().Slice()); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.ErrWriter, "wrote %s/sweep.csv and %s/summary.csv\n", dir, dir)

@@ -5,7 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/lab"
+	"github.com/evalsched/lab/report"
 	"github.com/evalsched/lab/scenario"
 	"github.com/urfave/cli/v2"
 )
@@ -22,7 +23,7 @@ func tuneCommand() *cli.Command {
 
 func tuneAction(c *cli.Context) error {
 	file := c.Args().First()
-	f, base, seeds, err := results.LoadTune(file)
+	f, base, seeds, err := lab.LoadTune(file)
 	if err != nil {
 		return err
 	}
@@ -45,9 +46,9 @@ func tuneAction(c *cli.Context) error {
 		return err
 	}
 	n := 0
-	t := &results.Tuner{Params: f.Params, Objective: f.Objective, Constraints: f.Constraints, Budget: f.Budget,
-		Eval: func(xs [][]float64) ([]map[results.MetricKey]float64, error) {
-			points := make([]results.PointSpec, len(xs))
+	t := &lab.Tuner{Params: f.Params, Objective: f.Objective, Constraints: f.Constraints, Budget: f.Budget,
+		Eval: func(xs [][]float64) ([]map[lab.MetricKey]float64, error) {
+			points := make([]lab.PointSpec, len(xs))
 			idx := make([]int, len(xs))
 			for i, x := range xs {
 				p, err := f.Point(base, fmt.Sprintf("t%03d", n+i), x)
@@ -57,10 +58,10 @@ func tuneAction(c *cli.Context) error {
 				points[i], idx[i] = p, i
 			}
 			n += len(xs)
-			out := make([]map[results.MetricKey]float64, len(xs))
-			err := runPoints(c.App.ErrWriter, fmt.Sprintf("tune %d", n), points, idx, seeds, func(i int, perSeed [][]results.MetricValue) error {
-				out[i] = map[results.MetricKey]float64{}
-				for _, a := range results.Aggregate(perSeed) {
+			out := make([]map[lab.MetricKey]float64, len(xs))
+			err := runPoints(c.App.ErrWriter, fmt.Sprintf("tune %d", n), points, idx, seeds, func(i int, perSeed [][]lab.MetricValue) error {
+				out[i] = map[lab.MetricKey]float64{}
+				for _, a := range lab.Aggregate(perSeed) {
 					out[i][a.MetricKey] = a.Mean
 				}
 				return nil
@@ -75,8 +76,8 @@ func tuneAction(c *cli.Context) error {
 		return err
 	}
 	if f.TradeOff != nil {
-		front := results.ParetoFront(t.Evaluations(), f.Objective, *f.TradeOff)
-		if err := results.PlotFront(filepath.Join(dir, "front.png"), t.Evaluations(), front, best, f.Objective, *f.TradeOff); err != nil {
+		front := lab.ParetoFront(t.Evaluations(), f.Objective, *f.TradeOff)
+		if err := report.PlotFront(filepath.Join(dir, "front.png"), frontPlot(t.Evaluations(), front, best, f.Objective, *f.TradeOff)); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.App.ErrWriter, "Pareto front: %d settings; wrote %s\n", len(front), filepath.Join(dir, "front.png"))
@@ -90,4 +91,26 @@ func tuneAction(c *cli.Context) error {
 	fmt.Fprint(c.App.Writer, overlay)
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", filepath.Join(dir, "tune.csv"))
 	return nil
+}
+
+// frontPlot is the tune's evaluations as report.PlotFront draws them: each
+// at (objective, trade-off), with the front and the recommendation.
+func frontPlot(evals, front []lab.TuneEval, best lab.TuneEval, obj, trade lab.TuneGoal) report.FrontPlot {
+	xy := func(e lab.TuneEval) report.XY { return report.XY{X: e.Figures[obj.Key()], Y: e.Figures[trade.Key()]} }
+	fp := report.FrontPlot{
+		XLabel: obj.Key().Lane + " " + obj.Metric + " (" + obj.Goal + ")",
+		YLabel: trade.Key().Lane + " " + trade.Metric + " (" + trade.Goal + ")",
+		Best:   xy(best),
+	}
+	for _, e := range evals {
+		if e.Feasible {
+			fp.Feasible = append(fp.Feasible, xy(e))
+		} else {
+			fp.Infeasible = append(fp.Infeasible, xy(e))
+		}
+	}
+	for _, e := range front {
+		fp.Front = append(fp.Front, xy(e))
+	}
+	return fp
 }

@@ -1,0 +1,119 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/evalsched/lab/results"
+)
+
+// CompareSummary assembles sim compare's summary.json from its runs, seed by
+// seed (runsBySeed[k] holds the arms of seed first+k, the baseline first):
+// the first seed's runs and comparison, and over more than one seed each
+// arm's multipliers against the baseline. variants says the arms are
+// scenario variants (summary.variants is then written). One function for
+// a whole run and for merging the shards of one, so the two agree byte for
+// byte.
+func CompareSummary(scenario string, first uint64, runsBySeed [][]results.Run, variants bool, inv *results.Invocation) results.Summary {
+	runs := runsBySeed[0]
+	n, seeds := len(runs), len(runsBySeed)
+	s := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
+		Scenario: scenario, Seed: first, Runs: runs, Comparison: results.Compare(runs[0], runs[1]), Invocation: inv}
+	for k := 0; k < seeds && seeds > 1; k++ {
+		s.Seeds = append(s.Seeds, first+uint64(k))
+	}
+	for i := 1; i < n; i++ {
+		var perSeed [][]results.LaneComparison
+		for k := 0; k < seeds; k++ {
+			perSeed = append(perSeed, results.Compare(runsBySeed[k][0], runsBySeed[k][i]))
+		}
+		vc := results.VariantComparison{Baseline: runs[0].Policy, Variant: runs[i].Policy, Comparison: perSeed[0]}
+		if seeds > 1 {
+			vc.MultiplierAcrossSeeds = results.MultiplierCI(perSeed)
+		}
+		if i == 1 {
+			s.MultiplierAcrossSeeds = vc.MultiplierAcrossSeeds
+		}
+		if variants {
+			s.Variants = append(s.Variants, vc)
+		}
+	}
+	return s
+}
+
+// CompareShard is what one shard of `sim compare --seeds K --shard I/N`
+// keeps in its directory (compare-shard.json): its seeds' runs, whole, so
+// that MergeCompare can assemble the summary an unsharded run writes.
+type CompareShard struct {
+	Schema     string              `json:"schema"` // "evalsched-compare-shard"
+	Shard      string              `json:"shard"`
+	Scenario   string              `json:"scenario"`
+	First      uint64              `json:"first_seed"`
+	Seeds      int                 `json:"seeds"`
+	Variants   bool                `json:"variants"`
+	Invocation *results.Invocation `json:"invocation"`
+	// Runs maps the seed offset k (seed first+k) to that seed's arms.
+	Runs map[int][]results.Run `json:"runs"`
+}
+
+// CompareShardFile is the name of a compare shard's record.
+const CompareShardFile = "compare-shard.json"
+
+// IsCompareShard reports whether dir holds a compare shard.
+func IsCompareShard(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, CompareShardFile))
+	return err == nil
+}
+
+// MergeCompare merges the shard directories of one sharded compare into
+// dir: summary.json assembled as the unsharded run does, series.csv and
+// batches.csv from the shard that ran the first seed.
+func MergeCompare(dir string, shards []string) error {
+	var all []CompareShard
+	firstDir := ""
+	for _, d := range shards {
+		var cs CompareShard
+		if err := results.ReadJSONFile(filepath.Join(d, CompareShardFile), &cs); err != nil {
+			return err
+		}
+		if len(all) > 0 && (cs.Scenario != all[0].Scenario || cs.First != all[0].First || cs.Seeds != all[0].Seeds) {
+			return fmt.Errorf("merge: %s and %s hold different compares", shards[0], d)
+		}
+		if _, ok := cs.Runs[0]; ok {
+			firstDir = d
+		}
+		all = append(all, cs)
+	}
+	if len(all) == 0 {
+		return errors.New("merge: name the shard directories")
+	}
+	bySeed := make([][]results.Run, all[0].Seeds)
+	for _, cs := range all {
+		for k, runs := range cs.Runs {
+			if k < 0 || k >= len(bySeed) || bySeed[k] != nil {
+				return fmt.Errorf("merge: seed offset %d is missing or given twice", k)
+			}
+			bySeed[k] = runs
+		}
+	}
+	if i := slices.IndexFunc(bySeed, func(r []results.Run) bool { return r == nil }); i >= 0 {
+		return fmt.Errorf("merge: no shard ran seed %d (give every shard's directory)", all[0].First+uint64(i))
+	}
+	s := CompareSummary(all[0].Scenario, all[0].First, bySeed, all[0].Variants, all[0].Invocation)
+	stage, err := results.StageDir(dir)
+	if err != nil {
+		return err
+	}
+	if err := stage.LinkFrom(firstDir, "series.csv", "batches.csv"); err != nil {
+		stage.Abort()
+		return err
+	}
+	if err := results.WriteJSON(filepath.Join(stage.Dir, "summary.json"), s); err != nil {
+		stage.Abort()
+		return err
+	}
+	return stage.Commit()
+}

@@ -1,0 +1,165 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
+	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
+	"go.yaml.in/yaml/v3"
+)
+
+// A PointSpec is one configuration that gate, sweep and tune run over
+// seeds: a scenario, a policy (or one of the scenario's variants) and an
+// overlay of scenario keys merged onto it (scenario.Scenario.WithOverlay).
+type PointSpec struct {
+	ID, Name string
+	Scenario string // a file path (resolved) or an embedded name
+	Policy   string
+	Variant  string
+	Overlay  *yaml.Node       // a mapping, or nil
+	Params   []scenario.Param // the grid's or tune's parameters of the point (the CSVs' columns)
+	// Settings are the dotted settings the overlay was built from: the
+	// parameters, or a list point's overlay flattened. Each is checked
+	// against the scenario (a list item it names must exist).
+	Settings []scenario.Param
+	// Baseline: also run the fixed-lane policy on every seed, for the
+	// multiplier.
+	Baseline bool
+}
+
+// ResolveScenario reads a scenario reference in a file at path: a file
+// relative to that file's directory when one exists there, else as given
+// (a path from the working directory, or an embedded scenario's name).
+func ResolveScenario(path, ref string) string {
+	if ref == "" || filepath.IsAbs(ref) {
+		return ref
+	}
+	if p := filepath.Join(filepath.Dir(path), ref); results.FileExists(p) {
+		return p
+	}
+	return ref
+}
+
+// MaxSeeds is the most seeds one sweep, tune or compare --seeds runs.
+const MaxSeeds = 1000
+
+// seedRange is the n seeds from first (at least 1) a sweep or tune file asks
+// for, refused at the line of its seeds key when n is not in 1..MaxSeeds.
+func seedRange(path string, data []byte, n int, first uint64) ([]uint64, error) {
+	if n < 1 || n > MaxSeeds {
+		return nil, fmt.Errorf("%s: seeds: must be in 1..%d, got %d", at(path, data, "seeds"), MaxSeeds, n)
+	}
+	first = max(1, first)
+	if first > math.MaxUint64-uint64(n-1) {
+		return nil, fmt.Errorf("%s: first_seed: %d with %d seeds: the last seed would pass %d", at(path, data, "first_seed"), first, n, uint64(math.MaxUint64))
+	}
+	seeds := make([]uint64, n)
+	for k := range seeds {
+		seeds[k] = first + uint64(k)
+	}
+	return seeds, nil
+}
+
+// at is "path:line" for the field (a path such as "checks[2].metric") of a
+// YAML file's text, the deepest line of it that is there (just path if
+// none), so a check on a decoded value names its line.
+func at(path string, data []byte, field string) string {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) == nil {
+		if line := yamltree.Line(&root, field); line > 0 {
+			return fmt.Sprintf("%s:%d", path, line)
+		}
+	}
+	return path
+}
+
+// decodeStrict decodes YAML data into v, refusing unknown keys, with the
+// file's name in errors.
+func decodeStrict(path string, data []byte, v any) error {
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			return typeError(path, data, reflect.TypeOf(v).Elem(), te.Errors[0])
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// yamlMessage is the YAML library's "line N: ..." message; notFound its
+// message for an unknown key.
+var (
+	yamlMessage = regexp.MustCompile(`^line (\d+): (.*)$`)
+	notFound    = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+)
+
+// typeError turns the YAML library's first decoding message into a field
+// error at the file, line and field path ("gate.yaml:9: checks[0].lane:
+// unknown field (have ...)"), instead of its text naming Go types.
+func typeError(path string, data []byte, t reflect.Type, msg string) error {
+	m := yamlMessage.FindStringSubmatch(msg)
+	if m == nil {
+		return fmt.Errorf("%s: %s", path, msg)
+	}
+	line, _ := strconv.Atoi(m[1])
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root) // it decoded up to here
+	fe := &field.Error{File: path, Line: line, Msg: m[2]}
+	if k := notFound.FindStringSubmatch(m[2]); k != nil {
+		fe.Path = yamltree.PathAtLine(&root, line, k[1])
+		fe.Msg = "unknown field"
+		if have := fieldsAt(t, fe.Path); len(have) > 0 {
+			fe.Msg += " (have " + strings.Join(have, ", ") + ")"
+		}
+	} else {
+		fe.Path = yamltree.PathAtLine(&root, line, "")
+	}
+	return fe
+}
+
+// fieldsAt is the keys of the struct that holds the last field of path
+// (a path such as "checks[0].lane") below type t, sorted; nil if the path
+// does not lead through structs and lists.
+func fieldsAt(t reflect.Type, path string) []string {
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		name, _, indexed := strings.Cut(part, "[")
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		fields := map[string]reflect.Type{}
+		yamltree.Fields(t, fields)
+		if i == len(parts)-1 {
+			return slices.Sorted(maps.Keys(fields))
+		}
+		if t = fields[name]; t == nil {
+			return nil
+		}
+		if indexed {
+			for t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			if t.Kind() != reflect.Slice {
+				return nil
+			}
+			t = t.Elem()
+		}
+	}
+	return nil
+}

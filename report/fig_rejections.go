@@ -1,0 +1,183 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/evalsched/lab/results"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// rejectionFigures: 429s per lane and, from series.csv's optional columns,
+// 429s and quota usage over time; only when a run has any 429.
+func rejectionFigures(o *input) ([]figSpec, error) {
+	const name = "rejections-429"
+	s := o.Summary
+	groups, total := rejectionsByLane(s)
+	if total == 0 && len(groups) == 0 {
+		return nil, nil
+	}
+	var figs []figSpec
+	if len(groups) > 0 {
+		var series []string
+		for i := range s.Runs {
+			series = append(series, roleName(s, i))
+		}
+		title := "Rate-limit rejections (429) per lane"
+		p, h, legend, err := groupedBars(title, "tries rejected with 429 in the measurement window", series, topAndOther(groups, FigureTopLanes, nil))
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, barFigure(name, title, rejectionsCaption(s, groups), h, p, legend))
+	}
+	for _, c := range []seriesColumn{rejectionsOverTime, quotaUseOverTime} {
+		f, ok, err := c.figure(o)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			figs = append(figs, f)
+		}
+	}
+	if len(figs) == 0 {
+		figs = append(figs, placeholder(name, "Rate-limit rejections (429)",
+			fmt.Sprintf("the runs had %d rejections in total but no lane lists any", total)))
+	}
+	return figs, nil
+}
+
+// rejectionsByLane is a bar group per lane with any 429 (a value per run),
+// most 429s first, and the runs' total 429s.
+func rejectionsByLane(s results.Summary) ([]barGroup, int64) {
+	total := int64(0)
+	byModel := map[string][]float64{}
+	for i, r := range s.Runs {
+		total += r.Total.Rejected429
+		for _, l := range r.Lanes {
+			if l.Rejected429 > 0 {
+				v := byModel[l.Model]
+				if v == nil {
+					v = make([]float64, len(s.Runs))
+				}
+				v[i] += float64(l.Rejected429)
+				byModel[l.Model] = v
+			}
+		}
+	}
+	var groups []barGroup
+	sums := map[string]float64{}
+	for m, v := range byModel {
+		for _, x := range v {
+			sums[m] += x
+		}
+		groups = append(groups, barGroup{name: m, values: v})
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		if a, b := sums[groups[i].name], sums[groups[j].name]; a != b {
+			return a > b
+		}
+		return groups[i].name < groups[j].name
+	})
+	return groups, total
+}
+
+// seriesColumn is a figure of one optional series.csv column over time, per
+// policy: the models of a sample are combined with combine, the values
+// multiplied by scale; the legend goes at the top or the bottom, where the
+// lines leave room.
+type seriesColumn struct {
+	column                       string
+	combine                      func(acc, v float64) float64
+	scale                        float64
+	legendTop                    bool
+	name, title, ylabel, caption string
+}
+
+// rejectionsOverTime plots the rejected_429 column, summed over models.
+var rejectionsOverTime = seriesColumn{column: "rejected_429", combine: func(acc, v float64) float64 { return acc + v }, scale: 1, legendTop: true,
+	name: "rejections-429-over-time", title: "429s over time (all models)", ylabel: "429s per sample interval",
+	caption: "Tries rejected with 429 per series interval, summed over all models, " +
+		"from series.csv's rejected_429 column. Look for bursts of 429s after bursts of batches or when the scheduler raises a limit."}
+
+// quotaUseOverTime plots the quota_use column: at each sample, the fullest
+// quota window of any organisation, as a percentage.
+var quotaUseOverTime = seriesColumn{column: "quota_use", combine: math.Max, scale: 100, legendTop: false,
+	name: "quota-use-over-time", title: "Rate-limit usage over time (fullest quota window)", ylabel: "% of the limit in use",
+	caption: "At each sample, the fullest rolling quota window (rpm, tpm, rpd or tpd) of any organisation a busy model belongs to, " +
+		"as a percentage of its limit, from series.csv's quota_use column. Near 100% the provider answers 429: " +
+		"look for the policy that keeps usage pinned at the limit, and for how long."}
+
+// figure draws the column; ok is false when the column is missing or all
+// zero.
+func (c seriesColumn) figure(o *input) (f figSpec, ok bool, err error) {
+	col := extraColumn(o, c.column)
+	if col < 0 {
+		return figSpec{}, false, nil
+	}
+	tscale, unit := timeUnit(runEnd(o))
+	p := newPlot(c.title, "time ("+unit+")", c.ylabel)
+	newGrid(p, true, true)
+	roles := newPolicyRoles(o.Summary)
+	any := false
+	for k, pol := range policies(o) {
+		acc := map[float64]float64{}
+		for _, r := range o.Series {
+			if r.Policy == pol && col < len(r.Extra) {
+				v := c.scale * fin(r.Extra[col])
+				acc[r.T] = c.combine(acc[r.T], v)
+				any = any || v != 0
+			}
+		}
+		xys := sortedXY(acc, tscale)
+		if len(xys) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return figSpec{}, false, err
+		}
+		l.Color = policyColor(roles.colorIndex(pol, k))
+		l.Width = vg.Points(1.2)
+		p.Add(extremeLine{l})
+		p.Legend.Add(pol, l)
+	}
+	if !any {
+		return figSpec{}, false, nil
+	}
+	timeAxis(&p.X, unit, runEnd(o))
+	p.Legend.Top = c.legendTop
+	return plotFigure(c.name, c.title, c.caption, 10*vg.Inch, 4*vg.Inch, p), true, nil
+}
+
+// rejectionsCaption says what the 429 bars show: the lanes with the most
+// 429s and how the policies compare on them.
+func rejectionsCaption(s results.Summary, groups []barGroup) string {
+	caption := "Tries the providers rejected with 429 (a quota was full) per lane and policy, in the measurement window; " +
+		"a rejected try backs off and retries, holding its job's container. "
+	var parts []string
+	for _, g := range groups[:min(3, len(groups))] {
+		var vals []string
+		for i, v := range g.values {
+			vals = append(vals, fmt.Sprintf("%s under %s", count(int64(v)), roleName(s, i)))
+		}
+		parts = append(parts, g.name+": "+strings.Join(vals, ", "))
+	}
+	if len(parts) > 0 {
+		caption += "Most 429s: " + strings.Join(parts, "; ") + "."
+	}
+	return caption
+}
+
+// extraColumn is the index of series.csv's optional column name in
+// SeriesRecord.Extra, or -1.
+func extraColumn(o *input, name string) int {
+	for i, h := range o.SeriesExtra {
+		if h == name {
+			return i
+		}
+	}
+	return -1
+}

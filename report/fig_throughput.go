@@ -1,0 +1,98 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/evalsched/lab/results"
+	"gonum.org/v1/plot/vg"
+)
+
+const throughputXLabel = "completed jobs per hour (measurement window)"
+
+// throughputFigure: per-lane throughput, old vs new, top lanes and the rest.
+func throughputFigure(o *input) (figSpec, error) {
+	old, new := runsOf(o.Summary)
+	switch {
+	case new == nil:
+		return placeholder("throughput", "Lane throughput", "summary.json has no run"), nil
+	case old == nil:
+		return singleThroughputFigure(*new)
+	}
+	return comparedThroughputFigure(o.Summary, *old, *new)
+}
+
+// singleThroughputFigure is the throughput figure of a single run: no
+// baseline, no multipliers.
+func singleThroughputFigure(run results.Run) (figSpec, error) {
+	lanes := append([]results.Lane(nil), run.Lanes...)
+	sort.SliceStable(lanes, func(i, j int) bool { return lanes[i].ThroughputPerHour > lanes[j].ThroughputPerHour })
+	if len(lanes) == 0 {
+		return placeholder("throughput", "Lane throughput", "the run has no lane with any job"), nil
+	}
+	perHour := func(v float64) string { return formatCount(fin(v)) + "/h" }
+	groups := make([]barGroup, len(lanes))
+	for i, l := range lanes {
+		groups[i] = barGroup{name: l.Model, values: []float64{l.ThroughputPerHour}, note: perHour(l.ThroughputPerHour)}
+	}
+	groups = topAndOther(groups, FigureTopLanes, func(sums []float64) string { return perHour(sums[0]) })
+	title := fmt.Sprintf("Lane throughput: %s (total %s jobs/h)", run.Policy, formatCount(fin(run.Total.ThroughputPerHour)))
+	p, h, _, err := groupedBars(title, throughputXLabel, []string{run.Policy}, groups) // one series: no legend
+	if err != nil {
+		return figSpec{}, err
+	}
+	caption := fmt.Sprintf("Jobs completed per hour in the measurement window for the %d busiest lanes of %s "+
+		"and the rest summed. A single run has no baseline to compare with: run sim compare for multipliers.",
+		min(max(FigureTopLanes, 1), len(lanes)), run.Policy)
+	return plotFigure("throughput", title, caption, 10*vg.Inch, h, p), nil
+}
+
+// comparedThroughputFigure is the throughput figure of a comparison: old and
+// new per lane with the multiplier.
+func comparedThroughputFigure(s results.Summary, old, new results.Run) (figSpec, error) {
+	rows := comparisonRows(s)
+	if len(rows) == 0 {
+		return placeholder("throughput", "Lane throughput", "no lane has any job in either run"), nil
+	}
+	groups := make([]barGroup, len(rows))
+	for i, r := range rows {
+		groups[i] = barGroup{name: r.Model, values: []float64{r.OldPerHour, r.NewPerHour}, note: formatMult(r.Multiplier)}
+	}
+	groups = topAndOther(groups, FigureTopLanes, func(sums []float64) string {
+		if sums[0] > 0 {
+			m := sums[1] / sums[0]
+			return formatMult(&m)
+		}
+		return formatMult(nil)
+	})
+	tm := results.Compare(results.Run{Lanes: []results.Lane{old.Total}}, results.Run{Lanes: []results.Lane{new.Total}})[0].Multiplier
+	title := fmt.Sprintf("Lane throughput, %s vs %s (total %s → %s jobs/h, %s)", old.Policy, new.Policy,
+		formatCount(fin(old.Total.ThroughputPerHour)), formatCount(fin(new.Total.ThroughputPerHour)), formatMult(tm))
+	p, h, legend, err := groupedBars(title, throughputXLabel, []string{roleName(s, 0), roleName(s, 1)}, groups)
+	if err != nil {
+		return figSpec{}, err
+	}
+	return barFigure("throughput", title, comparedThroughputCaption(old, new, rows), h, p, legend), nil
+}
+
+func comparedThroughputCaption(old, new results.Run, rows []results.LaneComparison) string {
+	top := max(FigureTopLanes, 1)
+	var big []string
+	for _, r := range rows[:min(top, len(rows))] {
+		if r.Multiplier != nil && *r.Multiplier >= 1.5 {
+			big = append(big, fmt.Sprintf("%s %s", r.Model, formatMult(r.Multiplier)))
+		}
+	}
+	caption := fmt.Sprintf("Jobs completed per hour in the measurement window, per lane, under %s (old, orange) and %s (new, blue) "+
+		"on the identical job stream: the %d busiest lanes (by new throughput) and the other %d lanes summed. "+
+		"The number right of each pair is new ÷ old (\"new\" where the baseline completed nothing). ",
+		old.Policy, new.Policy, min(top, len(rows)), max(0, len(rows)-top))
+	if len(big) > 0 {
+		caption += "Look for the lanes whose fixed cap held them back — here " + strings.Join(big, ", ") + " — "
+		caption += "and check that the other lanes did not lose throughput (multipliers near 1×)."
+	} else {
+		caption += "No top lane gained 1.5× or more: check whether the baseline's caps bind at all in this scenario."
+	}
+	return caption
+}

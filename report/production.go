@@ -1,0 +1,33 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/evalsched/lab/results"
+)
+
+// WriteProductionTable prints each run's production streams (whole run):
+// minutes of production outage, failed calls and 429s, then the answered
+// and arrived calls. It prints nothing when no run has production traffic.
+func WriteProductionTable(w io.Writer, s results.Summary) error {
+	return writeTable(w, "production traffic (whole run; outage min = minutes with success rate below the threshold, failed min = minutes in which a call gave up):", productionTable(s))
+}
+
+// writeTable prints a report table to a terminal under a title line,
+// right-aligned; nothing when it has no rows.
+func writeTable(w io.Writer, title string, t table) error {
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, title)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, row := range append([][]string{t.Head}, t.Rows...) {
+		for _, c := range row {
+			fmt.Fprint(tw, c, "\t")
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}

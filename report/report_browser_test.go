@@ -1,0 +1,141 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalsched/lab/sim/simtest"
+)
+
+// chromium finds a headless browser on PATH; as root with CI set it
+// installs Debian's chromium first, else the test is skipped.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getuid() != 0 || os.Getenv("CI") == "" {
+		t.Skip("no chromium on PATH: install Debian's chromium (apt-get install -y chromium) to render report.html; " +
+			"as root with CI set this test installs it")
+	}
+	out, err := exec.Command("apt-get", "install", "-y", "-qq", "chromium").CombinedOutput()
+	if err != nil {
+		t.Fatalf("apt-get install chromium: %v\n%s", err, out)
+	}
+	p, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// probe runs in the page after everything loaded and records what the
+// test checks on <body data-probe>: page and table widths, images that did
+// not load, and script errors.
+const probe = `<script>
+window.__errors = [];
+window.addEventListener("error", function (e) { window.__errors.push(String(e.message || e.target.src)); }, true);
+window.addEventListener("load", function () {
+  var vw = document.documentElement.clientWidth, wide = [];
+  document.querySelectorAll("table").forEach(function (t) {
+    var box = t.parentElement.getBoundingClientRect();
+    if (box.right > vw + 1) wide.push(t.rows[0] ? t.rows[0].textContent.slice(0, 40) : "?");
+  });
+  var broken = [];
+  document.querySelectorAll("img").forEach(function (i) { if (!i.complete || i.naturalWidth === 0) broken.push(i.alt); });
+  document.body.setAttribute("data-probe", JSON.stringify({page: document.documentElement.scrollWidth, viewport: vw,
+    wide: wide, broken: broken, images: document.images.length, errors: window.__errors}));
+});
+</script>`
+
+// TestReportInBrowser renders report.html in headless Chromium at 1200 px:
+// no script error or console message, the page no wider than the window
+// (tables scroll inside their box), every image loads; and, from the HTML,
+// every table is inside a scrolling box and every image is a PNG that
+// decodes.
+func TestReportInBrowser(t *testing.T) {
+	bin := chromium(t)
+	dir, _ := simtest.Outputs(t)
+	page := reportFile(t, dir, "report.html")
+	checkStatic(t, page)
+	probed := filepath.Join(t.TempDir(), "probed.html")
+	if err := os.WriteFile(probed, []byte(strings.Replace(page, "<head>", "<head>"+probe, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900",
+		"--virtual-time-budget=5000", "--enable-logging=stderr", "--v=0", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+probed)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(line, "CONSOLE") {
+			t.Errorf("console message: %s", line)
+		}
+	}
+	m := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(stdout.String())
+	if m == nil {
+		t.Fatalf("the page's probe did not run; chromium said:\n%s", stderr.String())
+	}
+	var got struct {
+		Page, Viewport, Images int
+		Wide, Broken, Errors   []string
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Page > got.Viewport || len(got.Wide) > 0 {
+		t.Errorf("page %d px wide in a %d px window; tables sticking out: %q", got.Page, got.Viewport, got.Wide)
+	}
+	if len(got.Broken) > 0 || got.Images == 0 {
+		t.Errorf("%d images, not loaded: %q", got.Images, got.Broken)
+	}
+	if len(got.Errors) > 0 {
+		t.Errorf("script errors: %q", got.Errors)
+	}
+}
+
+// checkStatic checks the HTML itself: every table in a box that scrolls,
+// every image a data: URI holding a PNG that decodes.
+func checkStatic(t *testing.T, page string) {
+	t.Helper()
+	if !regexp.MustCompile(`\.scroll \{[^}]*max-width: 100%;[^}]*overflow: auto;`).MatchString(page) {
+		t.Error(`report.html's .scroll box does not keep tables within the page (max-width: 100%; overflow: auto)`)
+	}
+	tables := strings.Count(page, "<table")
+	boxed := len(regexp.MustCompile(`<div class="scroll"><table`).FindAllString(page, -1))
+	if tables == 0 || boxed != tables {
+		t.Errorf("%d of %d tables inside a scrolling box", boxed, tables)
+	}
+	imgs := regexp.MustCompile(`<img src="([^"]*)"`).FindAllStringSubmatch(page, -1)
+	for i, m := range imgs {
+		b64, ok := strings.CutPrefix(m[1], "data:image/png;base64,")
+		if !ok {
+			t.Errorf("image %d is not an inlined PNG: %.60s", i, m[1])
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(b64)
+		if err == nil {
+			_, err = png.Decode(bytes.NewReader(raw))
+		}
+		if err != nil {
+			t.Errorf("image %d: %v", i, err)
+		}
+	}
+}

@@ -70,7 +70,10 @@ func (c GuardConfig) Validate() error {
 // Guard wraps a policy with guards. It is itself a Policy with the inner
 // policy's name and trigger: it narrows the State the inner policy sees —
 // no free containers while the breaker is open, no more than the worker
-// cap allows — so any policy can wear it, without knowing.
+// cap allows — so any policy can wear it, without knowing. The inner
+// policy sees exactly the optional signals (QuotaState, LatencySignals)
+// the caller offers, and the Guard offers DepthTargets when the inner
+// policy does.
 type Guard struct {
 	inner  Policy
 	cfg    GuardConfig
@@ -78,7 +81,7 @@ type Guard struct {
 	open   bool
 	last   time.Time
 	stats  GuardStats
-	view   guardedState
+	view   guardViews
 }
 
 // GuardStats is what the guards did.
@@ -135,8 +138,16 @@ func (g *Guard) Decide(now time.Time, state State, plan *Plan) {
 	if g.open && g.inner.Waiting() > 0 {
 		g.stats.DeferredTicks++
 	}
-	g.view = guardedState{State: state, free: g.free(state)}
-	g.inner.Decide(now, &g.view, plan)
+	g.inner.Decide(now, g.view.of(state, g.free(state)), plan)
+}
+
+// TargetDepths implements DepthTargets for an inner policy that keeps
+// targets; nil otherwise.
+func (g *Guard) TargetDepths() []float64 {
+	if t, ok := g.inner.(DepthTargets); ok {
+		return t.TargetDepths()
+	}
+	return nil
 }
 
 // fullest is the largest quota share of any dimension on any model.
@@ -181,17 +192,65 @@ type guardedState struct {
 
 func (s *guardedState) FreeContainers() int { return s.free }
 
-// Quota and Rejections pass the caller's quota signals through, when it has them.
-func (s *guardedState) Quota(m ModelID) QuotaReading {
-	if qs, ok := s.State.(QuotaState); ok {
-		return qs.Quota(m)
+// The caller's optional signals, passed through by the views that offer
+// them.
+type (
+	guardedQuota struct {
+		guardedState
+		QuotaState
 	}
-	return QuotaReading{}
+	guardedLatency struct {
+		guardedState
+		LatencySignals
+	}
+	guardedBoth struct {
+		guardedState
+		QuotaState
+		LatencySignals
+	}
+)
+
+// The promoted State methods of the embedded signal interfaces are shadowed
+// by guardedState's (the narrowed free containers).
+func (s *guardedQuota) Running(m ModelID) int { return s.guardedState.Running(m) }
+func (s *guardedQuota) GatewayDepth(m ModelID) (int, time.Time) {
+	return s.guardedState.GatewayDepth(m)
+}
+func (s *guardedQuota) FreeContainers() int     { return s.free }
+func (s *guardedLatency) Running(m ModelID) int { return s.guardedState.Running(m) }
+func (s *guardedLatency) GatewayDepth(m ModelID) (int, time.Time) {
+	return s.guardedState.GatewayDepth(m)
+}
+func (s *guardedLatency) FreeContainers() int                  { return s.free }
+func (s *guardedBoth) Running(m ModelID) int                   { return s.guardedState.Running(m) }
+func (s *guardedBoth) GatewayDepth(m ModelID) (int, time.Time) { return s.guardedState.GatewayDepth(m) }
+func (s *guardedBoth) FreeContainers() int                     { return s.free }
+
+// guardViews keeps one view of each shape, reused at every decision.
+type guardViews struct {
+	plain   guardedState
+	quota   guardedQuota
+	latency guardedLatency
+	both    guardedBoth
 }
 
-func (s *guardedState) Rejections(m ModelID) int {
-	if qs, ok := s.State.(QuotaState); ok {
-		return qs.Rejections(m)
+// of is the view of state with free containers, offering exactly the
+// optional signals state offers.
+func (v *guardViews) of(state State, free int) State {
+	base := guardedState{State: state, free: free}
+	qs, hasQuota := state.(QuotaState)
+	ls, hasLatency := state.(LatencySignals)
+	switch {
+	case hasQuota && hasLatency:
+		v.both = guardedBoth{guardedState: base, QuotaState: qs, LatencySignals: ls}
+		return &v.both
+	case hasQuota:
+		v.quota = guardedQuota{guardedState: base, QuotaState: qs}
+		return &v.quota
+	case hasLatency:
+		v.latency = guardedLatency{guardedState: base, LatencySignals: ls}
+		return &v.latency
 	}
-	return 0
+	v.plain = base
+	return &v.plain
 }

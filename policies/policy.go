@@ -59,6 +59,14 @@ type State interface {
 	FreeContainers() int
 }
 
+// DepthTargets is an optional capability of a policy that steers each
+// model's gateway queue towards a target depth: the targets, one per model
+// of its catalogue, in order. A wrapper (Guard) offers it exactly when the
+// policy it wraps does.
+type DepthTargets interface {
+	TargetDepths() []float64
+}
+
 // Trigger says when a policy wants Decide to be called.
 type Trigger struct {
 	// Tick, if positive, asks for a call every Tick, starting at time zero.

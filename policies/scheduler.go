@@ -87,7 +87,16 @@ func NewScheduler(cfg SchedulerConfig, models []string) (*Scheduler, error) {
 	return s, nil
 }
 
-func (s *Scheduler) Name() string     { return "scheduler" }
+func (s *Scheduler) Name() string { return "scheduler" }
+
+// TargetDepths implements DepthTargets: each model's target gateway depth.
+func (s *Scheduler) TargetDepths() []float64 {
+	out := make([]float64, len(s.models))
+	for i := range s.models {
+		out[i] = s.models[i].target
+	}
+	return out
+}
 func (s *Scheduler) Trigger() Trigger { return Trigger{Tick: s.cfg.Tick} }
 func (s *Scheduler) Waiting() int     { return s.waiting }
 

@@ -13,8 +13,8 @@ import (
 type LatencySignals interface {
 	// CallLatency is the mean time, in seconds, from a call entering the
 	// gateway queue to its answer, over the model's calls answered since the
-	// previous reading, and the time that reading was taken (zero: none yet,
-	// or no call answered).
+	// previous Decide, and the time that reading was taken (zero: none yet,
+	// or no call answered). Reading it changes nothing.
 	CallLatency(m ModelID) (seconds float64, asOf time.Time)
 	// Throttled is the number of the model's tries rejected with a 429 since
 	// the start, as last reported.

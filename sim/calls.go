@@ -93,10 +93,11 @@ func (w *World) send(c int32) {
 	cs.attempts++
 	w.rec.counts.Tries++
 	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), float64(cs.in)+float64(cs.out), cs.source())
-	w.rec.tried(cs.model)
+	w.gw.tried(cs.model)
 	switch v {
 	case rejectedKey:
 		w.logCall(cs, LogCallKey429)
+		w.gw.rejected(cs.model)
 		w.rec.keyRejected(cs)
 		w.rejectedTry(c, retryAfter)
 		return
@@ -107,6 +108,7 @@ func (w *World) send(c int32) {
 		return
 	case rejected429:
 		w.logCall(cs, LogCall429)
+		w.gw.rejected(cs.model)
 		w.rec.rejected(cs, burned)
 		if cs.kind == jobCall {
 			w.gw.lanes[cs.model].throttled++

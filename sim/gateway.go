@@ -38,12 +38,14 @@ type gatewayLane struct {
 	history   []int32 // delayed depth readings, indexed like Gateway.sampleTimes
 
 	ad        adaptive // the adaptive limit, if on
-	latSum    float64  // latency reading: sum and count of answered calls
-	latN      int
-	throttled int64 // evaluation tries rejected with a 429
-	frozen    bool  // a stale spell holds the reading below
-	frozenD   int
-	frozenAt  time.Time
+	throttled int64    // evaluation tries rejected with a 429
+	// open gathers the model's signals since the policy last decided;
+	// closed is the window the policy reads (signals.go).
+	open, closed signalWindow
+	// frozenD and frozenAt are the reading a stale spell serves, taken as
+	// the spell starts (staleStart).
+	frozenD  int
+	frozenAt time.Time
 }
 
 func newGateway(cfg *scenario.GatewayConfig, models []scenario.ModelConfig, seed uint64) Gateway {
@@ -158,19 +160,22 @@ func (g *Gateway) sampleDepth(now Time) {
 // depth_delay old, as a lagging metrics pipeline would serve it, and when it
 // was taken.
 func (g *Gateway) reading(model int32, now Time) (int, time.Time) {
-	l := &g.lanes[model]
 	if g.spells != nil {
-		if _, in := g.stale(now); !in {
-			l.frozen = false
-		} else if l.frozen {
-			return l.frozenD, l.frozenAt
-		} else {
-			l.frozen = true
-			l.frozenD, l.frozenAt = g.liveReading(model, now)
+		if _, in := g.stale(now); in {
+			l := &g.lanes[model]
 			return l.frozenD, l.frozenAt
 		}
 	}
 	return g.liveReading(model, now)
+}
+
+// staleStart freezes every lane's reading as the pipeline has it at now,
+// the start of a stale spell: the spell serves it until it ends.
+func (g *Gateway) staleStart(now Time) {
+	for i := range g.lanes {
+		l := &g.lanes[i]
+		l.frozenD, l.frozenAt = g.liveReading(int32(i), now)
+	}
 }
 
 // liveReading is reading without stale spells.

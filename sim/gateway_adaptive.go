@@ -44,14 +44,6 @@ func (g *Gateway) clean(model int32) {
 // InflightLimit is model's gateway in-flight limit now.
 func (g *Gateway) InflightLimit(model int32) int { return g.lanes[model].limit }
 
-// answeredCall takes an evaluation call's time from creation to answer
-// into the latency reading.
-func (g *Gateway) answeredCall(model int32, took Time) {
-	l := &g.lanes[model]
-	l.latSum += took.Seconds()
-	l.latN++
-}
-
 // stale reports whether now falls in a stale spell, and its start.
 func (g *Gateway) stale(now Time) (Time, bool) {
 	for _, s := range g.spells {
@@ -63,18 +55,16 @@ func (g *Gateway) stale(now Time) (Time, bool) {
 }
 
 // CallLatency implements policies.LatencySignals: the mean time from
-// creation to answer of the model's evaluation calls answered since the
-// previous reading, stamped with the depth reading's time (one metrics
-// pipeline: stale together).
+// creation to answer of the model's evaluation calls answered between the
+// two previous decisions (the closed signal window), stamped with the
+// depth reading's time (one metrics pipeline: stale together).
 func (w *World) CallLatency(model policies.ModelID) (float64, time.Time) {
-	l := &w.gw.lanes[model]
+	win := &w.gw.lanes[model].closed
 	_, asOf := w.GatewayDepth(model)
-	if l.latN == 0 {
+	if win.latN == 0 {
 		return 0, time.Time{}
 	}
-	mean := l.latSum / float64(l.latN)
-	l.latSum, l.latN = 0, 0
-	return mean, asOf
+	return win.latSum / float64(win.latN), asOf
 }
 
 // Throttled implements policies.LatencySignals: the model's evaluation

@@ -136,8 +136,8 @@ func (w *World) gradingJob(j *waitingJob) workloads.Job {
 // decide asks the policy which jobs to start and starts them.
 func (w *World) decide() {
 	w.plan.Reset()
+	w.gw.closeSignals()
 	w.pol.Decide(Epoch.Add(w.now().Duration()), w, &w.plan)
-	w.rec.decided()
 	if w.plan.Limits != nil {
 		copy(w.limits, w.plan.Limits)
 	}

@@ -8,12 +8,11 @@ import (
 	"github.com/evalsched/lab/scenario"
 )
 
-// quotaMeter is what the recorder measures of quotas: the tries and 429s of
-// each model since the policy last decided (its quota signal), retry burn,
-// and every workload's use of each organisation's and key's quotas over the
-// whole run (telemetry).
+// quotaMeter is what the recorder measures of quotas: retry burn and
+// every workload's use of each organisation's and key's quotas over the
+// whole run (telemetry). The quota signals a policy reads are the
+// gateway's (signals.go).
 type quotaMeter struct {
-	tries, rejected []int // per model, since the last decide
 	// use[w][o] is workload w's requests and tokens counted by org o
 	// (w = 0: evaluation jobs, 1+i: production stream i); keyUse[k] is the
 	// evaluation calls counted by virtual key k.
@@ -26,8 +25,7 @@ type quotaMeter struct {
 }
 
 func newQuotaMeter(sc *scenario.Scenario) quotaMeter {
-	n := len(sc.Catalogue())
-	q := quotaMeter{tries: make([]int, n), rejected: make([]int, n), keyUse: make([][2]float64, len(sc.Keys)),
+	q := quotaMeter{keyUse: make([][2]float64, len(sc.Keys)),
 		burned: make([]int64, 1+len(sc.Production))}
 	q.use = make([][][2]float64, 1+len(sc.Production))
 	for i := range q.use {
@@ -44,10 +42,7 @@ func workloadOf(cs *callState) int {
 	return 0
 }
 
-func (r *recorder) tried(model int32) { r.quota.tries[model]++ }
-
 func (r *recorder) rejectedTry(cs *callState, burned bool) {
-	r.quota.rejected[cs.model]++
 	if burned {
 		r.quota.burned[workloadOf(cs)]++
 	}
@@ -74,11 +69,13 @@ func (r *recorder) acceptedTry(cs *callState, org int, key int) {
 	}
 }
 
-// Quota implements policies.QuotaState: the model's tries and 429s since
-// the policy last decided, and its quota windows' use now.
+// Quota implements policies.QuotaState: the model's tries and 429s
+// between the two previous decisions (the gateway's closed signal window),
+// and its quota windows' use now.
 func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 	model := int32(m)
-	q := policies.QuotaReading{Tries: w.rec.quota.tries[model], Rejected: w.rec.quota.rejected[model],
+	win := &w.gw.lanes[model].closed
+	q := policies.QuotaReading{Tries: win.tries, Rejected: win.rejected,
 		AsOf: Epoch.Add(w.now().Duration())}
 	d := &w.prov.models[model]
 	if d.evalOrg >= 0 {
@@ -103,7 +100,7 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 // make room the others would take). A model alone on its organisation, or
 // with none, answers for all.
 func (w *World) Rejections(m policies.ModelID) int {
-	n := w.rec.quota.rejected[m]
+	n := w.gw.lanes[m].closed.rejected
 	if n <= 1 || w.prov.models[m].evalOrg < 0 {
 		return n
 	}
@@ -117,7 +114,7 @@ func (w *World) orgPeers(m policies.ModelID) []int {
 	org := w.prov.models[m].evalOrg
 	peers := w.peers[:0]
 	for j := range w.prov.models {
-		if w.prov.models[j].evalOrg == org && w.rec.quota.tries[j] > 0 {
+		if w.prov.models[j].evalOrg == org && w.gw.lanes[j].closed.tries > 0 {
 			peers = append(peers, w.Running(policies.ModelID(j)))
 		}
 	}
@@ -143,12 +140,6 @@ func belowShare(own int, peers []int) bool {
 		total += r
 	}
 	return len(peers) > 1 && own*len(peers) < total
-}
-
-// decided resets the signals read since the last decision.
-func (r *recorder) decided() {
-	clear(r.quota.tries)
-	clear(r.quota.rejected)
 }
 
 // QuotaUsage is the run's quota telemetry: per workload, organisation or

@@ -202,16 +202,10 @@ func ExecuteAll(sc *scenario.Scenario, specs []RunSpec, newSource func() (worklo
 }
 
 // targets is each model's target gateway depth under a policy that keeps
-// one (the scheduler), nil otherwise.
+// one (policies.DepthTargets, worn or not), nil otherwise.
 func (w *World) targets() []float64 {
-	s, ok := w.pol.(*policies.Scheduler)
-	if !ok {
-		return nil
+	if t, ok := w.pol.(policies.DepthTargets); ok {
+		return t.TargetDepths()
 	}
-	cfg := s.Config()
-	out := make([]float64, 0, len(w.sc.Catalogue()))
-	for _, m := range w.sc.Catalogue() {
-		out = append(out, float64(cfg.ForModel(m).TargetDepth))
-	}
-	return out
+	return nil
 }

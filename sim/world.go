@@ -24,6 +24,7 @@ const (
 	evCapacity       // A: scenario event index
 	evProduction     // A: production stream index
 	evPace           // A: model whose pacing key may allow a call again
+	evStaleStart     // A: gateway.stale spell index
 )
 
 // Epoch is the wall-clock instant virtual time zero maps to when a policy is
@@ -166,6 +167,9 @@ func (w *World) run() error {
 	for i, e := range w.sc.Events {
 		w.eng.post(FromDuration(e.At), evCapacity, int32(i))
 	}
+	for i, s := range w.sc.Gateway.Stale {
+		w.eng.post(FromDuration(s.From), evStaleStart, int32(i))
+	}
 	maxEvents := w.sc.RunBudget.MaxEvents
 	if maxEvents == 0 {
 		maxEvents = math.MaxUint64
@@ -236,6 +240,8 @@ func (w *World) Handle(ev Event) {
 		w.nextTurn(ev.A)
 	case evCapacity:
 		w.capacityChange(int(ev.A))
+	case evStaleStart:
+		w.gw.staleStart(w.now())
 	default:
 		panic(fmt.Sprintf("sim: unknown event kind %d", ev.Kind))
 	}

@@ -3,6 +3,8 @@ package results
 import (
 	"math"
 	"slices"
+
+	"github.com/evalsched/lab/internal/quantile"
 )
 
 // SettleSamples is the number of consecutive series samples the limit must
@@ -48,7 +50,7 @@ func segmentMetrics(row *ConvergenceRow, rows []SeriesRow, target, span float64)
 		}
 		slices.Sort(errs)
 		row.DepthErrMean = sum / float64(len(errs))
-		row.DepthErrP90 = errs[int(math.Ceil(0.9*float64(len(errs))))-1]
+		row.DepthErrP90 = errs[quantile.Rank(len(errs), 0.9)]
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/evalsched/lab/internal/quantile"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -195,8 +196,7 @@ func empiricalQuantile(p float64, sorted []float64) float64 {
 	if len(sorted) > 0 && math.IsNaN(sorted[0]) { // sortFloats puts NaNs first
 		return math.NaN()
 	}
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
+	return sorted[quantile.Rank(len(sorted), p)]
 }
 
 // Summarize turns a run's measurements into its summary. Lanes with no job
@@ -308,7 +308,7 @@ func splitStats(lanes [][]JobTimes) (split Split, waitShare, p90WaitShare float6
 		LLM:     part(func(t JobTimes) float64 { return float64(t.LLM) }),
 		Tool:    part(func(t JobTimes) float64 { return float64(t.Tool) })}
 	split.Total = part(JobTimes.Total) // last: buf keeps the sorted totals
-	p90 := stableRank(lanes, buf, int(math.Ceil(0.9*float64(n)))-1)
+	p90 := stableRank(lanes, buf, quantile.Rank(n, 0.9))
 	return split, waitShare, Ratio(p90.Waiting(), p90.Total())
 }
 

@@ -1,12 +1,15 @@
 package scenario
 
-// Quota dimensions, in the order of OrgConfig's keys.
+import "github.com/evalsched/lab/policies"
+
+// Quota dimensions: the policies' (policies.QuotaReading indexes by them),
+// in the order of OrgConfig's keys.
 const (
-	DimRPM = iota
-	DimTPM
-	DimRPD
-	DimTPD
-	NumDims
+	DimRPM  = policies.DimRPM
+	DimTPM  = policies.DimTPM
+	DimRPD  = policies.DimRPD
+	DimTPD  = policies.DimTPD
+	NumDims = policies.NumDims
 )
 
 // DimNames names the quota dimensions as scenario keys do.

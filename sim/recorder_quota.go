@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 
+	"github.com/evalsched/lab/internal/quantile"
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
@@ -195,8 +196,8 @@ type minuteMeter struct {
 func (m *minuteMeter) close() {
 	if len(m.latencies) > 0 {
 		slices.Sort(m.latencies)
-		m.p50 = m.latencies[rank(len(m.latencies), 0.5)]
-		m.p99 = m.latencies[rank(len(m.latencies), 0.99)]
+		m.p50 = m.latencies[quantile.Rank(len(m.latencies), 0.5)]
+		m.p99 = m.latencies[quantile.Rank(len(m.latencies), 0.99)]
 	}
 	m.latencies = nil
 }
@@ -233,12 +234,6 @@ func productionMinutes(ms []minuteMeter, threshold float64) ([]results.Productio
 		out = append(out, row)
 	}
 	return out, outage
-}
-
-// rank is the index of the p-quantile of n sorted values (rank ⌈p·n⌉).
-func rank(n int, p float64) int {
-	k := int(float64(n)*p+0.999999999) - 1
-	return min(max(k, 0), n-1)
 }
 
 // quotaRun is the run's retry burn and key figures, for scenarios with

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/evalsched/lab/internal/quantile"
 )
 
 // TraceStats describes a job trace in one pass and bounded memory: counts
@@ -174,6 +176,5 @@ func (s *Sample) Quantile(p float64) float64 {
 	if !slices.IsSorted(s.keep) {
 		slices.Sort(s.keep)
 	}
-	i := int(math.Ceil(p*float64(len(s.keep)))) - 1
-	return s.keep[max(i, 0)]
+	return s.keep[quantile.Rank(len(s.keep), p)]
 }

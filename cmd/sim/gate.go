@@ -46,7 +46,7 @@ func gateAction(c *cli.Context) error {
 	now := map[string][]lab.MetricAgg{}
 	for i, p := range g.Points {
 		// Each scenario has its own seeds; its seeds run in parallel.
-		err := runPoints(c.App.ErrWriter, "gate "+p.Name, g.Points, []int{i}, g.Spec.Scenarios[i].Seeds, func(_ int, perSeed [][]lab.MetricValue) error {
+		err := lab.RunPoints(progressOf(c.App.ErrWriter, "gate "+p.Name), g.Points, []int{i}, g.Spec.Scenarios[i].Seeds, func(_ int, perSeed [][]lab.MetricValue) error {
 			now[p.Name] = lab.Aggregate(perSeed)
 			return nil
 		})

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/evalsched/lab/lab"
 	"github.com/evalsched/lab/sim"
 	"golang.org/x/term"
 )
@@ -31,6 +32,16 @@ func newProgress(w io.Writer, label string, runs int) func(i int, now, end sim.T
 	}
 	p := &progress{w: f, label: label, width: width, frac: make([]float64, runs)}
 	return p.update
+}
+
+// progressOf is newProgress for the runs of lab.RunPoints.
+func progressOf(w io.Writer, label string) lab.Progress {
+	return func(n int) func(int, sim.Time, sim.Time) {
+		if p := newProgress(w, label, n); p != nil {
+			return p
+		}
+		return nil
+	}
 }
 
 type progress struct {

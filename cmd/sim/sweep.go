@@ -52,7 +52,7 @@ func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
 	// sweep behind that the corrected file would be refused beside.
 	cache := map[string]*scenario.Scenario{}
 	for _, p := range sw.Points {
-		if _, err := pointScenario(p, cache); err != nil {
+		if _, err := lab.PointScenario(p, cache); err != nil {
 			return err
 		}
 	}
@@ -71,7 +71,7 @@ func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "sweep %s: %d points x %d seeds (shard %s: %d points, %d already done)\n",
 		file, len(sw.Points), len(sw.Seeds), sh, owned, owned-len(todo))
-	err = runPoints(c.App.ErrWriter, "sweep", sw.Points, todo, sw.Seeds, func(i int, perSeed [][]lab.MetricValue) error {
+	err = lab.RunPoints(progressOf(c.App.ErrWriter, "sweep"), sw.Points, todo, sw.Seeds, func(i int, perSeed [][]lab.MetricValue) error {
 		return sw.WritePoint(dir, i, perSeed)
 	})
 	if err != nil {

@@ -36,7 +36,7 @@ func tuneAction(c *cli.Context) error {
 	}
 	first, err := f.Point(base, "t000", lows)
 	if err == nil {
-		_, err = pointScenario(first, map[string]*scenario.Scenario{})
+		_, err = lab.PointScenario(first, map[string]*scenario.Scenario{})
 	}
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func tuneAction(c *cli.Context) error {
 			}
 			n += len(xs)
 			out := make([]map[lab.MetricKey]float64, len(xs))
-			err := runPoints(c.App.ErrWriter, fmt.Sprintf("tune %d", n), points, idx, seeds, func(i int, perSeed [][]lab.MetricValue) error {
+			err := lab.RunPoints(progressOf(c.App.ErrWriter, fmt.Sprintf("tune %d", n)), points, idx, seeds, func(i int, perSeed [][]lab.MetricValue) error {
 				out[i] = map[lab.MetricKey]float64{}
 				for _, a := range lab.Aggregate(perSeed) {
 					out[i][a.MetricKey] = a.Mean

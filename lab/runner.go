@@ -1,19 +1,18 @@
-package main
+package lab
 
 import (
 	"fmt"
-	"io"
 	"sync"
 
-	"github.com/evalsched/lab/lab"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
 )
 
-// pointScenario builds a point's scenario: the file (or embedded one), its
-// variant if named, the overlay merged on.
-func pointScenario(p lab.PointSpec, cache map[string]*scenario.Scenario) (*scenario.Variant, error) {
+// PointScenario builds a point's scenario: the file (or embedded one), its
+// variant if named, the overlay merged on, checked against the policy and
+// the default budget. cache holds the scenarios loaded so far, by name.
+func PointScenario(p PointSpec, cache map[string]*scenario.Scenario) (*scenario.Variant, error) {
 	sc, ok := cache[p.Scenario]
 	if !ok {
 		var err error
@@ -59,20 +58,24 @@ func pointScenario(p lab.PointSpec, cache map[string]*scenario.Scenario) (*scena
 	return &scenario.Variant{Name: p.ID, Policy: policy, Scenario: sc}, nil
 }
 
-// runPoints runs the points idx of points on every seed (with the
+// Progress makes the progress callback of n runs (nil: none); the runs
+// report to it by their index.
+type Progress func(n int) func(run int, now, end sim.Time)
+
+// RunPoints runs the points idx of points on every seed (with the
 // fixed-lane baseline on the same seed when a point asks for it), all at
 // once through sim.ExecuteAll (at most GOMAXPROCS at a time), and calls done
 // with a point's figures per seed as soon as its last run ends (one call at
-// a time). A progress bar is drawn on stderr when it is a terminal.
-func runPoints(stderr io.Writer, label string, points []lab.PointSpec, idx []int, seeds []uint64,
-	done func(i int, perSeed [][]lab.MetricValue) error) error {
+// a time), so a sweep can keep each point as it finishes.
+func RunPoints(progress Progress, points []PointSpec, idx []int, seeds []uint64,
+	done func(i int, perSeed [][]MetricValue) error) error {
 	cache := map[string]*scenario.Scenario{}
 	var specs []sim.RunSpec
 	var mu sync.Mutex
 	var firstErr error
 	for _, i := range idx {
 		p := points[i]
-		v, err := pointScenario(p, cache)
+		v, err := PointScenario(p, cache)
 		if err != nil {
 			return err
 		}
@@ -98,9 +101,11 @@ func runPoints(stderr io.Writer, label string, points []lab.PointSpec, idx []int
 			}
 		}
 	}
-	if progress := newProgress(stderr, label, len(specs)); progress != nil {
-		for j := range specs {
-			specs[j].Progress = func(now, end sim.Time) { progress(j, now, end) }
+	if progress != nil {
+		if report := progress(len(specs)); report != nil {
+			for j := range specs {
+				specs[j].Progress = func(now, end sim.Time) { report(j, now, end) }
+			}
 		}
 	}
 	if len(specs) == 0 {
@@ -114,14 +119,14 @@ func runPoints(stderr io.Writer, label string, points []lab.PointSpec, idx []int
 
 // pointMetrics are a point's figures per seed: runs[k] is seed k's run and,
 // if any, its baseline.
-func pointMetrics(runs [][]results.Run) [][]lab.MetricValue {
-	out := make([][]lab.MetricValue, len(runs))
+func pointMetrics(runs [][]results.Run) [][]MetricValue {
+	out := make([][]MetricValue, len(runs))
 	for k, rs := range runs {
 		var old *results.Run
 		if len(rs) > 1 {
 			old = &rs[1]
 		}
-		out[k] = lab.RunMetrics(rs[0], old)
+		out[k] = RunMetrics(rs[0], old)
 	}
 	return out
 }

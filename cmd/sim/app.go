@@ -213,46 +213,18 @@ func compareCommand(out io.Writer, o options) error {
 	seed, dir := o.seed, o.dir
 	seeds := max(1, o.seeds)
 	sh := o.shard
-	if sh.N > seeds {
-		return fmt.Errorf("--shard %s: more shards than the %d seeds", sh, seeds)
+	plan, err := lab.PlanCompare(arms, seed, seeds, sh, progressOf(o.stderr, "compare"))
+	if err != nil {
+		return err
 	}
 	if sh.N > 1 {
 		dir = filepath.Join(dir, fmt.Sprintf("shard-%d", sh.I))
 	}
-	// Every (owned) seed's runs at once, at most GOMAXPROCS at a time; only
-	// the first seed's runs are written.
-	var specs []sim.RunSpec
-	var owned []int
-	for k := 0; k < seeds; k++ {
-		if sh.Owns(k) {
-			owned = append(owned, k)
-		}
-	}
-	progress := newProgress(o.stderr, "compare", len(arms)*len(owned))
-	for _, k := range owned {
-		for _, arm := range arms {
-			spec := arm
-			spec.Seed = seed + uint64(k)
-			if progress != nil {
-				i := len(specs)
-				spec.Progress = func(now, end sim.Time) { progress(i, now, end) }
-			}
-			specs = append(specs, spec)
-		}
-	}
-	written := len(arms)
-	if owned[0] != 0 {
-		written = 0
-	}
-	done, err := simulate(sc, dir, specs, written, trace, o.stderr)
+	done, err := simulate(sc, dir, plan.Specs, plan.Written, trace, o.stderr)
 	if err != nil {
 		return err
 	}
-	n := len(arms)
-	bySeed := make([][]results.Run, len(owned))
-	for j := range owned {
-		bySeed[j] = done.runs[j*n : (j+1)*n]
-	}
+	owned, bySeed := plan.Owned, plan.BySeed(done.runs)
 	summary := lab.CompareSummary(sc.Name, seed+uint64(owned[0]), bySeed, len(o.variants) > 0, o.invocation("compare"))
 	if sh.N > 1 {
 		return commitCompareShard(done, summary, lab.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),

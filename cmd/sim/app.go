@@ -13,6 +13,7 @@ import (
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/workloads"
 	"github.com/urfave/cli/v2"
 )
 
@@ -106,7 +107,7 @@ type options struct {
 
 // prepare loads the scenario and, with --trace, opens the trace for the
 // runs (openJobTrace: validated beside them, or first with --skip-invalid).
-func prepare(o options) (*scenario.Scenario, *jobTrace, error) {
+func prepare(o options) (*scenario.Scenario, *workloads.Replay, error) {
 	sc, err := scenario.LoadScenario(o.scenario)
 	if err != nil {
 		return nil, nil, err
@@ -172,7 +173,7 @@ type simulated struct {
 // series.csv and batches.csv, which commit completes with summary.json. On
 // error, or when the trace's validation (beside the runs) refuses it,
 // nothing is left in dir.
-func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written int, trace *jobTrace, stderr io.Writer) (*simulated, error) {
+func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written int, trace *workloads.Replay, stderr io.Writer) (*simulated, error) {
 	policies := make([]string, written)
 	for i := range policies {
 		policies[i] = specs[i].Label()
@@ -188,8 +189,8 @@ func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written in
 			ow.Run(i).UseModels(specs[i].ScenarioFor(sc).Catalogue()) // a variant may add models
 		}
 	}
-	runs, err := sim.ExecuteAll(sc, specs, trace.sources())
-	if verr := trace.verdict(stderr); verr != nil {
+	runs, err := sim.ExecuteAll(sc, specs, trace.Sources())
+	if verr := trace.Verdict(stderr); verr != nil {
 		err = verr // a refused trace is why the runs stopped, if they did
 	}
 	if err != nil {

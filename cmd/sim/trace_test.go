@@ -90,7 +90,7 @@ func TestTraceGenValidateReplay(t *testing.T) {
 				t.Fatal(err)
 			}
 			for run := 0; run < 2; run++ {
-				src, err := trace.open()
+				src, err := trace.Sources()()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -98,7 +98,7 @@ func TestTraceGenValidateReplay(t *testing.T) {
 					t.Fatalf("run %d: replayed jobs differ (-want +got):\n%s", run, diff)
 				}
 			}
-			if err := trace.verdict(&stderr); err != nil {
+			if err := trace.Verdict(&stderr); err != nil {
 				t.Errorf("a good trace was refused: %v", err)
 			}
 			if stderr.Len() != 0 {
@@ -193,16 +193,16 @@ func TestTraceRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	early, err := refused.open()
+	early, err := refused.Sources()()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ok := early.Next(); ok; _, ok = early.Next() {
 	}
-	if !errors.Is(early.Err(), errTraceRefused) {
+	if !errors.Is(early.Err(), workloads.ErrTraceRefused) {
 		t.Errorf("a reader at the end of a refused trace ended with %v, want the refusal", early.Err())
 	}
-	if err := refused.verdict(&stderr); err == nil {
+	if err := refused.Verdict(&stderr); err == nil {
 		t.Fatal("a bad trace was accepted")
 	} else {
 		for _, w := range wantErrs {
@@ -211,11 +211,11 @@ func TestTraceRefused(t *testing.T) {
 			}
 		}
 	}
-	src, err := refused.open()
+	src, err := refused.Sources()()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j, ok := src.Next(); ok || !errors.Is(src.Err(), errTraceRefused) {
+	if j, ok := src.Next(); ok || !errors.Is(src.Err(), workloads.ErrTraceRefused) {
 		t.Errorf("after the refusal a reader gave job %v (ok %v) and error %v", j.ID, ok, src.Err())
 	}
 	if stderr.Len() != 0 {
@@ -230,7 +230,7 @@ func TestTraceRefused(t *testing.T) {
 			t.Errorf("stderr %q lacks %q", stderr.String(), w)
 		}
 	}
-	src, err = trace.open()
+	src, err = trace.Sources()()
 	if err != nil {
 		t.Fatal(err)
 	}

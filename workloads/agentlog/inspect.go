@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -123,11 +125,23 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 // name order, one member in memory at a time. A member that cannot be
 // read is a Problem; the others are still read.
 func readInspectZip(file string, sink Sink) error {
-	z, err := zip.OpenReader(file)
+	f, err := os.Open(file)
 	if err != nil {
-		return fmt.Errorf("%s: %v", file, err)
+		return err
 	}
-	defer z.Close()
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return readInspectZipFrom(f, fi.Size(), file, sink)
+}
+
+func readInspectZipFrom(r io.ReaderAt, size int64, file string, sink Sink) error {
+	z, err := zip.NewReader(r, size)
+	if err != nil {
+		return fmt.Errorf("%s: not a .eval zip: %v", file, err)
+	}
 	var h inspectHeader
 	var samples []*zip.File
 	haveHeader := false
@@ -363,9 +377,30 @@ func inspectTool(e *inspectEvent) (Tool, string) {
 func jsonMsg(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Sprintf("%s: want %s, got a JSON %s", te.Field, te.Type, te.Value)
+		return fmt.Sprintf("%s: want %s, got a JSON %s", te.Field, jsonKindOf(te.Type), te.Value)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// jsonKindOf names the JSON a Go type decodes from.
+func jsonKindOf(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Name() == "RawMessage" {
+			return "a JSON value"
+		}
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	}
+	return "a number"
 }
 
 func deref(p *int) int {

@@ -15,10 +15,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// import takes any number of logs (checked by the command); fit one trace.
+// import and fit check their own arguments (any number of logs; a trace,
+// or none with --preset).
 func init() {
 	positional["import"] = -1
-	positional["fit"] = 1
+	positional["fit"] = -1
 }
 
 // traceImportCommand is `sim trace import`: agent-run logs into a job trace

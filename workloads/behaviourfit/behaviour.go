@@ -72,40 +72,54 @@ type PhaseFit struct {
 	AtFraction  float64
 	Before      Fit // turns before the switch (the behaviour's fanout)
 	After       Fit
-	AIC, Single float64 // the two-phase fit's AIC (with one parameter for the fraction), the single fit's
+	AIC, Single float64 // the split's categorical AIC (with 2 for the fraction), the unsplit counts'
+
 }
 
 // FitSample fits every quantity of the sample.
 func (s *Sample) Fit() *Result {
 	r := &Result{Sample: s,
-		Turns: FitSample("turns", s.Turns), Fanout: FitSample("fanout", s.Fanout),
+		Turns: FitCounts("turns", s.Turns), Fanout: FitCounts("fanout", s.Fanout),
 		Prompt: FitSample("prompt_tokens", s.Prompt), Output: FitSample("output_tokens", s.Output),
 		ToolTokens: FitSample("tool_tokens", s.ToolTokens), ToolSecs: FitSample("tool_seconds", s.ToolSeconds)}
-	r.Phase = s.phase(r.Fanout)
+	r.Phase = s.phase()
+	for _, c := range []struct {
+		f     *Fit
+		limit float64
+	}{{&r.Turns, workloads.MaxTurns}, {&r.Fanout, workloads.MaxFanout}, {&r.Prompt, workloads.MaxTokens}, {&r.Output, workloads.MaxTokens},
+		{&r.ToolTokens, workloads.MaxTokens}, {&r.ToolSecs, workloads.MaxToolSeconds}} {
+		capAt(c.f, c.limit)
+	}
+	if r.Phase != nil {
+		capAt(&r.Phase.Before, workloads.MaxFanout)
+		capAt(&r.Phase.After, workloads.MaxFanout)
+	}
 	return r
 }
 
-// bestAIC is a fit's least AIC, +Inf when it has no candidates (fixed).
-func bestAIC(f Fit) float64 {
-	best := math.Inf(1)
-	for _, c := range f.Candidates {
-		if c.Why == "" {
-			best = math.Min(best, c.AIC)
-		}
+// categoricalAIC is the AIC of counts under a categorical distribution
+// with a free probability per value seen (k = values − 1): the model that
+// assumes no family, so a split is judged on the counts alone.
+func categoricalAIC(v []float64) float64 {
+	n := map[float64]int{}
+	for _, x := range v {
+		n[math.Round(x)]++
 	}
-	return best
+	logL := 0.0
+	for _, c := range n {
+		logL += float64(c) * math.Log(float64(c)/float64(len(v)))
+	}
+	return 2*float64(len(n)-1) - 2*logL
 }
 
 // phase looks for a fan-out switch: for each fraction 0.1 … 0.9, the turns
-// from ceil(fraction × turns) on (the simulator's rule) are fitted apart
-// from those before; the fraction of least total AIC (each part's fit,
-// plus 2 for the fraction) is kept when that is below the single fit's.
-// A part with fewer than MinSample values, or all equal, is not fitted.
-func (s *Sample) phase(single Fit) *PhaseFit {
-	one := bestAIC(single)
-	if math.IsInf(one, 1) {
-		return nil
-	}
+// from ceil(fraction × turns) on (the simulator's rule) are set apart from
+// those before. The split of least AIC, each part's counts categorical
+// (categoricalAIC) plus 2 for the fraction, is kept when that is below the
+// AIC of all the counts as one categorical distribution; each part is then
+// fitted with FitCounts. Parts of fewer than MinSample turns are not tried.
+func (s *Sample) phase() *PhaseFit {
+	one := categoricalAIC(s.Fanout)
 	var best *PhaseFit
 	for k := 1; k <= 9; k++ {
 		f := float64(k) / 10
@@ -117,16 +131,43 @@ func (s *Sample) phase(single Fit) *PhaseFit {
 				before = append(before, float64(t.fan))
 			}
 		}
-		b, a := FitSample("fanout", before), FitSample("phase_switch.fanout", after)
-		total := bestAIC(b) + bestAIC(a) + 2
-		if math.IsInf(total, 1) || total >= one {
+		if len(before) < MinSample || len(after) < MinSample {
 			continue
 		}
-		if best == nil || total < best.AIC {
-			best = &PhaseFit{AtFraction: f, Before: b, After: a, AIC: total, Single: one}
+		total := categoricalAIC(before) + categoricalAIC(after) + 2
+		if total >= one || (best != nil && total >= best.AIC) {
+			continue
 		}
+		best = &PhaseFit{AtFraction: f, Before: FitCounts("fanout", before), After: FitCounts("phase_switch.fanout", after), AIC: total, Single: one}
 	}
 	return best
+}
+
+// capAt bounds a fitted distribution by the simulator's limit for the
+// quantity (workloads.MaxTokens and the like), which a scenario refuses to
+// exceed, and says so in the criterion.
+func capAt(f *Fit, limit float64) {
+	d := &f.Dist
+	if _, hi := d.Bounds(); hi <= limit {
+		return
+	}
+	switch d.Kind {
+	case "fixed":
+		d.Value = limit
+	case "uniform", "pareto":
+		if d.Min >= limit {
+			*d = workloads.Fixed(limit)
+		} else {
+			d.Max = limit
+		}
+	default:
+		if d.Median >= limit || d.Mean >= limit {
+			*d = workloads.Fixed(limit)
+		} else {
+			d.Max = limit
+		}
+	}
+	f.Criterion += fmt.Sprintf("; capped at the simulator's limit %g", limit)
 }
 
 // Behaviour is the fitted behaviour class.
@@ -150,7 +191,7 @@ func (r *Result) YAML(source string) []byte {
 	fmt.Fprintf(&b, "# Each distribution: the least AIC among the families the lab draws (uniform,\n")
 	fmt.Fprintf(&b, "# exponential, lognormal, bounded Pareto; maximum-likelihood fits), or fixed\n")
 	fmt.Fprintf(&b, "# at the mean with fewer than %d values or no spread. Counts (turns, fanout)\n", MinSample)
-	fmt.Fprintf(&b, "# are fitted as continuous values; the simulator rounds each draw (at least 1).\n")
+	fmt.Fprintf(&b, "# are compared by the likelihood of the counts under the simulator's rounded\n# draw, max(1, round(X)).\n")
 	if s.InTokens > 0 {
 		fmt.Fprintf(&b, "# Recorded cache reads: %.1f%% of input tokens (the behaviour has no cache\n# field: the simulator meters every input token as fresh).\n", 100*float64(s.CacheRead)/float64(s.InTokens))
 	}
@@ -180,10 +221,10 @@ func (r *Result) YAML(source string) []byte {
 	write("tool_tokens", r.ToolTokens, r.ToolTokens.Dist, fmt.Sprintf("Next turn's input less this turn's input and outputs; %d negative differences counted as 0.", s.ClampedToolTokens))
 	write("tool_seconds", r.ToolSecs, r.ToolSecs.Dist, "From a turn's last answer to the next turn's first call (the simulator also runs one after the last turn).")
 	if p := r.Phase; p != nil {
-		fmt.Fprintf(&b, "\n# Phase switch: fan-out from turn ceil(%g × turns) on fitted apart; AIC %s (both parts + 2 for the fraction) against %s for one fan-out.\n", p.AtFraction, g(p.AIC), g(p.Single))
+		fmt.Fprintf(&b, "\n# Phase switch: fan-out from turn ceil(%g × turns) on fitted apart: the split's AIC,\n# each part's counts categorical, + 2 for the fraction, is %s against %s unsplit.\n", p.AtFraction, g(p.AIC), g(p.Single))
 		fmt.Fprintf(&b, "phase_switch:\n  at_fraction: %g\n  fanout: %s\n", p.AtFraction, distYAML(p.After.Dist))
 	} else {
-		fmt.Fprintf(&b, "\n# No phase switch: no split of the fan-out at a fraction 0.1 … 0.9 of the turns had a lower AIC than one fan-out.\n")
+		fmt.Fprintf(&b, "\n# No phase switch: no split of the fan-out counts at a fraction 0.1 … 0.9 of the\n# turns had a lower AIC (each part categorical, + 2 for the fraction) than unsplit.\n")
 	}
 	return b.Bytes()
 }

@@ -11,11 +11,15 @@ import (
 // scenario's are) and validates it.
 func Check(b []byte) error {
 	var bh workloads.Behaviour
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&bh); err != nil {
+	if err := yamlStrict(b, &bh); err != nil {
 		return err
 	}
 	bh.ApplyDefaults()
 	return bh.Validate("behaviour")
+}
+
+func yamlStrict(b []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	return dec.Decode(v)
 }

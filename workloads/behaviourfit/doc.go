@@ -18,11 +18,14 @@
 // (k = 3, alpha by golden-section search on the concave log-likelihood).
 // A family that cannot hold the data (a lognormal or Pareto with zeros) is
 // left out, and said. Fewer than MinSample values, or no spread, give a
-// fixed value at the mean. Counts are fitted as continuous values; the
-// simulator rounds each draw. A fan-out phase switch is kept when
-// splitting the turns at ceil(f × turns), f in 0.1 … 0.9 (the simulator's
-// rule), into two separately fitted parts lowers the total AIC (plus 2 for
-// f) below the single fit's.
+// fixed value at the mean. Counts are fitted as continuous values (a
+// uniform widened by half a unit each side, not below 1); the simulator
+// draws max(1, round(X)), and the counts are compared by their
+// likelihood under that draw, P(round(X) = k). A fan-out phase switch is
+// kept when splitting the turns at ceil(f × turns), f in 0.1 … 0.9 (the
+// simulator's rule), lowers the AIC of the counts, each part with a free
+// probability per value seen (no family assumed), plus 2 for f, below
+// that of the unsplit counts.
 //
 // figures.go draws each quantity's empirical CDF against its fitted CDF
 // (gonum/plot PNGs). The presets (presets/*.yaml) are behaviours whose

@@ -94,4 +94,3 @@ func cdfFigure(f Fit) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
-

@@ -37,7 +37,17 @@ type Fit struct {
 // exponential, lognormal, bounded Pareto) by maximum likelihood and keeps
 // the one of least AIC. Fewer than MinSample values, or values that are
 // all equal, give a fixed distribution at the mean.
-func FitSample(name string, xs []float64) Fit {
+func FitSample(name string, xs []float64) Fit { return fitSample(name, xs, false) }
+
+// FitCounts is FitSample for counts (turns, calls per turn), which the
+// simulator draws as max(1, round(X)): each family is fitted as FitSample
+// fits it (a uniform widened by half a unit each side, so its end values
+// are as likely as the others, but not below 1), and its likelihood is that of the counts
+// under the rounded draw, P(round(X) = k), so families and the phase
+// split are compared on what the simulator would produce.
+func FitCounts(name string, xs []float64) Fit { return fitSample(name, xs, true) }
+
+func fitSample(name string, xs []float64, counts bool) Fit {
 	v := slices.Clone(xs)
 	slices.Sort(v)
 	f := Fit{Name: name, N: len(v), Values: v}
@@ -46,15 +56,24 @@ func FitSample(name string, xs []float64) Fit {
 		return f
 	}
 	f.Mean = mean(v)
+	fixed, rounded := round6(f.Mean), ""
+	if counts {
+		fixed, rounded = math.Max(1, math.Round(f.Mean)), ", rounded (a count)"
+	}
 	switch {
 	case len(v) < MinSample:
-		f.Dist, f.Criterion = workloads.Fixed(round6(f.Mean)), fmt.Sprintf("fewer than %d values: fixed at their mean", MinSample)
+		f.Dist, f.Criterion = workloads.Fixed(fixed), fmt.Sprintf("fewer than %d values: fixed at their mean%s", MinSample, rounded)
 		return f
 	case v[0] == v[len(v)-1]:
-		f.Dist, f.Criterion = workloads.Fixed(round6(v[0])), "every value equal: fixed"
+		f.Dist, f.Criterion = workloads.Fixed(fixed), "every value equal: fixed"
 		return f
 	}
 	f.Candidates = []Candidate{fitUniform(v), fitExponential(v), fitLognormal(v), fitPareto(v)}
+	if counts {
+		for i := range f.Candidates {
+			f.Candidates[i] = countLikelihood(f.Candidates[i], v)
+		}
+	}
 	best := -1
 	for i, c := range f.Candidates {
 		if c.Why == "" && (best < 0 || c.AIC < f.Candidates[best].AIC) {
@@ -148,6 +167,34 @@ func fitPareto(v []float64) Candidate {
 	}
 	alpha := (a + b) / 2
 	return aic(Candidate{Dist: workloads.Dist{Kind: "pareto", Min: round6(lo), Max: round6(hi), Alpha: round6(alpha)}, LogL: logL(alpha), Params: 3})
+}
+
+// countLikelihood replaces a candidate's likelihood with that of counts
+// drawn as max(1, round(X)).
+func countLikelihood(c Candidate, v []float64) Candidate {
+	if c.Why != "" {
+		return c
+	}
+	if c.Dist.Kind == "uniform" {
+		// Not below 1: a count of 1 takes every draw under 1.5 anyway, and
+		// the simulator wants fan-out and turns of at least 1.
+		c.Dist.Min, c.Dist.Max = math.Max(1, c.Dist.Min-0.5), c.Dist.Max+0.5
+	}
+	logL := 0.0
+	for _, x := range v {
+		k := math.Round(x)
+		lo := CDF(c.Dist, k-0.5)
+		if k <= 1 {
+			lo = 0
+		}
+		p := CDF(c.Dist, k+0.5) - lo
+		if !(p > 0) {
+			return Candidate{Dist: c.Dist, Why: fmt.Sprintf("gives no chance to the count %g", k)}
+		}
+		logL += math.Log(p)
+	}
+	c.LogL = logL
+	return aic(c)
 }
 
 // round6 keeps six significant digits: what the YAML shows.

@@ -56,8 +56,6 @@ func TestTraceImportSharedSamples(t *testing.T) {
 	}
 }
 
-
-
 // TestTraceImportRefusals: an unknown model is refused with its name and
 // nothing is written; so is a log with nothing usable; a bad --from is a
 // usage error.

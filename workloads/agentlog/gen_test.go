@@ -306,7 +306,7 @@ func otlpSpans(j specJob, traceByte byte, st otlpStyle) []map[string]any {
 			sp := map[string]any{"traceId": otlpID(trace, st), "spanId": otlpID(newID(), st), "name": "execute_tool bash",
 				"startTimeUnixNano": nano(turn[0].end), "endTimeUnixNano": nano(layout[k+1][0].start),
 				"attributes": []any{kvS("gen_ai.operation.name", "execute_tool"), kvS("gen_ai.tool.name", "bash")},
-				"status": map[string]any{"code": 2}}
+				"status":     map[string]any{"code": 2}}
 			if st.group == "conv" {
 				sp["attributes"] = append(sp["attributes"].([]any), kvS("gen_ai.conversation.id", j.id))
 			}

@@ -227,7 +227,7 @@ func TestOTLP(t *testing.T) {
 	bad := []map[string]any{
 		{"traceId": traceA, "spanId": "0101000000000099", "parentSpanId": agentParent, "name": "chat x", "startTimeUnixNano": nano(ms(600)), "endTimeUnixNano": nano(ms(700)),
 			"attributes": []any{kvS("gen_ai.operation.name", "chat"), kvS("gen_ai.request.model", "anthropic/claude-x"), kvI("gen_ai.usage.input_tokens", 5), kvI("gen_ai.usage.output_tokens", 5)},
-			"status": map[string]any{"code": "STATUS_CODE_ERROR", "message": "overloaded"}},
+			"status":     map[string]any{"code": "STATUS_CODE_ERROR", "message": "overloaded"}},
 		{"traceId": traceA, "spanId": "0101000000000098", "parentSpanId": agentParent, "name": "chat x", "startTimeUnixNano": nano(ms(600)), "endTimeUnixNano": nano(ms(700)),
 			"attributes": []any{kvS("gen_ai.operation.name", "chat"), kvS("gen_ai.request.model", "anthropic/claude-x")}},
 		{"traceId": traceA, "spanId": "xyz", "name": "chat x", "startTimeUnixNano": "1", "endTimeUnixNano": "2"},

@@ -67,3 +67,48 @@ func TestPlanRecordErrors(t *testing.T) {
 		t.Errorf("three numbers: got %v", err)
 	}
 }
+
+// TestPlanRecordTrace: a plan job with recorded calls reads from JSON
+// Lines and CSV, and writes back with its records, in both formats.
+func TestPlanRecordTrace(t *testing.T) {
+	const plan = `[{"calls":[[1000,100,800,100,4096],[900,50]],"tool_s":2.5},{"calls":[[2100,40]]}]`
+	const compact = `1000:100:800:100:4096+900:50:0:0:0/2.5;2100:40`
+	inputs := map[string]string{
+		"jsonl": `{"v":1,"id":"a","arrival_s":0,"account":"x","project":"x/p","batch":"b","model":"m","plan":` + plan + "}\n",
+		"csv":   "v,id,arrival_s,account,project,batch,model,plan\n1,a,0,x,x/p,b,m," + compact + "\n",
+	}
+	for format, in := range inputs {
+		r := NewTraceReader(strings.NewReader(in), "t."+format, format, []string{"m"}, nil, TraceOptions{})
+		job, ok := r.Next()
+		if !ok {
+			t.Fatalf("%s: %v", format, r.Err())
+		}
+		want := []CallRecord{{CacheRead: 800, CacheWrite: 100, MaxTokens: 4096}, {}}
+		if diff := cmp.Diff(want, job.Behaviour.Plan.Turns[0].Recorded); diff != "" {
+			t.Errorf("%s: records (-want +got):\n%s", format, diff)
+		}
+		if job.Behaviour.Plan.Turns[1].Recorded != nil {
+			t.Errorf("%s: a turn without records read as %v", format, job.Behaviour.Plan.Turns[1].Recorded)
+		}
+		for _, out := range []string{"jsonl", "csv"} {
+			var b strings.Builder
+			w, err := NewTraceWriter(&b, out, []string{"m"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(job); err != nil {
+				t.Fatal(err)
+			}
+			w.Flush()
+			// A call whose record is all zero writes two numbers, as
+			// every call did before records existed.
+			wantPlan := `"plan":` + plan
+			if out == "csv" {
+				wantPlan = ",1000:100:800:100:4096+900:50/2.5;2100:40\n"
+			}
+			if !strings.Contains(b.String(), wantPlan) {
+				t.Errorf("%s read, %s written: %q lacks %q", format, out, b.String(), wantPlan)
+			}
+		}
+	}
+}

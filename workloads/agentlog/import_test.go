@@ -160,6 +160,18 @@ func TestInspectJSON(t *testing.T) {
 		"log.json:" + l0 + ": samples[0].events[12]: model event: no output.usage",
 		"log.json:" + l2 + ": samples[2]: sample C epoch 1: no usable model call",
 	})
+	// Retries and tools are counted: jobA's 6 calls each record a retry,
+	// its first tool failed; jobB's 3 calls too (2 tools, none failed).
+	col, err := Collect(Inspect, []string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"ev1/task1/A/e1: 6 calls were retried (their interval includes the retries)", "ev1/task1/2/e1: 3 calls were retried (their interval includes the retries)"}, col.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	if got, want := col.Summarise(), (Summary{Jobs: 2, Turns: 6, Calls: 9, Tools: 4, FailedTools: 1}); got != want {
+		t.Errorf("summary %+v, want %+v", got, want)
+	}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -67,7 +67,7 @@ func traceCommand() *cli.Command {
 				}
 				return traceStats(c.App.Writer, c.String("scenario"), path, c.String("format"), c.Duration("bucket"), c.Int("top"))
 			},
-		}, traceImportCommand(), traceFitCommand()},
+		}, traceImportCommand(), traceFitCommand(), traceReplayCheckCommand()},
 	}
 }
 

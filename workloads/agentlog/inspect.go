@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 )
 
 // inspectHeader is the part of an EvalLog's header the importer reads.
@@ -206,7 +207,8 @@ func inspectSession(h *inspectHeader, smp *inspectSample, file string, line int,
 	if batch == "" {
 		batch = baseName(file)
 	}
-	sess := &Session{ID: fmt.Sprintf("%s/%s/%s/e%d", batch, task, id, smp.Epoch), Project: task, Batch: batch, Where: joinWhere(file, line, path)}
+	sess := &Session{ID: fmt.Sprintf("%s/%s/%s/e%d", batch, task, id, smp.Epoch), Project: task, Batch: batch, Where: joinWhere(file, line, path),
+		Settings: &Settings{MaxSamples: deref(h.Eval.Config.MaxSamples), MaxSandboxes: deref(h.Eval.Config.MaxSandboxes), MaxConnections: deref(h.Plan.Config.MaxConnections)}}
 	start := int64(0)
 	if smp.StartedAt != "" {
 		if t, err := parseTime(smp.StartedAt); err == nil {
@@ -347,6 +349,9 @@ func inspectCall(e *inspectEvent, h *inspectHeader) (Call, string) {
 		return c, "no model"
 	}
 	c = Call{Start: start, End: end, Model: model, In: in, Out: *u.OutputTokens, Retries: e.Retries}
+	if e.WorkingTime != nil && *e.WorkingTime > 0 {
+		c.Working = time.Duration(secondsNs(*e.WorkingTime))
+	}
 	c.CacheRead, c.CacheWrite, c.MaxTokens = read, write, deref(e.Config.MaxTokens)
 	if i := strings.IndexByte(model, '/'); i > 0 {
 		c.Provider = model[:i]

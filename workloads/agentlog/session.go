@@ -54,6 +54,9 @@ type Call struct {
 	In, Out    int
 	workloads.CallRecord
 	Retries int
+	// Working is the successful try's time (Inspect working_time), 0
+	// when not recorded: the provider's own latency, without waits.
+	Working time.Duration
 }
 
 // Tool is one tool execution. Tools do not make a plan's tool time (that is
@@ -74,6 +77,14 @@ type Session struct {
 	Where   string
 	Calls   []Call
 	Tools   []Tool
+	// Settings are the concurrency limits the log's run had (Inspect's
+	// header), nil when the format records none.
+	Settings *Settings
+}
+
+// Settings are an Inspect eval's concurrency limits; 0 means not set.
+type Settings struct {
+	MaxSamples, MaxSandboxes, MaxConnections int
 }
 
 // Turn is a set of calls whose [Start, End] intervals overlap (chained:

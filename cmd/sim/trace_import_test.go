@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // sharedLogs is ../shared/agent-logs from the repository root.
@@ -84,5 +86,36 @@ func TestTraceImportRefusals(t *testing.T) {
 	}
 	if _, stderr, code := runSim(t, "trace", "import", "--from", "langfuse", "--out", out, log); code != exitUsage || !strings.Contains(stderr, "unknown log format") {
 		t.Errorf("bad --from: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestReadModelMap(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	yml := write("m.yaml", "# recorded: model\nopenai/gpt-4o-mini: hot-a\nanthropic/x: hot-b\n")
+	js := write("m.json", `{"anthropic/x": "tail-1", "y": "hot-b"}`)
+	got, err := readModelMap([]string{yml, js, "z=hot-a", "y=tail-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"openai/gpt-4o-mini": "hot-a", "anthropic/x": "tail-1", "y": "tail-2", "z": "hot-a"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct{ arg, want string }{
+		{write("bad.yaml", "a: hot-a\nb: [x]\n"), "bad.yaml:2: b: want a scenario model name"},
+		{write("list.yaml", "- a\n"), "list.yaml:1: want a mapping"},
+		{"=hot-a", "want RECORDED=MODEL"},
+		{filepath.Join(dir, "missing.yaml"), "want a file, or RECORDED=MODEL"},
+	} {
+		if _, err := readModelMap([]string{tc.arg}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.arg, err, tc.want)
+		}
 	}
 }

@@ -176,6 +176,34 @@ func TestInspectJSON(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// TestTruncated: a log cut short keeps what came before the break and
+// reports the break.
+func TestTruncated(t *testing.T) {
+	dir := t.TempDir()
+	log := inspectHeaderJSON("task1", "ev1", "anthropic/claude-x")
+	log["samples"] = []any{inspectSampleJSON(jobA, "A", inspectStyle{}, inspectExtra{}), inspectSampleJSON(jobB, "B", inspectStyle{old: true}, inspectExtra{})}
+	b, _ := json.Marshal(log)
+	cut := strings.Index(string(b), `"id":"B"`)
+	inspect := filepath.Join(dir, "cut.json")
+	os.WriteFile(inspect, b[:cut], 0o644)
+	jobs, skipped := importAll(t, Inspect, abMap, inspect)
+	if len(jobs) != 1 || jobs[0].ID != "ev1/task1/A/e1" {
+		t.Errorf("jobs %v, want A alone", jobs)
+	}
+	checkSkipped(t, skipped, []string{"cut.json:1: invalid JSON, the rest of the file not read"})
+
+	sb, _ := json.Marshal(otlpRequest(otlpSpans(jobA, 1, otlpStyle{group: "agent"})))
+	otlp := filepath.Join(t.TempDir(), "cut.jsonl")
+	sb2, _ := json.Marshal(otlpRequest(otlpSpans(jobB, 2, otlpStyle{group: "conv"})))
+	cut2 := strings.Index(string(sb2), `"spans":[`) + 20 // inside B's first span
+	writeLines(t, otlp, []string{string(sb), string(sb2[:cut2])})
+	jobs, skipped = importAll(t, OTLP, abMap, otlp)
+	if len(jobs) != 1 || jobs[0].ID != "A" {
+		t.Errorf("jobs %v, want A alone", jobs)
+	}
+	checkSkipped(t, skipped, []string{"cut.jsonl:2: invalid JSON, the rest of the file not read"})
+}
+
 // spanLine is the line of the opening brace of the span whose spanId line
 // contains id (json.MarshalIndent puts the id after the attributes, the
 // end time and the name: keys sorted; the brace is found by walking back).

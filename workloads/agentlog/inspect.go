@@ -117,7 +117,9 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 		return s.skip()
 	})
 	if err != nil {
-		return fmt.Errorf("%s:%d: %v", file, s.line(), err)
+		// A log cut short (a run that died mid-write) keeps the samples
+		// before the break; the break is reported, not the file refused.
+		sink.Skip(problem(file, s.line(), "", "invalid JSON, the rest of the file not read: %s", jsonMsg(err)))
 	}
 	return nil
 }

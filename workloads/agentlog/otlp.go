@@ -98,12 +98,14 @@ func (r *otlpReader) read(in io.Reader, name string, sink Sink) error {
 			}
 			return nil
 		} else if err != nil {
-			return fmt.Errorf("%s:%d: %v", name, s.line(), err)
+			sink.Skip(problem(name, s.line(), "", "invalid JSON, the rest of the file not read: %s", jsonMsg(err)))
+			return nil
 		}
 		// The '{' of a request was consumed: walk its members.
-		err := r.request(s, name, sink)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %v", name, s.line(), err)
+		if err := r.request(s, name, sink); err != nil {
+			// The spans before the break are kept; the break is reported.
+			sink.Skip(problem(name, s.line(), "", "invalid JSON, the rest of the file not read: %s", jsonMsg(err)))
+			return nil
 		}
 	}
 }

@@ -77,7 +77,8 @@ func (e *NoJobsError) Error() string {
 // no mapping) and returns the jobs in arrival order: arrival is the
 // session's start less the earliest start, ties broken by id. A job's
 // model is the model of most of its calls; calls on other models are
-// kept (the lab's job runs on one model) and said in the notes.
+// kept (the lab's job runs on one model) and said in c.Notes, as is a
+// repeated job id (the later one gets a #N suffix).
 func (c *Collection) Jobs(catalogue []string, mapping map[string]string) ([]Job, error) {
 	known := make(map[string]bool, len(catalogue))
 	for _, m := range catalogue {

@@ -1,6 +1,8 @@
 package agentlog
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -309,6 +311,18 @@ func TestOTLP(t *testing.T) {
 			t.Errorf("jobs (-want +got):\n%s", diff)
 		}
 		checkSkipped(t, skipped, nil)
+		// The same, gzipped, in a directory of logs.
+		dir := t.TempDir()
+		var zb bytes.Buffer
+		zw := gzip.NewWriter(&zb)
+		zw.Write([]byte(strings.Join(lines, "\n") + "\n"))
+		zw.Close()
+		os.WriteFile(filepath.Join(dir, "spans.jsonl.gz"), zb.Bytes(), 0o644)
+		os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a log"), 0o644)
+		jobs, _ = importAll(t, OTLP, abMap, dir)
+		if diff := cmp.Diff(wantJobs, jobs); diff != "" {
+			t.Errorf("gzipped, in a directory: jobs (-want +got):\n%s", diff)
+		}
 	})
 }
 

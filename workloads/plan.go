@@ -160,11 +160,16 @@ func ParseCompactPlan(s string) (*CallPlan, error) {
 		}
 		t.Calls = make([]PlanCall, 0, strings.Count(calls, "+")+1)
 		for ci, cs := range strings.Split(calls, "+") {
-			parts := strings.Split(cs, ":")
-			if len(parts) != 2 && len(parts) != 5 {
+			n := strings.Count(cs, ":") + 1
+			if n != 2 && n != 5 {
 				return nil, fmt.Errorf("turn %d call %d: want IN:OUT, got %q", ti+1, ci+1, cs)
 			}
-			c, r, err := parseCallNumbers(parts)
+			var parts [5]string // no slice per call: plans are parsed on every replay
+			rest := cs
+			for i := range n {
+				parts[i], rest, _ = strings.Cut(rest, ":")
+			}
+			c, r, err := parseCallNumbers(parts[:n])
 			if err != nil {
 				return nil, fmt.Errorf("turn %d call %d: %v", ti+1, ci+1, err)
 			}

@@ -272,25 +272,34 @@ func parseJSONTurn(n int, tb []byte) (PlanTurn, error) {
 }
 
 // parseJSONCall reads call k of turn n, [IN, OUT] or
-// [IN, OUT, CACHE_READ, CACHE_WRITE, MAX_TOKENS].
+// [IN, OUT, CACHE_READ, CACHE_WRITE, MAX_TOKENS]. The elements stay in a
+// fixed array: a plan job's calls are parsed on every replay.
 func parseJSONCall(n, k int, cb []byte) (PlanCall, CallRecord, error) {
-	var elems []string
+	var elems [5][]byte
+	cnt := 0
 	numbers := cb[0] == '['
 	if numbers {
 		_ = jsonElems(cb, func(x []byte) error {
 			numbers = numbers && jsonKind(x[0]) == 'n'
-			elems = append(elems, string(x))
+			if cnt < len(elems) {
+				elems[cnt] = x
+			}
+			cnt++
 			return nil
 		})
 	}
-	if !numbers || (len(elems) != 2 && len(elems) != 5) {
+	if !numbers || (cnt != 2 && cnt != 5) {
 		return PlanCall{}, CallRecord{}, fmt.Errorf("turn %d call %d: want [IN, OUT] (two integers), or five with the record [IN, OUT, CACHE_READ, CACHE_WRITE, MAX_TOKENS], got %s", n, k, cb)
 	}
-	c, r, err := parseCallNumbers(elems)
-	if err != nil {
-		return c, r, fmt.Errorf("turn %d call %d: %v", n, k, err)
+	var v [5]int
+	for i := range cnt {
+		t, err := parseTokens(string(elems[i]))
+		if err != nil {
+			return PlanCall{}, CallRecord{}, fmt.Errorf("turn %d call %d: %s: %v", n, k, callFieldNames[i], err)
+		}
+		v[i] = t
 	}
-	return c, r, nil
+	return PlanCall{In: v[0], Out: v[1]}, CallRecord{CacheRead: v[2], CacheWrite: v[3], MaxTokens: v[4]}, nil
 }
 
 // countingReader counts the bytes read and remembers the last one and EOF,

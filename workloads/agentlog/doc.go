@@ -33,11 +33,13 @@
 // response.model), gen_ai.usage.input_tokens or the older prompt_tokens,
 // output_tokens or completion_tokens, cache_read.input_tokens and
 // cache_creation.input_tokens, gen_ai.request.max_tokens; provider from
-// gen_ai.provider.name or the older gen_ai.system. An inference span with
-// an error status is a failed try and is reported, not used. A call
-// belongs to its outermost invoke_agent ancestor (the job, named by its
-// gen_ai.conversation.id, its project gen_ai.agent.name); without one, to
-// its conversation id; without that, to its trace. The grouping needs every
+// gen_ai.provider.name or the older gen_ai.system (shown beside an
+// unmapped model's name). An inference span with an error status is a
+// failed try and is reported, not used. A call belongs to its outermost
+// invoke_agent ancestor (the job, named by its gen_ai.conversation.id);
+// without one, to its conversation id; without that, to its trace. A job's
+// project is the agent's name, else its resource's service.name. The
+// grouping needs every
 // span, in any order over all the files, so a few fields of each span are
 // kept until the end: memory grows with the spans, not their attributes.
 //

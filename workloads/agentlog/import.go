@@ -52,15 +52,20 @@ const Account = "imported"
 // UnknownModelsError refuses an import: recorded model names that are
 // neither in the scenario's catalogue nor mapped to one of its models.
 type UnknownModelsError struct {
-	Names []string // sorted; each with its calls in Calls
-	Calls map[string]int
+	Names     []string // sorted; each with its calls in Calls
+	Calls     map[string]int
+	Providers map[string]string // the provider the log gave, if any
 }
 
 func (e *UnknownModelsError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d recorded model names are not in the scenario's catalogue; map each to a scenario model (--map RECORDED=MODEL, or a --map file):", len(e.Names))
 	for _, n := range e.Names {
-		fmt.Fprintf(&b, "\n  %s (%d calls)", n, e.Calls[n])
+		fmt.Fprintf(&b, "\n  %s (%d calls", n, e.Calls[n])
+		if p := e.Providers[n]; p != "" {
+			fmt.Fprintf(&b, ", provider %s", p)
+		}
+		b.WriteString(")")
 	}
 	return b.String()
 }
@@ -95,16 +100,19 @@ func (c *Collection) Jobs(catalogue []string, mapping map[string]string) ([]Job,
 		}
 		return rec, known[rec]
 	}
-	unknown := map[string]int{}
+	unknown, providers := map[string]int{}, map[string]string{}
 	for _, s := range c.Sessions {
 		for _, call := range s.Calls {
 			if _, ok := resolve(call.Model); !ok {
 				unknown[call.Model]++
+				if call.Provider != "" && providers[call.Model] == "" {
+					providers[call.Model] = call.Provider
+				}
 			}
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, &UnknownModelsError{Names: slices.Sorted(maps.Keys(unknown)), Calls: unknown}
+		return nil, &UnknownModelsError{Names: slices.Sorted(maps.Keys(unknown)), Calls: unknown, Providers: providers}
 	}
 	if len(c.Sessions) == 0 {
 		return nil, &NoJobsError{Skipped: len(c.Skipped)}

@@ -287,6 +287,22 @@ func TestOTLP(t *testing.T) {
 		if diff := cmp.Diff(wantJobs, jobs); diff != "" {
 			t.Errorf("jobs (-want +got):\n%s", diff)
 		}
+		// Projects: the agent's name, else the resource's service.name;
+		// an unmapped model is refused with its provider.
+		col, err := Collect(OTLP, []string{path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		projects := map[string]string{}
+		for _, s := range col.Sessions {
+			projects[s.ID] = s.Project
+		}
+		if diff := cmp.Diff(map[string]string{"A": "coder", "B": "agent", hex.EncodeToString(traceE): "agent"}, projects); diff != "" {
+			t.Errorf("projects (-want +got):\n%s", diff)
+		}
+		if _, err := col.Jobs(testCatalogue, map[string]string{"openai/gpt-y": "m2"}); err == nil || !strings.Contains(err.Error(), "anthropic/claude-x (") || !strings.Contains(err.Error(), "calls, provider anthropic)") {
+			t.Errorf("unmapped model: %v", err)
+		}
 		checkSkipped(t, skipped, []string{
 			"spans.json:" + itoa(spanLine(t, path, "0101000000000099")) + ": status: the call failed (overloaded)",
 			"spans.json:" + itoa(spanLine(t, path, "0101000000000098")) + ": attributes: no gen_ai.usage.input_tokens",

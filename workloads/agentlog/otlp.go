@@ -59,12 +59,14 @@ type otlpNode struct {
 	tool          *Tool
 	where         string
 	file          string
+	service       string // the resource's service.name: the project when no agent names one
 }
 
 // otlpReader collects spans over one or more files and groups them at Flush.
 type otlpReader struct {
-	spans map[string]*otlpNode // by trace id + span id
-	order []string             // keys in input order, for deterministic output
+	spans   map[string]*otlpNode // by trace id + span id
+	order   []string             // keys in input order, for deterministic output
+	service string               // service.name of the resource being read (written before its spans)
 }
 
 // readOTLPFiles reads every file before grouping: a job's spans may be
@@ -124,7 +126,18 @@ func (r *otlpReader) request(s *stream, name string, sink Sink) error {
 			continue
 		}
 		err = s.elems("resourceSpans", func(ri int) error {
+			r.service = ""
 			return s.members("resourceSpans[]", func(key string) error {
+				if key == "resource" {
+					var res struct {
+						Attributes []otlpKV `json:"attributes"`
+					}
+					if err := s.dec.Decode(&res); err != nil {
+						return err
+					}
+					r.service = attrString(attrs(res.Attributes), "service.name")
+					return nil
+				}
 				if key != "scopeSpans" && key != "instrumentationLibrarySpans" {
 					return s.skip()
 				}
@@ -278,7 +291,7 @@ func (r *otlpReader) add(sp *otlpSpan, name string, line int, sink Sink) {
 	m := attrs(sp.Attributes)
 	n := &otlpNode{trace: trace, parent: parent, kind: kindOf(attrString(m, "gen_ai.operation.name"), sp.Name),
 		conv: attrString(m, "gen_ai.conversation.id"), agent: attrString(m, "gen_ai.agent.name"),
-		where: fmt.Sprintf("%s:%d", name, line), file: name}
+		where: fmt.Sprintf("%s:%d", name, line), file: name, service: r.service}
 	if n.start, err = unixNano(sp.Start); err != nil {
 		bad("startTimeUnixNano", "%v", err)
 		return
@@ -395,7 +408,7 @@ func (r *otlpReader) flush(sink Sink) {
 		if n.call == nil && n.tool == nil {
 			continue
 		}
-		gk, id, project, start := "", "", "otlp", int64(0)
+		gk, id, project, start := "", "", nonEmpty(n.service, "otlp"), int64(0)
 		if a := root(key, 0); a != "" {
 			an := r.spans[a]
 			gk, start = "agent:"+a, an.start
@@ -403,9 +416,7 @@ func (r *otlpReader) flush(sink Sink) {
 			if id == "" {
 				id = an.trace + "/" + a[len(an.trace):]
 			}
-			if an.agent != "" {
-				project = an.agent
-			}
+			project = nonEmpty(an.agent, nonEmpty(an.service, project))
 		} else if n.conv != "" {
 			gk, id = "conv:"+n.conv, n.conv
 		} else {

@@ -20,6 +20,9 @@ type CallPlan struct {
 type PlanTurn struct {
 	Calls []PlanCall
 	Tool  time.Duration
+	// Recorded is nil, or one CallRecord per call (see CallRecord): what an
+	// imported log recorded beside the tokens. Add calls with AddCall.
+	Recorded []CallRecord
 }
 
 // PlanCall is one LLM call: input and output tokens.
@@ -61,6 +64,9 @@ func (p *CallPlan) Validate(path string) error {
 			if c.In > maxPlanTokens || c.Out > maxPlanTokens {
 				return field.Errorf(path, "turn %d call %d: tokens above %d", i+1, k+1, maxPlanTokens)
 			}
+			if err := t.validateRecord(k); err != nil {
+				return field.Errorf(path, "turn %d call %d: %v", i+1, k+1, err)
+			}
 		}
 		if t.Tool < 0 {
 			return field.Errorf(path, "turn %d: negative tool seconds %s", i+1, formatSeconds(t.Tool))
@@ -73,7 +79,8 @@ func (p *CallPlan) Validate(path string) error {
 func (p *CallPlan) String() string { return string(p.AppendCompact(nil)) }
 
 // AppendCompact appends the compact encoding of the plan:
-// turns separated by ';', each IN:OUT[+IN:OUT...][/TOOL_SECONDS].
+// turns separated by ';', each IN:OUT[+IN:OUT...][/TOOL_SECONDS]; a call
+// with a record is IN:OUT:CACHE_READ:CACHE_WRITE:MAX_TOKENS.
 func (p *CallPlan) AppendCompact(b []byte) []byte {
 	for i, t := range p.Turns {
 		if i > 0 {
@@ -86,6 +93,7 @@ func (p *CallPlan) AppendCompact(b []byte) []byte {
 			b = strconv.AppendInt(b, int64(c.In), 10)
 			b = append(b, ':')
 			b = strconv.AppendInt(b, int64(c.Out), 10)
+			b = t.appendRecord(b, k, ':')
 		}
 		if t.Tool != 0 {
 			b = append(b, '/')
@@ -96,7 +104,8 @@ func (p *CallPlan) AppendCompact(b []byte) []byte {
 }
 
 // AppendJSON appends the plan as JSON: [{"calls":[[IN,OUT],...],"tool_s":S},...]
-// ("tool_s" left out when 0).
+// ("tool_s" left out when 0); a call with a record is
+// [IN,OUT,CACHE_READ,CACHE_WRITE,MAX_TOKENS].
 func (p *CallPlan) AppendJSON(b []byte) []byte {
 	b = append(b, '[')
 	for i, t := range p.Turns {
@@ -112,6 +121,7 @@ func (p *CallPlan) AppendJSON(b []byte) []byte {
 			b = strconv.AppendInt(b, int64(c.In), 10)
 			b = append(b, ',')
 			b = strconv.AppendInt(b, int64(c.Out), 10)
+			b = t.appendRecord(b, k, ',')
 			b = append(b, ']')
 		}
 		b = append(b, ']')
@@ -126,6 +136,7 @@ func (p *CallPlan) AppendJSON(b []byte) []byte {
 
 // ParseCompactPlan reads the compact encoding: turns separated by ';', each
 // turn its calls separated by '+', each call IN:OUT (non-negative integers),
+// or IN:OUT:CACHE_READ:CACHE_WRITE:MAX_TOKENS (see CallRecord), the turn
 // optionally followed by /TOOL_SECONDS (a non-negative decimal). Spaces are
 // not allowed. Example: "1200:300+1200:280/2.5;2100:450".
 func ParseCompactPlan(s string) (*CallPlan, error) {
@@ -149,19 +160,20 @@ func ParseCompactPlan(s string) (*CallPlan, error) {
 		}
 		t.Calls = make([]PlanCall, 0, strings.Count(calls, "+")+1)
 		for ci, cs := range strings.Split(calls, "+") {
-			in, out, ok := strings.Cut(cs, ":")
-			if !ok {
+			n := strings.Count(cs, ":") + 1
+			if n != 2 && n != 5 {
 				return nil, fmt.Errorf("turn %d call %d: want IN:OUT, got %q", ti+1, ci+1, cs)
 			}
-			var c PlanCall
-			var err error
-			if c.In, err = parseTokens(in); err != nil {
-				return nil, fmt.Errorf("turn %d call %d: input tokens: %v", ti+1, ci+1, err)
+			var parts [5]string // no slice per call: plans are parsed on every replay
+			rest := cs
+			for i := range n {
+				parts[i], rest, _ = strings.Cut(rest, ":")
 			}
-			if c.Out, err = parseTokens(out); err != nil {
-				return nil, fmt.Errorf("turn %d call %d: output tokens: %v", ti+1, ci+1, err)
+			c, r, err := parseCallNumbers(parts[:n])
+			if err != nil {
+				return nil, fmt.Errorf("turn %d call %d: %v", ti+1, ci+1, err)
 			}
-			t.Calls = append(t.Calls, c)
+			t.AddCall(c, r)
 		}
 		p.Turns = append(p.Turns, t)
 	}

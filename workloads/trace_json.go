@@ -248,8 +248,8 @@ func parseJSONTurn(n int, tb []byte) (PlanTurn, error) {
 				return fmt.Errorf("turn %d: calls: want an array of [IN, OUT], got %s", n, kindName(jsonKind(v[0])))
 			}
 			return jsonElems(v, func(cb []byte) error {
-				c, err := parseJSONCall(n, len(turn.Calls)+1, cb)
-				turn.Calls = append(turn.Calls, c)
+				c, r, err := parseJSONCall(n, len(turn.Calls)+1, cb)
+				turn.AddCall(c, r)
 				return err
 			})
 		case "tool_s":
@@ -271,27 +271,35 @@ func parseJSONTurn(n int, tb []byte) (PlanTurn, error) {
 	return turn, err
 }
 
-// parseJSONCall reads call k of turn n, [IN, OUT].
-func parseJSONCall(n, k int, cb []byte) (PlanCall, error) {
-	var c PlanCall
-	var elems [][]byte
-	if cb[0] == '[' {
+// parseJSONCall reads call k of turn n, [IN, OUT] or
+// [IN, OUT, CACHE_READ, CACHE_WRITE, MAX_TOKENS]. The elements stay in a
+// fixed array: a plan job's calls are parsed on every replay.
+func parseJSONCall(n, k int, cb []byte) (PlanCall, CallRecord, error) {
+	var elems [5][]byte
+	cnt := 0
+	numbers := cb[0] == '['
+	if numbers {
 		_ = jsonElems(cb, func(x []byte) error {
-			elems = append(elems, x)
+			numbers = numbers && jsonKind(x[0]) == 'n'
+			if cnt < len(elems) {
+				elems[cnt] = x
+			}
+			cnt++
 			return nil
 		})
 	}
-	if len(elems) != 2 || jsonKind(elems[0][0]) != 'n' || jsonKind(elems[1][0]) != 'n' {
-		return c, fmt.Errorf("turn %d call %d: want [IN, OUT] (two integers), got %s", n, k, cb)
+	if !numbers || (cnt != 2 && cnt != 5) {
+		return PlanCall{}, CallRecord{}, fmt.Errorf("turn %d call %d: want [IN, OUT] (two integers), or five with the record [IN, OUT, CACHE_READ, CACHE_WRITE, MAX_TOKENS], got %s", n, k, cb)
 	}
-	var err error
-	if c.In, err = parseTokens(string(elems[0])); err != nil {
-		return c, fmt.Errorf("turn %d call %d: input tokens: %v", n, k, err)
+	var v [5]int
+	for i := range cnt {
+		t, err := parseTokens(string(elems[i]))
+		if err != nil {
+			return PlanCall{}, CallRecord{}, fmt.Errorf("turn %d call %d: %s: %v", n, k, callFieldNames[i], err)
+		}
+		v[i] = t
 	}
-	if c.Out, err = parseTokens(string(elems[1])); err != nil {
-		return c, fmt.Errorf("turn %d call %d: output tokens: %v", n, k, err)
-	}
-	return c, nil
+	return PlanCall{In: v[0], Out: v[1]}, CallRecord{CacheRead: v[2], CacheWrite: v[3], MaxTokens: v[4]}, nil
 }
 
 // countingReader counts the bytes read and remembers the last one and EOF,

@@ -65,7 +65,7 @@ func traceCommand() *cli.Command {
 				}
 				return traceStats(c.App.Writer, c.String("scenario"), path, c.String("format"), c.Duration("bucket"), c.Int("top"))
 			},
-		}},
+		}, traceImportCommand(), traceFitCommand(), traceReplayCheckCommand()},
 	}
 }
 

@@ -1,0 +1,452 @@
+package agentlog
+
+import (
+	"archive/zip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
+
+// inspectHeader is the part of an EvalLog's header the importer reads.
+type inspectHeader struct {
+	Eval struct {
+		EvalID string `json:"eval_id"`
+		RunID  string `json:"run_id"`
+		Task   string `json:"task"`
+		Model  string `json:"model"`
+		Config struct {
+			MaxSamples   *int `json:"max_samples"`
+			MaxSandboxes *int `json:"max_sandboxes"`
+		} `json:"config"`
+	} `json:"eval"`
+	Plan struct {
+		Config struct {
+			MaxConnections *int `json:"max_connections"`
+		} `json:"config"`
+	} `json:"plan"`
+}
+
+// inspectSample is the part of a sample the importer reads.
+type inspectSample struct {
+	ID        json.RawMessage `json:"id"` // a string or a number
+	Epoch     int             `json:"epoch"`
+	StartedAt string          `json:"started_at"`
+	TotalTime *float64        `json:"total_time"`
+	// Events are decoded one by one: their fields vary by event type (a
+	// sandbox event's output is a string, a model event's an object).
+	Events []json.RawMessage `json:"events"`
+}
+
+type inspectEvent struct {
+	Event       string   `json:"event"`
+	Timestamp   string   `json:"timestamp"`
+	Completed   string   `json:"completed"`
+	WorkingTime *float64 `json:"working_time"`
+	// model events
+	Model   string          `json:"model"`
+	Retries int             `json:"retries"`
+	Error   json.RawMessage `json:"error"`
+	Output  *struct {
+		Time  *float64        `json:"time"`
+		Error json.RawMessage `json:"error"`
+		Usage *struct {
+			InputTokens  *int `json:"input_tokens"`
+			OutputTokens *int `json:"output_tokens"`
+			TotalTokens  *int `json:"total_tokens"`
+			CacheRead    *int `json:"input_tokens_cache_read"`
+			CacheWrite   *int `json:"input_tokens_cache_write"`
+		} `json:"usage"`
+	} `json:"output"`
+	Config struct {
+		MaxTokens *int `json:"max_tokens"`
+	} `json:"config"`
+	// tool events
+	Function string `json:"function"`
+	Failed   *bool  `json:"failed"`
+}
+
+// readInspect reads an Inspect log: a .eval zip or a .json EvalLog.
+func readInspect(file string, sink Sink) error {
+	if strings.EqualFold(path.Ext(file), ".eval") {
+		return readInspectZip(file, sink)
+	}
+	f, err := openFile(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return readInspectJSON(f, file, sink)
+}
+
+// readInspectJSON streams a .json EvalLog: the header fields as they come,
+// then each of samples[] decoded on its own, so memory holds one sample.
+// (Inspect writes eval and plan before samples; a sample met before the
+// header is named from what is known by then.)
+func readInspectJSON(r io.Reader, file string, sink Sink) error {
+	s := newStream(r)
+	var h inspectHeader
+	err := s.members("EvalLog", func(key string) error {
+		switch key {
+		case "eval":
+			return s.dec.Decode(&h.Eval)
+		case "plan":
+			return s.dec.Decode(&h.Plan)
+		case "samples":
+			return s.elems("samples", func(i int) error {
+				line := s.line()
+				where := fmt.Sprintf("samples[%d]", i)
+				var smp inspectSample
+				if err := s.dec.Decode(&smp); err != nil {
+					if _, ok := err.(*json.UnmarshalTypeError); ok {
+						sink.Skip(problem(file, line, where, "%s", jsonMsg(err)))
+						return nil
+					}
+					return err
+				}
+				inspectSession(&h, &smp, file, line, where, sink)
+				return nil
+			})
+		}
+		return s.skip()
+	})
+	if err != nil {
+		// A log cut short (a run that died mid-write) keeps the samples
+		// before the break; the break is reported, not the file refused.
+		sink.Skip(problem(file, s.line(), "", "invalid JSON, the rest of the file not read: %s", jsonMsg(err)))
+	}
+	return nil
+}
+
+// readInspectZip reads a .eval zip: header.json, then samples/*.json in
+// name order, one member in memory at a time. A member that cannot be
+// read is a Problem; the others are still read.
+func readInspectZip(file string, sink Sink) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return readInspectZipFrom(f, fi.Size(), file, sink)
+}
+
+func readInspectZipFrom(r io.ReaderAt, size int64, file string, sink Sink) error {
+	z, err := zip.NewReader(r, size)
+	if err != nil {
+		return fmt.Errorf("%s: not a .eval zip: %v", file, err)
+	}
+	var h inspectHeader
+	var samples []*zip.File
+	haveHeader := false
+	for _, f := range z.File {
+		switch {
+		case f.Name == "header.json":
+			if err := decodeMember(f, &h); err != nil {
+				sink.Skip(problem(member(file, f.Name), 0, "", "%v", err))
+				continue
+			}
+			haveHeader = true
+		case strings.HasPrefix(f.Name, "samples/") && strings.HasSuffix(f.Name, ".json"):
+			samples = append(samples, f)
+		}
+	}
+	if !haveHeader {
+		sink.note("%s: no readable header.json: jobs named from their samples alone", file)
+	}
+	slices.SortFunc(samples, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
+	for _, f := range samples {
+		var smp inspectSample
+		where := member(file, f.Name)
+		if err := decodeMember(f, &smp); err != nil {
+			sink.Skip(problem(where, 0, "", "%v", err))
+			continue
+		}
+		inspectSession(&h, &smp, where, 0, "", sink)
+	}
+	return nil
+}
+
+func decodeMember(f *zip.File, v any) error {
+	rc, err := f.Open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	dec := json.NewDecoder(rc)
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid JSON: %s", jsonMsg(err))
+	}
+	return nil
+}
+
+// inspectSession turns a sample into a Session, reporting each event it
+// cannot use. where locates the sample (file and line, or zip member;
+// path the sample's path in the file).
+func inspectSession(h *inspectHeader, smp *inspectSample, file string, line int, path string, sink Sink) {
+	id := strings.Trim(string(smp.ID), `"`)
+	if id == "" {
+		sink.Skip(problem(file, line, subPath(path, "id"), "missing sample id"))
+		return
+	}
+	task := h.Eval.Task
+	if task == "" {
+		task = "inspect"
+	}
+	batch := h.Eval.EvalID
+	if batch == "" {
+		batch = h.Eval.RunID
+	}
+	if batch == "" {
+		batch = baseName(file)
+	}
+	sess := &Session{ID: fmt.Sprintf("%s/%s/%s/e%d", batch, task, id, smp.Epoch), Project: task, Batch: batch, Where: joinWhere(file, line, path),
+		Settings: &Settings{MaxSamples: deref(h.Eval.Config.MaxSamples), MaxSandboxes: deref(h.Eval.Config.MaxSandboxes), MaxConnections: deref(h.Plan.Config.MaxConnections)}}
+	start := int64(0)
+	if smp.StartedAt != "" {
+		if t, err := parseTime(smp.StartedAt); err == nil {
+			start = t
+		}
+	}
+	earliest, latest := int64(0), int64(0)
+	retried := 0
+	for i, raw := range smp.Events {
+		ep := subPath(path, fmt.Sprintf("events[%d]", i))
+		var kind struct {
+			Event     string `json:"event"`
+			Timestamp string `json:"timestamp"`
+		}
+		if err := json.Unmarshal(raw, &kind); err != nil {
+			sink.Skip(problem(file, line, ep, "%s", jsonMsg(err)))
+			continue
+		}
+		var e inspectEvent
+		if kind.Event == "model" || kind.Event == "tool" {
+			if err := json.Unmarshal(raw, &e); err != nil {
+				sink.Skip(problem(file, line, ep, "%s event: %s", kind.Event, jsonMsg(err)))
+				continue
+			}
+		} else {
+			e.Event, e.Timestamp = kind.Event, kind.Timestamp
+		}
+		if e.Timestamp != "" {
+			if t, err := parseTime(kind.Timestamp); err == nil {
+				if earliest == 0 || t < earliest {
+					earliest = t
+				}
+				latest = max(latest, t)
+			}
+		}
+		switch e.Event {
+		case "model":
+			c, perr := inspectCall(&e, h)
+			if perr != "" {
+				sink.Skip(problem(file, line, ep, "model event: %s", perr))
+				continue
+			}
+			if c.Retries > 0 {
+				retried++
+			}
+			sess.Calls = append(sess.Calls, c)
+		case "tool":
+			t, perr := inspectTool(&e)
+			if perr != "" {
+				sink.Skip(problem(file, line, ep, "tool event: %s", perr))
+				continue
+			}
+			sess.Tools = append(sess.Tools, t)
+		}
+	}
+	// Without started_at, the sample began total_time before its last
+	// event: its first events (sample_init) are written when the sample is
+	// queued, which may be hours before it runs.
+	if start == 0 && smp.TotalTime != nil && latest > 0 {
+		start = latest - secondsNs(*smp.TotalTime)
+	}
+	if start == 0 || start < earliest {
+		start = earliest
+	}
+	if len(sess.Calls) == 0 {
+		sink.Skip(problem(file, line, path, "sample %s epoch %d: no usable model call", id, smp.Epoch))
+		return
+	}
+	if start == 0 || start > sess.Calls[0].Start {
+		start = minStart(sess.Calls)
+	}
+	sess.Start = start
+	if retried > 0 {
+		sink.note("%s: %d calls were retried (their interval includes the retries)", sess.ID, retried)
+	}
+	sink.Session(sess)
+}
+
+// inspectCall reads a model event; a non-empty string says why it cannot.
+func inspectCall(e *inspectEvent, h *inspectHeader) (Call, string) {
+	var c Call
+	if e.Timestamp == "" {
+		return c, "no timestamp"
+	}
+	start, err := parseTime(e.Timestamp)
+	if err != nil {
+		return c, "timestamp: " + err.Error()
+	}
+	if len(e.Error) > 0 && string(e.Error) != "null" {
+		return c, "the call failed: " + truncate(string(e.Error), 80)
+	}
+	o := e.Output
+	if o == nil {
+		return c, "no output"
+	}
+	if len(o.Error) > 0 && string(o.Error) != "null" {
+		return c, "output.error: " + truncate(string(o.Error), 80)
+	}
+	var end int64
+	switch {
+	case e.Completed != "":
+		end, err = parseTime(e.Completed)
+		if err != nil {
+			return c, "completed: " + err.Error()
+		}
+	case o.Time != nil:
+		end = start + secondsNs(*o.Time) // older logs: no completed
+	default:
+		return c, "no end time (neither completed nor output.time)"
+	}
+	if end < start {
+		return c, "completed before its timestamp"
+	}
+	u := o.Usage
+	if u == nil || u.InputTokens == nil || u.OutputTokens == nil {
+		return c, "no output.usage input_tokens and output_tokens"
+	}
+	read, write := deref(u.CacheRead), deref(u.CacheWrite)
+	in := *u.InputTokens
+	// Providers differ: OpenAI's input_tokens include the cache reads,
+	// Anthropic's exclude reads and writes. total_tokens (input + cache +
+	// output as Inspect adds them) settles which; without it, an input
+	// smaller than its cached parts cannot include them.
+	switch {
+	case u.TotalTokens != nil && *u.TotalTokens-*u.OutputTokens >= in:
+		in = *u.TotalTokens - *u.OutputTokens
+	case in < read+write:
+		in += read + write
+	}
+	if in < 0 || *u.OutputTokens < 0 || read < 0 || write < 0 || read+write > in {
+		return c, fmt.Sprintf("inconsistent usage (input %d, output %d, cache read %d, cache write %d)", *u.InputTokens, *u.OutputTokens, read, write)
+	}
+	model := e.Model
+	if model == "" {
+		model = h.Eval.Model
+	}
+	if model == "" {
+		return c, "no model"
+	}
+	c = Call{Start: start, End: end, Model: model, In: in, Out: *u.OutputTokens, Retries: e.Retries}
+	if e.WorkingTime != nil && *e.WorkingTime > 0 {
+		c.Working = time.Duration(secondsNs(*e.WorkingTime))
+	}
+	c.CacheRead, c.CacheWrite, c.MaxTokens = read, write, deref(e.Config.MaxTokens)
+	if i := strings.IndexByte(model, '/'); i > 0 {
+		c.Provider = model[:i]
+	}
+	return c, ""
+}
+
+func inspectTool(e *inspectEvent) (Tool, string) {
+	var t Tool
+	start, err := parseTime(e.Timestamp)
+	if err != nil {
+		return t, "timestamp: " + err.Error()
+	}
+	end := start
+	switch {
+	case e.Completed != "":
+		if end, err = parseTime(e.Completed); err != nil {
+			return t, "completed: " + err.Error()
+		}
+	case e.WorkingTime != nil:
+		end = start + secondsNs(*e.WorkingTime)
+	}
+	return Tool{Start: start, End: end, Name: e.Function, Failed: e.Failed != nil && *e.Failed}, ""
+}
+
+// jsonMsg is a decoding error in a few words: the field, what was wanted
+// and what was there.
+func jsonMsg(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("%s: want %s, got a JSON %s", te.Field, jsonKindOf(te.Type), te.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// jsonKindOf names the JSON a Go type decodes from.
+func jsonKindOf(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Name() == "RawMessage" {
+			return "a JSON value"
+		}
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func minStart(cs []Call) int64 {
+	m := cs[0].Start
+	for _, c := range cs {
+		m = min(m, c.Start)
+	}
+	return m
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// subPath joins a field path.
+func subPath(prefix, p string) string {
+	if prefix == "" {
+		return p
+	}
+	return prefix + "." + p
+}
+
+func joinWhere(file string, line int, path string) string {
+	s := file
+	if line > 0 {
+		s += fmt.Sprintf(":%d", line)
+	}
+	if path != "" {
+		s += ": " + path
+	}
+	return s
+}

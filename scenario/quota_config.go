@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/workloads"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
 )
 
 // QuotaHistory is an organisation's usage in the 24 hours before the run
@@ -28,41 +30,52 @@ type QuotaHistory struct {
 // queue until the caps allow them (a self-throttle) instead of answering
 // 429 (a key limit).
 type KeyConfig struct {
-	Name         string  `yaml:"name" json:"name"`
-	RPM          float64 `yaml:"rpm" json:"rpm,omitempty"`
-	TPM          float64 `yaml:"tpm" json:"tpm,omitempty"`
-	RPD          float64 `yaml:"rpd" json:"rpd,omitempty"`
-	TPD          float64 `yaml:"tpd" json:"tpd,omitempty"`
-	BudgetTokens float64 `yaml:"budget_tokens" json:"budget_tokens,omitempty"`
-	Pace         bool    `yaml:"pace" json:"pace,omitempty"`
-	Admission    string  `yaml:"admission" json:"admission,omitempty"`
+	Name         string    `yaml:"name" json:"name"`
+	RPM          float64   `yaml:"rpm" json:"rpm,omitempty"`
+	TPM          float64   `yaml:"tpm" json:"tpm,omitempty"`
+	RPD          float64   `yaml:"rpd" json:"rpd,omitempty"`
+	TPD          float64   `yaml:"tpd" json:"tpd,omitempty"`
+	BudgetTokens float64   `yaml:"budget_tokens" json:"budget_tokens,omitempty"`
+	Pace         bool      `yaml:"pace" json:"pace,omitempty"`
+	Admission    Admission `yaml:"admission" json:"admission,omitempty"`
 }
 
-// Admission rules of a quota pool (organisations[].admission,
-// keys[].admission).
+// Admission is when a quota pool lets a try in (organisations[].admission,
+// keys[].admission); empty means AdmitFit.
+type Admission string
+
+// Admission rules.
 const (
 	// AdmitFit lets a try in only if its whole size fits under every
 	// window's limit: the pool never holds more than its limit, and a
 	// small try gets into room a large one cannot use.
-	AdmitFit = "fit"
+	AdmitFit Admission = "fit"
 	// AdmitUnderLimit lets a try in while every window is below its limit,
 	// whatever its size, and counts all of it: the check of a limiter that
 	// cannot know a call's output before it runs (LiteLLM's proxy limiter
 	// reads the current count before the call and adds the tokens used
 	// after it). A window may end above its limit by one try, and the
 	// first try to arrive after room frees takes it, large or small.
-	AdmitUnderLimit = "under_limit"
+	AdmitUnderLimit Admission = "under_limit"
 )
 
-// UnderLimit reads an admission value already validated.
-func UnderLimit(admission string) bool { return admission == AdmitUnderLimit }
+// UnmarshalYAML refuses an admission rule other than fit or under_limit
+// where it is read.
+func (a *Admission) UnmarshalYAML(n *yaml.Node) error {
+	v, err := yamltree.Enum(n, string(AdmitFit), string(AdmitUnderLimit))
+	*a = Admission(v)
+	return err
+}
 
-func checkAdmission(path, v string) error {
+// UnderLimit reads an admission value already validated.
+func UnderLimit(admission Admission) bool { return admission == AdmitUnderLimit }
+
+func checkAdmission(path string, v Admission) error {
 	switch v {
 	case "", AdmitFit, AdmitUnderLimit:
 		return nil
 	}
-	return field.Errorf(path, "unknown admission %q (want %q or %q)", v, AdmitFit, AdmitUnderLimit)
+	return field.Errorf(path, "unknown %q (want %s or %s)", v, AdmitFit, AdmitUnderLimit)
 }
 
 func (o OrgConfig) Limits() [NumDims]float64 { return [NumDims]float64{o.RPM, o.TPM, o.RPD, o.TPD} }

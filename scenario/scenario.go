@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/workloads"
 	"go.yaml.in/yaml/v3"
@@ -74,7 +75,7 @@ type GatewayConfig struct {
 	// DepthSignal is what the depth a policy reads counts: held (default:
 	// calls queued or waiting out a backoff) or queued (only the queue, the
 	// old signal, kept for negative controls).
-	DepthSignal string      `yaml:"depth_signal" json:"depth_signal,omitempty"`
+	DepthSignal DepthSignal `yaml:"depth_signal" json:"depth_signal,omitempty"`
 	Retry       RetryConfig `yaml:"retry" json:"retry"`
 	// AdaptiveLimit replaces the hand-set inflight_limit by a loop of the
 	// gateway's own (gateway_adaptive.go); Stale lists stalled-pipeline spells.
@@ -82,11 +83,22 @@ type GatewayConfig struct {
 	Stale         []StaleSpell        `yaml:"stale" json:"stale,omitempty"`
 }
 
-// Depth signals (GatewayConfig.DepthSignal).
+// DepthSignal is what the depth a policy reads counts
+// (GatewayConfig.DepthSignal); empty means DepthHeld.
+type DepthSignal string
+
+// Depth signals.
 const (
-	DepthHeld   = "held"
-	DepthQueued = "queued"
+	DepthHeld   DepthSignal = "held"
+	DepthQueued DepthSignal = "queued"
 )
+
+// UnmarshalYAML refuses a depth signal other than held or queued where it is read.
+func (d *DepthSignal) UnmarshalYAML(n *yaml.Node) error {
+	v, err := yamltree.Enum(n, string(DepthHeld), string(DepthQueued))
+	*d = DepthSignal(v)
+	return err
+}
 
 // RetryConfig is the gateway's 429 backoff: delay = min(max, base ×
 // multiplier^(attempt-1)), reduced by up to jitter × itself at random; with
@@ -119,7 +131,7 @@ type OrgConfig struct {
 	History *QuotaHistory `yaml:"history" json:"history,omitempty"`
 	// Admission is when a try is let in: AdmitFit (default) or
 	// AdmitUnderLimit.
-	Admission string `yaml:"admission" json:"admission,omitempty"`
+	Admission Admission `yaml:"admission" json:"admission,omitempty"`
 }
 
 // ModelConfig is one model deployment and its gateway lane.

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -219,8 +220,9 @@ func checkDuration(n *yaml.Node, path string) error {
 	return nil
 }
 
-// yamlLine matches the "line N: " yaml puts before its messages.
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+// yamlLine matches the "line N: " yaml puts before its messages, and the
+// "line N, column C: " of the lab's own decoders (yamltree.Enum).
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+)(?:, column (\d+))?: (.*)$`)
 
 // yamlError turns an error of the YAML library into a *field.Error located
 // at its line, with the path of the key on that line when there is one.
@@ -233,9 +235,12 @@ func yamlError(root *yaml.Node, err error) error {
 	fe := &field.Error{Msg: msgs[0]}
 	if m := yamlLine.FindStringSubmatch(msgs[0]); m != nil {
 		fe.Line, _ = strconv.Atoi(m[1])
-		fe.Msg = m[2]
+		fe.Msg = m[3]
 		if root != nil {
 			fe.Path = yamltree.PathAtLine(root, fe.Line, "")
+			if col, err := strconv.Atoi(m[2]); err == nil {
+				fe.Path = cmp.Or(yamltree.PathAt(root, fe.Line, col), fe.Path)
+			}
 		}
 	}
 	return fe

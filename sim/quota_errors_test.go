@@ -21,7 +21,7 @@ func TestQuotaKeysBadInput(t *testing.T) {
 		{"clock", "clock: 2h", "clock: 200h", "clock: must be in [0, 168h)"},
 		{"daily_reset", "count_rejected: true", "count_rejected: true\n    daily_reset: 25h", "organisations[0].daily_reset: must be a time of day in [0, 24h), got 25h0m0s"},
 		{"count_rejected", "count_rejected: true", "count_rejected: 3", "organisations[0].count_rejected: want true or false"},
-		{"admission", "    admission: under_limit", "    admission: whenever", "organisations[0].admission: unknown admission \"whenever\" (want \"fit\" or \"under_limit\")"},
+		{"admission", "    admission: under_limit", "    admission: whenever", "organisations[0].admission: unknown \"whenever\" (want fit or under_limit)"},
 		{"history tokens", "tokens: 8640000", "tokens: -1", "organisations[0].history.tokens: must be a whole number in [0, 1e+15], got -1"},
 		{"history fractional", "requests: 7200", "requests: 7200.5", "organisations[0].history.requests: must be a whole number in [0, 1e+15], got 7200.5"},
 		{"history past exact", "tokens: 8640000", "tokens: 1e16", "organisations[0].history.tokens: must be a whole number in [0, 1e+15], got 1e+16"},

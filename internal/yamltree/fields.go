@@ -55,3 +55,31 @@ func PathAtLine(n *yaml.Node, line int, name string) string {
 	}
 	return ""
 }
+
+// PathAt is the field path (as PathAtLine writes it) of the value node
+// that starts at line and column, "" if none: the field a decoding error at
+// that position is about, even among several on one line.
+func PathAt(n *yaml.Node, line, column int) string {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if v.Line == line && v.Column == column {
+				return k.Value
+			}
+			if sub := PathAt(v, line, column); sub != "" {
+				return field.Join(k.Value, sub)
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if sub := PathAt(c, line, column); sub != "" {
+				return field.Join(fmt.Sprintf("[%d]", i), sub)
+			}
+		}
+	}
+	return ""
+}

@@ -6,6 +6,9 @@ import (
 	"github.com/evalsched/lab/internal/bitset"
 )
 
+// noRec ends the free list of job records.
+const noRec int32 = -1
+
 // The waiting-job index: tier → project → model. Each (tier, project, model)
 // lane is a heap of job records, oldest first (heap.go); each (tier, model)
 // pair keeps a bitset of the projects with jobs on the model
@@ -88,7 +91,7 @@ type tierModel struct {
 
 // newRec takes a job record from the free list, or grows the slab.
 func (s *Scheduler) newRec() int32 {
-	if ri := s.freeRec; ri >= 0 {
+	if ri := s.freeRec; ri != noRec {
 		s.freeRec = s.recs[ri].hpos
 		return ri
 	}

@@ -31,7 +31,7 @@ type Scheduler struct {
 
 	// The waiting-job index.
 	recs     []jobRec
-	freeRec  int32 // head of the free list threaded through jobRec.hpos; -1 = none
+	freeRec  int32 // head of the free list threaded through jobRec.hpos; noRec = none
 	waiting  int
 	tiers    [maxTier + 1]*tierNode
 	active   []*tierNode // tiers with waiting jobs, highest priority first
@@ -71,7 +71,7 @@ func NewScheduler(cfg SchedulerConfig, models []string) (*Scheduler, error) {
 		share:    cfg.TierShare,
 		openList: make([]ModelID, 0, n),
 		projects: make(map[projKey]*projNode),
-		freeRec:  -1,
+		freeRec:  noRec,
 		acctOv:   make(map[string]Tier),
 		projOv:   make(map[[2]string]Tier),
 		batchOv:  make(map[[3]string]Tier),

@@ -175,7 +175,7 @@ func (tl *timelines) samples(pol string, rs []results.SeriesRecord) (running, li
 			rejected = fin(r.Extra[col])
 		}
 		r429 = append(r429, plotter.XY{X: x, Y: rejected})
-		if ok && r.Limit >= 0 {
+		if ok && r.Limit != results.NoLimit {
 			limit = append(limit, plotter.XY{X: x, Y: float64(r.Limit)})
 		}
 	}

@@ -93,7 +93,7 @@ func (c *ConvergenceRow) UnmarshalJSON(data []byte) error {
 func Convergence(series []SeriesRow, models []string, targets []float64, ds []Disturbance, end float64) []ConvergenceRow {
 	byModel := map[int32][]SeriesRow{}
 	for _, r := range series {
-		if r.Limit >= 0 {
+		if r.Limit != NoLimit {
 			byModel[r.Model] = append(byModel[r.Model], r)
 		}
 	}
@@ -114,7 +114,7 @@ func Convergence(series []SeriesRow, models []string, targets []float64, ds []Di
 	for _, m := range ids {
 		rows := byModel[m]
 		own := ownDisturbances(ds, models[m])
-		target := -1.0
+		target := unknownTarget
 		if int(m) < len(targets) && targets[m] > 0 {
 			target = targets[m]
 		}
@@ -184,3 +184,6 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// unknownTarget is a model's target depth when its policy keeps none.
+const unknownTarget = -1.0

@@ -27,7 +27,7 @@ func ownDisturbances(ds []Disturbance, model string) []Disturbance {
 // span seconds, against target (≤ 0: unknown).
 func segmentMetrics(row *ConvergenceRow, rows []SeriesRow, target, span float64) {
 	at := row.Disturbance.Seconds()
-	row.TimeToCapacity, row.SettlingTime = -1, -1
+	row.TimeToCapacity, row.SettlingTime = Never, Never
 	for _, r := range rows {
 		if r.Waiting == 0 || (r.Streams > 0 && float64(min(r.Inflight, r.Streams)) >= 0.95*float64(r.Streams)) {
 			row.TimeToCapacity = r.T - at
@@ -40,7 +40,7 @@ func segmentMetrics(row *ConvergenceRow, rows []SeriesRow, target, span float64)
 	if span > 0 {
 		row.ReversalsPerHour = float64(reversals(rows)) * 3600 / span
 	}
-	row.DepthErrMean, row.DepthErrP90 = -1, -1
+	row.DepthErrMean, row.DepthErrP90 = Never, Never
 	if target > 0 && len(rows) > 0 {
 		errs := make([]float64, len(rows))
 		sum := 0.0

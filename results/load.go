@@ -46,7 +46,7 @@ type SeriesRecord struct {
 	Model    string
 	T        float64
 	Running  int32
-	Limit    int32 // -1 if the policy keeps none
+	Limit    int32 // NoLimit if the policy keeps none
 	Depth    int32
 	Inflight int32
 	Waiting  int32

@@ -53,7 +53,7 @@ type SeriesRow struct {
 	T        float64 // seconds since the start of the run
 	Model    int32   // index into the run's model list
 	Running  int32   // jobs holding a container
-	Limit    int32   // the policy's running-job limit (-1 if it keeps none)
+	Limit    int32   // the policy's running-job limit (NoLimit if it keeps none)
 	Depth    int32   // gateway queue depth
 	Inflight int32   // calls the provider has accepted and not finished
 	Waiting  int32   // jobs of this model waiting for admission
@@ -90,3 +90,10 @@ type ProductionStats struct {
 	OutageThreshold float64            `json:"outage_threshold"`
 	Minutes         []ProductionMinute `json:"minutes,omitempty"`
 }
+
+// NoLimit is a series row's limit under a policy that keeps none.
+const NoLimit int32 = -1
+
+// Never is a convergence time that never came (the limit never settled, or
+// the lane never reached capacity), and a depth error with no target.
+const Never = -1.0

@@ -137,10 +137,10 @@ func (w *World) send(c int32) {
 }
 
 // rejectedTry backs a rejected call off, or fails it (and its job) when
-// it can never fit (retryAfter < 0: larger than a quota or a key's budget).
+// it can never fit (retryAfter is neverFits: larger than a quota or a key's budget).
 func (w *World) rejectedTry(c int32, retryAfter Time) {
 	cs := &w.calls[c]
-	if retryAfter < 0 {
+	if retryAfter == neverFits {
 		if cs.kind == jobCall {
 			w.running.at(cs.owner).failed = true
 		}

@@ -8,6 +8,10 @@ import (
 	"github.com/evalsched/lab/scenario"
 )
 
+// neverFits is the wait of a try that can never be let in (larger than a
+// window's limit or a key's budget).
+const neverFits Time = -1
+
 // source is who a quota entry was counted for.
 type source uint8
 
@@ -289,11 +293,11 @@ func (q *quotaWindow) admits(sum, amt float64) bool {
 	return sum+amt <= q.limit
 }
 
-// wait is how long until amt is let in; 0 if it is now, -1 if it never can
+// wait is how long until amt is let in; 0 if it is now, neverFits if it never can
 // (it must fit and is larger than the limit).
 func (q *quotaWindow) wait(now Time, amt float64) Time {
 	if amt > q.limit && !q.underLimit {
-		return -1
+		return neverFits
 	}
 	if q.admits(q.sum, amt) {
 		return 0
@@ -345,15 +349,15 @@ func (q *quotaWindow) amount(tokens float64) float64 {
 // (negative: never, it is larger than a quota or the budget left).
 func (o *quotaPool) check(now Time, tokens float64) Time {
 	if o.budget > 0 && o.spent+tokens > o.budget {
-		return -1
+		return neverFits
 	}
 	var retryAfter Time
 	for i := range o.windows {
 		q := &o.windows[i]
 		q.expire(now)
 		d := q.wait(now, q.amount(tokens))
-		if d < 0 {
-			return -1
+		if d == neverFits {
+			return neverFits
 		}
 		retryAfter = max(retryAfter, d)
 	}

@@ -326,7 +326,7 @@ func (w *World) sample() {
 			Streams: int32(w.prov.models[i].streams),
 		}
 		w.rec.rows.SeriesRow(row)
-		if w.rec.mem == nil && row.Limit >= 0 {
+		if w.rec.mem == nil && row.Limit != results.NoLimit {
 			m.keepLimit(w.rec.samples, row.Limit)
 			m.conv = append(m.conv, convSample{row.Depth, row.Inflight, row.Waiting, row.Streams})
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
@@ -117,7 +118,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 		end:         FromDuration(sc.Duration),
 	}
 	for i := range w.limits {
-		w.limits[i] = -1
+		w.limits[i] = int(results.NoLimit)
 		w.rec.streams(int32(i), w.prov.models[i].streams)
 	}
 	w.alerts = newAlerts(sc, &w.prov)

@@ -25,11 +25,15 @@ usage() { echo "usage: cluster.sh start|stop|status|env STATE_DIR" >&2; exit 2; 
 cmd=$1
 state=$2
 case $cmd in start|stop|status|env) ;; *) usage ;; esac
+if [ "$cmd" = start ] && [ "$(id -u)" != 0 ]; then
+  die "must run as root (slurmd runs jobs as their users; munged and slurmctld run as root here)"
+fi
 mkdir -p "$state"
 state=$(cd "$state" && pwd)
 conf=$state/slurm.conf
 
-port_busy() { ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q . ; }
+# A port is taken when something listens on it (TCP, any address).
+port_busy() { [ -n "$(ss -Hltn "( sport = :$1 )" 2>/dev/null)" ]; }
 
 pid_alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
@@ -88,7 +92,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$state/munge/munge.socket.2
+AuthInfo=socket=$state/munge/munge.socket.2,cred_expire=5
 StateSaveLocation=$state/ctld
 SlurmdSpoolDir=$state/slurmd
 SlurmctldPidFile=$state/run/slurmctld.pid
@@ -112,6 +116,7 @@ JobRequeue=1
 MinJobAge=600
 MaxArraySize=1001
 InactiveLimit=0
+SchedulerParameters=bf_interval=1,sched_interval=1
 KillWait=5
 SlurmctldTimeout=30
 SlurmdTimeout=60
@@ -131,7 +136,6 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
 }
 
 start() {
-  [ "$(id -u)" = 0 ] || die "must run as root (slurmd runs jobs as their users; munged and slurmctld run as root here)"
   for f in munged slurmctld slurmd; do
     pid_alive "$state/run/$f.pid" && die "$f is already running from $state (pid $(cat "$state/run/$f.pid")): stop it first"
   done
@@ -150,7 +154,7 @@ start() {
     --pid-file="$state/run/munged.pid" --log-file="$state/log/munged.log" --seed-file="$state/munge/munge.seed" ||
     die "munged did not start (log: $state/log/munged.log)"
   wait_for 10 munged test -S "$state/munge/munge.socket.2" || die "munged's socket did not appear (log: $state/log/munged.log)"
-  slurmctld -f "$conf" -i >>"$state/log/slurmctld.out" 2>&1 || { stop_all; die "slurmctld did not start (log: $state/log/slurmctld.log)"; }
+  slurmctld -f "$conf" -c >>"$state/log/slurmctld.out" 2>&1 || { stop_all; die "slurmctld did not start (log: $state/log/slurmctld.log)"; }
   wait_for 30 slurmctld env SLURM_CONF="$conf" scontrol ping || { stop_all; die "slurmctld does not answer on port $ctld_port (log: $state/log/slurmctld.log)"; }
   slurmd -f "$conf" >>"$state/log/slurmd.out" 2>&1 || { stop_all; die "slurmd did not start (log: $state/log/slurmd.log)"; }
   node_idle() { SLURM_CONF="$conf" sinfo -h -N -o %t | grep -qE '^(idle|mix|alloc)'; }

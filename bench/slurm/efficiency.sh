@@ -8,8 +8,10 @@
 # unsharded without Slurm at GOMAXPROCS=1 and 2. REPS rounds (default 2),
 # the four runs alternated within a round. Then the per-task overhead of an
 # array: NOOP tasks (default 16) of `true`, one at a time, submission to
-# the last task's end, divided by NOOP. Prints one line per run and a
-# summary; every merge is checked byte-identical to the unsharded run.
+# the last task's end, divided by NOOP. Prints, for each run, its wall
+# time, CPU time (the sims', by /usr/bin/time) and the load
+# average before it; every merge is checked byte-identical to the
+# unsharded run.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -30,27 +32,36 @@ wait_done() { # bounded: 1800 s
     sleep 0.2
   done
 }
-direct() { # direct PROCS -> seconds
-  rm -rf "$work/direct"
-  local t0; t0=$(now)
-  GOMAXPROCS=$1 "$work/sim" sweep --out "$work/direct" "$work/sweep.yaml" 2>/dev/null
-  echo "$(now) - $t0" | bc
+# Every sim run (direct or a task's) appends its user+system CPU seconds to
+# $work/cpu through /usr/bin/time.
+cat >"$work/timed-sim" <<TIMED
+#!/bin/sh
+exec /usr/bin/time -a -o "$work/cpu" -f "%U %S" "$work/sim" "\$@"
+TIMED
+chmod +x "$work/timed-sim"
+cpu() { awk '{s += $1 + $2} END {printf "%.1f", s}' "$work/cpu"; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+direct() { # direct PROCS: wall s, CPU s, load average before
+  rm -rf "$work/direct" "$work/cpu"
+  local t0 l; t0=$(now); l=$(load)
+  GOMAXPROCS=$1 "$work/timed-sim" sweep --out "$work/direct" "$work/sweep.yaml" 2>/dev/null
+  printf '%.1f s wall, %s s CPU, load %s' "$(echo "$(now) - $t0" | bc)" "$(cpu)" "$l"
 }
-array() { # array THROTTLE -> seconds from submission to the merge's end
-  rm -rf "$work/arr"
-  local t0 jid mid; t0=$(now)
-  read -r jid mid < <(SIM="$work/sim" SWEEP="$work/sweep.yaml" OUT="$work/arr" SHARDS=$SHARDS THROTTLE=$1 \
+array() { # array THROTTLE: submission to the merge's end, the tasks' CPU, load
+  rm -rf "$work/arr" "$work/cpu"
+  local t0 jid mid l; t0=$(now); l=$(load)
+  read -r jid mid < <(SIM="$work/timed-sim" SWEEP="$work/sweep.yaml" OUT="$work/arr" SHARDS=$SHARDS THROTTLE=$1 \
     SLURM_LOGS="$work/logs" bash examples/slurm-submit.sh sweep 2>/dev/null)
   wait_done "$jid" "$mid"
   local t; t=$(echo "$(now) - $t0" | bc)
   diff -r "$work/direct" "$work/arr/merged" >/dev/null || { echo "efficiency.sh: the merge differs from the unsharded run" >&2; exit 1; }
-  echo "$t"
+  printf '%.1f s wall, %s s CPU, load %s' "$t" "$(cpu)" "$l"
 }
 for r in $(seq "$REPS"); do
-  d1=$(direct 1); a1=$(array 1); d2=$(direct 2); a2=$(array 2)
-  printf 'round %d: direct GOMAXPROCS=1 %.1f s, array %%1 %.1f s, direct GOMAXPROCS=2 %.1f s, array %%2 %.1f s\n' "$r" "$d1" "$a1" "$d2" "$a2"
-  printf 'round %d: speedup array %%1/%%2 %.3f (efficiency %.3f); direct 1/2 %.3f; array %%1 over direct 1: %.2f s per task\n' "$r" \
-    "$(echo "$a1 / $a2" | bc -l)" "$(echo "$a1 / $a2 / 2" | bc -l)" "$(echo "$d1 / $d2" | bc -l)" "$(echo "($a1 - $d1) / $SHARDS" | bc -l)"
+  echo "round $r: direct GOMAXPROCS=1: $(direct 1)"
+  echo "round $r: array %1 ($SHARDS tasks): $(array 1)"
+  echo "round $r: direct GOMAXPROCS=2: $(direct 2)"
+  echo "round $r: array %2 ($SHARDS tasks): $(array 2)"
 done
 t0=$(now)
 jid=$(sbatch --parsable --array=0-$((NOOP - 1))%1 --output=/dev/null --wrap true)

@@ -2,8 +2,8 @@
 # The cost gate: sim's TestCostGate (sim/costgate_test.go) in the
 # profile-guided test build (as bench/run.sh): the whole lab on M/M/8 and
 # the default scenario cut to 1 h under each policy, as CPU-time ratios to
-# the reference heap loop measured beside them (each at its fastest of 9
-# rounds), each against its bound. Exit 1 naming the item and its ratio when one is above its bound
+# the reference heap loop measured beside them (the median of 11 rounds),
+# each against its bound. Exit 1 naming the item and its ratio when one is above its bound
 # in every run.
 #
 #   bash bench/costgate.sh          # the gate (~6 s a run after the build)
@@ -11,7 +11,7 @@
 #                                   # costgate_slow (the event loop 25%
 #                                   # slower): passes only if the gate FAILS
 #
-# Environment: SIM_COSTGATE_ROUNDS (default 9), SIM_COSTGATE_ATTEMPTS
+# Environment: SIM_COSTGATE_ROUNDS (default 11), SIM_COSTGATE_ATTEMPTS
 # (default 3), SIM_COSTGATE_SLOW_PCT (how
 # much slower the costgate_slow build's event loop is, default 25%).
 set -euo pipefail

@@ -3,8 +3,8 @@
 # (sim reads SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT and
 # SLURM_ARRAY_TASK_MIN) into $OUT/shard-I. Submit it with its merge:
 #   bash examples/slurm-submit.sh sweep
-# (or by hand: sbatch examples/slurm-sweep.sh, then
-#  sbatch --dependency=afterok:JOBID examples/slurm-merge.sh).
+# (or by hand: mkdir -p out/slurm; sbatch examples/slurm-sweep.sh, then
+#  OUT=out/sweep sbatch --dependency=afterok:JOBID examples/slurm-merge.sh).
 # A task whose sim fails requeues itself (up to SIM_REQUEUES times, default
 # 2); the rerun resumes its shard, skipping the points already written.
 # Run from the repository root. Environment (sbatch passes the submitter's):

@@ -100,6 +100,10 @@ func MergeCompare(dir string, shards []string) error {
 		}
 	}
 	if i := slices.IndexFunc(bySeed, func(r []results.Run) bool { return r == nil }); i >= 0 {
+		if split, err := ParseShard(all[0].Shard); err == nil && split.N > 1 {
+			return fmt.Errorf("merge: no shard ran seed %d: shard %d/%d did not run (give every shard's directory, or run sim compare --seeds %d --shard %d/%d)",
+				all[0].First+uint64(i), i%split.N, split.N, all[0].Seeds, i%split.N, split.N)
+		}
 		return fmt.Errorf("merge: no shard ran seed %d (give every shard's directory)", all[0].First+uint64(i))
 	}
 	s := CompareSummary(all[0].Scenario, all[0].First, bySeed, all[0].Variants, all[0].Invocation)

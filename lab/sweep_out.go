@@ -195,13 +195,18 @@ func MergeSweep(dir string, shards []string) error {
 			return fmt.Errorf("%s and %s hold different sweeps", shards[0], d)
 		}
 	}
+	split, _ := ParseShard(m.Shard)
 	m.Shard = ""
 	if err := os.MkdirAll(filepath.Join(dir, "points"), 0o755); err != nil {
 		return err
 	}
-	for _, id := range m.Points {
+	for i, id := range m.Points {
 		data, err := readPoint(id, shards)
 		if err != nil {
+			if split.N > 1 {
+				return fmt.Errorf("merge: point %s is not done in any of %v: shard %d/%d did not run or did not finish (run or resume it: sim sweep --shard %d/%d)",
+					id, shards, i%split.N, split.N, i%split.N, split.N)
+			}
 			return err
 		}
 		if err := results.WriteFileAtomic(pointFile(dir, id), data); err != nil {

@@ -232,6 +232,7 @@ func (e *Engine) stepPeeked(h Handler) {
 	e.pending--
 	e.now = top.at
 	e.processed++
+	costgateSlow()
 	h.Handle(ev)
 }
 

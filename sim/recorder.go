@@ -439,4 +439,8 @@ func (w *World) Counts() Counts { return w.rec.counts }
 // Fairness returns the run's fairness measurements. Its slices share the
 // run's own arrays (results.Summarize copies before it sorts): read them,
 // do not modify them.
-func (w *World) Fairness() results.FairnessData { return w.rec.fairness() }
+func (w *World) Fairness() results.FairnessData {
+	return w.rec.fairness(func(yield func(*waitingJob) bool) {
+		w.byID.each(func(_ policies.JobID, slot int32) { yield(w.jobs.at(slot)) })
+	})
+}

@@ -288,6 +288,9 @@ func (r *recorder) fairSample(last bool) {
 	if now-f.windowStart >= r.fairWindow {
 		record := f.windowStart >= r.windowStart
 		lanes := f.laneWindows(true, record, r.names)
+		if lanes == nil {
+			lanes = []results.LaneWindow{}
+		}
 		if record {
 			xs := f.jainBuf[:0]
 			for p := f.candidates.Next(0); p >= 0; p = f.candidates.Next(p + 1) {

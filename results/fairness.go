@@ -13,8 +13,8 @@ type FairnessWindow struct {
 	// window on any lane, and Jain's index over their admissions.
 	Backlogged    int     `json:"backlogged_projects"`
 	JainCrossLane float64 `json:"jain_cross_lane"`
-	// Lanes are the lanes with at least two projects backlogged on them
-	// through the window.
+	// Lanes are the (lane, tier) pairs with at least two projects
+	// backlogged on them through the window, in catalogue then tier order.
 	Lanes []LaneWindow `json:"lanes"`
 	// TierAdmitted counts the jobs admitted in the window per tier ("1" is
 	// the highest), for tier shares over time.
@@ -22,12 +22,14 @@ type FairnessWindow struct {
 }
 
 // LaneWindow is Jain's index on one lane in one window over the projects
-// backlogged on it through the window: by the jobs each was admitted, and
-// by the tokens (input + output) of its calls answered in the window.
+// of one tier backlogged on it through the window (those that take turns):
+// by the jobs each was admitted, and by the tokens (input + output) of its
+// calls answered in the window.
 type LaneWindow struct {
 	Model      string  `json:"model"`
+	Tier       string  `json:"tier"`
 	Backlogged int     `json:"backlogged_projects"`
-	Admitted   int64   `json:"admitted"` // all the lane's admissions in the window: its weight
+	Admitted   int64   `json:"admitted"` // all the tier's admissions on the lane in the window: its weight
 	Jain       float64 `json:"jain"`
 	JainTokens float64 `json:"jain_tokens"`
 }

@@ -155,8 +155,9 @@ func productionTable(s results.Summary) table {
 
 func fairnessTable(s results.Summary) table {
 	t := table{Title: "Fairness",
-		Note: "Jain per lane: Jain's index over the projects backlogged on one lane (jobs waiting for that model at every sample of a window), " +
-			"by jobs admitted and by tokens answered, over the lanes and windows with at least two such projects, weighted by the lane's admissions " +
+		Note: "Jain per lane: Jain's index over the projects of one tier backlogged on one lane (jobs of that tier waiting for that model at every " +
+			"sample of a window; projects of a tier take turns), by jobs admitted and by tokens answered, over the lanes, tiers and windows with " +
+			"at least two such projects, weighted by their admissions " +
 			"(the per-lane rows are in summary.json); cross-lane: the same index over every backlogged project whatever lane it waited on, which " +
 			"compares projects that do not compete. Small batches: at most 50 jobs, arrived in the window; behind large: a large batch of the same " +
 			"model had jobs waiting when it arrived. Makespans and job waits are Kaplan–Meier percentiles over the finished and the censored " +

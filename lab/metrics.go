@@ -73,7 +73,7 @@ func RunMetrics(run results.Run, old *results.Run) []MetricValue {
 		}
 		add(name, MetricP90, l.JobTime.Total.P90)
 		if name == AllLanes {
-			add(name, MetricJain, run.Fairness.JainMean)
+			add(name, MetricJain, run.Fairness.JainCrossLane)
 		}
 		add(name, Metric429, float64(l.Rejected429))
 		if name == AllLanes {

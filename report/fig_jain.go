@@ -13,11 +13,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// jainFigure: Jain's index over backlogged projects per fairness window,
-// per run.
+// jainFigure: Jain's index per lane over the projects backlogged on it,
+// per fairness window (lanes weighted by their admissions in it), per run.
 func jainFigure(o *input) (figSpec, error) {
 	const name = "fairness-jain"
-	title := "Fairness: Jain's index over backlogged projects, per window"
+	title := "Fairness: Jain's index per lane over its backlogged projects, per window"
 	s := o.Summary
 	end := runEnd(o)
 	scale, unit := timeUnit(end)
@@ -33,32 +33,40 @@ func jainFigure(o *input) (figSpec, error) {
 		}
 		points += n
 		legend = append(legend, legendEntry{roleName(s, i), lineThumb(policyColor(i), vg.Points(3), false)})
-		caps = append(caps, fmt.Sprintf("%s mean %.2f", r.Policy, r.Fairness.JainMean))
+		f := r.Fairness
+		caps = append(caps, fmt.Sprintf("%s %.2f by jobs, %.2f by tokens over %d lane-windows (cross-lane %.2f)",
+			r.Policy, f.JainPerLane, f.JainPerLaneTokens, f.LaneWindows, f.JainCrossLane))
 	}
 	if points == 0 {
-		return placeholder(name, "Jain's index over time", "no fairness window had two or more backlogged projects"), nil
+		return placeholder(name, "Jain's index over time", "no lane had two or more projects backlogged through a fairness window"), nil
 	}
 	timeAxis(&p.X, unit, end)
 	p.Y.Min, p.Y.Max = 0, 1.02
-	caption := "Jain's fairness index of the jobs admitted per project in each window, over the projects that had jobs waiting " +
-		"through the whole window (windows with fewer than two such projects are left out). 1 means every backlogged project got " +
-		"the same number of admissions; 1/n means one took everything. Look for the new policy staying well above the old one. " +
-		strings.Join(caps, ", ") + "."
+	caption := "Jain's fairness index of the jobs admitted per project on one lane in each window, over the projects that had jobs " +
+		"waiting for that model through the whole window, averaged over the lanes with at least two such projects, weighted by each lane's " +
+		"admissions in the window (windows with no such lane are left out). 1 means every project backlogged on a lane got the same number " +
+		"of admissions; 1/n means one took everything. Round robin happens within a lane, so this is what the scheduler's rule promises; " +
+		"look for the new policy near 1 and above the old one. Over the run: " + strings.Join(caps, "; ") + "."
 	return figSpec{name: name, title: title, caption: caption, w: 10 * vg.Inch, h: 4 * vg.Inch,
 		draw: figureWithLegend(title, [][]*plot.Plot{{p}}, legend)}, nil
 }
 
-// addJain draws a run's Jain's index per window with two or more backlogged
-// projects, as points joined across consecutive windows only (a gap is a
-// window left out), and returns the number of points.
+// addJain draws a run's per-lane Jain's index per window with a lane of two
+// or more backlogged projects, as points joined across consecutive windows
+// only (a gap is a window left out), and returns the number of points.
 func addJain(p *plot.Plot, r results.Run, c color.Color, scale float64) (int, error) {
 	var xys, seg plotter.XYs
 	prevEnd := math.NaN()
 	for _, w := range r.Fairness.Windows {
-		if w.Backlogged < 2 {
+		var a, j float64
+		for _, l := range w.Lanes {
+			a += float64(l.Admitted)
+			j += float64(l.Admitted) * l.Jain
+		}
+		if a == 0 {
 			continue
 		}
-		pt := plotter.XY{X: (w.Start + w.End) / 2 / scale, Y: w.Jain}
+		pt := plotter.XY{X: (w.Start + w.End) / 2 / scale, Y: j / a}
 		if len(seg) > 0 && w.Start != prevEnd {
 			if err := addLine(p, seg, c, vg.Points(1.6), false); err != nil {
 				return 0, err

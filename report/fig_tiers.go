@@ -37,7 +37,8 @@ func tierFigure(o *input) (figSpec, error) {
 		timeAxis(&p.X, unit, end)
 		p.Y.Min, p.Y.Max = 0, 1
 		row = append(row, p)
-		caps = append(caps, fmt.Sprintf("%s overall %s", r.Policy, FormatTierShares(r.Fairness.TierShares)))
+		caps = append(caps, fmt.Sprintf("%s overall %s (the tier rule, the share of the slots left to a tier that it took: %s)",
+			r.Policy, FormatTierShares(r.Fairness.TierShares), FormatTierRule(r.Fairness.TierRule)))
 	}
 	var legend []legendEntry
 	for k, t := range tiers {

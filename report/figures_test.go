@@ -177,8 +177,9 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 				Runs: []results.Run{run("fixed-lane", 300, 1800, lane("busy", 20), lane("stuck", 0)), run("scheduler", 300, 1800, a, b)}}
 			s.Comparison = results.Compare(s.Runs[0], s.Runs[1])
 			s.Runs[1].Convergence = []results.ConvergenceRow{{Model: "stuck", Disturbance: results.Disturbance{Kind: "slowdown", At: 10 * time.Minute, Model: "stuck"}, Settled: 3, TimeToBand: -1}}
-			s.Runs[1].Fairness.Windows = []results.FairnessWindow{{Start: 300, End: 900, Backlogged: 2, Jain: 0.5, TierAdmitted: map[string]int64{"1": 0, "3": 0}},
-				{Start: 900, End: 1500, Backlogged: 3, Jain: 1, TierAdmitted: map[string]int64{"2": 4}}}
+			s.Runs[1].Fairness.Windows = []results.FairnessWindow{{Start: 300, End: 900, Backlogged: 2, JainCrossLane: 0.5,
+				Lanes: []results.LaneWindow{{Model: "stuck", Backlogged: 2, Admitted: 4, Jain: 0.5, JainTokens: 0.6}}, TierAdmitted: map[string]int64{"1": 0, "3": 0}},
+				{Start: 900, End: 1500, Backlogged: 3, JainCrossLane: 1, TierAdmitted: map[string]int64{"2": 4}}}
 			simtest.WriteSummary(t, dir, s)
 			simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVHeader+"\nscheduler,10,stuck,3,3,0,0,9\nscheduler,20,stuck,3,4,0,0,9\nscheduler,NaN,stuck,3,4,0,0,9\n")
 			simtest.WriteFile(t, dir, "batches.csv", results.BatchesCSVHeader+"\nscheduler,10,b1,stuck,small_behind_large,5,0,0\n")

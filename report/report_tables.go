@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/evalsched/lab/results"
 )
@@ -154,30 +155,56 @@ func productionTable(s results.Summary) table {
 
 func fairnessTable(s results.Summary) table {
 	t := table{Title: "Fairness",
-		Note: "Jain's index: mean over windows with at least two backlogged projects. Small batches: at most 50 jobs, arrived " +
-			"in the window; behind large: a large batch of the same model had jobs waiting when it arrived. Makespans of finished " +
-			"batches (- when none finished).",
-		Head: []string{"policy", "Jain mean", "behind large", "behind-large makespan p50 s", "behind-large makespan p90 s", "small batches",
-			"unfinished", "small makespan p50 s", "small makespan p90 s", "windows", "tier shares"}}
+		Note: "Jain per lane: Jain's index over the projects of one tier backlogged on one lane (jobs of that tier waiting for that model at every " +
+			"sample of a window; projects of a tier take turns), by jobs admitted and by tokens answered, over the lanes, tiers and windows with " +
+			"at least two such projects, weighted by their admissions " +
+			"(the per-lane rows are in summary.json); cross-lane: the same index over every backlogged project whatever lane it waited on, which " +
+			"compares projects that do not compete. Small batches: at most 50 jobs, arrived in the window; behind large: a large batch of the same " +
+			"model had jobs waiting when it arrived. Makespans and job waits are Kaplan–Meier percentiles over the finished and the censored " +
+			"(unfinished, or still waiting, at the end; \"> x\": the estimate does not reach the percentile, x the longest observed). Fair share: " +
+			"from a project starting to wait on a lane where others wait to its admissions reaching 80% of its equal share (or all it asked for). " +
+			"Tier rule: the share of the slots left to a tier (a lower tier also waiting, no higher tier took it) that it took, against its weight " +
+			"(tier_share, 0.8 by default); the lowest tier's admissions per lane-hour while a higher tier waited.",
+		Head: []string{"policy", "Jain per lane", "by tokens", "lane windows", "Jain cross-lane", "behind large (finished/censored)",
+			"behind-large makespan p50 s", "p90 s", "small batches (finished/censored)", "small makespan p50 s", "p90 s",
+			"job wait p50 s", "p90 s", "fair share (reached/censored)", "fair share p50 s", "p90 s", "tier rule", "lowest tier jobs/h behind higher"}}
 	for i, r := range s.Runs {
 		f := r.Fairness
-		finished := f.SmallBatches - f.SmallUnfinished
-		t.Rows = append(t.Rows, []string{roleName(s, i), f2(f.JainMean), fmt.Sprint(f.BehindLarge),
-			makespan(f.BehindLargeMakespan.P50, behindFinished(f)), makespan(f.BehindLargeMakespan.P90, behindFinished(f)),
-			fmt.Sprint(f.SmallBatches), fmt.Sprint(f.SmallUnfinished), makespan(f.SmallMakespan.P50, finished),
-			makespan(f.SmallMakespan.P90, finished), fmt.Sprint(len(f.Windows)), FormatTierShares(f.TierShares)})
+		b, sm, w, fs := f.BehindLargeKM, f.SmallMakespanKM, f.JobWait, f.TimeToFairShare
+		t.Rows = append(t.Rows, []string{roleName(s, i), f2(f.JainPerLane), f2(f.JainPerLaneTokens), fmt.Sprint(f.LaneWindows), f2(f.JainCrossLane),
+			fmt.Sprintf("%d/%d", b.Ended, b.Censored), b.Quantile(b.P50), b.Quantile(b.P90),
+			fmt.Sprintf("%d/%d", sm.Ended, sm.Censored), sm.Quantile(sm.P50), sm.Quantile(sm.P90),
+			w.Quantile(w.P50), w.Quantile(w.P90),
+			fmt.Sprintf("%d/%d", fs.Ended, fs.Censored), fs.Quantile(fs.P50), fs.Quantile(fs.P90),
+			FormatTierRule(f.TierRule), lowestTierRate(f.TierRule)})
 	}
 	return t
 }
 
-// behindFinished is whether any small batch behind a large one finished, as
-// a count the summary allows: it records unfinished batches only overall,
-// so a zero makespan with batches behind large is read as none finished.
-func behindFinished(f results.FairnessSummary) int {
-	if f.BehindLarge == 0 || f.BehindLargeMakespan == (results.Stats{}) {
-		return 0
+// FormatTierRule prints each tier's share of the slots left to it, as
+// "tier 1 80% of 1,234, tier 2 …" (tiers never offered a slot are left out).
+func FormatTierRule(rs []results.TierRuleSummary) string {
+	var parts []string
+	for _, r := range rs {
+		if r.Offered > 0 {
+			parts = append(parts, fmt.Sprintf("tier %s %s of %s", r.Tier, pct(r.Share), count(r.Offered)))
+		}
 	}
-	return f.BehindLarge
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// lowestTierRate is the lowest tier's admissions per lane-hour while a
+// higher tier waited on the lane, "-" when it never waited behind one.
+func lowestTierRate(rs []results.TierRuleSummary) string {
+	for i := len(rs) - 1; i >= 0; i-- {
+		if r := rs[i]; r.HigherBackloggedHours > 0 {
+			return fmt.Sprintf("tier %s %s/h", r.Tier, f1(r.AdmittedPerHour))
+		}
+	}
+	return "-"
 }
 
 func convergenceTables(s results.Summary) []table {
@@ -203,11 +230,14 @@ func convergenceTables(s results.Summary) []table {
 	return out
 }
 
-// FairnessLine is a run's fairness on one terminal line: Jain's index, the
-// small batches behind a large one and their makespan ("-" when none
-// finished), the achieved tier shares.
+// FairnessLine is a run's fairness on one terminal line: Jain's index per
+// lane by jobs and tokens; the small batches behind a large one, finished
+// and censored, with their Kaplan–Meier makespan; the jobs' waits; the time
+// to a fair share; the tier rule.
 func FairnessLine(name string, f results.FairnessSummary) string {
-	n := behindFinished(f)
-	return fmt.Sprintf("%-10s  jain %.3f  small batches behind large: %d, makespan p50 %s s p90 %s s  tier shares: %s",
-		name, f.JainMean, f.BehindLarge, makespan(f.BehindLargeMakespan.P50, n), makespan(f.BehindLargeMakespan.P90, n), FormatTierShares(f.TierShares))
+	b, w, fs := f.BehindLargeKM, f.JobWait, f.TimeToFairShare
+	return fmt.Sprintf("%-10s  jain per lane %.3f (tokens %.3f, %d lane-windows; cross-lane %.3f)  small behind large: %d finished %d censored, "+
+		"makespan p50 %s s p90 %s s  job wait p50 %s s p90 %s s  fair share p50 %s s (%d censored)  tier rule: %s; lowest %s",
+		name, f.JainPerLane, f.JainPerLaneTokens, f.LaneWindows, f.JainCrossLane, b.Ended, b.Censored, b.Quantile(b.P50), b.Quantile(b.P90),
+		w.Quantile(w.P50), w.Quantile(w.P90), fs.Quantile(fs.P50), fs.Censored, FormatTierRule(f.TierRule), lowestTierRate(f.TierRule))
 }

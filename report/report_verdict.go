@@ -90,7 +90,7 @@ func laneVerdict(s results.Summary, runs []results.Run, model string) verdictLan
 		v.gatewayH = append(v.gatewayH, l.GatewayWaitContainerSeconds/3600)
 		v.r429 = append(v.r429, l.Rejected429)
 		v.outageMin = append(v.outageMin, outageMinutes(r, model))
-		v.jain = append(v.jain, r.Fairness.JainMean)
+		v.jain = append(v.jain, r.Fairness.JainPerLane)
 	}
 	if len(runs) == 2 && v.perHour[0] > 0 {
 		m := v.perHour[1] / v.perHour[0]

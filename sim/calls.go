@@ -213,6 +213,7 @@ func (w *World) callDone(c int32) {
 		w.freeC = append(w.freeC, c)
 		return
 	}
+	w.rec.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
 	w.gw.answered(model)
 	w.gw.answeredCall(model, w.now()-cs.born)
 	w.callEnded(c, true)

@@ -93,11 +93,27 @@ type fairness struct {
 	dirty                    []*batchState // tracked batches changed since the last sample
 	untracked                int           // tracked batches done, to drop from tracked
 	prevSample               Time          // the last sample's time (-1 before the first)
+
+	// Per lane (fairness_lanes.go): each model's projects, found by
+	// (project, model) in laneIDs, the last one looked up kept beside it;
+	// the lanes that have had a job, in order of their first.
+	lanes       []laneFair
+	laneIDs     map[uint64]int32
+	lastLaneKey uint64
+	lastLaneIdx int32
+	activeLanes []int32
+	jainTokBuf  []float64
+	tierRules   [256]tierRule
+	// waits are the admitted jobs' waits (arrived in the window), 4 bytes
+	// a job; fairShare the time-to-share episodes that ended.
+	waits     pages[float32]
+	fairShare []float64
 }
 
 func newFairness(models int) fairness {
 	return fairness{projects: map[string]int32{}, batchIDs: map[string]int32{}, lastArrived: -1, lastFinished: -1,
-		largeWaiting: make([]int, models), prevSample: -1}
+		largeWaiting: make([]int, models), prevSample: -1,
+		lanes: make([]laneFair, models), laneIDs: map[uint64]int32{}, lastLaneIdx: -1}
 }
 
 // liveBatch is the live batch in slot s named name, or nil.
@@ -124,6 +140,7 @@ func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 	}
 	f.projectState[p].waiting++
 	j.project = p
+	r.laneArrive(j)
 	// A live batch's name is its own, so the slots remembered are checked
 	// before the map.
 	hint := f.lastArrived
@@ -199,6 +216,7 @@ func (r *recorder) fairStart(j *waitingJob) {
 		ps.window, ps.admitted = f.windowID, 0
 	}
 	ps.admitted++
+	r.laneStart(j)
 	b := f.batches.at(j.batch)
 	b.waiting--
 	b.started++
@@ -222,7 +240,7 @@ func (r *recorder) fairFinish(j *waitingJob) {
 	// Done, with no grading job to follow: prune it (a tracked batch keeps
 	// its slot until its last row).
 	if b.done == b.arrived && j.judge < 0 {
-		addSmall(&f.small, b)
+		addSmall(&f.small, b, r.now())
 		if !f.uniqueNames {
 			delete(f.batchIDs, b.name)
 		}
@@ -234,12 +252,18 @@ func (r *recorder) fairFinish(j *waitingJob) {
 }
 
 // addSmall folds a batch into small-batch measurements if it is small and
-// arrived in the window.
-func addSmall(s *results.SmallBatches, b *batchState) {
+// arrived in the window: its makespan if it finished, or the time it has
+// been open until now (a right-censored makespan; only live batches are
+// unfinished, so these cost nothing while the run lasts).
+func addSmall(s *results.SmallBatches, b *batchState, now Time) {
 	if b.arrived > SmallBatch || !b.inWindow {
 		return
 	}
-	s.Add(b.behindLarge, b.done == b.arrived, (b.lastFinish - b.firstArrive).Seconds())
+	if b.done == b.arrived {
+		s.Add(b.behindLarge, true, (b.lastFinish - b.firstArrive).Seconds())
+	} else {
+		s.Add(b.behindLarge, false, (now - b.firstArrive).Seconds())
+	}
 }
 
 // liveBatches are the batches not pruned, in slot order.
@@ -262,7 +286,12 @@ func (r *recorder) fairSample(last bool) {
 		r.log = append(r.log, LogRecord{T: now, Event: LogSample, Job: -1, Call: -1, Model: -1, Org: -1, Project: -1})
 	}
 	if now-f.windowStart >= r.fairWindow {
-		if f.windowStart >= r.windowStart {
+		record := f.windowStart >= r.windowStart
+		lanes := f.laneWindows(true, record, r.names)
+		if lanes == nil {
+			lanes = []results.LaneWindow{}
+		}
+		if record {
 			xs := f.jainBuf[:0]
 			for p := f.candidates.Next(0); p >= 0; p = f.candidates.Next(p + 1) {
 				ps := &f.projectState[p]
@@ -274,7 +303,7 @@ func (r *recorder) fairSample(last bool) {
 			}
 			tiers := tierMap(&f.tierWindow)
 			f.windows = append(f.windows, results.FairnessWindow{Start: f.windowStart.Seconds(), End: now.Seconds(),
-				Backlogged: len(xs), Jain: results.Jain(xs), TierAdmitted: tiers})
+				Backlogged: len(xs), JainCrossLane: results.Jain(xs), Lanes: lanes, TierAdmitted: tiers})
 			f.jainBuf = xs
 		}
 		f.tierWindow = [256]int64{}
@@ -285,6 +314,7 @@ func (r *recorder) fairSample(last bool) {
 	} else {
 		// Out of the window: the projects with no job waiting at this sample.
 		f.candidates.Intersect(&f.busy)
+		f.laneWindows(false, false, nil)
 	}
 	r.progressRows(now, last)
 	f.prevSample = now
@@ -340,8 +370,9 @@ func (r *recorder) progressRow(b *batchState, t Time, v [3]int32) {
 	b.rowT, b.row = t, v
 }
 
-// fairness returns the run's fairness measurements.
-func (r *recorder) fairness() results.FairnessData {
+// fairness returns the run's fairness measurements; waiting yields the
+// jobs still waiting at the end.
+func (r *recorder) fairness(waiting func(yield func(*waitingJob) bool)) results.FairnessData {
 	f := &r.fair
 	// The pruned small batches and those still live at the end. Clipped, so
 	// that adding the live ones grows new arrays and the run's own
@@ -350,10 +381,14 @@ func (r *recorder) fairness() results.FairnessData {
 	small := f.small
 	small.Makespans = slices.Clip(small.Makespans)
 	small.BehindLargeMakespans = slices.Clip(small.BehindLargeMakespans)
+	small.Censored = slices.Clip(small.Censored)
+	small.BehindLargeCensored = slices.Clip(small.BehindLargeCensored)
 	for _, b := range f.liveBatches() {
-		addSmall(&small, b)
+		addSmall(&small, b, r.now())
 	}
-	return results.FairnessData{Windows: f.windows, TierAdmitted: tierMap(&f.tierAdmitted), Small: small}
+	d := results.FairnessData{Windows: f.windows, TierAdmitted: tierMap(&f.tierAdmitted), Small: small}
+	r.laneFairness(&d, waiting)
+	return d
 }
 
 // tierMap is the tiers admitted, by name.

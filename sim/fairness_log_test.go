@@ -46,9 +46,9 @@ func TestFairnessWindowsFromTheLog(t *testing.T) {
 						t.Fatalf("%d windows, the log gives %d", len(got), len(want))
 					}
 					g, x := got[i], want[i]
-					if g.Start != x.Start || g.End != x.End || g.Backlogged != x.Backlogged || g.Jain != x.Jain {
+					if g.Start != x.Start || g.End != x.End || g.Backlogged != x.Backlogged || g.JainCrossLane != x.JainCrossLane {
 						t.Errorf("window %d: start %v end %v, %d backlogged, Jain %v; the log gives %v %v, %d, %v",
-							i, g.Start, g.End, g.Backlogged, g.Jain, x.Start, x.End, x.Backlogged, x.Jain)
+							i, g.Start, g.End, g.Backlogged, g.JainCrossLane, x.Start, x.End, x.Backlogged, x.JainCrossLane)
 					}
 					backlogged += x.Backlogged
 				}
@@ -89,7 +89,7 @@ func fairnessFromLog(log []LogRecord, window, warmup Time) []results.FairnessWin
 						}
 					}
 					out = append(out, results.FairnessWindow{Start: start.Seconds(), End: rec.T.Seconds(),
-						Backlogged: len(xs), Jain: results.Jain(xs)})
+						Backlogged: len(xs), JainCrossLane: results.Jain(xs)})
 				}
 				start = rec.T
 				for _, p := range projects {

@@ -52,6 +52,7 @@ type waitingJob struct {
 	judgeBehaviour *workloads.Behaviour
 	account        int32         // index in World.accounts
 	project        int32         // the recorder's key for the job's project
+	lane           int32         // the recorder's key for the project on the job's model
 	batch          int32         // the recorder's key for the job's batch
 	tiers          [3]int8       // account, project and batch tiers as set (0 = inherit)
 	tier           policies.Tier // effective tier, for the achieved tier shares
@@ -95,14 +96,14 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 		behaviour: job.Behaviour, judgeBehaviour: job.JudgeBehaviour, account: w.internAccount(job.Account),
 		tiers: [3]int8{job.AccountTier, job.ProjectTier, job.BatchTier}, grading: grading}
 	w.byID.set(id, slot)
-	w.rec.jobArrived(wj, job.Project, job.Batch)
-	w.load[job.Model].waiting++
 	pj := policies.Job{
 		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
 		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
 		Model: policies.ModelID(job.Model), Arrival: Epoch.Add(w.now().Duration()),
 	}
 	wj.tier = pj.EffectiveTier()
+	w.rec.jobArrived(wj, job.Project, job.Batch) // reads the tier
+	w.load[job.Model].waiting++
 	w.pol.Enqueue(pj.Arrival, pj)
 }
 

@@ -104,6 +104,8 @@ type LogRecord struct {
 	Grading bool
 	// Project is a job event's project, numbered in order of first arrival.
 	Project int32
+	// Tier is a job event's effective tier.
+	Tier int8
 }
 
 // LogEvent is what happened.
@@ -184,7 +186,7 @@ func (r *recorder) gatewayOnly(model int, up bool) {
 
 func (r *recorder) logJob(j *waitingJob, ev LogEvent) {
 	if r.logOn {
-		r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: j.id, Call: -1, Model: j.model, Org: -1, Grading: j.grading, Project: j.project})
+		r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: j.id, Call: -1, Model: j.model, Org: -1, Grading: j.grading, Project: j.project, Tier: int8(j.tier)})
 	}
 }
 
@@ -439,4 +441,8 @@ func (w *World) Counts() Counts { return w.rec.counts }
 // Fairness returns the run's fairness measurements. Its slices share the
 // run's own arrays (results.Summarize copies before it sorts): read them,
 // do not modify them.
-func (w *World) Fairness() results.FairnessData { return w.rec.fairness() }
+func (w *World) Fairness() results.FairnessData {
+	return w.rec.fairness(func(yield func(*waitingJob) bool) {
+		w.byID.each(func(_ policies.JobID, slot int32) { yield(w.jobs.at(slot)) })
+	})
+}

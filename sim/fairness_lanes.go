@@ -1,0 +1,320 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/evalsched/lab/internal/bitset"
+	"github.com/evalsched/lab/results"
+)
+
+// Fairness on each lane (model), where admission competes: round robin
+// happens inside a model's limit, so projects waiting for different models
+// do not compete for the same slots; and within a tier, since tiers share
+// by weight. Per lane and tier: the projects with jobs of that tier waiting
+// on it, their admissions and tokens answered per fairness window (Jain's
+// index over those backlogged through the window), and each project's time
+// to its equal share after it starts waiting behind others. Per lane: the
+// tiers with jobs waiting (the tier rule: the share of the slots left to a
+// tier that it took).
+
+// FairShareBand is results.FairShareBand: admissions ≥ (1 − band) × equal
+// share count as having reached it.
+const FairShareBand = results.FairShareBand
+
+// reachedShare is whether got admissions reach (1 − band) of an equal
+// share owed, to a millionth of a job (owed is a sum of fractions).
+func reachedShare(got int64, owed float64) bool {
+	return float64(got) >= (1-FairShareBand)*owed-1e-6
+}
+
+// laneProject is one project's jobs on one lane.
+type laneProject struct {
+	waiting  int32
+	window   int32 // the fairness window admitted and tokens count in
+	admitted int64
+	tokens   float64
+	// The open time-to-share episode: since epStart (-1: none), the lane's
+	// owed sum was epOwed at its start and the project got epGot jobs.
+	epStart Time
+	epOwed  float64
+	epGot   int64
+}
+
+// tierGroup is one tier's projects on one lane: those that take turns.
+type tierGroup struct {
+	projects []laneProject // by the group's own project index (waitingJob.lane)
+	// busy: projects with jobs waiting; candidates: those with jobs
+	// waiting at every sample of the window so far.
+	busy, candidates bitset.Set
+	backlogged       int
+	window           int32 // the window admitted counts in
+	admitted         int64
+	// owed is Σ 1/n over the group's admissions, n the projects with jobs
+	// waiting just before each: a project waiting throughout is owed the
+	// difference of two readings, its equal share of what was admitted.
+	owed float64
+}
+
+// laneFair is one lane's fairness bookkeeping.
+type laneFair struct {
+	groups []tierGroup // by tier (uint8)
+	// Tiers: jobs waiting per tier (uint8), the tiers with jobs waiting in
+	// priority order (tier 1 first), and the time that set last changed.
+	tierWaiting []int32
+	tiersUp     []int8
+	tierSince   Time
+	active      bool // in fairness.activeLanes
+}
+
+// group is the lane's group of tier t, added if new.
+func (l *laneFair) group(t uint8) *tierGroup {
+	if int(t) >= len(l.groups) {
+		l.groups = append(l.groups, make([]tierGroup, int(t)+1-len(l.groups))...)
+		l.tierWaiting = append(l.tierWaiting, make([]int32, int(t)+1-len(l.tierWaiting))...)
+	}
+	return &l.groups[t]
+}
+
+// tierRule counts the tier rule's measurements of one tier over the
+// measurement window, summed over lanes.
+type tierRule struct {
+	offered, taken             int64 // slots left to the tier while a lower tier waited; of which it took
+	offeredHigher, takenHigher int64 // the same, while a higher tier also waited
+	admittedHigher             int64 // admissions while a higher tier waited on the lane
+	higherSeconds              float64
+}
+
+// laneProject is the index of project p in model m's group of tier t,
+// added if new. Jobs come in batches, so the last one is checked first.
+func (f *fairness) laneProject(p, m int32, t uint8) int32 {
+	key := uint64(uint32(p))<<32 | uint64(uint32(m))<<8 | uint64(t)
+	if f.lastLaneKey == key && f.lastLaneIdx >= 0 {
+		return f.lastLaneIdx
+	}
+	i, ok := f.laneIDs[key]
+	if !ok {
+		l := &f.lanes[m]
+		g := l.group(t)
+		i = int32(len(g.projects))
+		g.projects = append(g.projects, laneProject{window: -1, epStart: -1})
+		f.laneIDs[key] = i
+		if !l.active {
+			// in catalogue order
+			l.active = true
+			k, _ := slices.BinarySearch(f.activeLanes, m)
+			f.activeLanes = slices.Insert(f.activeLanes, k, m)
+		}
+	}
+	f.lastLaneKey, f.lastLaneIdx = key, i
+	return i
+}
+
+// laneArrive: a job starts waiting on its lane.
+func (r *recorder) laneArrive(j *waitingJob) {
+	f := &r.fair
+	l := &f.lanes[j.model]
+	t := uint8(j.tier)
+	j.lane = f.laneProject(j.project, j.model, t)
+	g := l.group(t)
+	lp := &g.projects[j.lane]
+	if lp.waiting == 0 {
+		g.busy.Add(int(j.lane))
+		if g.backlogged > 0 && r.inWindow() {
+			lp.epStart, lp.epOwed, lp.epGot = r.now(), g.owed, 0
+		}
+		g.backlogged++
+	}
+	lp.waiting++
+	if l.tierWaiting[t] == 0 {
+		r.tierSetChanges(l)
+		k := 0
+		for k < len(l.tiersUp) && l.tiersUp[k] < int8(t) {
+			k++
+		}
+		l.tiersUp = append(l.tiersUp, 0)
+		copy(l.tiersUp[k+1:], l.tiersUp[k:])
+		l.tiersUp[k] = int8(t)
+	}
+	l.tierWaiting[t]++
+}
+
+// laneStart: a waiting job is admitted.
+func (r *recorder) laneStart(j *waitingJob) {
+	f := &r.fair
+	now := r.now()
+	l := &f.lanes[j.model]
+	g := &l.groups[uint8(j.tier)]
+	lp := &g.projects[j.lane]
+	g.owed += 1 / float64(g.backlogged)
+	f.laneWindow(g, lp)
+	lp.admitted++
+	g.admitted++
+	if r.inWindow() && j.arrival >= r.windowStart {
+		f.waits.add(float32((now - j.arrival).Seconds()))
+	}
+	if lp.epStart >= 0 {
+		lp.epGot++
+		if reachedShare(lp.epGot, g.owed-lp.epOwed) {
+			f.fairShare = append(f.fairShare, (now - lp.epStart).Seconds())
+			lp.epStart = -1
+		}
+	}
+	if lp.waiting--; lp.waiting == 0 {
+		g.busy.Remove(int(j.lane))
+		g.backlogged--
+		if lp.epStart >= 0 {
+			// Everything it asked for is admitted: its share of a lane it
+			// no longer waits on.
+			f.fairShare = append(f.fairShare, (now - lp.epStart).Seconds())
+			lp.epStart = -1
+		}
+	}
+	t := int8(j.tier)
+	if r.inWindow() {
+		for k, u := range l.tiersUp {
+			if u > t || k == len(l.tiersUp)-1 {
+				break
+			}
+			tr := &f.tierRules[uint8(u)]
+			tr.offered++
+			if k > 0 {
+				tr.offeredHigher++
+			}
+			if u == t {
+				tr.taken++
+				if k > 0 {
+					tr.takenHigher++
+				}
+			}
+		}
+		if len(l.tiersUp) > 0 && l.tiersUp[0] < t {
+			f.tierRules[uint8(t)].admittedHigher++
+		}
+	}
+	if l.tierWaiting[uint8(t)]--; l.tierWaiting[uint8(t)] == 0 {
+		r.tierSetChanges(l)
+		k := 0
+		for l.tiersUp[k] != t {
+			k++
+		}
+		l.tiersUp = append(l.tiersUp[:k], l.tiersUp[k+1:]...)
+	}
+}
+
+// laneTokens: a call of the job was answered with these tokens.
+func (r *recorder) laneTokens(j *waitingJob, tokens int32) {
+	f := &r.fair
+	g := &f.lanes[j.model].groups[uint8(j.tier)]
+	lp := &g.projects[j.lane]
+	f.laneWindow(g, lp)
+	lp.tokens += float64(tokens)
+}
+
+// laneWindow moves a group's and a project's window counts to the current
+// window.
+func (f *fairness) laneWindow(l *tierGroup, lp *laneProject) {
+	if lp.window != f.windowID {
+		lp.window, lp.admitted, lp.tokens = f.windowID, 0, 0
+	}
+	if l.window != f.windowID {
+		l.window, l.admitted = f.windowID, 0
+	}
+}
+
+// tierSetChanges adds the time since the lane's set of waiting tiers last
+// changed, within the measurement window, to every tier in it below the
+// first (a higher tier waited meanwhile).
+func (r *recorder) tierSetChanges(l *laneFair) {
+	now := min(r.now(), r.end)
+	if from := max(l.tierSince, r.windowStart); now > from && len(l.tiersUp) > 1 {
+		dt := (now - from).Seconds()
+		for _, u := range l.tiersUp[1:] {
+			r.fair.tierRules[uint8(u)].higherSeconds += dt
+		}
+	}
+	l.tierSince = now
+}
+
+// laneWindows closes a fairness window on every lane: the lanes' tier
+// groups with at least two projects backlogged through it, with Jain's
+// index over their admissions and tokens. With close false it only narrows
+// the candidates to the projects waiting at this sample.
+func (f *fairness) laneWindows(close, record bool, names []string) []results.LaneWindow {
+	var out []results.LaneWindow
+	for _, m := range f.activeLanes {
+		for t := range f.lanes[m].groups {
+			g := &f.lanes[m].groups[t]
+			if len(g.projects) == 0 {
+				continue
+			}
+			if !close {
+				g.candidates.Intersect(&g.busy)
+				continue
+			}
+			if record {
+				xs, ys := f.jainBuf[:0], f.jainTokBuf[:0]
+				for p := g.candidates.Next(0); p >= 0; p = g.candidates.Next(p + 1) {
+					lp := &g.projects[p]
+					var a, tok float64
+					if lp.window == f.windowID {
+						a, tok = float64(lp.admitted), lp.tokens
+					}
+					xs, ys = append(xs, a), append(ys, tok)
+				}
+				if len(xs) >= 2 {
+					admitted := int64(0)
+					if g.window == f.windowID {
+						admitted = g.admitted
+					}
+					out = append(out, results.LaneWindow{Model: names[m], Tier: tierName(int8(t)), Backlogged: len(xs), Admitted: admitted,
+						Jain: results.Jain(xs), JainTokens: results.Jain(ys)})
+				}
+				f.jainBuf, f.jainTokBuf = xs, ys
+			}
+			g.candidates.Copy(&g.busy)
+		}
+	}
+	return out
+}
+
+// laneFairness is what the run measured per lane, at its end: the tier
+// rule's counts (time brought up to the end), the job waits and the
+// time-to-share episodes with those still open censored.
+func (r *recorder) laneFairness(d *results.FairnessData, waiting func(yield func(*waitingJob) bool)) {
+	f := &r.fair
+	end := min(r.now(), r.end)
+	for _, m := range f.activeLanes {
+		r.tierSetChanges(&f.lanes[m])
+	}
+	for t := range f.tierRules {
+		tr := &f.tierRules[t]
+		if *tr == (tierRule{}) {
+			continue
+		}
+		d.Tiers = append(d.Tiers, results.TierRule{Tier: tierName(int8(t)), Offered: tr.offered, Taken: tr.taken,
+			OfferedHigher: tr.offeredHigher, TakenHigher: tr.takenHigher,
+			AdmittedHigher: tr.admittedHigher, HigherBackloggedHours: tr.higherSeconds / 3600})
+	}
+	var waits []float64
+	for _, p := range f.waits.p {
+		for _, w := range p {
+			waits = append(waits, float64(w))
+		}
+	}
+	d.Waits.Ended = waits
+	for j := range waiting {
+		if j.arrival >= r.windowStart {
+			d.Waits.Censored = append(d.Waits.Censored, (end - j.arrival).Seconds())
+		}
+	}
+	d.FairShare.Ended = append([]float64(nil), f.fairShare...)
+	for _, m := range f.activeLanes {
+		for _, g := range f.lanes[m].groups {
+			for i := range g.projects {
+				if lp := &g.projects[i]; lp.epStart >= 0 {
+					d.FairShare.Censored = append(d.FairShare.Censored, (end - lp.epStart).Seconds())
+				}
+			}
+		}
+	}
+}

@@ -15,9 +15,10 @@ import (
 // backoff of rejected tries, and the queue depth a policy reads, optionally
 // served stale by a delayed metrics pipeline.
 type Gateway struct {
-	lanes []gatewayLane
-	retry *scenario.RetryConfig
-	rn    *rand.Rand // backoff jitter
+	lanes     []gatewayLane
+	decisions uint64 // the policy's decisions so far: the signal windows' clock
+	retry     *scenario.RetryConfig
+	rn        *rand.Rand // backoff jitter
 
 	adapt  *scenario.AdaptiveLimitConfig // nil: hand-set limits (gateway_adaptive.go)
 	spells []scenario.StaleSpell
@@ -37,11 +38,9 @@ type gatewayLane struct {
 	limit     int
 	history   []int32 // delayed depth readings, indexed like Gateway.sampleTimes
 
-	ad        adaptive // the adaptive limit, if on
-	throttled int64    // evaluation tries rejected with a 429
-	// open gathers the model's signals since the policy last decided;
-	// closed is the window the policy reads (signals.go).
-	open, closed signalWindow
+	ad        adaptive   // the adaptive limit, if on
+	throttled int64      // evaluation tries rejected with a 429
+	sig       signalLane // the signals a policy reads (signals.go)
 	// frozenD and frozenAt are the reading a stale spell serves, taken as
 	// the spell starts (staleStart).
 	frozenD  int

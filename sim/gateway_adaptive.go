@@ -59,7 +59,7 @@ func (g *Gateway) stale(now Time) (Time, bool) {
 // two previous decisions (the closed signal window), stamped with the
 // depth reading's time (one metrics pipeline: stale together).
 func (w *World) CallLatency(model policies.ModelID) (float64, time.Time) {
-	win := &w.gw.lanes[model].closed
+	win := w.gw.closed(int32(model))
 	_, asOf := w.GatewayDepth(model)
 	if win.latN == 0 {
 		return 0, time.Time{}

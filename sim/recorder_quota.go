@@ -75,7 +75,7 @@ func (r *recorder) acceptedTry(cs *callState, org int, key int) {
 // and its quota windows' use now.
 func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 	model := int32(m)
-	win := &w.gw.lanes[model].closed
+	win := w.gw.closed(model)
 	q := policies.QuotaReading{Tries: win.tries, Rejected: win.rejected,
 		AsOf: Epoch.Add(w.now().Duration())}
 	d := &w.prov.models[model]
@@ -101,7 +101,7 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 // make room the others would take). A model alone on its organisation, or
 // with none, answers for all.
 func (w *World) Rejections(m policies.ModelID) int {
-	n := w.gw.lanes[m].closed.rejected
+	n := w.gw.closed(int32(m)).rejected
 	if n <= 1 || w.prov.models[m].evalOrg < 0 {
 		return n
 	}
@@ -115,7 +115,7 @@ func (w *World) orgPeers(m policies.ModelID) []int {
 	org := w.prov.models[m].evalOrg
 	peers := w.peers[:0]
 	for j := range w.prov.models {
-		if w.prov.models[j].evalOrg == org && w.gw.lanes[j].closed.tries > 0 {
+		if w.prov.models[j].evalOrg == org && w.gw.closed(int32(j)).tries > 0 {
 			peers = append(peers, w.Running(policies.ModelID(j)))
 		}
 	}

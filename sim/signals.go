@@ -5,34 +5,66 @@ package sim
 // refused by a quota (429, from the provider or a virtual key), and the
 // time from creation to answer of its evaluation calls answered.
 //
-// The world closes the open window when the policy decides
-// (Gateway.closeSignals), and the policy reads the closed one: reading a
-// signal never changes it, however often or seldom a policy reads.
+// The world closes the open windows when the policy decides
+// (Gateway.closeSignals), and the policy reads the closed ones (closed):
+// reading a signal never changes it, however often or seldom a policy
+// reads. Closing is O(1) however many models there are: each lane's open
+// window carries the decision it belongs to and is rolled over when it is
+// next written (a policy deciding on every event closes windows at every
+// event).
 type signalWindow struct {
 	tries, rejected int
 	latSum          float64 // seconds
 	latN            int
 }
 
+// signalLane is one model's signal windows.
+type signalLane struct {
+	open, prev signalWindow // open: since decision at; prev: the one before
+	at         uint64
+}
+
+// window is the model's open window, rolled over to the current decision.
+func (g *Gateway) window(model int32) *signalWindow {
+	s := &g.lanes[model].sig
+	if s.at != g.decisions {
+		if s.at+1 == g.decisions {
+			s.prev = s.open
+		} else {
+			s.prev = signalWindow{}
+		}
+		s.open, s.at = signalWindow{}, g.decisions
+	}
+	return &s.open
+}
+
+// closed is the window the policy reads: the model's calls between the
+// two previous decisions. It changes nothing.
+func (g *Gateway) closed(model int32) signalWindow {
+	s := &g.lanes[model].sig
+	switch {
+	case s.at == g.decisions:
+		return s.prev
+	case s.at+1 == g.decisions:
+		return s.open
+	}
+	return signalWindow{}
+}
+
 // tried counts a try of a call on model.
-func (g *Gateway) tried(model int32) { g.lanes[model].open.tries++ }
+func (g *Gateway) tried(model int32) { g.window(model).tries++ }
 
 // rejected counts a try on model refused by a quota.
-func (g *Gateway) rejected(model int32) { g.lanes[model].open.rejected++ }
+func (g *Gateway) rejected(model int32) { g.window(model).rejected++ }
 
 // answeredCall takes an evaluation call's time from creation to answer
 // into the latency signal.
 func (g *Gateway) answeredCall(model int32, took Time) {
-	w := &g.lanes[model].open
+	w := g.window(model)
 	w.latSum += took.Seconds()
 	w.latN++
 }
 
 // closeSignals closes every lane's open window for the policy to read
 // and opens a new one.
-func (g *Gateway) closeSignals() {
-	for i := range g.lanes {
-		l := &g.lanes[i]
-		l.closed, l.open = l.open, signalWindow{}
-	}
-}
+func (g *Gateway) closeSignals() { g.decisions++ }

@@ -65,7 +65,9 @@ func checkAdmission(path, v string) error {
 	return field.Errorf(path, "unknown admission %q (want %q or %q)", v, AdmitFit, AdmitUnderLimit)
 }
 
-func (o OrgConfig) Limits() [NumDims]float64 { return [NumDims]float64{o.RPM, o.TPM, o.RPD, o.TPD} }
+func (o OrgConfig) Limits() [NumDims]float64 {
+	return [NumDims]float64{o.RPM, o.TPM, o.RPD, o.TPD, o.ITPM, o.OTPM}
+}
 func (k KeyConfig) Limits() [NumDims]float64 { return [NumDims]float64{k.RPM, k.TPM, k.RPD, k.TPD} }
 
 // checkLimits refuses a negative or NaN quota.

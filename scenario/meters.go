@@ -98,9 +98,11 @@ const (
 
 var outputNames = [numOutputCounts]string{"", "actual", "max_tokens", "max_tokens_reconciled", "at_end"}
 
-func (c OutputCount) String() string                { return outputNames[c] }
-func (c OutputCount) MarshalText() ([]byte, error)  { return []byte(c.String()), nil }
-func (c *OutputCount) UnmarshalText(b []byte) error { return parseEnum(c, string(b), outputNames[1:], 1) }
+func (c OutputCount) String() string               { return outputNames[c] }
+func (c OutputCount) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+func (c *OutputCount) UnmarshalText(b []byte) error {
+	return parseEnum(c, string(b), outputNames[1:], 1)
+}
 func (c *OutputCount) UnmarshalYAML(n *yaml.Node) error {
 	return c.UnmarshalText([]byte(n.Value))
 }

@@ -129,7 +129,7 @@ type OrgConfig struct {
 	Preset Preset `yaml:"preset" json:"preset,omitempty"`
 	// MeterAll is the meter of every quota of the organisation, Meters
 	// the meter of one quota by its key (rpm, itpm, ...): meters.go.
-	MeterAll MeterKind           `yaml:"meter" json:"meter,omitempty"`
+	MeterAll MeterKind            `yaml:"meter" json:"meter,omitempty"`
 	Meters   map[string]MeterKind `yaml:"meters" json:"meters,omitempty"`
 	// Input is which input tokens the token quotas count; Output when and
 	// how output tokens are counted (meters.go).

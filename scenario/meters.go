@@ -268,3 +268,44 @@ const maxBucketLimit = 1 << 40
 
 // UnderLimit reads the organisation's admission rule.
 func (o *OrgConfig) UnderLimit() bool { return UnderLimit(o.Admission) }
+
+// ModelPrices is model i's prices (catalogue order) with a cache write or
+// read that has no price of its own priced from the input price by the
+// factors of the organisation its evaluation calls bill to.
+func (s *Scenario) ModelPrices(i int) Prices {
+	m := &s.catalogue[i]
+	p := m.Prices
+	org := m.Org
+	if m.EvalOrg != "" {
+		org = m.EvalOrg
+	}
+	write, read := 1.0, 1.0
+	for k := range s.Organisations {
+		if o := &s.Organisations[k]; o.Name == org && o.Cache.On() {
+			write, read = o.Cache.WriteFactor, o.Cache.ReadFactor
+		}
+	}
+	if p.CacheWrite == 0 {
+		p.CacheWrite = p.Input * write
+	}
+	if p.CacheRead == 0 {
+		p.CacheRead = p.Input * read
+	}
+	return p
+}
+
+// Billing says whether the run's outputs carry a bill: some model has
+// prices or some organisation caches prompts.
+func (s *Scenario) Billing() bool {
+	for i := range s.catalogue {
+		if !s.catalogue[i].Prices.IsZero() {
+			return true
+		}
+	}
+	for i := range s.Organisations {
+		if s.Organisations[i].Cache.On() {
+			return true
+		}
+	}
+	return false
+}

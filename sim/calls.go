@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/evalsched/lab/policies"
+import (
+	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/scenario"
+)
 
 // A call's path: created by its owner → (evaluation calls) queued at the
 // gateway and sent while the lane's in-flight limit allows → a try offered
@@ -66,7 +69,26 @@ func (w *World) logCall(cs *callState, ev LogEvent) {
 	if cs.kind == jobCall {
 		job = w.running.at(cs.owner).id
 	}
-	w.rec.logCall(cs, ev, job, w.prov.models[cs.model].orgOf(cs.source()))
+	org := w.prov.models[cs.model].orgOf(cs.source())
+	var in, out int32
+	if org >= 0 {
+		r := &w.prov.rules[org]
+		switch ev {
+		case LogCallAccept:
+			c := r.cost(cs.tokens())
+			in, out = int32(c.in), int32(c.out)
+		case LogCallAnswer:
+			switch r.output {
+			case scenario.OutputAtEnd:
+				out = cs.out
+			case scenario.OutputReconciled:
+				if cs.maxOut > cs.out {
+					out = cs.out - cs.maxOut
+				}
+			}
+		}
+	}
+	w.rec.logCall(cs, ev, job, org, in, out)
 }
 
 // enqueueCall puts an evaluation call at the tail of its model's gateway queue.

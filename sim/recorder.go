@@ -104,6 +104,12 @@ type LogRecord struct {
 	Org    int32 // -1: no quotas
 	Tokens int32 // input + output tokens of the call
 	Try    int32 // 1 for a call's first try
+	// CountIn and CountOut are what the organisation counted: at an accept
+	// the input and output counted at admission; at an answer the output
+	// counted then (output: at_end), or minus what was given back
+	// (max_tokens_reconciled). CacheRead is an accept's input read from
+	// the prompt cache.
+	CountIn, CountOut, CacheRead int32
 	// Grading marks the arrival of a chained grading job.
 	Grading bool
 	// Project is a job event's project, numbered in order of first arrival.
@@ -200,9 +206,13 @@ func (r *recorder) logJob(j *waitingJob, ev LogEvent) {
 }
 
 // logCall records a call event; the caller checks logOn first.
-func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org int) {
-	r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: job, Call: cs.serial,
-		Model: cs.model, Org: int32(org), Tokens: cs.in + cs.out, Try: cs.attempts})
+func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org int, in, out int32) {
+	rec := LogRecord{T: r.now(), Event: ev, Job: job, Call: cs.serial,
+		Model: cs.model, Org: int32(org), Tokens: cs.in + cs.out, Try: cs.attempts, CountIn: in, CountOut: out}
+	if ev == LogCallAccept {
+		rec.CacheRead = cs.cacheRead
+	}
+	r.log = append(r.log, rec)
 }
 
 // jobArrived records a job's arrival and sets its project and batch keys.

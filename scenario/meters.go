@@ -196,6 +196,22 @@ func (p Prices) validate(path string) error {
 	return nil
 }
 
+// ReserveConfig is a gateway reservation for production on an
+// organisation: evaluation calls are held at the gateway while sending them
+// would leave production less than Production (a share) of any quota,
+// counting what production already holds in it; with Borrow, evaluation
+// may use the reserved share while production has made no try for Idle
+// (default 1 min).
+type ReserveConfig struct {
+	Production float64       `yaml:"production" json:"production"`
+	Borrow     bool          `yaml:"borrow" json:"borrow,omitempty"`
+	Idle       time.Duration `yaml:"idle" json:"idle,omitempty"`
+}
+
+// DefaultReserveIdle is how long production must have made no try before
+// evaluation borrows its reserved share.
+const DefaultReserveIdle = time.Minute
+
 // DefaultCacheLifetime is a cache entry's life after its last use when
 // neither the organisation nor its preset sets one.
 const DefaultCacheLifetime = 5 * time.Minute
@@ -247,6 +263,14 @@ func (o *OrgConfig) validateMeters(p string) error {
 			if l > 0 && o.Meter(d) == MeterTokenBucket {
 				return field.Errorf(p+".admission", "under_limit is a window's rule; %s is a token bucket (admitted when it holds the cost)", DimNames[d])
 			}
+		}
+	}
+	if r := o.Reserve; r != nil {
+		switch {
+		case !(r.Production > 0 && r.Production < 1):
+			return field.Errorf(p+".reserve.production", "must be a share in (0, 1), got %g", r.Production)
+		case r.Idle < 0:
+			return field.Errorf(p+".reserve.idle", "must be >= 0, got %v", r.Idle)
 		}
 	}
 	if c := o.Cache; c != nil {

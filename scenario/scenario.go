@@ -137,6 +137,8 @@ type OrgConfig struct {
 	Output OutputCount `yaml:"output" json:"output,omitempty"`
 	// Cache is the organisation's prompt cache (nil: the preset's, else none).
 	Cache *CacheConfig `yaml:"cache" json:"cache,omitempty"`
+	// Reserve keeps a share of every quota for production (meters.go).
+	Reserve *ReserveConfig `yaml:"reserve" json:"reserve,omitempty"`
 }
 
 // ModelConfig is one model deployment and its gateway lane.

@@ -204,7 +204,10 @@ func (w *World) paced(model int32) bool {
 		return true
 	}
 	cs := &w.calls[c]
-	wait := w.prov.paceWait(model, w.now(), float64(cs.in)+float64(cs.out))
+	if cs.kind == jobCall {
+		w.cacheSplit(cs)
+	}
+	wait := w.prov.paceWait(model, w.now(), cs.tokens())
 	if wait == 0 {
 		return true
 	}

@@ -18,7 +18,13 @@ type Provider struct {
 	rules  []orgRules  // per organisation: what a try costs, the cache
 	keys   []quotaPool // gateway virtual keys, checked before the org pool
 	pace   []bool      // per key: hold calls instead of rejecting them
+	// lastProd is, per organisation, when production last tried (for a
+	// reservation's borrowing); noTry before its first.
+	lastProd []Time
 }
+
+// noTry is the lastProd of an organisation production has not tried yet.
+const noTry Time = -1 << 62
 
 // deployment is one model's provider.
 type deployment struct {
@@ -60,6 +66,7 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		pool.seedHistory(o.History, sc.Clock)
 		p.orgs = append(p.orgs, pool)
 		p.rules = append(p.rules, r)
+		p.lastProd = append(p.lastProd, noTry)
 	}
 	for i, k := range sc.Keys {
 		keyIndex[k.Name] = i
@@ -97,12 +104,24 @@ type orgRules struct {
 	cache         bool
 	lifetime      Time
 	writeF, readF float64
+	// reserve is production's reserved share of every quota (0: none);
+	// with borrow, evaluation uses it while production has made no try
+	// for idle.
+	reserve float64
+	borrow  bool
+	idle    Time
 }
 
 func newOrgRules(o *scenario.OrgConfig) orgRules {
 	r := orgRules{input: o.InputRule(), output: o.OutputRule(), cache: o.Cache.On()}
 	if r.cache {
 		r.lifetime, r.writeF, r.readF = FromDuration(o.Cache.Lifetime), o.Cache.WriteFactor, o.Cache.ReadFactor
+	}
+	if v := o.Reserve; v != nil {
+		r.reserve, r.borrow, r.idle = v.Production, v.Borrow, FromDuration(v.Idle)
+		if v.Idle == 0 {
+			r.idle = FromDuration(scenario.DefaultReserveIdle)
+		}
 	}
 	return r
 }
@@ -158,6 +177,9 @@ func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v ver
 		who = model
 	}
 	if org := d.orgOf(src); org >= 0 {
+		if src == srcProd {
+			p.lastProd[org] = now
+		}
 		var ok bool
 		if retryAfter, ok = p.orgs[org].admitCost(now, p.rules[org].cost(t), src, who); !ok {
 			return rejected429, retryAfter, p.orgs[org].burn(now, src, who)
@@ -199,17 +221,33 @@ func (d *deployment) orgOf(src source) int {
 	return d.org
 }
 
-// paceWait is how long an evaluation call of tokens on model must be held
-// at the gateway by its pacing key, for a model that paces (0: send it now; a
-// call that can never fit is sent, to be refused).
-func (p *Provider) paceWait(model int32, now Time, tokens float64) Time {
-	return max(p.keys[p.models[model].key].check(now, tokens), 0)
+// paceWait is how long an evaluation call of t on model must be held at the
+// gateway by its pacing key and its organisation's reservation for
+// production, for a model that paces (0: send it now; a call that can
+// never fit is sent, to be refused).
+func (p *Provider) paceWait(model int32, now Time, t callTokens) Time {
+	d := &p.models[model]
+	var wait Time
+	if k := d.key; k >= 0 && p.pace[k] {
+		wait = max(p.keys[k].check(now, float64(t.in)+float64(t.out)), 0)
+	}
+	if org := d.evalOrg; org >= 0 && p.rules[org].reserve > 0 {
+		r := &p.rules[org]
+		if !(r.borrow && now-p.lastProd[org] >= r.idle) {
+			wait = max(wait, p.orgs[org].reserveWait(now, r.cost(t), r.reserve))
+		}
+	}
+	return wait
 }
 
-// paces reports whether the model's calls go through a pacing key.
+// paces reports whether the model's calls go through a pacing key or an
+// organisation that reserves a share for production.
 func (p *Provider) paces(model int32) bool {
-	k := p.models[model].key
-	return k >= 0 && p.pace[k]
+	d := &p.models[model]
+	if k := d.key; k >= 0 && p.pace[k] {
+		return true
+	}
+	return d.evalOrg >= 0 && p.rules[d.evalOrg].reserve > 0
 }
 
 // accept takes an accepted call: true if a stream is free to serve it now,

@@ -444,6 +444,30 @@ func (o *quotaPool) push(e quotaEntry) {
 	}
 }
 
+// reserveWait is how long until an evaluation try of cost c would leave
+// production its reserved share of every window: the window must admit c
+// plus what of the share production does not hold yet (0: now; a try that
+// cannot leave the share free at all is let go, to be checked as usual).
+func (o *quotaPool) reserveWait(now Time, c tryCost, share float64) Time {
+	var wait Time
+	for i := range o.windows {
+		q := &o.windows[i]
+		q.expire(now)
+		free := max(0, math.Ceil(share*q.limit)-q.bySrc[srcProd])
+		// The share is kept whole whatever the admission rule: the try
+		// must fit beside it.
+		under := q.underLimit
+		q.underLimit = false
+		d := q.wait(now, q.amount(c)+free)
+		q.underLimit = under
+		if d < 0 {
+			continue
+		}
+		wait = max(wait, d)
+	}
+	return wait
+}
+
 // countOutput counts output tokens when a call ends (output: at_end).
 func (o *quotaPool) countOutput(now Time, out float64, src source, model int32) {
 	if out <= 0 {

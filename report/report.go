@@ -118,6 +118,9 @@ func buildReport(o *input, figs []Figure, version string) *report {
 	r.Tables = append(r.Tables, runsTable(s))
 	if old, new := runsOf(s); old != nil {
 		r.Tables = append(r.Tables, comparisonTable(s, *old, *new))
+		if old.Total.Bill != nil {
+			r.Tables = append(r.Tables, billTable(s, *old, *new))
+		}
 	} else if new != nil {
 		r.Tables = append(r.Tables, laneTable(*new))
 	}

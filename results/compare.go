@@ -25,6 +25,11 @@ type LaneComparison struct {
 	NewWaitShare     float64  `json:"new_p90_wait_share"`
 	OldGatewayCtrH   float64  `json:"old_gateway_wait_container_hours"`
 	NewGatewayCtrH   float64  `json:"new_gateway_wait_container_hours"`
+	// With billing: dollars per completed job, old and new, and new ÷ old
+	// (null when the old lane completed nothing).
+	OldDollarsPerJob *float64 `json:"old_dollars_per_job,omitempty"`
+	NewDollarsPerJob *float64 `json:"new_dollars_per_job,omitempty"`
+	CostPerJobRatio  *float64 `json:"cost_per_job_ratio,omitempty"`
 	// OldCompleted and NewCompleted are the lane's completed jobs in the
 	// window (not in JSON): MultiplierCI tells near-zero baselines by them.
 	OldCompleted, NewCompleted int64 `json:"-"`
@@ -47,6 +52,17 @@ func Compare(old, new Run) []LaneComparison {
 			Multiplier: RatioOf(n.ThroughputPerHour, o.ThroughputPerHour), TokenMultiplier: RatioOf(n.TokensPerHour, o.TokensPerHour)}
 		if c.Model == "" {
 			c.Model = o.Model
+		}
+		if o.Bill != nil || n.Bill != nil {
+			var ob, nb Bill
+			if o.Bill != nil {
+				ob = *o.Bill
+			}
+			if n.Bill != nil {
+				nb = *n.Bill
+			}
+			c.OldDollarsPerJob, c.NewDollarsPerJob = &ob.DollarsPerJob, &nb.DollarsPerJob
+			c.CostPerJobRatio = RatioOf(nb.DollarsPerJob, ob.DollarsPerJob)
 		}
 		out = append(out, c)
 	}

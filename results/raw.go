@@ -46,6 +46,10 @@ type LaneRaw struct {
 	StreamArea      float64 // provider streams, after capacity events
 	RunningArea     float64 // jobs holding a container
 	GatewayOnlyArea float64 // jobs holding a container only to wait on the gateway
+
+	// Bill is the tokens of the calls answered in the window by class, at
+	// their prices, and the cache's misses.
+	Bill TokenBill
 }
 
 // SeriesRow is one time-series sample of one model.

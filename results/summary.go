@@ -20,11 +20,14 @@ const SchemaVersion = 1
 
 // RunData is one run as the simulator measured it.
 type RunData struct {
-	Policy        string      // the run's name: the policy, or the variant's name
-	Variant       *RunVariant // set when the run is a scenario variant
-	WindowStart   float64     // seconds
-	WindowEnd     float64
-	PricePerHour  float64 // per container-hour
+	Policy       string      // the run's name: the policy, or the variant's name
+	Variant      *RunVariant // set when the run is a scenario variant
+	WindowStart  float64     // seconds
+	WindowEnd    float64
+	PricePerHour float64 // per container-hour
+	// Billing: the scenario prices tokens or caches prompts; each lane then
+	// has its bill.
+	Billing       bool
 	Lanes         []LaneRaw
 	Series        []SeriesRow
 	Events        uint64
@@ -151,6 +154,8 @@ type Lane struct {
 	// provider offered (after capacity events): the lane's throughput over
 	// the throughput its streams allow at the measured per-call service.
 	HeadroomCaptured float64 `json:"headroom_captured"`
+	// Bill is the lane's cost in tokens and containers (with Billing).
+	Bill *Bill `json:"bill,omitempty"`
 }
 
 // Split is the job time and its parts, each as distribution statistics.
@@ -246,6 +251,7 @@ func (a *LaneRaw) add(b LaneRaw) {
 	a.StreamArea += b.StreamArea
 	a.RunningArea += b.RunningArea
 	a.GatewayOnlyArea += b.GatewayOnlyArea
+	a.Bill.add(b.Bill)
 }
 
 // lane computes one lane's metrics; times are its jobs' time splits, in
@@ -268,6 +274,9 @@ func lane(raw LaneRaw, times [][]JobTimes, d RunData) Lane {
 		HeadroomCaptured:    Ratio(raw.BusyArea, raw.StreamArea),
 	}
 	l.JobTime, l.WaitShare, l.P90WaitShare = splitStats(times)
+	if d.Billing {
+		l.Bill = newBill(raw.Bill, l.ContainerCost, raw.Completed)
+	}
 	return l
 }
 

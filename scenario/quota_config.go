@@ -78,7 +78,9 @@ func checkAdmission(path string, v Admission) error {
 	return field.Errorf(path, "unknown %q (want %s or %s)", v, AdmitFit, AdmitUnderLimit)
 }
 
-func (o OrgConfig) Limits() [NumDims]float64 { return [NumDims]float64{o.RPM, o.TPM, o.RPD, o.TPD} }
+func (o OrgConfig) Limits() [NumDims]float64 {
+	return [NumDims]float64{o.RPM, o.TPM, o.RPD, o.TPD, o.ITPM, o.OTPM}
+}
 func (k KeyConfig) Limits() [NumDims]float64 { return [NumDims]float64{k.RPM, k.TPM, k.RPD, k.TPD} }
 
 // checkLimits refuses a negative or NaN quota.

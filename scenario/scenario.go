@@ -132,6 +132,25 @@ type OrgConfig struct {
 	// Admission is when a try is let in: AdmitFit (default) or
 	// AdmitUnderLimit.
 	Admission Admission `yaml:"admission" json:"admission,omitempty"`
+	// ITPM and OTPM are input and output tokens per minute, metered apart
+	// from (or instead of) the combined TPM.
+	ITPM float64 `yaml:"itpm" json:"itpm,omitempty"`
+	OTPM float64 `yaml:"otpm" json:"otpm,omitempty"`
+	// Preset takes a provider's documented metering rules (presets.go);
+	// every key below set here wins over the preset's.
+	Preset Preset `yaml:"preset" json:"preset,omitempty"`
+	// MeterAll is the meter of every quota of the organisation, Meters
+	// the meter of one quota by its key (rpm, itpm, ...): meters.go.
+	MeterAll MeterKind            `yaml:"meter" json:"meter,omitempty"`
+	Meters   map[string]MeterKind `yaml:"meters" json:"meters,omitempty"`
+	// Input is which input tokens the token quotas count; Output when and
+	// how output tokens are counted (meters.go).
+	Input  InputCount  `yaml:"input" json:"input,omitempty"`
+	Output OutputCount `yaml:"output" json:"output,omitempty"`
+	// Cache is the organisation's prompt cache (nil: the preset's, else none).
+	Cache *CacheConfig `yaml:"cache" json:"cache,omitempty"`
+	// Reserve keeps a share of every quota for production (meters.go).
+	Reserve *ReserveConfig `yaml:"reserve" json:"reserve,omitempty"`
 }
 
 // ModelConfig is one model deployment and its gateway lane.
@@ -153,6 +172,8 @@ type ModelConfig struct {
 	DecodeRate float64        `yaml:"decode_rate" json:"decode_rate"`
 	Jitter     JitterConfig   `yaml:"jitter" json:"jitter"`
 	Slowdown   SlowdownConfig `yaml:"slowdown" json:"slowdown"`
+	// Prices are the model's token prices (dollars per million tokens).
+	Prices Prices `yaml:"prices" json:"prices,omitzero"`
 }
 
 // JitterConfig multiplies each call's latency by a random factor of mean 1:

@@ -46,6 +46,9 @@ func (s *Scenario) applyDefaults() {
 		s.FairnessWindow = 10 * time.Minute
 	}
 	s.Gateway.applyDefaults()
+	for i := range s.Organisations {
+		s.Organisations[i].applyPreset()
+	}
 	for i := range s.Production {
 		p := &s.Production[i]
 		if p.Name == "" {
@@ -171,6 +174,9 @@ func (s *Scenario) validateOrganisations() error {
 		}
 		seen[o.Name] = true
 		if err := checkLimits(p, o.Limits()); err != nil {
+			return err
+		}
+		if err := o.validateMeters(p); err != nil {
 			return err
 		}
 	}
@@ -300,7 +306,7 @@ func (m *ModelConfig) validate(p string, orgs map[string]bool) error {
 	if m.Slowdown.Max < 0 {
 		return field.Errorf(p+".slowdown.max", "must be >= 0, got %g", m.Slowdown.Max)
 	}
-	return nil
+	return m.Prices.validate(p + ".prices")
 }
 
 func (s *Scenario) validateEvents() error {

@@ -71,6 +71,8 @@ func checkNode(n *yaml.Node, t reflect.Type, path string) error {
 		return checkStruct(n, t, path)
 	case t == durationType:
 		return checkDuration(n, path)
+	case reflect.PointerTo(t).Implements(textEnumType):
+		return checkEnum(n, t, path)
 	}
 	switch t.Kind() {
 	case reflect.Struct:

@@ -64,6 +64,22 @@ func steadyAllocs(t *testing.T, sc *scenario.Scenario, lambda float64, short, lo
 // job between them. A single allocation per call, per event of any kind, or
 // per engine event would make it 0.3 to 1; the check is < 0.01.
 func TestWorldSteadyStateAllocations(t *testing.T) {
+	checkSteadyAllocations(t, func(c int, lambda float64) *scenario.Scenario { return mmcScenario(t, c, lambda, 1) })
+}
+
+// TestWorldSteadyStateAllocationsPresetMeters is the same check with the
+// model on an organisation metered as the anthropic preset does (token
+// buckets for RPM, ITPM and OTPM, output at max_tokens given back at the
+// end, the prompt cache) and priced: the meters, the cache and the bill
+// allocate nothing per event either.
+func TestWorldSteadyStateAllocationsPresetMeters(t *testing.T) {
+	checkSteadyAllocations(t, func(c int, lambda float64) *scenario.Scenario {
+		return mmcScenarioWith(t, c, lambda, 1, "organisations:\n  - {name: o, preset: anthropic, rpm: 10000000, itpm: 100000000000, otpm: 10000000000}\n",
+			", org: o, prices: {input: 3, output: 15}", ", max_tokens: 100")
+	})
+}
+
+func checkSteadyAllocations(t *testing.T, mk func(c int, lambda float64) *scenario.Scenario) {
 	const c = 8
 	variants := []struct {
 		name          string
@@ -76,7 +92,7 @@ func TestWorldSteadyStateAllocations(t *testing.T) {
 	for i, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			lambda := 0.9 * c / (v.turns * v.fanout) // ρ = 0.9 at the provider
-			sc := mmcScenario(t, c, lambda, 1)
+			sc := mk(c, lambda)
 			b := sc.Workload.Behaviours["one"]
 			b.Turns, b.Fanout = workloads.Fixed(v.turns), workloads.Fixed(v.fanout)
 			sc.Workload.Behaviours["one"] = b

@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/evalsched/lab/policies"
+import (
+	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/scenario"
+)
 
 // A call's path: created by its owner → (evaluation calls) queued at the
 // gateway and sent while the lane's in-flight limit allows → a try offered
@@ -30,6 +33,11 @@ type callState struct {
 	model    int32
 	in, out  int32
 	attempts int32
+	// maxOut is the max_tokens the call asks for (0: none); cacheRead and
+	// cacheWrite the part of in read from and written to the prompt cache
+	// at its last try, miss why it missed a cache it had (cacheMiss*).
+	maxOut, cacheRead, cacheWrite int32
+	miss                          uint8
 	// base and jitter are the call's unloaded latency in seconds and the
 	// factor of its variation draw, computed when the call is made: their
 	// arithmetic (a division, a normal quantile and an exponential) then
@@ -42,9 +50,10 @@ type callState struct {
 }
 
 // newCall takes a call slot.
-func (w *World) newCall(kind callKind, owner, model int32, in, out int, u float64) int32 {
+func (w *World) newCall(kind callKind, owner, model int32, in, out, maxOut int, u float64) int32 {
 	c := takeSlot(&w.calls, &w.freeC)
-	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: int32(in), out: int32(out), base: w.prov.base(model, out), jitter: w.prov.jitter(model, u), serial: w.serial, born: w.now()}
+	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: int32(in), out: int32(out), maxOut: int32(maxOut),
+		base: w.prov.base(model, out), jitter: w.prov.jitter(model, u), serial: w.serial, born: w.now()}
 	w.serial++
 	w.rec.counts.CallsCreated++
 	w.logCall(&w.calls[c], LogCallCreate)
@@ -60,7 +69,26 @@ func (w *World) logCall(cs *callState, ev LogEvent) {
 	if cs.kind == jobCall {
 		job = w.running.at(cs.owner).id
 	}
-	w.rec.logCall(cs, ev, job, w.prov.models[cs.model].orgOf(cs.source()))
+	org := w.prov.models[cs.model].orgOf(cs.source())
+	var in, out int32
+	if org >= 0 {
+		r := &w.prov.rules[org]
+		switch ev {
+		case LogCallAccept:
+			c := r.cost(cs.tokens())
+			in, out = int32(c.in), int32(c.out)
+		case LogCallAnswer:
+			switch r.output {
+			case scenario.OutputAtEnd:
+				out = cs.out
+			case scenario.OutputReconciled:
+				if cs.maxOut > cs.out {
+					out = cs.out - cs.maxOut
+				}
+			}
+		}
+	}
+	w.rec.logCall(cs, ev, job, org, in, out)
 }
 
 // enqueueCall puts an evaluation call at the tail of its model's gateway queue.
@@ -92,7 +120,8 @@ func (w *World) send(c int32) {
 	cs := &w.calls[c]
 	cs.attempts++
 	w.rec.counts.Tries++
-	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), float64(cs.in)+float64(cs.out), cs.source())
+	cached := cs.kind == jobCall && w.cacheSplit(cs)
+	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
 	switch v {
 	case rejectedKey:
@@ -121,6 +150,9 @@ func (w *World) send(c int32) {
 	d := &w.prov.models[cs.model]
 	w.rec.acceptedTry(cs, d.orgOf(cs.source()), d.key)
 	cs.phase = callProvider
+	if cached {
+		w.cacheUsed(cs)
+	}
 	free := w.prov.accept(cs.model, c)
 	if cs.kind == jobCall {
 		w.gw.sent(cs.model)
@@ -150,6 +182,11 @@ func (w *World) rejectedTry(c int32, retryAfter Time) {
 	w.backoff(c, retryAfter)
 }
 
+// tokens is the call's tokens as the provider reads them.
+func (cs *callState) tokens() callTokens {
+	return callTokens{in: cs.in, cacheRead: cs.cacheRead, out: cs.out, maxOut: cs.maxOut}
+}
+
 // source is who the call's tries are counted for in the quota windows.
 func (cs *callState) source() source {
 	if cs.kind == productionCall {
@@ -169,7 +206,10 @@ func (w *World) paced(model int32) bool {
 		return true
 	}
 	cs := &w.calls[c]
-	wait := w.prov.paceWait(model, w.now(), float64(cs.in)+float64(cs.out))
+	if cs.kind == jobCall {
+		w.cacheSplit(cs)
+	}
+	wait := w.prov.paceWait(model, w.now(), cs.tokens())
 	if wait == 0 {
 		return true
 	}
@@ -204,6 +244,7 @@ func (w *World) callDone(c int32) {
 	cs := &w.calls[c]
 	model := cs.model
 	w.prov.done(model)
+	w.prov.answered(model, w.now(), cs.tokens(), cs.source())
 	w.rec.busy(model, w.prov.models[model].busy)
 	w.rec.counts.CallsAnswered++
 	w.logCall(cs, LogCallAnswer)

@@ -35,6 +35,10 @@ type jobState struct {
 	waitingJob // what it was while it waited (model first)
 	admitted   Time
 	ready      Time
+	// The job's prompt-cache entry on its model (cache.go): the prefix
+	// its last accepted call wrote or read, and when.
+	cachePrefix int32
+	cacheUse    Time
 }
 
 // waitingJob is a job waiting for a container: what starting it, and later
@@ -225,7 +229,7 @@ func (w *World) nextTurn(slot int32) {
 	model := j.model
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)
-		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, u))
+		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, j.agent.MaxTokens(), u))
 	}
 	w.updateGatewayOnly(j, before)
 	w.dispatch(model)

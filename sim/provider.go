@@ -15,9 +15,16 @@ import (
 type Provider struct {
 	models []deployment
 	orgs   []quotaPool
+	rules  []orgRules  // per organisation: what a try costs, the cache
 	keys   []quotaPool // gateway virtual keys, checked before the org pool
 	pace   []bool      // per key: hold calls instead of rejecting them
+	// lastProd is, per organisation, when production last tried (for a
+	// reservation's borrowing); noTry before its first.
+	lastProd []Time
 }
+
+// noTry is the lastProd of an organisation production has not tried yet.
+const noTry Time = -1 << 62
 
 // deployment is one model's provider.
 type deployment struct {
@@ -46,11 +53,20 @@ const (
 func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 	var p Provider
 	orgIndex, keyIndex := map[string]int{}, map[string]int{}
-	for i, o := range sc.Organisations {
+	for i := range sc.Organisations {
+		o := &sc.Organisations[i]
 		orgIndex[o.Name] = i
-		pool := newQuotaPool(poolSpec{limits: o.Limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock, underLimit: scenario.UnderLimit(o.Admission), models: len(cfgs)})
+		r := newOrgRules(o)
+		spec := poolSpec{limits: o.Limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock, underLimit: scenario.UnderLimit(o.Admission), models: len(cfgs),
+			split: o.ITPM > 0 || o.OTPM > 0 || r.output == scenario.OutputAtEnd}
+		for d := range spec.meters {
+			spec.meters[d] = o.Meter(d)
+		}
+		pool := newQuotaPool(spec)
 		pool.seedHistory(o.History, sc.Clock)
 		p.orgs = append(p.orgs, pool)
+		p.rules = append(p.rules, r)
+		p.lastProd = append(p.lastProd, noTry)
 	}
 	for i, k := range sc.Keys {
 		keyIndex[k.Name] = i
@@ -80,13 +96,69 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 	return p
 }
 
-// offer checks one try of a call of tokens (input + output) on model against
-// its capacity, the virtual key of an evaluation call (at the gateway) and
-// then its organisation's quotas; an accepted try is counted in the key's
-// and the organisation's windows. A 429 comes with the retry-after at which
-// the try would fit (negative: never, it is larger than a quota); burned
-// says a rejected try was counted against the request windows anyway.
-func (p *Provider) offer(model int32, now Time, tokens float64, src source) (v verdict, retryAfter Time, burned bool) {
+// orgRules is what a try costs in an organisation's quotas and how its
+// prompt cache behaves (scenario meters.go), read once.
+type orgRules struct {
+	input         scenario.InputCount
+	output        scenario.OutputCount
+	cache         bool
+	lifetime      Time
+	writeF, readF float64
+	// reserve is production's reserved share of every quota (0: none);
+	// with borrow, evaluation uses it while production has made no try
+	// for idle.
+	reserve float64
+	borrow  bool
+	idle    Time
+}
+
+func newOrgRules(o *scenario.OrgConfig) orgRules {
+	r := orgRules{input: o.InputRule(), output: o.OutputRule(), cache: o.Cache.On()}
+	if r.cache {
+		r.lifetime, r.writeF, r.readF = FromDuration(o.Cache.Lifetime), o.Cache.WriteFactor, o.Cache.ReadFactor
+	}
+	if v := o.Reserve; v != nil {
+		r.reserve, r.borrow, r.idle = v.Production, v.Borrow, FromDuration(v.Idle)
+		if v.Idle == 0 {
+			r.idle = FromDuration(scenario.DefaultReserveIdle)
+		}
+	}
+	return r
+}
+
+// callTokens is a call's tokens as the provider sees them: its input (of
+// which cacheRead read from the prompt cache), its real output and the
+// max_tokens it asks for (0: none).
+type callTokens struct{ in, cacheRead, out, maxOut int32 }
+
+// cost is what a try of t counts in quotas of these rules at admission.
+func (r *orgRules) cost(t callTokens) tryCost {
+	in := float64(t.in)
+	if r.input == scenario.InputUncached {
+		in -= float64(t.cacheRead)
+	}
+	var out float64
+	switch r.output {
+	case scenario.OutputActual:
+		out = float64(t.out)
+	case scenario.OutputMaxTokens, scenario.OutputReconciled:
+		out = float64(t.out)
+		if t.maxOut > 0 {
+			out = float64(t.maxOut)
+		}
+	}
+	return tryCost{in: in, out: out}
+}
+
+// offer checks one try of a call on model against its capacity, the
+// virtual key of an evaluation call (at the gateway, which counts input +
+// output) and then its organisation's quotas (which count what its rules
+// say, cost); an accepted try is counted in the key's and the
+// organisation's windows. A 429 comes with the retry-after at which the
+// try would fit (negative: never, it is larger than a quota); burned says
+// a rejected try was counted against the request windows anyway.
+func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v verdict, retryAfter Time, burned bool) {
+	tokens := float64(t.in) + float64(t.out)
 	d := &p.models[model]
 	key := -1
 	if src == srcEval {
@@ -105,8 +177,11 @@ func (p *Provider) offer(model int32, now Time, tokens float64, src source) (v v
 		who = model
 	}
 	if org := d.orgOf(src); org >= 0 {
+		if src == srcProd {
+			p.lastProd[org] = now
+		}
 		var ok bool
-		if retryAfter, ok = p.orgs[org].admit(now, tokens, src, who); !ok {
+		if retryAfter, ok = p.orgs[org].admitCost(now, p.rules[org].cost(t), src, who); !ok {
 			return rejected429, retryAfter, p.orgs[org].burn(now, src, who)
 		}
 	}
@@ -114,6 +189,28 @@ func (p *Provider) offer(model int32, now Time, tokens float64, src source) (v v
 		p.keys[key].commit(now, tokens, src, who)
 	}
 	return accepted, 0, false
+}
+
+// answered settles an answered call's output with its organisation:
+// counted now (output: at_end), or what was counted at admission beyond
+// the real output given back (max_tokens_reconciled).
+func (p *Provider) answered(model int32, now Time, t callTokens, src source) {
+	org := p.models[model].orgOf(src)
+	if org < 0 {
+		return
+	}
+	switch p.rules[org].output {
+	case scenario.OutputAtEnd:
+		who := int32(-1)
+		if src == srcEval {
+			who = model
+		}
+		p.orgs[org].countOutput(now, float64(t.out), src, who)
+	case scenario.OutputReconciled:
+		if t.maxOut > t.out {
+			p.orgs[org].giveBack(now, float64(t.maxOut-t.out))
+		}
+	}
 }
 
 // orgOf is the organisation a call from src bills to on this deployment.
@@ -124,17 +221,33 @@ func (d *deployment) orgOf(src source) int {
 	return d.org
 }
 
-// paceWait is how long an evaluation call of tokens on model must be held
-// at the gateway by its pacing key, for a model that paces (0: send it now; a
-// call that can never fit is sent, to be refused).
-func (p *Provider) paceWait(model int32, now Time, tokens float64) Time {
-	return max(p.keys[p.models[model].key].check(now, tokens), 0)
+// paceWait is how long an evaluation call of t on model must be held at the
+// gateway by its pacing key and its organisation's reservation for
+// production, for a model that paces (0: send it now; a call that can
+// never fit is sent, to be refused).
+func (p *Provider) paceWait(model int32, now Time, t callTokens) Time {
+	d := &p.models[model]
+	var wait Time
+	if k := d.key; k >= 0 && p.pace[k] {
+		wait = max(p.keys[k].check(now, float64(t.in)+float64(t.out)), 0)
+	}
+	if org := d.evalOrg; org >= 0 && p.rules[org].reserve > 0 {
+		r := &p.rules[org]
+		if !(r.borrow && now-p.lastProd[org] >= r.idle) {
+			wait = max(wait, p.orgs[org].reserveWait(now, r.cost(t), r.reserve))
+		}
+	}
+	return wait
 }
 
-// paces reports whether the model's calls go through a pacing key.
+// paces reports whether the model's calls go through a pacing key or an
+// organisation that reserves a share for production.
 func (p *Provider) paces(model int32) bool {
-	k := p.models[model].key
-	return k >= 0 && p.pace[k]
+	d := &p.models[model]
+	if k := d.key; k >= 0 && p.pace[k] {
+		return true
+	}
+	return d.evalOrg >= 0 && p.rules[d.evalOrg].reserve > 0
 }
 
 // accept takes an accepted call: true if a stream is free to serve it now,

@@ -14,23 +14,30 @@ import (
 // the gateway queue in front of the provider is an M/M/c queue.
 func mmcScenario(t testing.TB, c int, lambda float64, hours float64) *scenario.Scenario {
 	t.Helper()
+	return mmcScenarioWith(t, c, lambda, hours, "", "", "")
+}
+
+// mmcScenarioWith is mmcScenario with extra top-level keys (organisations,
+// say), extra keys of the model and of the behaviour.
+func mmcScenarioWith(t testing.TB, c int, lambda float64, hours float64, top, model, behaviour string) *scenario.Scenario {
+	t.Helper()
 	yaml := fmt.Sprintf(`
 name: mmc
 duration: %gh
 warmup: %gh
 containers: {capacity: 1000000, startup: 0s}
-models:
-  - {name: m, streams: %d, inflight_limit: %d, ttft: 1s, decode_rate: 1000, jitter: {dist: exponential}}
+%smodels:
+  - {name: m, streams: %d, inflight_limit: %d, ttft: 1s, decode_rate: 1000, jitter: {dist: exponential}%s}
 workload:
   accounts: 1
   projects_per_account: 1
   models: {hot: [m], hot_share: 1}
   background: {rate_per_hour: %g, size: 1}
   behaviours:
-    one: {turns: 1, fanout: 1, output_tokens: 0, tool_seconds: 0}
+    one: {turns: 1, fanout: 1, output_tokens: 0, tool_seconds: 0%s}
 policies:
   fixed_lane: {global_cap: 1000000}
-`, hours, hours/20, c, c, lambda*3600)
+`, hours, hours/20, top, c, c, model, lambda*3600, behaviour)
 	sc, err := scenario.ParseScenario("mmc.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)

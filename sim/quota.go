@@ -42,8 +42,12 @@ type quotaWindow struct {
 	dim    int
 	limit  float64
 	span   Time
-	tokens bool // counts tokens, else requests
+	counts scenario.DimCounts // requests, tokens (input and output), input or output
 	fixed  bool
+	// bucket, if set, is the quota's meter (a token bucket): it admits,
+	// and the window's entries only give the readings (use by source and
+	// by model over the last span).
+	bucket *tokenBucket
 	// underLimit: admission while below the limit, whatever the try's size
 	// (AdmitUnderLimit); else the try must fit (AdmitFit).
 	underLimit bool
@@ -99,25 +103,30 @@ const (
 	entryBurn                          // a rejected try counted against the request windows
 	entryHistRequests                  // declared usage: amt requests
 	entryHistTokens                    // declared usage: amt tokens
+	// entryOut is a try's output, apart from its input (entryTry) in a
+	// pool that meters them apart or counts output when a call ends.
+	entryOut
 )
 
 // holds says whether the window counts entries of kind k.
 func (q *quotaWindow) holds(k entryKind) bool {
 	switch k {
 	case entryTry:
-		return true
+		return q.counts != scenario.CountsOutput
 	case entryHistTokens:
-		return q.tokens
+		return q.counts == scenario.CountsTokens || q.counts == scenario.CountsInput
+	case entryOut:
+		return q.counts == scenario.CountsTokens || q.counts == scenario.CountsOutput
 	}
-	return !q.tokens // burn, history requests
+	return q.counts == scenario.CountsRequests // burn, history requests
 }
 
 // of is what entry e counts in the window (which holds it).
 func (q *quotaWindow) of(e *quotaEntry) float64 {
 	switch {
-	case e.kind == entryTry && !q.tokens || e.kind == entryBurn:
+	case e.kind == entryTry && q.counts == scenario.CountsRequests || e.kind == entryBurn:
 		return 1
-	case e.kind == entryTry:
+	case e.kind == entryTry || e.kind == entryOut:
 		return float64(e.amt)
 	}
 	return q.log.hist[e.amt]
@@ -147,6 +156,10 @@ func (l *quotaLog) push(e quotaEntry) {
 			counted = true
 			q.held++
 			a := q.of(&e)
+			if b := q.bucket; b != nil {
+				b.advance(e.t)
+				b.take(a)
+			}
 			q.sum += a
 			q.bySrc[e.src] += a
 			if e.model >= 0 {
@@ -184,6 +197,10 @@ type quotaPool struct {
 	// request windows (RPM, RPD) — retry burn.
 	countRejected bool
 	budget, spent float64 // token budget of a virtual key (0 = none)
+	// split: a try's input and output are separate entries (entryTry,
+	// entryOut), because some window counts only one of them or output is
+	// counted when the call ends; else one entryTry of input + output.
+	split bool
 }
 
 // poolSpec is what a quota pool is built from.
@@ -195,25 +212,46 @@ type poolSpec struct {
 	budget        float64
 	underLimit    bool // AdmitUnderLimit
 	models        int  // models in the catalogue (per-model sums)
+	// meters is each dimension's meter (MeterDefault: rolling, or fixed
+	// for a daily quota with dailyReset); split as quotaPool.split.
+	meters [scenario.NumDims]scenario.MeterKind
+	split  bool
 }
 
 // newQuotaPool has a window for each quota set (0 = none).
 func newQuotaPool(p poolSpec) quotaPool {
-	spans := [scenario.NumDims]Time{Minute, Minute, 24 * Hour, 24 * Hour}
 	var ws []quotaWindow
 	for d, limit := range p.limits {
 		if limit <= 0 {
 			continue
 		}
-		q := quotaWindow{dim: d, limit: limit, span: spans[d], tokens: d == scenario.DimTPM || d == scenario.DimTPD, underLimit: p.underLimit,
+		span := FromDuration(scenario.DimSpan(d))
+		q := quotaWindow{dim: d, limit: limit, span: span, counts: scenario.DimCount(d), underLimit: p.underLimit,
 			byModel: make([]float64, p.models)}
-		if p.dailyReset != nil && spans[d] == 24*Hour {
+		meter := p.meters[d]
+		if meter == scenario.MeterDefault {
+			meter = scenario.MeterRolling
+			if p.dailyReset != nil && span == 24*Hour {
+				meter = scenario.MeterFixed
+			}
+		}
+		switch meter {
+		case scenario.MeterFixed:
 			q.fixed = true
-			q.reset = nextReset(FromDuration(p.clock), FromDuration(*p.dailyReset))
+			at := Time(0) // a minute quota resets at every whole minute of the clock
+			if span == 24*Hour && p.dailyReset != nil {
+				at = FromDuration(*p.dailyReset)
+			}
+			q.reset = nextReset(FromDuration(p.clock), at, span)
+		case scenario.MeterTokenBucket:
+			// Full a day before the run: declared history drains it.
+			b := newTokenBucket(limit, span, -24*Hour)
+			q.bucket = &b
+			q.underLimit = false
 		}
 		ws = append(ws, q)
 	}
-	pool := quotaPool{windows: ws, countRejected: p.countRejected, budget: p.budget}
+	pool := quotaPool{windows: ws, countRejected: p.countRejected, budget: p.budget, split: p.split}
 	for i := range pool.windows {
 		q := &pool.windows[i]
 		var l *quotaLog
@@ -232,18 +270,21 @@ func newQuotaPool(p poolSpec) quotaPool {
 	return pool
 }
 
-// nextReset is the first virtual time > 0 whose time of day is at, given
-// the time of day (clock) at virtual time 0.
-func nextReset(clock, at Time) Time {
-	day := 24 * Hour
-	d := ((at-clock%day)%day + day) % day
+// nextReset is the first virtual time > 0 whose time within a period of
+// span (a day, a minute) is at, given the time of day (clock) at virtual
+// time 0.
+func nextReset(clock, at, span Time) Time {
+	d := ((at-clock%span)%span + span) % span
 	if d == 0 {
-		d = day
+		d = span
 	}
 	return d
 }
 
 func (q *quotaWindow) expire(now Time) {
+	if q.bucket != nil {
+		q.bucket.advance(now)
+	}
 	l := q.log
 	if q.fixed {
 		if now >= q.reset {
@@ -296,6 +337,9 @@ func (q *quotaWindow) admits(sum, amt float64) bool {
 // wait is how long until amt is let in; 0 if it is now, neverFits if it never can
 // (it must fit and is larger than the limit).
 func (q *quotaWindow) wait(now Time, amt float64) Time {
+	if q.bucket != nil {
+		return q.bucket.wait(amt)
+	}
 	if amt > q.limit && !q.underLimit {
 		return neverFits
 	}
@@ -336,10 +380,19 @@ func (q *quotaWindow) wait(now Time, amt float64) Time {
 	}
 }
 
-// amount is what a try of tokens counts in the window.
-func (q *quotaWindow) amount(tokens float64) float64 {
-	if q.tokens {
-		return tokens
+// tryCost is what a try counts: its input and its output as the pool's
+// rules count them at admission (tokens windows count both).
+type tryCost struct{ in, out float64 }
+
+// amount is what a try of cost c counts in the window.
+func (q *quotaWindow) amount(c tryCost) float64 {
+	switch q.counts {
+	case scenario.CountsTokens:
+		return c.in + c.out
+	case scenario.CountsInput:
+		return c.in
+	case scenario.CountsOutput:
+		return c.out
 	}
 	return 1
 }
@@ -348,14 +401,19 @@ func (q *quotaWindow) amount(tokens float64) float64 {
 // now, without counting it: 0 if it does, else how long until it would
 // (negative: never, it is larger than a quota or the budget left).
 func (o *quotaPool) check(now Time, tokens float64) Time {
-	if o.budget > 0 && o.spent+tokens > o.budget {
+	return o.checkCost(now, tryCost{in: tokens})
+}
+
+// checkCost is check for a try of cost c.
+func (o *quotaPool) checkCost(now Time, c tryCost) Time {
+	if o.budget > 0 && o.spent+c.in+c.out > o.budget {
 		return neverFits
 	}
 	var retryAfter Time
 	for i := range o.windows {
 		q := &o.windows[i]
 		q.expire(now)
-		d := q.wait(now, q.amount(tokens))
+		d := q.wait(now, q.amount(c))
 		if d == neverFits {
 			return neverFits
 		}
@@ -367,10 +425,78 @@ func (o *quotaPool) check(now Time, tokens float64) Time {
 // commit counts an accepted try of model (-1: not an evaluation call) in
 // every window.
 func (o *quotaPool) commit(now Time, tokens float64, src source, model int32) {
-	o.spent += tokens
-	e := newTry(now, tokens, src, model, entryTry)
+	o.commitCost(now, tryCost{in: tokens}, src, model)
+}
+
+// commitCost is commit for a try of cost c: one entry of input + output,
+// or in a split pool an entry of input and one of output (when it has any).
+func (o *quotaPool) commitCost(now Time, c tryCost, src source, model int32) {
+	o.spent += c.in + c.out
+	if !o.split {
+		o.push(newTry(now, c.in+c.out, src, model, entryTry))
+		return
+	}
+	o.push(newTry(now, c.in, src, model, entryTry))
+	if c.out > 0 {
+		o.push(newTry(now, c.out, src, model, entryOut))
+	}
+}
+
+func (o *quotaPool) push(e quotaEntry) {
 	for _, l := range o.logs {
 		l.push(e)
+	}
+}
+
+// reserveWait is how long until an evaluation try of cost c would leave
+// production its reserved share of every window: the window must admit c
+// plus what of the share production does not hold yet (0: now; a try that
+// cannot leave the share free at all is let go, to be checked as usual).
+func (o *quotaPool) reserveWait(now Time, c tryCost, share float64) Time {
+	var wait Time
+	for i := range o.windows {
+		q := &o.windows[i]
+		q.expire(now)
+		free := max(0, math.Ceil(share*q.limit)-q.bySrc[srcProd])
+		// The share is kept whole whatever the admission rule: the try
+		// must fit beside it.
+		under := q.underLimit
+		q.underLimit = false
+		d := q.wait(now, q.amount(c)+free)
+		q.underLimit = under
+		if d < 0 {
+			continue
+		}
+		wait = max(wait, d)
+	}
+	return wait
+}
+
+// countOutput counts output tokens when a call ends (output: at_end).
+func (o *quotaPool) countOutput(now Time, out float64, src source, model int32) {
+	if out <= 0 {
+		return
+	}
+	for i := range o.windows {
+		o.windows[i].expire(now)
+	}
+	o.spent += out
+	o.push(newTry(now, out, src, model, entryOut))
+}
+
+// giveBack returns output counted at admission but not produced to the
+// token buckets that count output (output: max_tokens_reconciled). The
+// windows' entries keep what was counted at admission: they only read.
+func (o *quotaPool) giveBack(now Time, amt float64) {
+	if amt <= 0 {
+		return
+	}
+	for i := range o.windows {
+		q := &o.windows[i]
+		if b := q.bucket; b != nil && (q.counts == scenario.CountsTokens || q.counts == scenario.CountsOutput) {
+			b.advance(now)
+			b.give(amt)
+		}
 	}
 }
 
@@ -380,20 +506,22 @@ func (o *quotaPool) burn(now Time, src source, model int32) bool {
 	if !o.countRejected {
 		return false
 	}
-	e := newTry(now, 0, src, model, entryBurn)
-	for _, l := range o.logs {
-		l.push(e)
-	}
+	o.push(newTry(now, 0, src, model, entryBurn))
 	return true
 }
 
 // admit checks every window; if all have room the try is counted in each
 // and ok is true, else retryAfter says when it would fit (negative: never).
 func (o *quotaPool) admit(now Time, tokens float64, src source, model int32) (retryAfter Time, ok bool) {
-	if retryAfter = o.check(now, tokens); retryAfter != 0 {
+	return o.admitCost(now, tryCost{in: tokens}, src, model)
+}
+
+// admitCost is admit for a try of cost c.
+func (o *quotaPool) admitCost(now Time, c tryCost, src source, model int32) (retryAfter Time, ok bool) {
+	if retryAfter = o.checkCost(now, c); retryAfter != 0 {
 		return retryAfter, false
 	}
-	o.commit(now, tokens, src, model)
+	o.commitCost(now, c, src, model)
 	return 0, true
 }
 
@@ -403,6 +531,10 @@ func (o *quotaPool) use(now Time) float64 {
 	for i := range o.windows {
 		q := &o.windows[i]
 		q.expire(now)
+		if q.bucket != nil {
+			u = max(u, q.bucket.used(now))
+			continue
+		}
 		u = max(u, q.sum/q.limit)
 	}
 	return u
@@ -416,6 +548,9 @@ func (o *quotaPool) dimUse(now Time, src source) (all, by [scenario.NumDims]floa
 		q := &o.windows[i]
 		sum, bySrc := q.live(now)
 		all[q.dim] = sum / q.limit
+		if q.bucket != nil {
+			all[q.dim] = q.bucket.used(now)
+		}
 		by[q.dim] = bySrc[src] / q.limit
 	}
 	return all, by

@@ -77,6 +77,9 @@ func checkSharedLog(t *testing.T, under bool) {
 	bruteWait := func(now Time, tokens float64) Time {
 		var out Time
 		for d := range scenario.NumDims {
+			if limits[d] == 0 {
+				continue
+			}
 			amt := 1.0
 			if d == scenario.DimTPM || d == scenario.DimTPD {
 				amt = tokens
@@ -133,6 +136,9 @@ func checkSharedLog(t *testing.T, under bool) {
 			src, model = srcProd, -1
 		}
 		for d := range scenario.NumDims {
+			if limits[d] == 0 {
+				continue
+			}
 			all, by := p.dimUse(now, srcEval)
 			if got, want := all[d]*limits[d], brute(d, now, numSources, -1); math.Abs(got-want) > 1e-6 {
 				t.Fatalf("try %d at %v: %s use %g, brute force %g", i, now.Duration(), scenario.DimNames[d], got, want)

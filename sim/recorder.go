@@ -31,6 +31,9 @@ type recorder struct {
 	samples  int32               // series samples taken so far
 	fair     fairness
 	quota    quotaMeter
+	// prices are each model's token prices in dollars per token (input,
+	// cache write, cache read, output), when the run bills (nil: it does not).
+	prices [][4]float64
 	// lastFinish is the time the last evaluation job completed.
 	lastFinish Time
 }
@@ -43,6 +46,7 @@ type laneMeter struct {
 	times                        pages[results.JobTimes]
 	calls, rejected429, errors   int64
 	tokens                       float64 // of the calls answered in the window
+	bill                         results.TokenBill
 	failed, queueEntries         int64
 	queueWaitSum                 float64
 	// rejectedSinceSample counts 429s (evaluation and production, whole
@@ -100,6 +104,12 @@ type LogRecord struct {
 	Org    int32 // -1: no quotas
 	Tokens int32 // input + output tokens of the call
 	Try    int32 // 1 for a call's first try
+	// CountIn and CountOut are what the organisation counted: at an accept
+	// the input and output counted at admission; at an answer the output
+	// counted then (output: at_end), or minus what was given back
+	// (max_tokens_reconciled). CacheRead is an accept's input read from
+	// the prompt cache.
+	CountIn, CountOut, CacheRead int32
 	// Grading marks the arrival of a chained grading job.
 	Grading bool
 	// Project is a job event's project, numbered in order of first arrival.
@@ -133,6 +143,13 @@ func newRecorder(sc *scenario.Scenario, eng *Engine, log bool) recorder {
 		fairWindow: FromDuration(sc.FairnessWindow), names: names, interval: FromDuration(sc.SeriesInterval),
 		lanes: make([]laneMeter, len(names)), prod: make([]prodMeter, len(sc.Production)),
 		logOn: log, fair: newFairness(len(names)), quota: newQuotaMeter(sc),
+	}
+	if sc.Billing() {
+		r.prices = make([][4]float64, len(names))
+		for i := range names {
+			p := sc.ModelPrices(i)
+			r.prices[i] = [4]float64{p.Input / 1e6, p.CacheWrite / 1e6, p.CacheRead / 1e6, p.Output / 1e6}
+		}
 	}
 	r.mem = &results.MemoryRows{}
 	r.rows = r.mem
@@ -191,9 +208,13 @@ func (r *recorder) logJob(j *waitingJob, ev LogEvent) {
 }
 
 // logCall records a call event; the caller checks logOn first.
-func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org int) {
-	r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: job, Call: cs.serial,
-		Model: cs.model, Org: int32(org), Tokens: cs.in + cs.out, Try: cs.attempts})
+func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org int, in, out int32) {
+	rec := LogRecord{T: r.now(), Event: ev, Job: job, Call: cs.serial,
+		Model: cs.model, Org: int32(org), Tokens: cs.in + cs.out, Try: cs.attempts, CountIn: in, CountOut: out}
+	if ev == LogCallAccept {
+		rec.CacheRead = cs.cacheRead
+	}
+	r.log = append(r.log, rec)
 }
 
 // jobArrived records a job's arrival and sets its project and batch keys.
@@ -292,6 +313,29 @@ func (r *recorder) answered(cs *callState) {
 		m := &r.lanes[cs.model]
 		m.calls++
 		m.tokens += float64(cs.in) + float64(cs.out)
+		if r.prices != nil {
+			r.bill(&m.bill, cs)
+		}
+	}
+}
+
+// bill adds an answered call's tokens by class, their price and its cache
+// miss to a lane's bill.
+func (r *recorder) bill(b *results.TokenBill, cs *callState) {
+	read, write := float64(cs.cacheRead), float64(cs.cacheWrite)
+	uncached := float64(cs.in) - read - write
+	out := float64(cs.out)
+	p := &r.prices[cs.model]
+	b.Uncached += uncached
+	b.CacheWrite += write
+	b.CacheRead += read
+	b.Output += out
+	b.Dollars += uncached*p[0] + write*p[1] + read*p[2] + out*p[3]
+	switch cs.miss {
+	case cacheMissGateway:
+		b.CacheMissGateway++
+	case cacheMissTool:
+		b.CacheMissTool++
 	}
 }
 
@@ -352,7 +396,7 @@ func (w *World) Lanes() []results.LaneRaw {
 			Calls: m.calls, Tokens: m.tokens, Rejected429: m.rejected429, Errors: m.errors, Failed: m.failed,
 			QueueEntries: m.queueEntries, QueueWaitSum: m.queueWaitSum,
 			DepthArea: m.depth.area, BusyArea: m.busy.area, RunningArea: m.running.area, GatewayOnlyArea: m.gwOnly.area,
-			StreamArea: m.streams.area,
+			StreamArea: m.streams.area, Bill: m.bill,
 		}
 	}
 	return out

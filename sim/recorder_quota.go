@@ -81,14 +81,27 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 	d := &w.prov.models[model]
 	if d.evalOrg >= 0 {
 		pool := &w.prov.orgs[d.evalOrg]
-		q.Use, _ = pool.dimUse(w.now(), srcEval)
-		q.ModelUse = pool.modelUse(w.now(), model)
+		use, _ := pool.dimUse(w.now(), srcEval)
+		q.Use = policyDims(use)
+		q.ModelUse = policyDims(pool.modelUse(w.now(), model))
 		q.BelowShare = belowShare(w.Running(m), w.orgPeers(m))
 	}
 	if d.org >= 0 {
-		_, q.ProductionUse = w.prov.orgs[d.org].dimUse(w.now(), srcProd)
+		_, prod := w.prov.orgs[d.org].dimUse(w.now(), srcProd)
+		q.ProductionUse = policyDims(prod)
 	}
 	return q
+}
+
+// policyDims folds the scenario's quota dimensions into the ones a policy
+// reads: input and output tokens per minute count as tokens per minute
+// (the fullest of the three).
+func policyDims(a [scenario.NumDims]float64) (b [policies.NumDims]float64) {
+	b[policies.DimRPM] = a[scenario.DimRPM]
+	b[policies.DimTPM] = max(a[scenario.DimTPM], a[scenario.DimITPM], a[scenario.DimOTPM])
+	b[policies.DimRPD] = a[scenario.DimRPD]
+	b[policies.DimTPD] = a[scenario.DimTPD]
+	return b
 }
 
 // Rejections implements policies.QuotaState: the model's 429s since the

@@ -78,6 +78,7 @@ func (w *World) Measured() results.RunData {
 		WindowStart:   w.windowStart.Seconds(),
 		WindowEnd:     w.end.Seconds(),
 		PricePerHour:  w.sc.Containers.PricePerHour,
+		Billing:       w.rec.prices != nil,
 		Lanes:         w.Lanes(),
 		Series:        w.Series(),
 		Events:        w.EventsProcessed(),

@@ -24,6 +24,10 @@ type Behaviour struct {
 	ToolTokens Dist `yaml:"tool_tokens" json:"tool_tokens"`
 	// ToolSeconds is the tool time after each turn, spent in the container.
 	ToolSeconds Dist `yaml:"tool_seconds" json:"tool_seconds"`
+	// MaxTokens is the max_tokens each call asks for (0: none): a call's
+	// output is cut there, and a provider that meters output at admission
+	// counts this many (scenario organisations[].output).
+	MaxTokens int `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
 	// PhaseSwitch optionally changes the fan-out part-way through the job.
 	PhaseSwitch *PhaseSwitch `yaml:"phase_switch,omitempty" json:"phase_switch,omitempty"`
 	// Grading optionally chains a grading job on a judge model.
@@ -85,6 +89,9 @@ func (b *Behaviour) Validate(path string) error {
 	}
 	if err := b.checkLimits(path); err != nil {
 		return err
+	}
+	if b.MaxTokens < 0 || b.MaxTokens > MaxTokens {
+		return field.Errorf(path+".max_tokens", "must be in [0, %d] (0 = none), got %d", int(MaxTokens), b.MaxTokens)
 	}
 	if g := b.Grading; g != nil {
 		if !(g.Probability >= 0 && g.Probability <= 1) {
@@ -192,9 +199,15 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 		return c.In, c.Out, unit(src)
 	}
 	out = int(math.Round(clampDraw(a.b.OutputTokens.Sample(src), MaxTokens)))
+	if m := a.b.MaxTokens; m > 0 {
+		out = min(out, m)
+	}
 	a.turnOut += out
 	return a.context, out, unit(src)
 }
+
+// MaxTokens is the max_tokens the job's calls ask for (0: none).
+func (a *Agent) MaxTokens() int { return a.b.MaxTokens }
 
 // EndTurn returns the tool step that follows the turn (drawn by NextTurn
 // from the (seed, turn | 1<<40) stream) and grows the context by the turn's

@@ -156,6 +156,9 @@ func runCommand(out io.Writer, o options) error {
 	if err := report.WriteRunTable(out, run, top); err != nil {
 		return err
 	}
+	if err := report.WriteRunBillTable(out, run, top); err != nil {
+		return err
+	}
 	report.WriteProductionTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
@@ -305,6 +308,9 @@ func writeComparison(out io.Writer, sc *scenario.Scenario, o options, summary re
 	fmt.Fprintf(out, "scenario %s, seed %d: old = %s, new = %s, window %.0f-%.0f s\n",
 		sc.Name, o.seed, runs[0].Policy, runs[1].Policy, runs[0].Window[0], runs[0].Window[1])
 	if err := report.WriteCompareTable(out, runs[0], runs[1], summary.Comparison, o.top); err != nil {
+		return err
+	}
+	if err := report.WriteBillTable(out, runs, summary.Comparison, o.top); err != nil {
 		return err
 	}
 	for i, vc := range summary.Variants {

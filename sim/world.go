@@ -54,13 +54,16 @@ type Options struct {
 // the Provider (provider.go, quota.go), production traffic (production.go)
 // and the recorder of measurements (recorder.go, fairness.go).
 type World struct {
-	sc     *scenario.Scenario
-	eng    *Engine
-	pol    policies.Policy
-	trig   policies.Trigger
-	opts   Options
-	source workloads.Source
-	next   workloads.Job
+	sc   *scenario.Scenario
+	eng  *Engine
+	pol  policies.Policy
+	trig policies.Trigger
+	// fallible is pol when it can fail (policies.Fallible), checked after
+	// every decision.
+	fallible policies.Fallible
+	opts     Options
+	source   workloads.Source
+	next     workloads.Job
 
 	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
 
@@ -120,6 +123,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 		w.limits[i] = -1
 		w.rec.streams(int32(i), w.prov.models[i].streams)
 	}
+	w.fallible, _ = opts.Policy.(policies.Fallible)
 	w.alerts = newAlerts(sc, &w.prov)
 	w.source = opts.Source
 	if w.source == nil {

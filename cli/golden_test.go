@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 // TestCompareGolden runs sim compare on a small scenario and checks
 // summary.json against testdata/small.summary.golden.json: numbers within a
 // relative tolerance of 1e-9 (absolute 1e-9 near zero), everything else exact.
-// Run `go test ./cmd/sim -run Golden -update` after an intended change and
+// Run `go test ./cli -run Golden -update` after an intended change and
 // review the diff.
 func TestCompareGolden(t *testing.T) {
 	dir := t.TempDir()

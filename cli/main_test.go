@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -16,8 +16,7 @@ import (
 // exit codes and output without building a separate binary.
 func TestMain(m *testing.M) {
 	if os.Getenv("SIM_TEST_AS_MAIN") == "1" {
-		main()
-		os.Exit(0)
+		os.Exit(Main(os.Args))
 	}
 	os.Exit(m.Run())
 }

@@ -52,10 +52,11 @@ func newApp() *cli.App {
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
-			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K [--shard I/N]] [--variant A --variant B ...] [--out DIR] [--trace FILE [--skip-invalid]]",
+			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K [--shard I/N]] [--variant A --variant B ... | --policy A --policy B ...] [--out DIR] [--trace FILE [--skip-invalid]]",
 			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag,
 				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1},
 				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"},
+				&cli.StringSliceFlag{Name: "policy", Usage: "run these policies (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler: " + strings.Join(scenario.PolicyNames(), ", ")},
 				shardFlag),
 			Action: compareAction,
 		}, traceCommand(), reportCommand(), quotaCheckCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(), {
@@ -99,6 +100,7 @@ type options struct {
 	skipInvalid                  bool
 	json                         bool     // print summary.json on stdout instead of the tables
 	variants                     []string // compare: scenario variants, the first the baseline
+	policies                     []string // compare: policies, the first the baseline
 	shard                        lab.Shard
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
 	budget                       scenario.Budget
@@ -130,7 +132,7 @@ func runCommand(out io.Writer, o options) error {
 		return err
 	}
 	policy, seed, dir, top := o.policy, o.seed, o.dir, o.top
-	if _, err := scenario.NewPolicy(policy, sc); err != nil {
+	if err := scenario.CheckPolicy(policy, sc); err != nil {
 		return err
 	}
 	spec := sim.RunSpec{Policy: policy, Seed: seed}
@@ -296,6 +298,19 @@ func commitCompareShard(done *simulated, summary results.Summary, cs lab.Compare
 // order (the first is the baseline), or the fixed-lane and scheduler pair.
 func compareArms(sc *scenario.Scenario, o options) ([]sim.RunSpec, error) {
 	variants := o.variants
+	if len(o.policies) > 0 {
+		if len(variants) > 0 || len(o.policies) < 2 {
+			return nil, fmt.Errorf("--policy: give at least two (the first is the baseline), and no --variant")
+		}
+		var arms []sim.RunSpec
+		for _, p := range o.policies {
+			if err := scenario.CheckPolicy(p, sc); err != nil {
+				return nil, fmt.Errorf("--policy: %w", err)
+			}
+			arms = append(arms, sim.RunSpec{Policy: p})
+		}
+		return arms, nil
+	}
 	if len(variants) == 0 {
 		return []sim.RunSpec{{Policy: "fixed-lane"}, {Policy: "scheduler"}}, nil
 	}
@@ -384,5 +399,5 @@ func compareAction(c *cli.Context) error {
 	}
 	return withReport(c, compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 		top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
-		variants: c.StringSlice("variant"), json: c.Bool("json"), shard: sh}))
+		variants: c.StringSlice("variant"), policies: c.StringSlice("policy"), json: c.Bool("json"), shard: sh}))
 }

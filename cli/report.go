@@ -71,7 +71,7 @@ func toolVersion() string {
 // invocation records the flags of run or compare that decide the results,
 // for the report's reproduce line.
 func (o options) invocation(command string) *results.Invocation {
-	inv := &results.Invocation{Command: command, Scenario: o.scenario, Trace: o.trace, SkipInvalid: o.skipInvalid, Variants: o.variants}
+	inv := &results.Invocation{Command: command, Scenario: o.scenario, Trace: o.trace, SkipInvalid: o.skipInvalid, Variants: o.variants, Policies: o.policies}
 	if command == "run" {
 		inv.Policy = o.policy
 	}

@@ -224,3 +224,10 @@ func NewPolicy(name string, s *Scenario) (policies.Policy, error) {
 	}
 	return policies.NewGuard(p, s.Policies.Guards, len(models)), nil
 }
+
+// FieldErrorf is an error at a key of a policy's config block, for its
+// Validate method: path is relative to the block ("max_running"), and the
+// scenario reports it at that key's line, as FILE:LINE: policies.NAME.PATH.
+func FieldErrorf(path, format string, args ...any) error {
+	return field.Errorf(path, format, args...)
+}

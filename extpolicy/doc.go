@@ -20,7 +20,9 @@
 // caller stops the run. The process's stderr is passed through, each line
 // prefixed with the policy's name.
 //
-// The adapter keeps no goroutine of its own: it reads and writes the pipes
-// with deadlines. It measures the timeout on the wall clock, the one place
-// it reads it; decisions themselves take the time passed in.
+// The adapter reads and writes the process's stdin and stdout with
+// deadlines, on the caller's goroutine; the one goroutine it causes is
+// os/exec's, copying stderr through the prefix. It measures the timeout
+// on the wall clock, the one place it reads it; decisions themselves take
+// the time passed in.
 package extpolicy

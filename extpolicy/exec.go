@@ -519,6 +519,7 @@ func (p *Policy) drain() {
 
 func (p *Policy) kill() {
 	if p.exited {
+		p.stdout.Close()
 		return
 	}
 	p.cmd.Process.Kill()

@@ -184,11 +184,17 @@ func (s *Scenario) decodePolicyBlocks(models []string) error {
 }
 
 // CheckPolicy reports whether NewPolicy could build the named policy on
-// the scenario, without building it (a policy in another process is not
-// started).
+// the scenario. A policy without settings is built and dropped; one with
+// a config block is not built (it may start a process): its block was
+// checked when the scenario was read.
 func CheckPolicy(name string, s *Scenario) error {
-	if _, _, ok := lookup(name); !ok {
+	e, _, ok := lookup(name)
+	if !ok {
 		return unknownPolicy(name)
+	}
+	if e.plain != nil {
+		_, err := NewPolicy(name, s)
+		return err
 	}
 	return nil
 }

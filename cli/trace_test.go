@@ -284,7 +284,7 @@ func TestTraceStats(t *testing.T) {
 
 // TestTraceStatsRequests: request traces are recognised and counted.
 func TestTraceStatsRequests(t *testing.T) {
-	traces := filepath.Join("..", "..", "..", "shared", "traces")
+	traces := filepath.Join("..", "..", "shared", "traces")
 	for _, tc := range []struct {
 		file, format string
 		rows         int

@@ -65,7 +65,8 @@ func sameSummary(t *testing.T, scenarioFile, policy, execPolicy string) {
 
 // TestExecReferenceSameSummary: the Python reference client gives the
 // in-process policies' summary.json, byte for byte, on the small scenario
-// (which has quotas) and on the default scenario cut to 1h30m.
+// (which has quotas), on the default scenario cut to 1h30m and on
+// azure-production (quotas shared with production traffic) cut likewise.
 func TestExecReferenceSameSummary(t *testing.T) {
 	needPython(t)
 	for _, policy := range []string{"fixed-lane", "scheduler"} {
@@ -81,6 +82,28 @@ func TestExecReferenceSameSummary(t *testing.T) {
 	s := strings.NewReplacer("\nduration: 4h\n", "\nduration: 1h30m\n", "at: 2h, model", "at: 50m, model",
 		"at: 2h40m, model", "at: 1h10m, model").Replace(string(def))
 	p := filepath.Join(t.TempDir(), "default-short.yaml")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sameSummary(t, p, "scheduler", "exec:"+python+" "+reference+" scheduler")
+
+	// azure-production cut to 1h30m, with the held per-job quota rate: the
+	// quota rules (429s, headroom, the probe cap near a full window) at work.
+	traces, _ := filepath.Abs(filepath.Join("..", "..", "shared", "traces"))
+	if _, err := os.Stat(filepath.Join(traces, "AzureLLMInferenceTrace_conv.csv")); err != nil {
+		t.Skip("no shared traces: ", err)
+	}
+	az, err := os.ReadFile("../scenario/scenarios/azure-production.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = strings.NewReplacer("\nduration: 4h\n", "\nduration: 1h30m\n", "at: 2h, model", "at: 50m, model",
+		"at: 2h40m, model", "at: 1h10m, model", "at: 2h30m, batches", "at: 1h, batches",
+		"../shared/traces/", traces+"/", "\n  scheduler:\n    tick: 10s\n", "\n  scheduler:\n    job_rate_hold: 5m\n    tick: 10s\n").Replace(string(az))
+	if !strings.Contains(s, "job_rate_hold: 5m\n    tick") {
+		t.Fatal("test bug: azure-production's scheduler block moved")
+	}
+	p = filepath.Join(t.TempDir(), "azure-short.yaml")
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -54,16 +54,13 @@ type Options struct {
 // the Provider (provider.go, quota.go), production traffic (production.go)
 // and the recorder of measurements (recorder.go, fairness.go).
 type World struct {
-	sc   *scenario.Scenario
-	eng  *Engine
-	pol  policies.Policy
-	trig policies.Trigger
-	// fallible is pol when it can fail (policies.Fallible), checked after
-	// every decision.
-	fallible policies.Fallible
-	opts     Options
-	source   workloads.Source
-	next     workloads.Job
+	sc     *scenario.Scenario
+	eng    *Engine
+	pol    policies.Policy
+	trig   policies.Trigger
+	opts   Options
+	source workloads.Source
+	next   workloads.Job
 
 	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
 
@@ -94,6 +91,10 @@ type World struct {
 	plan           policies.Plan
 	limits         []int // the policy's running-job limit per model, -1: none
 	peers          []int // orgPeers' buffer
+
+	// fallible is pol when it can fail (policies.Fallible), checked after
+	// every decision.
+	fallible policies.Fallible
 
 	windowStart, end Time
 	err              error

@@ -49,7 +49,7 @@ func PointScenario(p PointSpec, cache map[string]*scenario.Scenario) (*scenario.
 			return nil, fmt.Errorf("point %s (%s): %w", p.ID, p.Name, err)
 		}
 	}
-	if _, err := scenario.NewPolicy(policy, sc); err != nil {
+	if err := scenario.CheckPolicy(policy, sc); err != nil {
 		return nil, err
 	}
 	if err := sc.SetBudget(scenario.DefaultBudget, false); err != nil {

@@ -150,6 +150,23 @@ func (g *Guard) TargetDepths() []float64 {
 	return nil
 }
 
+// Err implements Fallible for an inner policy that can fail; nil otherwise.
+func (g *Guard) Err() error {
+	if f, ok := g.inner.(Fallible); ok {
+		return f.Err()
+	}
+	return nil
+}
+
+// Close closes an inner policy that holds resources (an io.Closer, such as
+// a policy in another process); nil otherwise.
+func (g *Guard) Close() error {
+	if c, ok := g.inner.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
+}
+
 // fullest is the largest quota share of any dimension on any model.
 func (g *Guard) fullest(qs QuotaState, productionOnly bool) float64 {
 	u := 0.0

@@ -18,6 +18,8 @@ var forbidden = []string{
 	"github.com/evalsched/lab/report",
 	"github.com/evalsched/lab/lab",
 	"github.com/evalsched/lab/cmd",
+	"github.com/evalsched/lab/cli",
+	"github.com/evalsched/lab/extpolicy",
 }
 
 func forbiddenImport(path string) bool {

@@ -67,6 +67,15 @@ type DepthTargets interface {
 	TargetDepths() []float64
 }
 
+// Fallible is an optional capability of a policy that can fail for reasons
+// outside its own logic (one that runs in another process): Err is the
+// error that stopped it, nil while it works. A caller checks it after every
+// Decide and stops on it; a failed policy starts nothing. A wrapper (Guard)
+// offers it exactly when the policy it wraps does.
+type Fallible interface {
+	Err() error
+}
+
 // Trigger says when a policy wants Decide to be called.
 type Trigger struct {
 	// Tick, if positive, asks for a call every Tick, starting at time zero.

@@ -213,6 +213,9 @@ func ReproduceCommand(s results.Summary) string {
 	for _, v := range inv.Variants {
 		args = append(args, "--variant", v)
 	}
+	for _, p := range inv.Policies {
+		args = append(args, "--policy", p)
+	}
 	if inv.Trace != "" {
 		args = append(args, "--trace", inv.Trace)
 		if inv.SkipInvalid {

@@ -14,4 +14,6 @@ type Invocation struct {
 	SkipInvalid bool   `json:"skip_invalid,omitempty"`
 	// Variants: compare --variant, in order (the first is the baseline).
 	Variants []string `json:"variants,omitempty"`
+	// Policies: compare --policy, in order (the first is the baseline).
+	Policies []string `json:"policies,omitempty"`
 }

@@ -50,11 +50,12 @@ type Scenario struct {
 	Policies      PolicyConfigs      `yaml:"policies" json:"policies"`
 	// Variants are named overlays of this scenario (see Variant); kept as
 	// YAML and decoded when a variant is asked for.
-	Variants  yaml.Node     `yaml:"variants" json:"-"`
-	catalogue []ModelConfig // explicit models then groups, defaults applied
-	source    []string      // scenario path of each catalogue entry
-	file      string        // where it was loaded from, for messages
-	root      *yaml.Node    // parsed document, for line numbers
+	Variants  yaml.Node      `yaml:"variants" json:"-"`
+	catalogue []ModelConfig  // explicit models then groups, defaults applied
+	source    []string       // scenario path of each catalogue entry
+	policyCfg map[string]any // decoded Policies.Blocks, by policy name
+	file      string         // where it was loaded from, for messages
+	root      *yaml.Node     // parsed document, for line numbers
 	// RunBudget bounds a run (SetBudget).
 	RunBudget Budget `yaml:"-" json:"-"`
 }
@@ -214,6 +215,10 @@ type PolicyConfigs struct {
 	Scheduler policies.SchedulerConfig `yaml:"scheduler" json:"scheduler"`
 	// Guards are worn by whichever policy runs (policies.Guard).
 	Guards policies.GuardConfig `yaml:"guards" json:"guards,omitzero"`
+	// Blocks are the settings of registered policies (RegisterConfigPolicy),
+	// one block per policy name, checked against the policy's config type
+	// by the YAML pre-pass and decoded by validatePolicies.
+	Blocks map[string]yaml.Node `yaml:",inline" json:"-"`
 }
 
 // AlertConfig turns on the quota alert: an episode whenever evaluation

@@ -351,7 +351,10 @@ func (s *Scenario) validatePolicies() error {
 	if s.Policies.FixedLane.GlobalCap > s.Containers.Capacity {
 		return field.Errorf("policies.fixed_lane.global_cap", "%d is above containers.capacity %d", s.Policies.FixedLane.GlobalCap, s.Containers.Capacity)
 	}
-	return field.Under("policies.scheduler", s.Policies.Scheduler.Validate(names))
+	if err := field.Under("policies.scheduler", s.Policies.Scheduler.Validate(names)); err != nil {
+		return err
+	}
+	return s.decodePolicyBlocks(names)
 }
 
 // locate adds the file and the line of its field to a validation error.

@@ -32,9 +32,10 @@ import (
 const MaxDuration = workloads.MaxDuration
 
 var (
-	durationType = reflect.TypeFor[time.Duration]()
-	distType     = reflect.TypeFor[workloads.Dist]()
-	nodeType     = reflect.TypeFor[yaml.Node]() // kept as YAML (variants), checked when used
+	durationType      = reflect.TypeFor[time.Duration]()
+	distType          = reflect.TypeFor[workloads.Dist]()
+	nodeType          = reflect.TypeFor[yaml.Node]() // kept as YAML (variants), checked when used
+	policyConfigsType = reflect.TypeFor[PolicyConfigs]()
 )
 
 // checkDocument checks the YAML tree against the Scenario type.
@@ -132,6 +133,16 @@ func checkStruct(n *yaml.Node, t reflect.Type, path string) error {
 			continue
 		}
 		ft, ok := fields[k.Value]
+		if !ok && t == policyConfigsType {
+			// the block of a registered policy with settings
+			ft = configBlockType(k.Value)
+			ok = ft != nil
+			if !ok {
+				for _, n := range configBlockNames() {
+					fields[n] = nil
+				}
+			}
+		}
 		if !ok {
 			return nodeErr(k, field.Join(path, k.Value), "unknown field (have %s)", strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 		}

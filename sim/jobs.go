@@ -143,6 +143,12 @@ func (w *World) decide() {
 	w.plan.Reset()
 	w.gw.closeSignals()
 	w.pol.Decide(Epoch.Add(w.now().Duration()), w, &w.plan)
+	if w.fallible != nil {
+		if err := w.fallible.Err(); err != nil {
+			w.err = err
+			return
+		}
+	}
 	if w.plan.Limits != nil {
 		copy(w.limits, w.plan.Limits)
 	}

@@ -47,12 +47,21 @@ func (s RunSpec) Label() string {
 }
 
 // Execute runs one policy on the scenario and returns the finished world.
-func Execute(sc *scenario.Scenario, spec RunSpec) (*World, error) {
+// A policy that holds resources (an io.Closer: one in another process) is
+// closed when the run ends.
+func Execute(sc *scenario.Scenario, spec RunSpec) (w *World, err error) {
 	pol, err := scenario.NewPolicy(spec.Policy, sc)
 	if err != nil {
 		return nil, err
 	}
-	w, err := NewWorld(sc, Options{Seed: spec.Seed, Policy: pol, Source: spec.Source, Progress: spec.Progress, Variant: spec.Variant})
+	if c, ok := pol.(io.Closer); ok {
+		defer func() {
+			if cerr := c.Close(); err == nil && cerr != nil {
+				w, err = nil, cerr
+			}
+		}()
+	}
+	w, err = NewWorld(sc, Options{Seed: spec.Seed, Policy: pol, Source: spec.Source, Progress: spec.Progress, Variant: spec.Variant})
 	if err != nil {
 		return nil, err
 	}

@@ -93,6 +93,10 @@ type World struct {
 	limits         []int // the policy's running-job limit per model, -1: none
 	peers          []int // orgPeers' buffer
 
+	// fallible is pol when it can fail (policies.Fallible), checked after
+	// every decision.
+	fallible policies.Fallible
+
 	windowStart, end Time
 	err              error
 }
@@ -121,6 +125,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 		w.limits[i] = int(results.NoLimit)
 		w.rec.streams(int32(i), w.prov.models[i].streams)
 	}
+	w.fallible, _ = opts.Policy.(policies.Fallible)
 	w.alerts = newAlerts(sc, &w.prov)
 	w.source = opts.Source
 	if w.source == nil {

@@ -1,29 +1,11 @@
-// Command sim runs the evaluation-scheduling lab: see README.md.
+// Command sim runs the evaluation-scheduling lab: see README.md and
+// package cli.
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
+
+	"github.com/evalsched/lab/cli"
 )
 
-func main() {
-	app := newApp()
-	if err := app.Run(os.Args); err != nil {
-		fmt.Fprintln(app.ErrWriter, "sim:", err)
-		var qe *quotaGateError
-		if errors.As(err, &qe) {
-			os.Exit(exitQuota)
-		}
-		var gf *gateFailed
-		if errors.As(err, &gf) {
-			os.Exit(exitRegression)
-		}
-		var ue *usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(app.ErrWriter, "usage:", ue.usage)
-			os.Exit(exitUsage)
-		}
-		os.Exit(exitError)
-	}
-}
+func main() { os.Exit(cli.Main(os.Args)) }

@@ -16,7 +16,9 @@ const module = "github.com/evalsched/lab"
 
 // allowed is each top package's arrows (see doc.go).
 var allowed = map[string][]string{
-	"cmd/sim":   {"lab", "report", "sim", "scenario", "results", "workloads"},
+	"cmd/sim":   {"cli"},
+	"cli":       {"lab", "report", "sim", "scenario", "results", "workloads", "extpolicy", "policies"},
+	"extpolicy": {"policies"},
 	"lab":       {"sim", "scenario", "results"},
 	"report":    {"results"},
 	"sim":       {"scenario", "results", "policies", "workloads"},
@@ -65,7 +67,14 @@ func TestMayImport(t *testing.T) {
 		dir, dep string
 		want     bool
 	}{
-		{"cmd/sim", "lab", true},
+		{"cmd/sim", "lab", false},
+		{"cmd/sim", "cli", true},
+		{"cli", "lab", true},
+		{"cli", "extpolicy", true},
+		{"extpolicy", "policies", true},
+		{"extpolicy", "scenario", false},
+		{"extpolicy", "sim", false},
+		{"scenario", "extpolicy", false},
 		{"lab", "report", false},
 		{"report", "sim", false},
 		{"report", "results", true},

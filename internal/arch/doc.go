@@ -3,7 +3,9 @@
 //
 // The arrows (a package may import the ones listed, and internal/*):
 //
-//	cmd/sim   → lab, report, sim, scenario, results, workloads
+//	cmd/sim   → cli: the sim command's main, one line
+//	cli       → lab, report, sim, scenario, results, workloads, extpolicy, policies
+//	extpolicy → policies: a policy in another process (the policy protocol)
 //	lab       → sim, scenario, results
 //	report    → results
 //	sim       → scenario, results, policies, workloads

@@ -18,6 +18,8 @@ func Fields(t reflect.Type, out map[string]reflect.Type) {
 		name, opts, _ := strings.Cut(tag, ",")
 		switch {
 		case tag == "-" || !f.IsExported():
+		case strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Map:
+			// an inline map takes the keys no field names: its owner checks them
 		case strings.Contains(opts, "inline"):
 			Fields(f.Type, out)
 		case name != "":

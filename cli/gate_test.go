@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/evalsched/lab/lab"
+	"github.com/google/go-cmp/cmp"
+)
+
+// gateFile writes a gate file on small.yaml (40 minutes, seeds 1-2) whose
+// scheduler settings are overlay, checking throughput and the multiplier
+// of the hot lanes and the p90 job time.
+func gateFile(t *testing.T, dir, name, overlay string) string {
+	t.Helper()
+	small, err := filepath.Abs("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `baseline: baselines/small.json
+scenarios:
+  - name: small
+    scenario: ` + small + `
+    overlay: {duration: 40m, warmup: 5m, policies: {scheduler: ` + overlay + `}}
+    seeds: [1, 2]
+checks:
+  - {metric: throughput_per_hour, lanes: ["(all)", hot-a, hot-b], floor: {relative: 0.05}}
+  - {metric: multiplier, lanes: [hot-a, hot-b], floor: {relative: 0.05}}
+  - {metric: p90_job_time_s, ceiling: {relative: 0.10}}
+  - {metric: outage_minutes, ceiling: {threshold: 0}}
+`
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readVerdict(t *testing.T, dir string) lab.GateVerdict {
+	t.Helper()
+	var v lab.GateVerdict
+	readJSON(t, filepath.Join(dir, "verdict.json"), &v)
+	return v
+}
+
+// TestGate: the baseline passes; a deliberately worse policy variant (the
+// scheduler held to at most 3 running jobs per model) fails with exit 3
+// and its regressions named; --update round-trips (the same figures
+// rewritten, the reason kept, and then the worse variant passes).
+func TestGate(t *testing.T) {
+	dir := t.TempDir()
+	good := gateFile(t, dir, "good.yaml", "{target_depth: 10}")
+	worse := gateFile(t, dir, "worse.yaml", "{target_depth: 10, max_limit: 3}")
+	out := filepath.Join(dir, "out")
+
+	if _, stderr, code := runSim(t, "gate", "--out", out, good); code != exitRegression || !strings.Contains(stderr, "without a baseline") {
+		t.Fatalf("no baseline yet: exit %d, %s; want %d", code, stderr, exitRegression)
+	}
+	if _, stderr, code := runSim(t, "gate", "--update", good); code != exitUsage {
+		t.Errorf("--update without --reason: exit %d, %s; want %d", code, stderr, exitUsage)
+	}
+	mustSim(t, nil, "gate", "--out", out, "--update", "--reason", "first", good)
+	baseline := filepath.Join(dir, "baselines", "small.json")
+	first, err := os.ReadFile(baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runSim(t, "gate", "--out", out, "--json", good)
+	if code != 0 {
+		t.Fatalf("the baseline itself: exit %d, %s", code, stderr)
+	}
+	var v lab.GateVerdict
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("--json: %v\n%s", err, stdout)
+	}
+	if diff := cmp.Diff(readVerdict(t, out), v); diff != "" || !v.Pass || len(v.Rows) != 7 {
+		t.Errorf("--json prints verdict.json (pass, 7 rows): pass %v, %d rows, diff:\n%s", v.Pass, len(v.Rows), diff)
+	}
+
+	stdout, _, code = runSim(t, "gate", "--out", out, worse)
+	if code != exitRegression {
+		t.Fatalf("worse variant: exit %d, want %d\n%s", code, exitRegression, stdout)
+	}
+	var regressed []string
+	for _, r := range readVerdict(t, out).Rows {
+		if r.Verdict == lab.VerdictRegression {
+			regressed = append(regressed, r.Lane+" "+r.Metric)
+		}
+	}
+	for _, want := range []string{"hot-a throughput_per_hour", "hot-a multiplier", "(all) p90_job_time_s"} {
+		if !strings.Contains(strings.Join(regressed, ","), want) {
+			t.Errorf("regressions %v lack %q", regressed, want)
+		}
+	}
+	if !strings.Contains(stdout, "REGRESSION") {
+		t.Errorf("the table shows no REGRESSION:\n%s", stdout)
+	}
+
+	// Round trip: updating from the good gate again gives the same figures
+	// (history grows), and updating from the worse one makes it pass.
+	mustSim(t, nil, "gate", "--out", out, "--update", "--reason", "again", good)
+	var b1, b2 lab.GateBaseline
+	json.Unmarshal(first, &b1)
+	readJSON(t, baseline, &b2)
+	if diff := cmp.Diff(b1.Scenarios, b2.Scenarios); diff != "" {
+		t.Errorf("re-update changed the figures (-first +second):\n%s", diff)
+	}
+	if got := []string{b2.History[0].Reason, b2.History[1].Reason}; !cmp.Equal(got, []string{"first", "again"}) {
+		t.Errorf("history reasons %v, want [first again]", got)
+	}
+	mustSim(t, nil, "gate", "--out", out, "--update", "--reason", "accept the cap", worse)
+	if _, stderr, code := runSim(t, "gate", "--out", out, worse); code != 0 {
+		t.Errorf("after --update the worse variant must pass: exit %d, %s", code, stderr)
+	}
+}

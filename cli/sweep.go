@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/evalsched/lab/lab"
+	"github.com/evalsched/lab/scenario"
+	"github.com/urfave/cli/v2"
+)
+
+// shardFlag is --shard on sweep and compare.
+var shardFlag = &cli.StringFlag{Name: "shard", Usage: "run only shard I of N (I/N, 0-based), into DIR/shard-I; default from JOB_COMPLETION_INDEX+SIM_SHARDS, SLURM_ARRAY_TASK_ID+SLURM_ARRAY_TASK_COUNT or AWS_BATCH_JOB_ARRAY_INDEX+SIM_SHARDS"}
+
+// shardOf reads --shard, else the array-job environment.
+func shardOf(c *cli.Context) (lab.Shard, error) {
+	if c.IsSet("shard") {
+		sh, err := lab.ParseShard(c.String("shard"))
+		if err != nil {
+			return sh, usageErrorf(c, "--shard: %v", err)
+		}
+		return sh, nil
+	}
+	sh, _, err := lab.ShardFromEnv(os.Getenv)
+	return sh, err
+}
+
+func sweepCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sweep",
+		Usage:     "run a sweep file's points (a grid or list of overlays) on its seeds, on all cores; resumable and shardable",
+		UsageText: "sim sweep [--out DIR] [--shard I/N] SWEEP.yaml",
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output directory (a shard writes DIR/shard-I)", Value: "out/sweep"}, shardFlag},
+		Action: func(c *cli.Context) error {
+			sh, err := shardOf(c)
+			if err != nil {
+				return err
+			}
+			return sweepRun(c, c.Args().First(), c.String("out"), sh)
+		},
+	}
+}
+
+func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
+	sw, err := lab.LoadSweep(file)
+	if err != nil {
+		return err
+	}
+	// Every point's scenario is built before the directory is made, so a
+	// bad point (a misspelt item, an overlay the scenario refuses) leaves no
+	// sweep behind that the corrected file would be refused beside.
+	cache := map[string]*scenario.Scenario{}
+	for _, p := range sw.Points {
+		if _, err := lab.PointScenario(p, cache); err != nil {
+			return err
+		}
+	}
+	if sh.N > 1 {
+		dir = filepath.Join(dir, fmt.Sprintf("shard-%d", sh.I))
+	}
+	todo, err := sw.PrepareDir(dir, sh)
+	if err != nil {
+		return err
+	}
+	owned := 0
+	for i := range sw.Points {
+		if sh.Owns(i) {
+			owned++
+		}
+	}
+	fmt.Fprintf(c.App.ErrWriter, "sweep %s: %d points x %d seeds (shard %s: %d points, %d already done)\n",
+		file, len(sw.Points), len(sw.Seeds), sh, owned, owned-len(todo))
+	err = lab.RunPoints(progressOf(c.App.ErrWriter, "sweep"), sw.Points, todo, sw.Seeds, func(i int, perSeed [][]lab.MetricValue) error {
+		return sw.WritePoint(dir, i, perSeed)
+	})
+	if err != nil {
+		return err
+	}
+	if sh.N > 1 {
+		fmt.Fprintf(c.App.ErrWriter, "wrote %s (merge the shards with sim merge)\n", dir)
+		return nil
+	}
+	if err := sw.Assemble(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.ErrWriter, "wrote %s/sweep.csv and %s/summary.csv\n", dir, dir)
+	return nil
+}
+
+func mergeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "merge the shard directories of one sweep, or of one compare --seeds, into --out: the same files an unsharded run writes",
+		UsageText: "sim merge [--out DIR] SHARD_DIR...",
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output directory", Value: "out/sweep"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageErrorf(c, "missing argument: the shard directories")
+			}
+			dir := c.String("out")
+			if lab.IsCompareShard(c.Args().First()) {
+				if err := lab.MergeCompare(dir, c.Args().Slice()); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.ErrWriter, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+				return nil
+			}
+			if err := lab.MergeSweep(dir, c.Args().Slice()); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "wrote %s/sweep.csv and %s/summary.csv\n", dir, dir)
+			return nil
+		},
+	}
+}

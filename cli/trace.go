@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/workloads"
+	"github.com/urfave/cli/v2"
+)
+
+// traceCommand is `sim trace`: write, check and describe job traces (see
+// workloads/TRACE_FORMAT.md) and public request traces.
+func traceCommand() *cli.Command {
+	scenarioFlag := func() *cli.StringFlag {
+		return &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one: its model catalogue and behaviour classes", Value: scenario.DefaultScenario}
+	}
+	return &cli.Command{
+		Name:  "trace",
+		Usage: "write, validate and describe job traces (JSON Lines or CSV) and public request traces",
+		Subcommands: []*cli.Command{{
+			Name:      "gen",
+			Usage:     "write the job stream a scenario's generator makes for a seed as a trace",
+			UsageText: "sim trace gen [--scenario FILE] [--seed N] --out FILE [--format jsonl|csv]",
+			Flags: []cli.Flag{scenarioFlag(),
+				&cli.Uint64Flag{Name: "seed", Usage: "random seed of the generator", Value: 1},
+				&cli.StringFlag{Name: "out", Usage: "trace file to write (written to a temporary file, then renamed; a pipe or /dev/stdout is written as a stream); required"},
+				&cli.StringFlag{Name: "format", Usage: "jsonl or csv (default: from the extension of --out, else jsonl)"}},
+			Action: func(c *cli.Context) error {
+				note := c.App.Writer
+				if !results.IsRegularOrMissing(c.String("out")) {
+					note = c.App.ErrWriter // the trace itself may be on stdout
+				}
+				return traceGen(note, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.String("format"))
+			},
+		}, {
+			Name:      "validate",
+			Usage:     "check a job trace against a scenario: print every bad record (FILE:LINE: field: problem) and a count; exit 1 if any",
+			UsageText: "sim trace validate [--scenario FILE] [--format jsonl|csv] TRACEFILE",
+			Flags: []cli.Flag{scenarioFlag(),
+				&cli.StringFlag{Name: "format", Usage: "jsonl or csv (default: from the extension)"}},
+			Action: func(c *cli.Context) error {
+				path, err := traceArg(c)
+				if err != nil {
+					return err
+				}
+				return traceValidate(c.App.Writer, c.String("scenario"), path, c.String("format"))
+			},
+		}, {
+			Name:      "stats",
+			Usage:     "describe a job trace (jobs per model, project and tier, arrivals over time, calls per job, tokens per call) or a request trace (--format azure|mooncake)",
+			UsageText: "sim trace stats [--scenario FILE] [--format jsonl|csv|azure|mooncake] [--bucket 10m] [--top N] TRACEFILE",
+			Flags: []cli.Flag{scenarioFlag(),
+				&cli.StringFlag{Name: "format", Usage: "jsonl, csv, azure or mooncake (default: from the extension and the first line)"},
+				&cli.DurationFlag{Name: "bucket", Usage: "width of the arrival-rate buckets", Value: 10 * time.Minute},
+				&cli.IntFlag{Name: "top", Usage: "rows of the per-model and per-project tables, busiest first (0 = all)", Value: 20}},
+			Action: func(c *cli.Context) error {
+				path, err := traceArg(c)
+				if err != nil {
+					return err
+				}
+				return traceStats(c.App.Writer, c.String("scenario"), path, c.String("format"), c.Duration("bucket"), c.Int("top"))
+			},
+		}, traceImportCommand(), traceFitCommand(), traceReplayCheckCommand()},
+	}
+}
+
+func traceArg(c *cli.Context) (string, error) {
+	if c.NArg() != 1 {
+		return "", fmt.Errorf("trace %s: want one trace file, got %d arguments", c.Command.Name, c.NArg())
+	}
+	return c.Args().First(), nil
+}
+
+// traceGen writes the scenario's synthetic job stream for seed to out.
+func traceGen(stdout io.Writer, scenarioRef string, seed uint64, out, format string) error {
+	if format == "" {
+		format = "jsonl"
+		if f, err := workloads.TraceFormat(out, ""); err == nil {
+			format = f
+		}
+	}
+	if _, err := workloads.TraceFormat(out, format); err != nil {
+		return err
+	}
+	sc, err := scenario.LoadScenario(scenarioRef)
+	if err != nil {
+		return err
+	}
+	gen, err := workloads.NewGenerator(sc.Workload, sc.Catalogue(), sc.Duration, seed)
+	if err != nil {
+		return fmt.Errorf("%s: workload: %w", sc.File(), err)
+	}
+	var n int
+	err = results.WriteAtomic(out, func(w io.Writer) error {
+		var err error
+		n, err = workloads.WriteTrace(w, format, gen, sc.Catalogue(), workloads.ClassNames(gen.Classes()))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %d jobs (scenario %s, seed %d, %s) to %s\n", n, sc.Name, seed, format, out)
+	return nil
+}
+
+// traceValidate prints every bad record of a job trace and a count; it
+// fails if there is any.
+func traceValidate(stdout io.Writer, scenarioRef, path, format string) error {
+	sc, err := scenario.LoadScenario(scenarioRef)
+	if err != nil {
+		return err
+	}
+	rep, err := traceValidateFile(path, format, sc)
+	if err != nil {
+		return err
+	}
+	for _, e := range rep.Errors {
+		fmt.Fprintln(stdout, e)
+	}
+	fmt.Fprintf(stdout, "%s: %d records, %d good, %d bad\n", path, rep.Records, rep.Valid, len(rep.Errors))
+	if len(rep.Errors) > 0 {
+		return fmt.Errorf("%s: %d bad records", path, len(rep.Errors))
+	}
+	return nil
+}
+
+// traceValidateFile validates a job trace against sc's catalogue and
+// behaviour classes.
+func traceValidateFile(path, format string, sc *scenario.Scenario) (workloads.TraceReport, error) {
+	return workloads.ValidateTraceFile(path, format, replayTarget(sc))
+}
+
+// replayTarget is what a job trace is checked against: sc's catalogue,
+// behaviour classes and duration.
+func replayTarget(sc *scenario.Scenario) workloads.ReplayTarget {
+	return workloads.ReplayTarget{Catalogue: sc.Catalogue(), Workload: sc.Workload, Horizon: sc.Duration}
+}
+
+// openJobTrace opens a job trace for runs of sc (workloads.OpenReplay).
+func openJobTrace(path string, sc *scenario.Scenario, skipInvalid bool, stderr io.Writer) (*workloads.Replay, error) {
+	return workloads.OpenReplay(path, replayTarget(sc), skipInvalid, stderr)
+}
+
+// traceSniff tells a request trace from a job trace by its first line when
+// no format is given: an Azure header, or a JSON line with "timestamp".
+func traceSniff(path, format string) (string, error) {
+	if format != "" {
+		return format, nil
+	}
+	in, f, err := workloads.OpenTrace(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	first, _ := bufio.NewReader(in).ReadString('\n')
+	switch {
+	case strings.HasPrefix(first, "TIMESTAMP,") || strings.Contains(first, ",ContextTokens,"):
+		return "azure", nil
+	case strings.HasPrefix(strings.TrimSpace(first), "{") && strings.Contains(first, `"timestamp"`) && !strings.Contains(first, `"v"`):
+		return "mooncake", nil
+	}
+	return workloads.TraceFormat(path, "")
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/workloads/agentlog"
+	"github.com/urfave/cli/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+// import and fit check their own arguments (any number of logs; a trace,
+// or none with --preset).
+func init() {
+	positional["import"] = -1
+	positional["fit"] = -1
+}
+
+// traceImportCommand is `sim trace import`: agent-run logs into a job trace
+// (docs/reference/trace-import.md).
+func traceImportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "turn agent-run logs (Inspect AI, OpenTelemetry GenAI spans, TraceLab round traces) into a job trace of plan jobs",
+		UsageText: "sim trace import --from inspect|otlp|tracelab [--scenario FILE] [--map FILE|RECORDED=MODEL]... --out jobs.jsonl LOG|DIR...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "from", Usage: "the logs' format: inspect (.eval, .json), otlp (OTLP/JSON .json, .jsonl) or tracelab (round_trace.jsonl); required"},
+			&cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one: its model catalogue", Value: scenario.DefaultScenario},
+			&cli.StringSliceFlag{Name: "map", Usage: "recorded model name → scenario model: RECORDED=MODEL, or a YAML/JSON file of such pairs (repeatable)"},
+			&cli.StringFlag{Name: "out", Usage: "job trace to write (JSON Lines; written to a temporary file, then renamed); required"},
+		},
+		Action: func(c *cli.Context) error {
+			if !c.IsSet("from") {
+				return usageErrorf(c, "missing --from: the logs' format (inspect, otlp or tracelab)")
+			}
+			format, err := agentlog.ParseFormat(c.String("from"))
+			if err != nil {
+				return usageErrorf(c, "--from: %v", err)
+			}
+			if !c.IsSet("out") {
+				return usageErrorf(c, "missing --out: the trace file to write")
+			}
+			if c.NArg() == 0 {
+				return usageErrorf(c, "missing argument: the log files or directories to import")
+			}
+			mapping, err := readModelMap(c.StringSlice("map"))
+			if err != nil {
+				return err
+			}
+			note := c.App.Writer
+			if !results.IsRegularOrMissing(c.String("out")) {
+				note = c.App.ErrWriter
+			}
+			return traceImport(note, format, c.String("scenario"), mapping, c.String("out"), c.Args().Slice())
+		},
+	}
+}
+
+// traceImport reads the logs, lists what it could not use, and writes the
+// trace; it writes nothing when a model is unknown or no job is usable.
+func traceImport(stdout io.Writer, format agentlog.Format, scenarioRef string, mapping map[string]string, out string, paths []string) error {
+	sc, err := scenario.LoadScenario(scenarioRef)
+	if err != nil {
+		return err
+	}
+	col, err := agentlog.Collect(format, paths)
+	if err != nil {
+		return err
+	}
+	for _, p := range col.Skipped {
+		fmt.Fprintf(stdout, "skipped: %v\n", p)
+	}
+	jobs, err := col.Jobs(sc.Catalogue(), mapping)
+	if err != nil {
+		var nj *agentlog.NoJobsError
+		if errors.As(err, &nj) {
+			return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
+		}
+		return err
+	}
+	for _, n := range col.Notes {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
+	if err := results.WriteAtomic(out, func(w io.Writer) error { return agentlog.WriteJobs(w, jobs) }); err != nil {
+		return err
+	}
+	s := col.Summarise()
+	fmt.Fprintf(stdout, "imported %d jobs (%d turns, %d calls, %d tool calls of which %d failed) from %s logs to %s; %d records could not be used\n",
+		s.Jobs, s.Turns, s.Calls, s.Tools, s.FailedTools, format, out, len(col.Skipped))
+	return nil
+}
+
+// readModelMap reads --map values: RECORDED=MODEL pairs and YAML/JSON
+// files of recorded: model pairs. A later value overrides an earlier one.
+func readModelMap(values []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, v := range values {
+		if rec, model, ok := strings.Cut(v, "="); ok && !fileExists(v) {
+			if rec == "" || model == "" {
+				return nil, fmt.Errorf("--map %q: want RECORDED=MODEL", v)
+			}
+			m[rec] = model
+			continue
+		}
+		data, err := os.ReadFile(v)
+		if err != nil {
+			return nil, fmt.Errorf("--map: %v (want a file, or RECORDED=MODEL)", err)
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, field.In(v, 0, err)
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		root := doc.Content[0]
+		if root.Kind != yaml.MappingNode {
+			return nil, &field.Error{File: v, Line: root.Line, Msg: "want a mapping of recorded model names to scenario models"}
+		}
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			k, val := root.Content[i], root.Content[i+1]
+			if k.Kind != yaml.ScalarNode || val.Kind != yaml.ScalarNode || val.Value == "" {
+				return nil, &field.Error{File: v, Line: k.Line, Path: k.Value, Msg: "want a scenario model name"}
+			}
+			m[k.Value] = val.Value
+		}
+	}
+	return m, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -24,6 +24,7 @@ import (
 // overlay of scenario keys merged onto it (scenario.Scenario.WithOverlay).
 type PointSpec struct {
 	ID, Name string
+	File     string // the gate, sweep or tune file the point is written in
 	Scenario string // a file path (resolved) or an embedded name
 	Policy   string
 	Variant  string

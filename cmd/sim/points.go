@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"sync"
 
@@ -11,52 +10,9 @@ import (
 	"github.com/evalsched/lab/sim"
 )
 
-// pointScenario builds a point's scenario: the file (or embedded one), its
-// variant if named, the overlay merged on.
+// pointScenario builds a point's scenario (lab.BuildPoint).
 func pointScenario(p lab.PointSpec, cache map[string]*scenario.Scenario) (*scenario.Variant, error) {
-	sc, ok := cache[p.Scenario]
-	if !ok {
-		var err error
-		if sc, err = scenario.LoadScenario(p.Scenario); err != nil {
-			return nil, err
-		}
-		cache[p.Scenario] = sc
-	}
-	policy := p.Policy
-	if p.Variant != "" {
-		v, err := sc.Variant(p.Variant)
-		if err != nil {
-			return nil, err
-		}
-		sc, policy = v.Scenario, v.Policy
-	}
-	if policy == "" {
-		policy = scenario.DefaultVariantPolicy
-	}
-	for _, prm := range p.Settings {
-		steps, err := scenario.SplitKey(prm.Key)
-		if err == nil {
-			err = sc.CheckItems(steps)
-		}
-		if err != nil && prm.Where != "" {
-			return nil, fmt.Errorf("%s: %w", prm.Where, err)
-		} else if err != nil {
-			return nil, fmt.Errorf("point %s (%s): %s: %w", p.ID, p.Name, prm.Key, err)
-		}
-	}
-	if p.Overlay != nil {
-		var err error
-		if sc, err = sc.WithOverlay(p.Overlay); err != nil {
-			return nil, fmt.Errorf("point %s (%s): %w", p.ID, p.Name, err)
-		}
-	}
-	if _, err := scenario.NewPolicy(policy, sc); err != nil {
-		return nil, err
-	}
-	if err := sc.SetBudget(scenario.DefaultBudget, false); err != nil {
-		return nil, err
-	}
-	return &scenario.Variant{Name: p.ID, Policy: policy, Scenario: sc}, nil
+	return lab.BuildPoint(p, cache)
 }
 
 // runPoints runs the points idx of points on every seed (with the

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -29,7 +28,7 @@ func (g *Goal) UnmarshalYAML(n *yaml.Node) error {
 			return nil
 		}
 	}
-	return &enumError{line: n.Line, got: n.Value, have: []string{string(GoalMax), string(GoalMin)}}
+	return &lineError{line: n.Line, msg: fmt.Sprintf("unknown goal %q (have max, min)", n.Value)}
 }
 
 // Better reports whether a beats b under the goal.
@@ -40,17 +39,14 @@ func (g Goal) Better(a, b float64) bool {
 	return a > b
 }
 
-// enumError is a word outside a closed set, at its line (the loader adds
-// the file and the field path).
-type enumError struct {
+// lineError is a value refused while decoding, at its line (decodeStrict
+// adds the file and the field path).
+type lineError struct {
 	line int
-	got  string
-	have []string
+	msg  string
 }
 
-func (e *enumError) Error() string {
-	return fmt.Sprintf("line %d: unknown %q (have %s)", e.line, e.got, strings.Join(e.have, ", "))
-}
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
 // ToleranceKind is how a gate check's limit is found: from the baseline's
 // spread (relative, absolute, k_se; optionally with paired), per seed

@@ -25,6 +25,12 @@ const (
 	AllLanes         = "(all)"
 )
 
+// MetricsVersion numbers the definitions of the figures above (how each
+// is computed from a run): a gate baseline records it, and one computed by
+// other definitions is refused. Raise it with any change to RunMetrics,
+// Aggregate or the summary fields they read.
+const MetricsVersion = 1
+
 // MetricNames lists the metrics in the order they are written.
 var MetricNames = []string{MetricThroughput, MetricMultiplier, MetricTokens, MetricTokenMult, MetricP90, MetricJain, Metric429, MetricOutage}
 

@@ -91,6 +91,12 @@ func decodeStrict(path string, data []byte, v any) error {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
+		var le *lineError
+		if errors.As(err, &le) {
+			var root yaml.Node
+			_ = yaml.Unmarshal(data, &root)
+			return &field.Error{File: path, Line: le.line, Path: yamltree.PathAtLine(&root, le.line, ""), Msg: le.msg}
+		}
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			return typeError(path, data, reflect.TypeOf(v).Elem(), te.Errors[0])

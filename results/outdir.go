@@ -30,6 +30,46 @@ var legacyOutputs = []string{"summary.json", "series.csv", "batches.csv", "repor
 type StagedDir struct {
 	Target string // the directory the outputs are for
 	Dir    string // the staging directory they are written into until Commit
+	unlock func() // releases the lock on Target (see LockDir)
+}
+
+// BusyError refuses a second writer into an output directory another
+// process (or another command of this one) is writing.
+type BusyError struct{ Dir string }
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%s is being written by another sim (its lock %s is held): wait for it, or give another --out", e.Dir, lockPath(e.Dir))
+}
+
+// lockPath is the lock file of an output directory: hidden, beside it (a
+// lock inside it would be swapped out with the directory).
+func lockPath(target string) string {
+	clean := filepath.Clean(target)
+	return filepath.Join(filepath.Dir(clean), "."+filepath.Base(clean)+".lock")
+}
+
+// LockDir takes the exclusive lock on writing target, without waiting:
+// a second writer gets *BusyError instead of racing the first to the swap.
+// The lock is the kernel's (flock), so it goes with the process that held
+// it, however that ends; the lock file is left in place (removing it would
+// let two writers lock two different files).
+func LockDir(target string) (unlock func(), err error) {
+	parent := filepath.Dir(filepath.Clean(target))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(lockPath(target), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, &BusyError{Dir: target}
+		}
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
 
 // ForeignFilesError refuses an --out directory holding files sim did not
@@ -46,7 +86,25 @@ func (e *ForeignFilesError) Error() string {
 // StageDir checks that target may be replaced (missing, empty, or a sim
 // output directory) and creates an empty staging directory beside it, so a
 // target that cannot be written fails before anything is simulated.
+//
+// It also takes the directory's lock (LockDir), held until Commit or Abort,
+// and refuses a target that is a mount point (the swap is a rename, which
+// cannot cross file systems: it would fail only after the simulation).
 func StageDir(target string) (*StagedDir, error) {
+	unlock, err := LockDir(target)
+	if err != nil {
+		return nil, err
+	}
+	s, err := stageLocked(target)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	s.unlock = unlock
+	return s, nil
+}
+
+func stageLocked(target string) (*StagedDir, error) {
 	if err := checkReplaceable(target); err != nil {
 		return nil, err
 	}
@@ -55,9 +113,12 @@ func StageDir(target string) (*StagedDir, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
+	if mountPoint(clean, parent) {
+		return nil, fmt.Errorf("%s is a mount point: sim writes an output directory beside it and swaps it in, which cannot cross file systems; give a directory inside it", target)
+	}
 	dir, err := os.MkdirTemp(parent, "."+filepath.Base(clean)+".partial-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: cannot write beside it: %w", target, err)
 	}
 	s := &StagedDir{Target: clean, Dir: dir}
 	if err := os.Chmod(dir, 0o755); err != nil { // MkdirTemp makes it private
@@ -98,8 +159,9 @@ func checkReplaceable(target string) error {
 }
 
 // Commit makes the staged files durable and swaps them in as Target; the
-// previous outputs are removed.
+// previous outputs are removed, and the lock released.
 func (s *StagedDir) Commit() error {
+	defer s.release()
 	if err := syncTree(s.Dir); err != nil {
 		s.Abort()
 		return err
@@ -130,8 +192,18 @@ func (s *StagedDir) Commit() error {
 	return syncPath(filepath.Dir(s.Target))
 }
 
-// Abort removes the staging directory.
-func (s *StagedDir) Abort() { os.RemoveAll(s.Dir) }
+// Abort removes the staging directory and releases the lock.
+func (s *StagedDir) Abort() {
+	os.RemoveAll(s.Dir)
+	s.release()
+}
+
+func (s *StagedDir) release() {
+	if s.unlock != nil {
+		s.unlock()
+		s.unlock = nil
+	}
+}
 
 // LinkFrom puts the named files of directory from (those that exist) into
 // the staging directory, by hard link where possible, else by copy: the

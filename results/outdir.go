@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // An output directory is always one complete run: everything is written
@@ -26,11 +28,27 @@ const OutputMarker = ".sim-output"
 // marker existed; a directory holding only these is replaced too.
 var legacyOutputs = []string{"summary.json", "series.csv", "batches.csv", "report.html", "report.md", "figures"}
 
+// simOutputs are the names the lab's commands write at the top of an
+// output directory (run, compare and report; compare's shards; sweep and
+// merge; tune; gate), and simDirs the folders among them, with the names
+// their entries may have. Anything else in a directory is the user's: the
+// directory is refused, not replaced, even with the marker.
+var (
+	simOutputs = []string{OutputMarker, "summary.json", "series.csv", "batches.csv", "report.html", "report.md", "figures",
+		"compare-shard.json", "sweep.json", "sweep.csv", "summary.csv", "points", "tune.csv", "front.png", "verdict.json"}
+	simDirs = map[string]func(string) bool{
+		"figures": func(n string) bool { return strings.HasSuffix(n, ".png") || strings.HasSuffix(n, ".svg") },
+		"points":  func(n string) bool { return pointName.MatchString(n) },
+	}
+	pointName = regexp.MustCompile(`^p[0-9]{4,}\.csv$`)
+)
+
 // StagedDir is an output directory being written.
 type StagedDir struct {
 	Target string // the directory the outputs are for
 	Dir    string // the staging directory they are written into until Commit
 	unlock func() // releases the lock on Target (see LockDir)
+	done   bool   // committed or aborted: Abort is then a no-op
 }
 
 // BusyError refuses a second writer into an output directory another
@@ -101,7 +119,27 @@ func StageDir(target string) (*StagedDir, error) {
 		return nil, err
 	}
 	s.unlock = unlock
+	staging.Lock()
+	staging.dirs[s] = true
+	staging.Unlock()
 	return s, nil
+}
+
+// staging is every StagedDir of the process not yet committed or aborted,
+// for AbortAll; its lock is held across a Commit's swap.
+var staging = struct {
+	sync.Mutex
+	dirs map[*StagedDir]bool
+}{dirs: map[*StagedDir]bool{}}
+
+// AbortAll removes every staging directory of the process, after any swap
+// under way has finished, and keeps any other from starting: for a
+// process about to exit on a signal.
+func AbortAll() {
+	staging.Lock() // never unlocked: the process is exiting
+	for s := range staging.dirs {
+		os.RemoveAll(s.Dir)
+	}
 }
 
 func stageLocked(target string) (*StagedDir, error) {
@@ -133,6 +171,9 @@ func stageLocked(target string) (*StagedDir, error) {
 }
 
 func checkReplaceable(target string) error {
+	if fi, err := os.Lstat(target); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link: give the directory itself (the swap would replace the link, not what it points to)", target)
+	}
 	if fi, err := os.Stat(target); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s is a file, not a directory: give a directory for the outputs", target)
 	}
@@ -143,13 +184,34 @@ func checkReplaceable(target string) error {
 	if err != nil {
 		return err
 	}
+	marked := slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == OutputMarker })
+	allowed := legacyOutputs
+	if marked {
+		allowed = simOutputs
+	}
 	var foreign []string
 	for _, e := range entries {
-		if e.Name() == OutputMarker {
-			return nil
+		name := e.Name()
+		if !slices.Contains(allowed, name) {
+			foreign = append(foreign, name)
+			continue
 		}
-		if !slices.Contains(legacyOutputs, e.Name()) {
-			foreign = append(foreign, e.Name())
+		ok, isDir := simDirs[name]
+		if isDir != e.IsDir() {
+			foreign = append(foreign, name)
+			continue
+		}
+		if !isDir {
+			continue
+		}
+		inner, err := os.ReadDir(filepath.Join(target, name))
+		if err != nil {
+			return err
+		}
+		for _, f := range inner {
+			if f.IsDir() || !ok(f.Name()) {
+				foreign = append(foreign, filepath.Join(name, f.Name()))
+			}
 		}
 	}
 	if len(foreign) > 0 {
@@ -162,13 +224,21 @@ func checkReplaceable(target string) error {
 // previous outputs are removed, and the lock released.
 func (s *StagedDir) Commit() error {
 	defer s.release()
+	staging.Lock()
+	defer staging.Unlock()
+	delete(staging.dirs, s)
+	s.done = true
+	if err := checkReplaceable(s.Target); err != nil { // a file put there while the command ran
+		os.RemoveAll(s.Dir)
+		return err
+	}
 	if err := syncTree(s.Dir); err != nil {
-		s.Abort()
+		os.RemoveAll(s.Dir)
 		return err
 	}
 	if _, err := os.Lstat(s.Target); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Rename(s.Dir, s.Target); err != nil {
-			s.Abort()
+			os.RemoveAll(s.Dir)
 			return err
 		}
 	} else {
@@ -177,12 +247,12 @@ func (s *StagedDir) Commit() error {
 			// Target is missing (never half-written).
 			old := s.Dir + ".old"
 			if err := os.Rename(s.Target, old); err != nil {
-				s.Abort()
+				os.RemoveAll(s.Dir)
 				return err
 			}
 			if err := os.Rename(s.Dir, s.Target); err != nil {
 				os.Rename(old, s.Target)
-				s.Abort()
+				os.RemoveAll(s.Dir)
 				return err
 			}
 			s.Dir = old
@@ -194,6 +264,13 @@ func (s *StagedDir) Commit() error {
 
 // Abort removes the staging directory and releases the lock.
 func (s *StagedDir) Abort() {
+	if s.done {
+		return
+	}
+	s.done = true
+	staging.Lock()
+	delete(staging.dirs, s)
+	staging.Unlock()
 	os.RemoveAll(s.Dir)
 	s.release()
 }

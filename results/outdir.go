@@ -49,6 +49,7 @@ type StagedDir struct {
 	Dir    string // the staging directory they are written into until Commit
 	unlock func() // releases the lock on Target (see LockDir)
 	done   bool   // committed or aborted: Abort is then a no-op
+	keep   bool   // resumable: Abort keeps the directory for a rerun
 }
 
 // BusyError refuses a second writer into an output directory another
@@ -125,6 +126,56 @@ func StageDir(target string) (*StagedDir, error) {
 	return s, nil
 }
 
+// ResumableStage is StageDir for a command that can resume (sim sweep):
+// its staging directory has a fixed name beside target (.NAME.resume) and
+// is kept when the command fails or stops, so a rerun continues in it;
+// fresh says it was made now. Commit swaps it in as StageDir's does.
+func ResumableStage(target string) (s *StagedDir, fresh bool, err error) {
+	unlock, err := LockDir(target)
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() {
+		if err != nil {
+			unlock()
+		}
+	}()
+	if err := checkReplaceable(target); err != nil {
+		return nil, false, err
+	}
+	clean := filepath.Clean(target)
+	if mountPoint(clean, filepath.Dir(clean)) {
+		return nil, false, fmt.Errorf("%s is a mount point: sim writes an output directory beside it and swaps it in, which cannot cross file systems; give a directory inside it", target)
+	}
+	dir := filepath.Join(filepath.Dir(clean), "."+filepath.Base(clean)+".resume")
+	s = &StagedDir{Target: clean, Dir: dir, unlock: unlock, keep: true}
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		if err := checkReplaceable(dir); err != nil {
+			return nil, false, err
+		}
+	} else {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, false, fmt.Errorf("%s: cannot write beside it: %w", target, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, OutputMarker), nil, 0o644); err != nil {
+			os.RemoveAll(dir)
+			return nil, false, err
+		}
+		fresh = true
+	}
+	staging.Lock()
+	staging.dirs[s] = true
+	staging.Unlock()
+	return s, fresh, nil
+}
+
+// Discard removes a resumable staging directory (one holding another
+// command's work, refused) and releases the lock.
+func (s *StagedDir) Discard() {
+	s.keep = false
+	s.Abort()
+}
+
 // staging is every StagedDir of the process not yet committed or aborted,
 // for AbortAll; its lock is held across a Commit's swap.
 var staging = struct {
@@ -138,7 +189,9 @@ var staging = struct {
 func AbortAll() {
 	staging.Lock() // never unlocked: the process is exiting
 	for s := range staging.dirs {
-		os.RemoveAll(s.Dir)
+		if !s.keep {
+			os.RemoveAll(s.Dir)
+		}
 	}
 }
 
@@ -271,7 +324,9 @@ func (s *StagedDir) Abort() {
 	staging.Lock()
 	delete(staging.dirs, s)
 	staging.Unlock()
-	os.RemoveAll(s.Dir)
+	if !s.keep {
+		os.RemoveAll(s.Dir)
+	}
 	s.release()
 }
 

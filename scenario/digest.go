@@ -67,3 +67,12 @@ func canonical(b *strings.Builder, n *yaml.Node, depth int) {
 		b.WriteString(strconv.Quote(n.Value))
 	}
 }
+
+// DigestWithVariants is Digest with the scenario's variants included: a
+// compare of variants depends on them.
+func (s *Scenario) DigestWithVariants() string {
+	var b strings.Builder
+	canonical(&b, s.root, 1)
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:12])
+}

@@ -275,7 +275,7 @@ func compareCommand(out io.Writer, o options) error {
 	summary := lab.CompareSummary(sc.Name, seed+uint64(owned[0]), bySeed, len(o.variants) > 0, o.invocation("compare"))
 	if sh.N > 1 {
 		return commitCompareShard(done, summary, lab.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
-			Scenario: sc.Name, First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
+			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
 	}
 	if err := done.commit(summary); err != nil {
 		return err

@@ -56,8 +56,8 @@ func TestGate(t *testing.T) {
 	worse := gateFile(t, dir, "worse.yaml", "{target_depth: 10, max_limit: 3}")
 	out := filepath.Join(dir, "out")
 
-	if _, stderr, code := runSim(t, "gate", "--out", out, good); code != exitRegression || !strings.Contains(stderr, "without a baseline") {
-		t.Fatalf("no baseline yet: exit %d, %s; want %d", code, stderr, exitRegression)
+	if _, stderr, code := runSim(t, "gate", "--out", out, good); code != exitStale || !strings.Contains(stderr, "there is no baseline file") {
+		t.Fatalf("no baseline yet: exit %d, %s; want %d", code, stderr, exitStale)
 	}
 	if _, stderr, code := runSim(t, "gate", "--update", good); code != exitUsage {
 		t.Errorf("--update without --reason: exit %d, %s; want %d", code, stderr, exitUsage)
@@ -80,7 +80,13 @@ func TestGate(t *testing.T) {
 		t.Errorf("--json prints verdict.json (pass, 7 rows): pass %v, %d rows, diff:\n%s", v.Pass, len(v.Rows), diff)
 	}
 
-	stdout, _, code = runSim(t, "gate", "--out", out, worse)
+	// The worse gate file runs another scenario than the baseline was
+	// measured on: no verdict, its own exit code.
+	if _, stderr, code := runSim(t, "gate", "--out", out, worse); code != exitStale || !strings.Contains(stderr, `scenario "small": measured on another scenario, overlay or policy`) {
+		t.Errorf("worse gate file against the good baseline: exit %d, %s; want %d (stale)", code, stderr, exitStale)
+	}
+	// The same change judged as a proposal against the good baseline.
+	stdout, _, code = runSim(t, "gate", "--out", out, "--set", "policies.scheduler.max_limit=3", good)
 	if code != exitRegression {
 		t.Fatalf("worse variant: exit %d, want %d\n%s", code, exitRegression, stdout)
 	}

@@ -1,7 +1,7 @@
 package lab
 
 import (
-		"errors"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -400,8 +400,11 @@ type BaselineFigure struct {
 	Lane   string    `json:"lane"`
 	Metric string    `json:"metric"`
 	Values []float64 `json:"values"`
-	Mean   float64   `json:"mean"`
-	SE     float64   `json:"se"`
+	// Seeds are the seeds of the values when the run lacked the figure
+	// on some of the scenario's seeds (absent: one value per seed).
+	Seeds []uint64 `json:"seeds,omitempty"`
+	Mean  float64  `json:"mean"`
+	SE    float64  `json:"se"`
 }
 
 // StaleBaselineError says a baseline was not measured on what the gate
@@ -485,7 +488,13 @@ func (g *Gate) NewBaselineScenario(name string, seeds []uint64, aggs []MetricAgg
 		if !g.Checked(name, a.MetricKey) {
 			continue
 		}
-		b.Figures = append(b.Figures, BaselineFigure{Lane: a.Lane, Metric: a.Metric, Values: a.Values, Mean: a.Mean, SE: a.SE})
+		f := BaselineFigure{Lane: a.Lane, Metric: a.Metric, Values: a.Values, Mean: a.Mean, SE: a.SE}
+		if len(a.Seeds) != len(seeds) {
+			for _, k := range a.Seeds {
+				f.Seeds = append(f.Seeds, seeds[k])
+			}
+		}
+		b.Figures = append(b.Figures, f)
 	}
 	return b
 }
@@ -506,8 +515,23 @@ func ReadBaseline(path string) (b GateBaseline, ok bool, err error) {
 	}
 	for i, s := range b.Scenarios {
 		for j, f := range s.Figures {
-			if len(f.Values) != len(s.Seeds) {
-				return b, false, &field.Error{File: path, Path: fmt.Sprintf("scenarios[%d].figures[%d].values", i, j), Msg: fmt.Sprintf("%d values for %d seeds", len(f.Values), len(s.Seeds))}
+			at := fmt.Sprintf("scenarios[%d].figures[%d]", i, j)
+			want := len(s.Seeds)
+			if f.Seeds != nil {
+				want = len(f.Seeds)
+				for _, seed := range f.Seeds {
+					if !slices.Contains(s.Seeds, seed) {
+						return b, false, &field.Error{File: path, Path: at + ".seeds", Msg: fmt.Sprintf("seed %d is not one of the scenario's %v", seed, s.Seeds)}
+					}
+				}
+			}
+			if len(f.Values) != want {
+				return b, false, &field.Error{File: path, Path: at + ".values", Msg: fmt.Sprintf("%d values for %d seeds", len(f.Values), want)}
+			}
+			for _, v := range append([]float64{f.Mean, f.SE}, f.Values...) {
+				if !finite(v) {
+					return b, false, &field.Error{File: path, Path: at, Msg: fmt.Sprintf("%g is not a finite number", v)}
+				}
 			}
 		}
 	}
@@ -546,6 +570,19 @@ func (b GateBaseline) figure(scenario, lane, metric string) (BaselineFigure, boo
 // figure (its spread part).
 func (t Tolerance) Margin(f BaselineFigure) float64 {
 	return max(t.Relative*math.Abs(f.Mean), t.Absolute, t.KSE*f.SE)
+}
+
+// bySeed maps each seed of the scenario (seeds) to the figure's value.
+func (f BaselineFigure) bySeed(seeds []uint64) map[uint64]float64 {
+	out := map[uint64]float64{}
+	for k, v := range f.Values {
+		if f.Seeds != nil {
+			out[f.Seeds[k]] = v
+		} else if k < len(seeds) {
+			out[seeds[k]] = v
+		}
+	}
+	return out
 }
 
 // PairedMargin is the tolerance's allowed move of one seed's value from

@@ -126,21 +126,34 @@ func judgeRow(c GateCheck, sc GateScenario, lane string, base GateBaseline, now 
 			row.Verdict = VerdictRegression
 		}
 	}
-	if tol.Paired != nil && len(cur.Values) == len(f.Values) {
+	if tol.Paired != nil {
+		was := f.bySeed(sc.Seeds)
+		is := map[uint64]float64{}
+		for j, v := range cur.Values {
+			is[sc.Seeds[cur.Seeds[j]]] = v
+		}
 		worst := math.Inf(-1)
-		for k, v := range cur.Values {
-			b := f.Values[k]
+		for _, seed := range sc.Seeds {
+			b, had := was[seed]
+			v, has := is[seed]
+			if !had {
+				continue
+			}
+			if !has { // the figure is gone on this seed
+				row.SeedRegressions = append(row.SeedRegressions, seed)
+				continue
+			}
 			move := sign * (v - b) // > 0: towards the bound
 			if move > tol.PairedMargin(b) {
-				row.SeedRegressions = append(row.SeedRegressions, sc.Seeds[k])
+				row.SeedRegressions = append(row.SeedRegressions, seed)
 			}
 			rel := move
 			if b != 0 {
 				rel = move / math.Abs(b)
 			}
 			if rel > worst {
-				seed, ch := sc.Seeds[k], sign*rel
-				worst, row.WorstSeed, row.WorstSeedChange = rel, &seed, &ch
+				s, ch := seed, sign*rel
+				worst, row.WorstSeed, row.WorstSeedChange = rel, &s, &ch
 			}
 		}
 		if len(row.SeedRegressions) > 0 {

@@ -75,7 +75,7 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 		{"tune unknown key in a list item", "scenario: light-load\nseeds: 1\nparams:\n  - {key: duration, min: 1, max: 2, unitt: s}\nobjective: {metric: jain, goal: max}\n",
 			"F:4: params[0].unitt: unknown field (have integer, key, log, max, min, unit)", func(p string) error { _, _, _, err := LoadTune(p); return err }},
 		{"sweep wrong type", "scenario: light-load\nseeds: abc\n",
-			"F:2: seeds: cannot unmarshal !!str `abc` into int", func(p string) error { _, err := LoadSweep(p); return err }},
+			"F:2: seeds: want a whole number, got \"abc\"", func(p string) error { _, err := LoadSweep(p); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f.yaml")

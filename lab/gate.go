@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -161,6 +162,9 @@ func LoadGate(path string) (*Gate, error) {
 	}
 	root, err := parseFile(path, data, what, need)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTypes(path, root.Content[0], reflect.TypeFor[GateFile](), ""); err != nil {
 		return nil, err
 	}
 	g := &Gate{File: path}

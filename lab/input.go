@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/evalsched/lab/internal/field"
@@ -170,3 +172,83 @@ func fieldErr(path string, root *yaml.Node, at string, format string, args ...an
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func lineOf(root *yaml.Node, at string) int { return yamltree.Line(root, at) }
+
+// checkTypes checks a file's tree against the type it fills before it is
+// decoded, so what the YAML library would convert or truncate is refused
+// at its line instead: a count must be a whole number in range (seeds:
+// 1.5 is not 1), a figure a finite number, a flag true or false, a name
+// not empty, a list a list and a mapping a mapping. Keys the type does
+// not have are left to the decoder, which names them with what could be
+// there.
+func checkTypes(path string, n *yaml.Node, t reflect.Type, at string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	bad := func(format string, args ...any) error {
+		return &field.Error{File: path, Line: n.Line, Path: at, Msg: fmt.Sprintf(format, args...)}
+	}
+	if t == reflect.TypeFor[yaml.Node]() {
+		return nil
+	}
+	if n.Kind == yaml.AliasNode {
+		return bad("YAML aliases (*name) are not read here: write the value out")
+	}
+	scalar := n.Kind == yaml.ScalarNode
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return bad("want a mapping of keys, got %s", kindName(n))
+		}
+		fields := map[string]reflect.Type{}
+		yamltree.Fields(t, fields)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			ft, ok := fields[n.Content[i].Value]
+			if !ok {
+				continue
+			}
+			if err := checkTypes(path, n.Content[i+1], ft, field.Join(at, n.Content[i].Value)); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return bad("want a list, got %s", kindName(n))
+		}
+		for i, c := range n.Content {
+			if err := checkTypes(path, c, t.Elem(), fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 10, t.Bits())
+		if !scalar || n.Tag != "!!int" || err != nil {
+			return bad("want a whole number, got %s", kindName(n))
+		}
+		_ = v
+	case reflect.Uint, reflect.Uint64, reflect.Uint32:
+		_, err := strconv.ParseUint(strings.ReplaceAll(n.Value, "_", ""), 10, t.Bits())
+		if !scalar || n.Tag != "!!int" || err != nil {
+			return bad("want a whole number from 0 to %d, got %s", uint64(1<<t.Bits()-1), kindName(n))
+		}
+	case reflect.Float64, reflect.Float32:
+		v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+		if !scalar || (n.Tag != "!!int" && n.Tag != "!!float") {
+			return bad("want a number, got %s", kindName(n))
+		}
+		if err != nil || !finite(v) {
+			return bad("must be a finite number, got %s", n.Value)
+		}
+	case reflect.Bool:
+		if !scalar || n.Tag != "!!bool" {
+			return bad("want true or false, got %s", kindName(n))
+		}
+	case reflect.String:
+		if !scalar {
+			return bad("want a word or name, got %s", kindName(n))
+		}
+		if n.Tag == "!!null" || n.Value == "" {
+			return bad("empty: give a value, or leave the key out")
+		}
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -63,6 +64,9 @@ func LoadSweep(path string) (*Sweep, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTypes(path, root.Content[0], reflect.TypeFor[SweepFile](), ""); err != nil {
+		return nil, err
+	}
 	var f SweepFile
 	if err := decodeStrict(path, data, &f); err != nil {
 		return nil, err
@@ -94,6 +98,9 @@ func LoadSweep(path string) (*Sweep, error) {
 		return nil, err
 	}
 	s.ParamKeys = keys
+	if err := notInOverlay(path, root, overlay, keys, "grid"); err != nil {
+		return nil, err
+	}
 	for _, params := range grid {
 		p := base
 		p.Params, p.Settings = params, params
@@ -162,6 +169,23 @@ func LoadSweep(path string) (*Sweep, error) {
 	}
 	s.Hash = hex.EncodeToString(h.Sum(nil)[:8])
 	return s, nil
+}
+
+// notInOverlay refuses a grid key or tune parameter that the file's
+// overlay also sets: every point's value would replace the overlay's,
+// which then says something the runs do not do.
+func notInOverlay(path string, root, overlay *yaml.Node, keys []string, what string) error {
+	if overlay == nil {
+		return nil
+	}
+	for _, p := range flatten(path, "overlay.", "", overlay) {
+		for _, k := range keys {
+			if p.Key == k || strings.HasPrefix(k, p.Key+".") || strings.HasPrefix(p.Key, k+".") {
+				return fieldErr(path, root, "overlay."+p.Key, "also set by the %s (%s), whose values replace it: set it in one place", what, k)
+			}
+		}
+	}
+	return nil
 }
 
 // expandGrid is the cartesian product of the grid's keys (file order, the

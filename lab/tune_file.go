@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -60,6 +61,9 @@ func loadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	}
 	root, err := parseFile(path, data, what, need)
 	if err != nil {
+		return nil, PointSpec{}, nil, err
+	}
+	if err := checkTypes(path, root.Content[0], reflect.TypeFor[TuneFile](), ""); err != nil {
 		return nil, PointSpec{}, nil, err
 	}
 	f := TuneFile{}
@@ -175,6 +179,13 @@ func loadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	base := PointSpec{File: path, Scenario: ResolveScenario(path, f.Scenario), Policy: f.Policy, Variant: f.Variant, Baseline: f.Baseline}
 	if f.Overlay.Kind == yaml.MappingNode {
 		base.Overlay = &f.Overlay
+		var keys []string
+		for _, p := range f.Params {
+			keys = append(keys, p.Key)
+		}
+		if err := notInOverlay(path, root, base.Overlay, keys, "params"); err != nil {
+			return nil, PointSpec{}, nil, err
+		}
 	}
 	// The first setting the search runs (every parameter at its minimum)
 	// is built now: a misspelt list item, a value the scenario refuses or

@@ -357,6 +357,12 @@ func MergeSweep(dir string, shards []string) error {
 		}
 	}
 	m.Shard = ""
+	// Every point is read whole before anything is written.
+	for i := range m.Points {
+		if _, err := readDonePoint(m, i, shards); err != nil {
+			return err
+		}
+	}
 	stage, err := results.StageDir(dir)
 	if err != nil {
 		return err
@@ -365,10 +371,7 @@ func MergeSweep(dir string, shards []string) error {
 	if err := os.MkdirAll(filepath.Join(stage.Dir, "points"), 0o755); err != nil {
 		return err
 	}
-	for i, id := range m.Points {
-		if _, err := readDonePoint(m, i, shards); err != nil {
-			return err
-		}
+	for _, id := range m.Points {
 		var src string
 		for _, d := range shards {
 			if p := pointFile(d, id); results.FileExists(p) {

@@ -85,6 +85,11 @@ var badScenarios = []badScenario{
 	{"models not a list", "models:\n", "models: 5\nold_models:\n", ":10: models: want a list", nil},
 	{"rate beyond budget", "rate_per_hour: 3", "rate_per_hour: 1000000", ": run too big: about", nil},
 	{"retry storm", "warmup: 10m", "warmup: 10m\ngateway: {retry: {base: 1ms, max: 1ms}}", ": run too big: about", nil},
+	// A value set in model_defaults is blamed on its own line, not on the
+	// first model that takes it.
+	{"default decode rate", "decode_rate: 50", "decode_rate: -5", ":9: model_defaults.decode_rate: must be > 0", nil},
+	{"default ttft", "ttft: 1s", "ttft: -1s", ":9: model_defaults.ttft: must be >= 0", nil},
+	{"default streams too many", "streams: 10, ttft", "streams: 2000000, ttft", ":9: model_defaults.streams: at most", nil},
 	{"memory budget", "rate_per_hour: 3", "rate_per_hour: 300", ": run too big: about", []string{"--max-memory", "1MiB"}},
 }
 

@@ -324,3 +324,35 @@ func TestBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestTuneReplacesItsFolderWhole: a tune without a trade-off run into the
+// folder of one with a trade-off leaves no front.png of the first beside
+// its tune.csv; a tune that fails (no setting meets a constraint) leaves
+// the folder as it was.
+func TestTuneReplacesItsFolderWhole(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	base := "scenario: light-load\npolicy: scheduler\noverlay: {duration: 20m, warmup: 5m, events: []}\nseeds: 1\nparams:\n" +
+		"  - {key: policies.scheduler.target_depth, min: 2, max: 16, integer: true}\nobjective: {metric: throughput_per_hour, goal: max}\nbudget: 3\n"
+	with := filepath.Join(dir, "with.yaml")
+	os.WriteFile(with, []byte(base+"trade_off: {metric: p90_job_time_s, goal: min}\n"), 0o644)
+	without := filepath.Join(dir, "without.yaml")
+	os.WriteFile(without, []byte(base), 0o644)
+	failing := filepath.Join(dir, "failing.yaml")
+	os.WriteFile(failing, []byte(base+"constraints:\n  - {metric: jain, min: 2}\n"), 0o644)
+	mustSimOut(t, "tune", "--out", out, with)
+	if _, err := os.Stat(filepath.Join(out, "front.png")); err != nil {
+		t.Fatalf("the first tune wrote no front.png: %v", err)
+	}
+	mustSimOut(t, "tune", "--out", out, without)
+	if _, err := os.Stat(filepath.Join(out, "front.png")); !os.IsNotExist(err) {
+		t.Errorf("an earlier front.png survived beside the new tune.csv (%v)", err)
+	}
+	before := treeOf(t, dir)
+	if _, stderr, code := runSim(t, "tune", "--out", out, failing); code != exitError || !strings.Contains(stderr, "no setting met the constraints") {
+		t.Errorf("failing tune: exit %d, %s", code, stderr)
+	}
+	if diff := cmp.Diff(before, treeOf(t, dir)); diff != "" {
+		t.Errorf("a failed tune changed the folder (-before +after):\n%s", diff)
+	}
+}

@@ -153,8 +153,9 @@ func (o *Outputs) checkSummary(path string) error {
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // checkTime refuses a row's time that is not finite, not within its run
-// (policy one of the summary's runs), or before the run's previous row.
-func (o *Outputs) checkTime(last map[string]float64, policy string, t float64) error {
+// (policy one of the summary's runs), or before the previous row of the
+// run (and of the batch, if batch is not "").
+func (o *Outputs) checkTime(last map[string]float64, policy string, t float64, batch string) error {
 	end, ok := o.runEnd[policy]
 	if !ok {
 		have := make([]string, 0, len(o.Summary.Runs))
@@ -166,10 +167,14 @@ func (o *Outputs) checkTime(last map[string]float64, policy string, t float64) e
 	if !isFinite(t) || t < 0 || t > end+1e-6*max(1, end) {
 		return field.Errorf("t_s", "%g is not a time within the run (0 to %g s)", t, end)
 	}
-	if prev, ok := last[policy]; ok && t < prev {
+	key := policy
+	if batch != "" {
+		key += "\x00" + batch
+	}
+	if prev, ok := last[key]; ok && t < prev {
 		return field.Errorf("t_s", "%g after %g: the run's rows are in time order (rows of another run?)", t, prev)
 	}
-	last[policy] = t
+	last[key] = t
 	return nil
 }
 
@@ -345,7 +350,7 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 	if f.err != nil {
 		return f.err
 	}
-	if err := o.checkTime(o.seriesLast, r.Policy, r.T); err != nil {
+	if err := o.checkTime(o.seriesLast, r.Policy, r.T, ""); err != nil {
 		return err
 	}
 	if r.Model == "" {
@@ -397,7 +402,10 @@ func (o *Outputs) addBatch(col map[string]int, _, rec []string) error {
 	if f.err != nil {
 		return f.err
 	}
-	if err := o.checkTime(o.batchLast, r.Policy, r.T); err != nil {
+	// A batch's change points are written as they are found, each
+	// preceded by its row at the previous sample: time order holds per
+	// batch, not across them.
+	if err := o.checkTime(o.batchLast, r.Policy, r.T, r.Batch); err != nil {
 		return err
 	}
 	if r.Jobs < 0 || r.Started < 0 || r.Done < 0 || r.Started > r.Jobs || r.Done > r.Started {

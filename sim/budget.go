@@ -7,9 +7,9 @@ import (
 // memoryCheckMask: a running world reads the heap every 2^14 events (a
 // runtime/metrics read, without stopping the world), from its first
 // event: every few milliseconds of a run at the engine's speed, so a short
-// run that allocates fast (a large trace replayed) is checked too. Measured
-// against every 2^20 events on BenchmarkWorld: no slowdown beyond the
-// machine's noise (README "Scale and speed").
+// run that allocates fast (a large trace replayed) is checked too. A read
+// costs about 250 ns (BenchmarkLiveHeap): 0.02 ns per event at this mask,
+// under 0.01% of an event's few hundred ns.
 const memoryCheckMask = 1<<14 - 1
 
 // liveHeap is the process's heap marked live by the last garbage

@@ -105,7 +105,7 @@ func syntaxError(path string, err error) error {
 	if m := yamlMessage.FindStringSubmatch(msg); m != nil {
 		var line int
 		fmt.Sscan(m[1], &line)
-		return &field.Error{File: path, Line: line, Msg: m[2]}
+		return &field.Error{File: path, Line: yamltree.SyntaxLine(line, m[2]), Msg: m[2]}
 	}
 	return &field.Error{File: path, Msg: msg}
 }

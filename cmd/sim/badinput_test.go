@@ -80,6 +80,9 @@ var badScenarios = []badScenario{
 	{"series interval 1ns", "warmup: 10m", "warmup: 10m\nseries_interval: 1ns", ":6: series_interval: must be at least 1ms", nil},
 	{"retry multiplier nan", "warmup: 10m", "warmup: 10m\ngateway: {retry: {multiplier: .nan}}", ":6: gateway.retry.multiplier: must be a finite number", nil},
 	{"retry base 1us", "warmup: 10m", "warmup: 10m\ngateway: {retry: {base: 1us, max: 1us}}", ":6: gateway.retry.base: must be at least 1ms", nil},
+	// YAML syntax errors at their line (the library counts some from 0).
+	{"unclosed flow list", "  accounts: 4", "  accounts: [4", ":18: did not find expected ',' or ']'", nil},
+	{"unclosed flow mapping", "capacity: 400,", "capacity: 400", ":6: did not find expected ',' or '}'", nil},
 	{"second document", "scheduler: {target_depth", "scheduler: {target_depth: 10}\n---\nname: other\n#", ":36: a second YAML document", nil},
 	{"duplicate key", "name: small", "name: small\nname: again", ":4: name: mapping key \"name\" already defined", nil},
 	{"models not a list", "models:\n", "models: 5\nold_models:\n", ":10: models: want a list", nil},

@@ -187,12 +187,14 @@ func TestBrokenMerges(t *testing.T) {
 		mustSim(t, nil, "compare", "--scenario", "testdata/small.yaml", "--seeds", "2", "--shard", sh, "--out", compares)
 	}
 	type mcase struct {
-		name, kind string       // kind: sweep or compare
+		name, kind string         // kind: sweep or compare
 		edit       func(d string) // on the copy of the shards' parent
 		args       func(d, out string) []string
 		want       string // in stderr, after d is substituted for {d}
 	}
-	shards := func(d, out string) []string { return []string{"merge", "--out", out, filepath.Join(d, "shard-0"), filepath.Join(d, "shard-1")} }
+	shards := func(d, out string) []string {
+		return []string{"merge", "--out", out, filepath.Join(d, "shard-0"), filepath.Join(d, "shard-1")}
+	}
 	editFile := func(rel string, f func(string) string) func(string) {
 		return func(d string) {
 			p := filepath.Join(d, rel)
@@ -233,7 +235,9 @@ func TestBrokenMerges(t *testing.T) {
 		mcase{"out holds the shards", "sweep", nil, func(d, _ string) []string {
 			return []string{"merge", "--out", d, filepath.Join(d, "shard-0"), filepath.Join(d, "shard-1")}
 		}, "overlap"},
-		mcase{"missing shard", "sweep", nil, func(d, out string) []string { return []string{"merge", "--out", out, filepath.Join(d, "shard-0"), filepath.Join(d, "nope")} }, "{d}/nope is not a directory"},
+		mcase{"missing shard", "sweep", nil, func(d, out string) []string {
+			return []string{"merge", "--out", out, filepath.Join(d, "shard-0"), filepath.Join(d, "nope")}
+		}, "{d}/nope is not a directory"},
 		mcase{"a file as shard", "sweep", nil, func(d, out string) []string {
 			return []string{"merge", "--out", out, filepath.Join(d, "shard-0"), filepath.Join(d, "shard-0", "sweep.json")}
 		}, "is not a directory"},

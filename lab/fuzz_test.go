@@ -1,10 +1,13 @@
 package lab
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/evalsched/lab/internal/field"
@@ -149,6 +152,82 @@ func FuzzTuneFile(f *testing.F) {
 		for _, c := range tf.Constraints {
 			if c.Min == nil && c.Max == nil {
 				t.Errorf("constraint on %s without a bound accepted", c.Metric)
+			}
+		}
+	})
+}
+
+// FuzzPointFile: no point file panics checkPoint; one it accepts carries
+// the sweep's header, ends in a newline and holds rows of every seed of
+// the sweep with finite values.
+func FuzzPointFile(f *testing.F) {
+	m := SweepManifest{Schema: "evalsched-sweep", Hash: "abc", ParamKeys: []string{"k"}, Points: []string{"p0000"}, Names: []string{"k=1"}, Seeds: []uint64{1, 2}}
+	good := pointHeader("abc", "p0000") + "p0000,k=1,1,1,(all),jain,0.5\np0000,k=1,1,2,(all),jain,0.25\n"
+	f.Add([]byte(good))
+	f.Add([]byte(good[:len(good)-3]))
+	f.Add([]byte(strings.Replace(good, "0.25", "NaN", 1)))
+	f.Add([]byte("planted\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "p0000.csv")
+		os.WriteFile(p, data, 0o644)
+		body, err := checkPoint(p, m, 0)
+		if err != nil {
+			var fe *field.Error
+			if !errors.As(err, &fe) || fe.File != p {
+				t.Errorf("refusal does not name the file: %v", err)
+			}
+			return
+		}
+		if !strings.HasPrefix(string(data), pointHeader("abc", "p0000")) || len(body) == 0 || body[len(body)-1] != '\n' {
+			t.Errorf("accepted %q", data)
+		}
+		rows := aggregateRows(mustCSV(t, body), 7)
+		for _, a := range rows {
+			for _, v := range a.Values {
+				if !finite(v) {
+					t.Errorf("accepted a value %v", v)
+				}
+			}
+		}
+	})
+}
+
+func mustCSV(t *testing.T, body []byte) [][]string {
+	r := csv.NewReader(bytes.NewReader(body))
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("accepted rows that do not read back: %v", err)
+	}
+	return rows
+}
+
+// FuzzBaseline: no baseline file panics ReadBaseline; one it accepts has
+// the schema and, per figure, as many finite values as seeds.
+func FuzzBaseline(f *testing.F) {
+	f.Add([]byte(`{"schema": "evalsched-gate-baseline", "metrics_version": 1, "scenarios": [{"name": "a", "digest": "x", "seeds": [1, 2], "figures": [{"lane": "(all)", "metric": "jain", "values": [0.5, 0.25], "mean": 0.375, "se": 0.125}]}]}`))
+	f.Add([]byte(`{"schema": "evalsched-gate-baseline", "scenarios": [{"name": "a", "seeds": [1], "figures": [{"values": [1, 2]}]}]}`))
+	f.Add([]byte(`{`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "b.json")
+		os.WriteFile(p, data, 0o644)
+		b, ok, err := ReadBaseline(p)
+		if err != nil || !ok {
+			return
+		}
+		if b.Schema != BaselineSchema {
+			t.Errorf("accepted schema %q", b.Schema)
+		}
+		for _, s := range b.Scenarios {
+			for _, fig := range s.Figures {
+				n := len(s.Seeds)
+				if fig.Seeds != nil {
+					n = len(fig.Seeds)
+				}
+				if len(fig.Values) != n {
+					t.Errorf("accepted %d values for %d seeds", len(fig.Values), n)
+				}
 			}
 		}
 	})

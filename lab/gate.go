@@ -147,7 +147,7 @@ type Gate struct {
 	Lanes [][]string
 }
 
-// MaxGateChecks bounds the rows a gate may judge (checks × scenarios ×
+// MaxGateRows bounds the rows a gate may judge (checks × scenarios ×
 // lanes): a gate is read by a person.
 const MaxGateRows = 100_000
 

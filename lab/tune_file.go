@@ -46,14 +46,6 @@ const (
 // number checked before anything runs; base is the point every setting
 // overlays.
 func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
-	f, base, seeds, err := loadTune(path)
-	if err != nil {
-		return nil, PointSpec{}, nil, err
-	}
-	return f, base, seeds, nil
-}
-
-func loadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	const what, need = "a tune", "scenario, seeds, params and an objective"
 	data, err := readFile(path, what, need)
 	if err != nil {
@@ -117,7 +109,7 @@ func loadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 		case p.Integer && (p.Min != math.Trunc(p.Min) || p.Max != math.Trunc(p.Max) || math.Abs(p.Min) > 1<<53 || math.Abs(p.Max) > 1<<53):
 			return nil, PointSpec{}, nil, bad(at, "an integer parameter needs whole min and max, got %g and %g", p.Min, p.Max)
 		}
-		where := fmt.Sprintf("%s: %s.key", at2(path, root, at+".key"), at)
+		where := fmt.Sprintf("%s: %s.key", atLine(path, root, at+".key"), at)
 		if _, err := scenario.WithParams(nil, []scenario.Param{{Key: p.Key, Value: scenario.Scalar("0"), Where: where}}); err != nil {
 			return nil, PointSpec{}, nil, err
 		}
@@ -225,8 +217,8 @@ func loadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	return &f, base, seeds, nil
 }
 
-// at2 is "path:line" of a field of a parsed file.
-func at2(path string, root *yaml.Node, at string) string {
+// atLine is "path:line" of a field of a parsed file.
+func atLine(path string, root *yaml.Node, at string) string {
 	if line := lineOf(root, at); line > 0 {
 		return fmt.Sprintf("%s:%d", path, line)
 	}

@@ -5,9 +5,12 @@ import (
 	"compress/gzip"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -358,5 +361,41 @@ func TestTuneReplacesItsFolderWhole(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, treeOf(t, dir)); diff != "" {
 		t.Errorf("a failed tune changed the folder (-before +after):\n%s", diff)
+	}
+}
+
+// TestStoppedSweepResumes: a sweep stopped by SIGTERM part way leaves
+// --out as it was (absent here) and its points done in .NAME.resume; the
+// rerun resumes there and gives the very files of an uninterrupted sweep.
+func TestStoppedSweepResumes(t *testing.T) {
+	ref := filepath.Join(t.TempDir(), "ref")
+	start := time.Now()
+	mustSim(t, nil, "sweep", "--out", ref, "testdata/sweep.yaml")
+	length := time.Since(start)
+	want := treeOf(t, ref)
+	for _, frac := range []float64{0.2, 0.5, 0.8} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out")
+		cmd := exec.Command(os.Args[0], "sweep", "--out", out, "testdata/sweep.yaml")
+		cmd.Env = append(os.Environ(), "SIM_TEST_AS_MAIN=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(frac * float64(length)))
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code == exitSignal+15 {
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("stopped at %.0f%%: %s exists", 100*frac, out)
+			}
+		}
+		stderr := mustSim(t, nil, "sweep", "--out", out, "testdata/sweep.yaml")
+		t.Logf("stopped at %.0f%% (exit %d); the rerun: %s", 100*frac, cmd.ProcessState.ExitCode(), firstLine(stderr))
+		if diff := cmp.Diff(want, treeOf(t, out)); diff != "" {
+			t.Errorf("stopped at %.0f%% and resumed: differs from the whole sweep (-want +got):\n%s\n%s", 100*frac, diff, stderr)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".out.resume")); len(left) > 0 {
+			t.Errorf("the finished sweep left %v", left)
+		}
 	}
 }

@@ -3,7 +3,7 @@
 # scenarios (compare and run per policy, seeds 1-3, with reports), --seeds,
 # trace gen/stats and a trace replay, into one directory; a second call with
 # --against compares two snapshots, ignoring only the lines that name the
-# output directory. "IDENTICAL" means the refactoring changed no output.
+# output directory (and the lock files sim leaves beside each --out). "IDENTICAL" means the refactoring changed no output.
 #
 #   go build -o /tmp/sim-before ./cmd/sim     # on the commit before
 #   bash bench/snapshot.sh /tmp/sim-before /tmp/snap-before
@@ -27,5 +27,5 @@ done
 "$BIN" trace stats --scenario light-load "$OUT/jobs.jsonl" > "$OUT/stats.txt" 2>&1
 "$BIN" compare --scenario light-load --trace "$OUT/jobs.jsonl" --seed 7 --out "$OUT/replayed" > "$OUT/replayed.stdout" 2>&1
 if [ "${3:-}" = --against ]; then
-  diff -r -I 'output directory' -I '^wrote ' -I "$OUT" -I "$4" "$4" "$OUT" && echo "IDENTICAL to $4"
+  diff -r -x '.*.lock' -I 'output directory' -I '^wrote ' -I "$OUT" -I "$4" "$4" "$OUT" && echo "IDENTICAL to $4"
 fi

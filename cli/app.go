@@ -47,8 +47,8 @@ func newApp() *cli.App {
 				if err != nil {
 					return err
 				}
-				return withReport(c, runCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
-					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy"), json: c.Bool("json")}))
+				return runCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy"), json: c.Bool("json"), report: c.Bool("report")})
 			},
 		}, {
 			Name:      "compare",
@@ -84,14 +84,6 @@ func newApp() *cli.App {
 	return app
 }
 
-// withReport writes the report after a successful run when --report is set.
-func withReport(c *cli.Context, err error) error {
-	if err != nil || !c.Bool("report") {
-		return err
-	}
-	return writeReport(c.App.ErrWriter, c.String("out"))
-}
-
 // options are the flags run and compare share.
 type options struct {
 	scenario, policy, dir, trace string
@@ -100,6 +92,7 @@ type options struct {
 	seeds                        int // compare: how many seeds, from seed on
 	skipInvalid                  bool
 	json                         bool     // print summary.json on stdout instead of the tables
+	report                       bool     // --report: the report written into the same staged directory
 	variants                     []string // compare: scenario variants, the first the baseline
 	policies                     []string // compare: policies, the first the baseline
 	shard                        lab.Shard
@@ -140,7 +133,7 @@ func runCommand(out io.Writer, o options) error {
 	if p := newProgress(o.stderr, "run "+policy, 1); p != nil {
 		spec.Progress = func(now, end sim.Time) { p(0, now, end) }
 	}
-	done, err := simulate(sc, dir, []sim.RunSpec{spec}, 1, trace, o.stderr)
+	done, err := simulate(sc, dir, []sim.RunSpec{spec}, 1, trace, o)
 	if err != nil {
 		return err
 	}
@@ -169,8 +162,11 @@ func runCommand(out io.Writer, o options) error {
 // simulated is the runs of one command, summarised, with their outputs
 // streamed so far.
 type simulated struct {
-	runs []results.Run
-	out  *results.OutputWriter
+	runs   []results.Run
+	out    *results.OutputWriter
+	dir    string
+	report bool
+	stderr io.Writer
 }
 
 // simulate runs specs in parallel (sim.ExecuteAll), on trace's jobs if
@@ -178,7 +174,8 @@ type simulated struct {
 // series.csv and batches.csv, which commit completes with summary.json. On
 // error, or when the trace's validation (beside the runs) refuses it,
 // nothing is left in dir.
-func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written int, trace *workloads.Replay, stderr io.Writer) (*simulated, error) {
+func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written int, trace *workloads.Replay, o options) (*simulated, error) {
+	stderr := o.stderr
 	policies := make([]string, written)
 	for i := range policies {
 		policies[i] = specs[i].Label()
@@ -202,10 +199,32 @@ func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written in
 		ow.Abort()
 		return nil, err
 	}
-	return &simulated{runs: runs, out: ow}, nil
+	return &simulated{runs: runs, out: ow, dir: dir, report: o.report, stderr: stderr}, nil
 }
 
-func (s *simulated) commit(summary results.Summary) error { return s.out.Commit(summary) }
+// commit writes summary.json beside the streamed files and, with
+// --report, the report into the same staging directory, then swaps the
+// directory in: the run and its report are replaced together or not at all.
+func (s *simulated) commit(summary results.Summary) error {
+	stage, err := s.out.Finish(summary)
+	if err != nil {
+		return err
+	}
+	if s.report {
+		if err := report.WriteReportStaged(stage, s.dir, toolVersion()); err != nil {
+			stage.Abort()
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	if err := stage.Commit(); err != nil {
+		return err
+	}
+	if s.report {
+		fmt.Fprintf(s.stderr, "wrote %s, %s and %s\n", filepath.Join(s.dir, "report.html"), filepath.Join(s.dir, "report.md"),
+			filepath.Join(s.dir, "figures")+string(filepath.Separator))
+	}
+	return nil
+}
 
 func compareCommand(out io.Writer, o options) error {
 	sc, trace, err := prepare(o)
@@ -226,7 +245,7 @@ func compareCommand(out io.Writer, o options) error {
 	if sh.N > 1 {
 		dir = filepath.Join(dir, fmt.Sprintf("shard-%d", sh.I))
 	}
-	done, err := simulate(sc, dir, plan.Specs, plan.Written, trace, o.stderr)
+	done, err := simulate(sc, dir, plan.Specs, plan.Written, trace, o)
 	if err != nil {
 		return err
 	}
@@ -234,7 +253,7 @@ func compareCommand(out io.Writer, o options) error {
 	summary := lab.CompareSummary(sc.Name, seed+uint64(owned[0]), bySeed, len(o.variants) > 0, o.invocation("compare"))
 	if sh.N > 1 {
 		return commitCompareShard(done, summary, lab.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
-			Scenario: sc.Name, First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
+			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
 	}
 	if err := done.commit(summary); err != nil {
 		return err
@@ -376,7 +395,7 @@ func compareAction(c *cli.Context) error {
 	if sh.N > 1 && (c.Bool("report") || c.Bool("json")) {
 		return usageErrorf(c, "--shard: --report and --json apply to the merged directory (sim merge, then sim report)")
 	}
-	return withReport(c, compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+	return compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 		top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
-		variants: c.StringSlice("variant"), policies: c.StringSlice("policy"), json: c.Bool("json"), shard: sh}))
+		variants: c.StringSlice("variant"), policies: c.StringSlice("policy"), json: c.Bool("json"), shard: sh, report: c.Bool("report")})
 }

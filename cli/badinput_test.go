@@ -80,11 +80,19 @@ var badScenarios = []badScenario{
 	{"series interval 1ns", "warmup: 10m", "warmup: 10m\nseries_interval: 1ns", ":6: series_interval: must be at least 1ms", nil},
 	{"retry multiplier nan", "warmup: 10m", "warmup: 10m\ngateway: {retry: {multiplier: .nan}}", ":6: gateway.retry.multiplier: must be a finite number", nil},
 	{"retry base 1us", "warmup: 10m", "warmup: 10m\ngateway: {retry: {base: 1us, max: 1us}}", ":6: gateway.retry.base: must be at least 1ms", nil},
+	// YAML syntax errors at their line (the library counts some from 0).
+	{"unclosed flow list", "  accounts: 4", "  accounts: [4", ":18: did not find expected ',' or ']'", nil},
+	{"unclosed flow mapping", "capacity: 400,", "capacity: 400", ":6: did not find expected ',' or '}'", nil},
 	{"second document", "scheduler: {target_depth", "scheduler: {target_depth: 10}\n---\nname: other\n#", ":36: a second YAML document", nil},
 	{"duplicate key", "name: small", "name: small\nname: again", ":4: name: mapping key \"name\" already defined", nil},
 	{"models not a list", "models:\n", "models: 5\nold_models:\n", ":10: models: want a list", nil},
 	{"rate beyond budget", "rate_per_hour: 3", "rate_per_hour: 1000000", ": run too big: about", nil},
 	{"retry storm", "warmup: 10m", "warmup: 10m\ngateway: {retry: {base: 1ms, max: 1ms}}", ": run too big: about", nil},
+	// A value set in model_defaults is blamed on its own line, not on the
+	// first model that takes it.
+	{"default decode rate", "decode_rate: 50", "decode_rate: -5", ":9: model_defaults.decode_rate: must be > 0", nil},
+	{"default ttft", "ttft: 1s", "ttft: -1s", ":9: model_defaults.ttft: must be >= 0", nil},
+	{"default streams too many", "streams: 10, ttft", "streams: 2000000, ttft", ":9: model_defaults.streams: at most", nil},
 	{"memory budget", "rate_per_hour: 3", "rate_per_hour: 300", ": run too big: about", []string{"--max-memory", "1MiB"}},
 }
 

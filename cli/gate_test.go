@@ -56,8 +56,8 @@ func TestGate(t *testing.T) {
 	worse := gateFile(t, dir, "worse.yaml", "{target_depth: 10, max_limit: 3}")
 	out := filepath.Join(dir, "out")
 
-	if _, stderr, code := runSim(t, "gate", "--out", out, good); code != exitRegression || !strings.Contains(stderr, "without a baseline") {
-		t.Fatalf("no baseline yet: exit %d, %s; want %d", code, stderr, exitRegression)
+	if _, stderr, code := runSim(t, "gate", "--out", out, good); code != exitStale || !strings.Contains(stderr, "there is no baseline file") {
+		t.Fatalf("no baseline yet: exit %d, %s; want %d", code, stderr, exitStale)
 	}
 	if _, stderr, code := runSim(t, "gate", "--update", good); code != exitUsage {
 		t.Errorf("--update without --reason: exit %d, %s; want %d", code, stderr, exitUsage)
@@ -80,7 +80,13 @@ func TestGate(t *testing.T) {
 		t.Errorf("--json prints verdict.json (pass, 7 rows): pass %v, %d rows, diff:\n%s", v.Pass, len(v.Rows), diff)
 	}
 
-	stdout, _, code = runSim(t, "gate", "--out", out, worse)
+	// The worse gate file runs another scenario than the baseline was
+	// measured on: no verdict, its own exit code.
+	if _, stderr, code := runSim(t, "gate", "--out", out, worse); code != exitStale || !strings.Contains(stderr, `scenario "small": measured on another scenario, overlay or policy`) {
+		t.Errorf("worse gate file against the good baseline: exit %d, %s; want %d (stale)", code, stderr, exitStale)
+	}
+	// The same change judged as a proposal against the good baseline.
+	stdout, _, code = runSim(t, "gate", "--out", out, "--set", "policies.scheduler.max_limit=3", good)
 	if code != exitRegression {
 		t.Fatalf("worse variant: exit %d, want %d\n%s", code, exitRegression, stdout)
 	}
@@ -114,5 +120,88 @@ func TestGate(t *testing.T) {
 	mustSim(t, nil, "gate", "--out", out, "--update", "--reason", "accept the cap", worse)
 	if _, stderr, code := runSim(t, "gate", "--out", out, worse); code != 0 {
 		t.Errorf("after --update the worse variant must pass: exit %d, %s", code, stderr)
+	}
+}
+
+// TestCIGateCatchesTheCap: the documented CI gate passes on the tree as
+// it is and fails (exit 3) when the scheduler is capped at max_limit 10,
+// naming as a throughput regression of its small scenario every lane that
+// change moves down by more than the 2% paired tolerance on some seed —
+// found here independently, from runs of small.yaml edited by hand — and
+// no other lane.
+func TestCIGateCatchesTheCap(t *testing.T) {
+	gate := filepath.Join("..", "examples", "ci-gate.yaml")
+	out := filepath.Join(t.TempDir(), "gate")
+	if _, stderr, code := runSim(t, "gate", "--out", out, gate); code != 0 {
+		t.Fatalf("the CI gate on the tree as it is: exit %d, %s", code, stderr)
+	}
+	stdout, stderr, code := runSim(t, "gate", "--out", out, "--json", "--set", "policies.scheduler.max_limit=10", gate)
+	if code != exitRegression {
+		t.Fatalf("capped at max_limit 10: exit %d, want %d; %s", code, exitRegression, stderr)
+	}
+	var v lab.GateVerdict
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range v.Rows {
+		if r.Scenario == "small" && r.Metric == lab.MetricThroughput && r.Verdict == lab.VerdictRegression {
+			got = append(got, r.Lane)
+		}
+	}
+
+	base, err := os.ReadFile("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	capped := filepath.Join(dir, "capped.yaml")
+	text := strings.Replace(string(base), "scheduler: {target_depth: 10,", "scheduler: {max_limit: 10, target_depth: 10,", 1)
+	if text == string(base) {
+		t.Fatal("test bug: the scheduler line of small.yaml moved")
+	}
+	os.WriteFile(capped, []byte(text), 0o644)
+	lanes := func(sc, seed string) map[string]float64 {
+		stdout := mustSimOut(t, "run", "--scenario", sc, "--policy", "scheduler", "--seed", seed, "--out", filepath.Join(dir, "run"), "--json")
+		var s struct {
+			Runs []struct {
+				Total struct {
+					Throughput float64 `json:"throughput_per_hour"`
+				} `json:"total"`
+				Lanes []struct {
+					Model      string  `json:"model"`
+					Throughput float64 `json:"throughput_per_hour"`
+				} `json:"lanes"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]float64{"(all)": s.Runs[0].Total.Throughput}
+		for _, l := range s.Runs[0].Lanes {
+			m[l.Model] = l.Throughput
+		}
+		return m
+	}
+	touched := map[string]bool{}
+	for _, seed := range []string{"1", "2", "3"} {
+		before, after := lanes("testdata/small.yaml", seed), lanes(capped, seed)
+		for lane, b := range before {
+			if after[lane] < b-0.02*b {
+				touched[lane] = true
+			}
+		}
+	}
+	var want []string
+	for _, r := range v.Rows { // in the gate's row order
+		if r.Scenario == "small" && r.Metric == lab.MetricThroughput && touched[r.Lane] {
+			want = append(want, r.Lane)
+		}
+	}
+	if len(want) < 2 || want[0] != "(all)" {
+		t.Fatalf("test bug: the cap moved %v, expected (all) and hot lanes", want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lanes named as throughput regressions of small (-want +got):\n%s", diff)
 	}
 }

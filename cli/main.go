@@ -6,30 +6,50 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/evalsched/lab/results"
 )
 
 // Main runs the sim command on args (args[0] the program's name) and
-// returns its exit code.
+// returns its exit code. SIGINT and SIGTERM stop it as interrupts says.
 func Main(args []string) int {
 	app := newApp()
-	if err := app.Run(args); err != nil {
-		fmt.Fprintln(app.ErrWriter, "sim:", err)
-		var qe *quotaGateError
-		if errors.As(err, &qe) {
-			return exitQuota
-		}
-		var gf *gateFailed
-		if errors.As(err, &gf) {
-			return exitRegression
-		}
-		var ue *usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintln(app.ErrWriter, "usage:", ue.usage)
-			return exitUsage
-		}
-		return exitError
+	interrupts(app.ErrWriter)
+	err := app.Run(args)
+	if err == nil {
+		return 0
 	}
-	return 0
+	fmt.Fprintln(app.ErrWriter, "sim:", err)
+	code := exitCode(err)
+	if code == exitUsage {
+		var ue *usageError
+		if asUsage(err, &ue) {
+			fmt.Fprintln(app.ErrWriter, "usage:", ue.usage)
+		}
+	}
+	return code
+}
+
+// interrupts handles SIGINT and SIGTERM alike (a scheduler's stop, a
+// terminal's ^C): every output directory being staged is removed, none
+// half-swapped (results.AbortAll waits for a swap under way), and the
+// process exits 128 + the signal's number, as a shell reports it.
+func interrupts(stderr io.Writer) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		results.AbortAll()
+		fmt.Fprintf(stderr, "sim: %v: stopped; no output directory was changed by this command's unfinished work\n", s)
+		n := 2
+		if s == syscall.SIGTERM {
+			n = 15
+		}
+		os.Exit(exitSignal + n)
+	}()
 }

@@ -7,17 +7,58 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/evalsched/lab/lab"
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/urfave/cli/v2"
 )
 
 // Exit codes: 0 ok, 1 an error (bad input, a failed run), 2 a usage error
-// (an unknown flag, a bad flag value, an unexpected argument).
+// (an unknown flag, a bad flag value, an unexpected argument), and the
+// verdicts and refusals below. The README's table lists them
+// (TestExitCodesDocumented reads it against exitCodes).
 const (
-	exitError = 1
-	exitUsage = 2
-	exitQuota = 4 // quota-check: an evaluation passed its share of a daily quota
+	exitError      = 1
+	exitUsage      = 2
+	exitRegression = 3 // gate: a regression, or a checked figure missing
+	exitQuota      = 4 // quota-check: an evaluation passed its share of a daily quota
+	exitStale      = 5 // gate: the baseline does not pin what the gate runs (no verdict)
+	exitBusy       = 6 // --out is being written by another sim (its lock is held)
+	// exitSignal + N: stopped by signal N (SIGINT 130, SIGTERM 143).
+	exitSignal = 128
 )
+
+// exitCodes names every exit code, for the README check.
+var exitCodes = map[int]string{0: "ok", exitError: "error", exitUsage: "usage", exitRegression: "regression",
+	exitQuota: "quota", exitStale: "stale baseline", exitBusy: "busy", exitSignal + 2: "SIGINT", exitSignal + 15: "SIGTERM"}
+
+func asUsage(err error, ue **usageError) bool { return errors.As(err, ue) }
+
+// exitCode is the exit code of a command's error.
+func exitCode(err error) int {
+	var (
+		qe *quotaGateError
+		gf *gateFailed
+		sb *lab.StaleBaselineError
+		be *results.BusyError
+		ue *usageError
+	)
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &qe):
+		return exitQuota
+	case errors.As(err, &gf):
+		return exitRegression
+	case errors.As(err, &sb):
+		return exitStale
+	case errors.As(err, &be):
+		return exitBusy
+	case errors.As(err, &ue):
+		return exitUsage
+	}
+	return exitError
+}
 
 // usageError is a mistake in the command line; main prints the command's
 // usage with it and exits 2. (It is not a cli.ExitCoder: the cli package

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/evalsched/lab/lab"
-	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/results"
 	"github.com/urfave/cli/v2"
 )
 
@@ -43,24 +43,29 @@ func sweepCommand() *cli.Command {
 }
 
 func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
+	// Every point's scenario is built when the file is read, before the
+	// directory is touched, so a bad point (a misspelt item, an overlay the
+	// scenario refuses) leaves nothing behind.
 	sw, err := lab.LoadSweep(file)
 	if err != nil {
 		return err
 	}
-	// Every point's scenario is built before the directory is made, so a
-	// bad point (a misspelt item, an overlay the scenario refuses) leaves no
-	// sweep behind that the corrected file would be refused beside.
-	cache := map[string]*scenario.Scenario{}
-	for _, p := range sw.Points {
-		if _, err := lab.PointScenario(p, cache); err != nil {
-			return err
-		}
-	}
 	if sh.N > 1 {
 		dir = filepath.Join(dir, fmt.Sprintf("shard-%d", sh.I))
 	}
-	todo, err := sw.PrepareDir(dir, sh)
+	// The sweep runs in a staging directory of a fixed name beside --out,
+	// kept if it stops (a rerun resumes there) and swapped in whole when
+	// every point is done.
+	stage, fresh, err := results.ResumableStage(dir)
 	if err != nil {
+		return err
+	}
+	defer stage.Abort() // keeps the points done; after Commit, a no-op
+	todo, err := sw.Prepare(stage, fresh, dir, sh)
+	if err != nil {
+		if fresh {
+			stage.Discard()
+		}
 		return err
 	}
 	owned := 0
@@ -72,17 +77,22 @@ func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
 	fmt.Fprintf(c.App.ErrWriter, "sweep %s: %d points x %d seeds (shard %s: %d points, %d already done)\n",
 		file, len(sw.Points), len(sw.Seeds), sh, owned, owned-len(todo))
 	err = lab.RunPoints(progressOf(c.App.ErrWriter, "sweep"), sw.Points, todo, sw.Seeds, func(i int, perSeed [][]lab.MetricValue) error {
-		return sw.WritePoint(dir, i, perSeed)
+		return sw.WritePoint(stage.Dir, i, perSeed)
 	})
 	if err != nil {
+		return err
+	}
+	if sh.N <= 1 {
+		if err := sw.Assemble(stage.Dir); err != nil {
+			return err
+		}
+	}
+	if err := stage.Commit(); err != nil {
 		return err
 	}
 	if sh.N > 1 {
 		fmt.Fprintf(c.App.ErrWriter, "wrote %s (merge the shards with sim merge)\n", dir)
 		return nil
-	}
-	if err := sw.Assemble(dir); err != nil {
-		return err
 	}
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s/sweep.csv and %s/summary.csv\n", dir, dir)
 	return nil

@@ -121,7 +121,13 @@ func TestSweepResume(t *testing.T) {
 	mustSim(t, nil, "sweep", "--out", dir, "testdata/sweep.yaml")
 	want := readTree(t, dir)
 	planted := filepath.Join(dir, "points", "p0001.csv")
-	if err := os.WriteFile(planted, []byte("planted\n"), 0o644); err != nil {
+	// A done point whose file is whole is kept as it is (a value changed
+	// to another finite number shows it was not rerun).
+	plantedText := strings.Replace(want["points/p0001.csv"], ",throughput_per_hour,", ",throughput_per_hour,7", 1)
+	if plantedText == want["points/p0001.csv"] {
+		t.Fatal("test bug: no throughput row to plant")
+	}
+	if err := os.WriteFile(planted, []byte(plantedText), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(dir, "points", "p0002.csv")); err != nil {
@@ -131,8 +137,26 @@ func TestSweepResume(t *testing.T) {
 	if !strings.Contains(stderr, "3 already done") {
 		t.Errorf("resumed sweep says %q, want 3 points already done", stderr)
 	}
-	if got, _ := os.ReadFile(planted); string(got) != "planted\n" {
+	if got, _ := os.ReadFile(planted); string(got) != plantedText {
 		t.Errorf("a done point was rerun: %q", got)
+	}
+	// A point file that is not whole, or of another sweep, is refused at
+	// its line, not read as zeros; nothing in the directory changes.
+	for _, bad := range []struct{ name, text, want string }{
+		{"garbage", "planted\n", planted + ":1: not a point file of this sweep"},
+		{"cut", plantedText[:len(plantedText)-3], planted + ": cut short"},
+		{"another sweep", strings.Replace(plantedText, "# sweep ", "# sweep 0", 1), planted + ":1: not a point file of this sweep"},
+		{"bad value", strings.Replace(plantedText, ",throughput_per_hour,7", ",throughput_per_hour,x7", 1), ": value: \"x7"},
+		{"nan value", strings.Replace(plantedText, ",throughput_per_hour,7", ",throughput_per_hour,NaN", 1), ": value: \"NaN"},
+	} {
+		os.WriteFile(planted, []byte(bad.text), 0o644)
+		before := readTree(t, dir)
+		if _, stderr, code := runSim(t, "sweep", "--out", dir, "testdata/sweep.yaml"); code != exitError || !strings.Contains(stderr, bad.want) {
+			t.Errorf("%s point file: exit %d, %s; want 1 and %q", bad.name, code, stderr, bad.want)
+		}
+		if diff := cmp.Diff(before, readTree(t, dir)); diff != "" {
+			t.Errorf("%s point file: the refused sweep changed its directory:\n%s", bad.name, diff)
+		}
 	}
 	if err := os.WriteFile(planted, []byte(want["points/p0001.csv"]), 0o644); err != nil {
 		t.Fatal(err)

@@ -2,12 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/evalsched/lab/lab"
 	"github.com/evalsched/lab/report"
-	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/results"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,24 +26,15 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// The first setting the search runs (every parameter at its minimum) is
-	// built before the directory is made: a misspelt list item or a value
-	// the scenario refuses is reported with nothing written.
-	lows := make([]float64, len(f.Params))
-	for j, p := range f.Params {
-		lows[j] = p.Min
-	}
-	first, err := f.Point(base, "t000", lows)
-	if err == nil {
-		_, err = lab.PointScenario(first, map[string]*scenario.Scenario{})
-	}
+	// The tune's directory is staged (and locked) before anything runs,
+	// and swapped in whole at the end: a new tune.csv never sits beside an
+	// earlier front.png, and a failed tune leaves the previous outputs.
+	dir := c.String("out")
+	stage, err := results.StageDir(dir)
 	if err != nil {
 		return err
 	}
-	dir := c.String("out")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+	defer stage.Abort() // after Commit, a no-op
 	n := 0
 	t := &lab.Tuner{Params: f.Params, Objective: f.Objective, Constraints: f.Constraints, Budget: f.Budget,
 		Eval: func(xs [][]float64) ([]map[lab.MetricKey]float64, error) {
@@ -72,19 +62,25 @@ func tuneAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := f.WriteTuneCSV(filepath.Join(dir, "tune.csv"), t.Evaluations()); err != nil {
+	if err := f.WriteTuneCSV(filepath.Join(stage.Dir, "tune.csv"), t.Evaluations()); err != nil {
 		return err
 	}
+	var front []lab.TuneEval
 	if f.TradeOff != nil {
-		front := lab.ParetoFront(t.Evaluations(), f.Objective, *f.TradeOff)
-		if err := report.PlotFront(filepath.Join(dir, "front.png"), frontPlot(t.Evaluations(), front, best, f.Objective, *f.TradeOff)); err != nil {
+		front = lab.ParetoFront(t.Evaluations(), f.Objective, *f.TradeOff)
+		if err := report.PlotFront(filepath.Join(stage.Dir, "front.png"), frontPlot(t.Evaluations(), front, best, f.Objective, *f.TradeOff)); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.App.ErrWriter, "Pareto front: %d settings; wrote %s\n", len(front), filepath.Join(dir, "front.png"))
 	}
 	overlay, err := f.OverlayYAML(best.X)
 	if err != nil {
 		return err
+	}
+	if err := stage.Commit(); err != nil {
+		return err
+	}
+	if f.TradeOff != nil {
+		fmt.Fprintf(c.App.ErrWriter, "Pareto front: %d settings; wrote %s\n", len(front), filepath.Join(dir, "front.png"))
 	}
 	fmt.Fprintf(c.App.Writer, "# sim tune %s: %d settings evaluated on %d seeds; best %s %s = %.4g, meeting every constraint\n",
 		file, len(t.Evaluations()), len(seeds), f.Objective.Key().Lane, f.Objective.Metric, best.Figures[f.Objective.Key()])
@@ -98,8 +94,8 @@ func tuneAction(c *cli.Context) error {
 func frontPlot(evals, front []lab.TuneEval, best lab.TuneEval, obj, trade lab.TuneGoal) report.FrontPlot {
 	xy := func(e lab.TuneEval) report.XY { return report.XY{X: e.Figures[obj.Key()], Y: e.Figures[trade.Key()]} }
 	fp := report.FrontPlot{
-		XLabel: obj.Key().Lane + " " + obj.Metric + " (" + obj.Goal + ")",
-		YLabel: trade.Key().Lane + " " + trade.Metric + " (" + trade.Goal + ")",
+		XLabel: obj.Key().Lane + " " + obj.Metric + " (" + string(obj.Goal) + ")",
+		YLabel: trade.Key().Lane + " " + trade.Metric + " (" + string(trade.Goal) + ")",
 		Best:   xy(best),
 	}
 	for _, e := range evals {

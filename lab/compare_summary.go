@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,9 +49,12 @@ func CompareSummary(scenario string, first uint64, runsBySeed [][]results.Run, v
 // keeps in its directory (compare-shard.json): its seeds' runs, whole, so
 // that MergeCompare can assemble the summary an unsharded run writes.
 type CompareShard struct {
-	Schema     string              `json:"schema"` // "evalsched-compare-shard"
-	Shard      string              `json:"shard"`
-	Scenario   string              `json:"scenario"`
+	Schema   string `json:"schema"` // "evalsched-compare-shard"
+	Shard    string `json:"shard"`
+	Scenario string `json:"scenario"`
+	// Digest is the scenario's (scenario.Scenario.Digest) and the arms':
+	// shards of two scenarios that share a name are not one compare.
+	Digest     string              `json:"digest"`
 	First      uint64              `json:"first_seed"`
 	Seeds      int                 `json:"seeds"`
 	Variants   bool                `json:"variants"`
@@ -72,15 +76,29 @@ func IsCompareShard(dir string) bool {
 // dir: summary.json assembled as the unsharded run does, series.csv and
 // batches.csv from the shard that ran the first seed.
 func MergeCompare(dir string, shards []string) error {
+	if err := checkMergeDirs(dir, shards); err != nil {
+		return err
+	}
 	var all []CompareShard
 	firstDir := ""
 	for _, d := range shards {
 		var cs CompareShard
 		if err := results.ReadJSONFile(filepath.Join(d, CompareShardFile), &cs); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("merge: %s holds no %s: not a shard of this compare", d, CompareShardFile)
+			}
 			return err
 		}
-		if len(all) > 0 && (cs.Scenario != all[0].Scenario || cs.First != all[0].First || cs.Seeds != all[0].Seeds) {
-			return fmt.Errorf("merge: %s and %s hold different compares", shards[0], d)
+		if cs.Schema != "evalsched-compare-shard" || cs.Seeds < 1 || cs.Seeds > MaxSeeds {
+			return fmt.Errorf("merge: %s: not a compare shard (schema %q, %d seeds)", filepath.Join(d, CompareShardFile), cs.Schema, cs.Seeds)
+		}
+		if len(all) > 0 && (cs.Scenario != all[0].Scenario || cs.Digest != all[0].Digest || cs.First != all[0].First || cs.Seeds != all[0].Seeds || cs.Variants != all[0].Variants) {
+			return fmt.Errorf("merge: %s and %s hold different compares (scenario %s %s, and %s %s)", shards[0], d, all[0].Scenario, all[0].Digest, cs.Scenario, cs.Digest)
+		}
+		for k, runs := range cs.Runs {
+			if len(runs) < 2 {
+				return fmt.Errorf("merge: %s: seed offset %d holds %d runs, want the baseline and at least one arm", filepath.Join(d, CompareShardFile), k, len(runs))
+			}
 		}
 		if _, ok := cs.Runs[0]; ok {
 			firstDir = d
@@ -105,6 +123,11 @@ func MergeCompare(dir string, shards []string) error {
 				all[0].First+uint64(i), i%split.N, split.N, all[0].Seeds, i%split.N, split.N)
 		}
 		return fmt.Errorf("merge: no shard ran seed %d (give every shard's directory)", all[0].First+uint64(i))
+	}
+	// The first seed's rows are read whole (checked as any output folder
+	// is) before anything is written.
+	if _, err := results.LoadOutputs(firstDir); err != nil {
+		return fmt.Errorf("merge: %w", err)
 	}
 	s := CompareSummary(all[0].Scenario, all[0].First, bySeed, all[0].Variants, all[0].Invocation)
 	stage, err := results.StageDir(dir)

@@ -1,9 +1,19 @@
 // Package lab holds the decision commands built on runs: the regression
-// gate (gate.go, gate_verdict.go), sweeps (sweep.go, sweep_out.go) and
-// their shards (shard.go), the tuner (tune.go: a grid, Nelder–Mead and a
+// gate (gate.go: the file, tolerances, baselines pinned to a digest;
+// gate_verdict.go: the judgement, spread and paired per seed), sweeps
+// (sweep.go, sweep_out.go: the point files, resume, merge) and their
+// shards (shard.go), the tuner (tune.go: a grid, Nelder–Mead and a
 // compass search over the scenario keys a tune file names; tune_file.go
 // the file and the Pareto front), compare's shards and their merge
 // (compare_summary.go), the quota-check verdict (quota_check.go), the
-// configurations they run (point.go) and the figures they read from a
-// summary (metrics.go).
+// configurations they run (point.go; build.go builds one, blaming a value
+// its overlay set on the file that set it) and the figures they read from
+// a summary (metrics.go, versioned by MetricsVersion).
+//
+// Gate, sweep and tune files are read as strictly as scenarios (input.go):
+// bounded while read, UTF-8 text, one YAML document, no key twice, no
+// aliases, every value of its field's type before decoding, closed sets as
+// typed enums (enums.go: Goal, ToleranceKind), every name resolved against
+// what exists and every point built before anything runs; errors are
+// *field.Error at FILE:LINE: path.
 package lab

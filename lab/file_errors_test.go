@@ -59,13 +59,13 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 		name, text, want string
 		load             func(path string) error
 	}{
-		{"gate scenario without seeds", fmt.Sprintf(gate, "jain"), "F:4: scenarios[1]: needs a unique name and seeds", loadGate},
+		{"gate scenario without seeds", fmt.Sprintf(gate, "jain"), "F:4: scenarios[1]: needs seeds", loadGate},
 		{"gate unknown metric", strings.Replace(fmt.Sprintf(gate, "speed"), "    scenario: light-load\n", "    scenario: light-load\n    seeds: [1]\n", 1),
 			"F:9: checks[1].metric: unknown \"speed\"", loadGate},
 		{"tune param", "scenario: light-load\nseeds: 1\nparams:\n  - {key: policies.scheduler.step, min: 1, max: 4}\n  - {key: policies.scheduler.factor, min: 2, max: 2}\nobjective: {metric: jain, goal: max}\nbudget: 2\n",
 			"F:5: params[1]: needs a key and min < max", func(p string) error { _, _, _, err := LoadTune(p); return err }},
 		{"sweep metric", "scenario: light-load\nseeds: 1\n\nmetrics: [jain, speed]\ngrid:\n  policies.scheduler.step: [1, 2]\n",
-			"F:4: metrics: unknown \"speed\"", func(p string) error { _, err := LoadSweep(p); return err }},
+			"F:4: metrics[1]: unknown \"speed\"", func(p string) error { _, err := LoadSweep(p); return err }},
 		// Unknown keys and wrong types name the line and field path, not
 		// the decoder's Go types; of a flow mapping, the key at fault.
 		{"gate unknown key in a flow mapping", strings.Replace(fmt.Sprintf(gate, "jain"), "{metric: jain, floor", "{metric: jain, lane: x, floor", 1),
@@ -75,7 +75,7 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 		{"tune unknown key in a list item", "scenario: light-load\nseeds: 1\nparams:\n  - {key: duration, min: 1, max: 2, unitt: s}\nobjective: {metric: jain, goal: max}\n",
 			"F:4: params[0].unitt: unknown field (have integer, key, log, max, min, unit)", func(p string) error { _, _, _, err := LoadTune(p); return err }},
 		{"sweep wrong type", "scenario: light-load\nseeds: abc\n",
-			"F:2: seeds: cannot unmarshal !!str `abc` into int", func(p string) error { _, err := LoadSweep(p); return err }},
+			"F:2: seeds: want a whole number, got \"abc\"", func(p string) error { _, err := LoadSweep(p); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "f.yaml")

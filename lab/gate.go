@@ -1,17 +1,19 @@
 package lab
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
+	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -44,62 +46,319 @@ type GateCheck struct {
 	Ceiling   *Tolerance `yaml:"ceiling"`
 }
 
-// Tolerance is how far a figure may move from its baseline mean: the
-// largest of relative × |baseline|, absolute, and k_se standard errors of
-// the baseline's mean over its seeds; or a fixed threshold (no baseline).
+// Tolerance is how far a figure may move from its baseline: the mean over
+// the seeds may move by the largest of relative × |baseline|, absolute,
+// and k_se standard errors of the baseline's mean (the spread); with
+// paired, each seed's value may move from that seed's own baseline value
+// by at most paired × |that value| (reruns on the same seeds are exact, so
+// this catches a change the spread over seeds hides); or a fixed threshold
+// (no baseline), alone.
 type Tolerance struct {
 	Relative  float64  `yaml:"relative" json:"relative,omitempty"`
 	Absolute  float64  `yaml:"absolute" json:"absolute,omitempty"`
 	KSE       float64  `yaml:"k_se" json:"k_se,omitempty"`
+	Paired    *float64 `yaml:"paired" json:"paired,omitempty"`
 	Threshold *float64 `yaml:"threshold" json:"threshold,omitempty"`
+	set       []string // the keys given, in file order
 }
 
-// Gate is a loaded gate file.
+// Kind is how the tolerance finds its limit.
+func (t Tolerance) Kind() ToleranceKind {
+	switch {
+	case t.Threshold != nil:
+		return TolThreshold
+	case t.Paired != nil && t.Relative == 0 && t.Absolute == 0 && t.KSE == 0:
+		return TolPaired
+	}
+	return TolSpread
+}
+
+// UnmarshalYAML reads a tolerance strictly: known keys, numbers only,
+// remembering which keys were given (a threshold beside a spread is
+// refused by check).
+func (t *Tolerance) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return &lineError{line: n.Line, msg: "want a mapping of " + strings.Join(tolKeys, ", ")}
+	}
+	type plain Tolerance
+	var p plain
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.Contains(tolKeys, k.Value) {
+			return &lineError{line: k.Line, msg: fmt.Sprintf("unknown key %q (have %s)", k.Value, strings.Join(tolKeys, ", "))}
+		}
+		if v.Kind != yaml.ScalarNode {
+			return &lineError{line: v.Line, msg: fmt.Sprintf("%s: want a number", k.Value)}
+		}
+		p.set = append(p.set, k.Value)
+	}
+	set := p.set
+	if err := n.Decode(&p); err != nil {
+		return err
+	}
+	*t = Tolerance(p)
+	t.set = set
+	return nil
+}
+
+var tolKeys = []string{"relative", "absolute", "k_se", "paired", "threshold"}
+
+// check refuses a tolerance that cannot mean what it says: a number that
+// is not finite or is negative, a threshold beside a spread or paired
+// part (it would be ignored), or no part at all.
+func (t Tolerance) check() (string, string) {
+	vals := map[string]float64{"relative": t.Relative, "absolute": t.Absolute, "k_se": t.KSE}
+	if t.Paired != nil {
+		vals["paired"] = *t.Paired
+	}
+	for _, k := range t.set {
+		v, ok := vals[k]
+		if !ok {
+			continue
+		}
+		if !finite(v) || v < 0 {
+			return k, fmt.Sprintf("must be a finite number >= 0, got %g", v)
+		}
+	}
+	if t.Threshold != nil {
+		if !finite(*t.Threshold) {
+			return "threshold", fmt.Sprintf("must be a finite number, got %g", *t.Threshold)
+		}
+		if len(t.set) > 1 {
+			other := slices.DeleteFunc(slices.Clone(t.set), func(k string) bool { return k == "threshold" })
+			return other[0], "cannot be given beside threshold (a fixed limit ignores the baseline): give one or the other"
+		}
+	}
+	if len(t.set) == 0 {
+		return "", "give relative, absolute, k_se, paired or threshold"
+	}
+	return "", ""
+}
+
+// Gate is a loaded gate file: its points built and pinned.
 type Gate struct {
 	File   string
 	Spec   GateFile
 	Points []PointSpec // one per scenario, ID = its name
+	// Digests are each point's Digest (scenario after overlays, policy).
+	Digests []string
+	// Lanes are each point's lanes a check may name: AllLanes and the
+	// scenario's models.
+	Lanes [][]string
 }
 
-// LoadGate reads and checks a gate file.
+// MaxGateRows bounds the rows a gate may judge (checks × scenarios ×
+// lanes): a gate is read by a person.
+const MaxGateRows = 100_000
+
+// LoadGate reads and checks a gate file, every name resolved and every
+// point built (its scenario read, variant and overlay merged) before
+// anything runs.
 func LoadGate(path string) (*Gate, error) {
-	data, err := os.ReadFile(path)
+	const what, need = "a gate", "baseline, scenarios and checks"
+	data, err := readFile(path, what, need)
 	if err != nil {
+		return nil, err
+	}
+	root, err := parseFile(path, data, what, need)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTypes(path, root.Content[0], reflect.TypeFor[GateFile](), ""); err != nil {
 		return nil, err
 	}
 	g := &Gate{File: path}
 	if err := decodeStrict(path, data, &g.Spec); err != nil {
 		return nil, err
 	}
+	bad := func(at, format string, args ...any) error { return fieldErr(path, root, at, format, args...) }
 	if g.Spec.Baseline == "" {
-		return nil, fmt.Errorf("%s: baseline: name the baseline file (e.g. results/baselines/NAME.json)", path)
+		return nil, bad("baseline", "name the baseline file (e.g. results/baselines/NAME.json)")
 	}
-	if len(g.Spec.Scenarios) == 0 || len(g.Spec.Checks) == 0 {
-		return nil, fmt.Errorf("%s: a gate needs scenarios and checks", path)
+	if len(g.Spec.Scenarios) == 0 {
+		return nil, bad("scenarios", "a gate needs at least one scenario")
+	}
+	if len(g.Spec.Checks) == 0 {
+		return nil, bad("checks", "a gate needs at least one check")
 	}
 	multiplier := false
-	for i, c := range g.Spec.Checks {
-		if !slices.Contains(MetricNames, c.Metric) {
-			return nil, fmt.Errorf("%s: checks[%d].metric: unknown %q (have %s)", at(path, data, fmt.Sprintf("checks[%d].metric", i)), i, c.Metric, strings.Join(MetricNames, ", "))
-		}
-		if (c.Floor == nil) == (c.Ceiling == nil) {
-			return nil, fmt.Errorf("%s: checks[%d]: give exactly one of floor and ceiling", at(path, data, fmt.Sprintf("checks[%d]", i)), i)
-		}
+	for _, c := range g.Spec.Checks {
 		multiplier = multiplier || NeedsBaseline(c.Metric)
 	}
-	seen := map[string]bool{}
+	cache := map[string]*scenario.Scenario{}
+	names := map[string]int{}
 	for i, s := range g.Spec.Scenarios {
-		if s.Name == "" || seen[s.Name] || len(s.Seeds) == 0 {
-			return nil, fmt.Errorf("%s: scenarios[%d]: needs a unique name and seeds", at(path, data, fmt.Sprintf("scenarios[%d]", i)), i)
+		at := fmt.Sprintf("scenarios[%d]", i)
+		if s.Name == "" {
+			return nil, bad(at, "needs a name (checks name it)")
 		}
-		seen[s.Name] = true
-		p := PointSpec{ID: s.Name, Name: s.Name, Scenario: ResolveScenario(path, s.Scenario), Policy: s.Policy, Variant: s.Variant, Baseline: multiplier}
+		if j, ok := names[s.Name]; ok {
+			return nil, bad(at+".name", "%q given twice (scenarios[%d])", s.Name, j)
+		}
+		names[s.Name] = i
+		if err := checkPointRefs(path, root, at, s.Scenario, s.Policy, s.Variant, &s.Overlay); err != nil {
+			return nil, err
+		}
+		if len(s.Seeds) == 0 {
+			return nil, bad(at, "needs seeds (a list such as [1, 2, 3])")
+		}
+		if len(s.Seeds) > MaxSeeds {
+			return nil, bad(at+".seeds", "at most %d seeds, got %d", MaxSeeds, len(s.Seeds))
+		}
+		first := map[uint64]int{}
+		for j, seed := range s.Seeds {
+			if k, ok := first[seed]; ok {
+				return nil, bad(fmt.Sprintf("%s.seeds[%d]", at, j), "seed %d given twice (seeds[%d]): a repeated seed reruns the same run and shrinks the spread", seed, k)
+			}
+			first[seed] = j
+		}
+		p := PointSpec{ID: s.Name, Name: s.Name, File: path, Scenario: ResolveScenario(path, s.Scenario), Policy: s.Policy, Variant: s.Variant, Baseline: multiplier}
 		if s.Overlay.Kind == yaml.MappingNode {
 			p.Overlay = &s.Overlay
+			p.Settings = flatten(path, at+".overlay.", "", &s.Overlay)
+		}
+		v, err := BuildPoint(p, cache)
+		if err != nil {
+			return nil, refError(path, root, at, err)
 		}
 		g.Points = append(g.Points, p)
+		g.Digests = append(g.Digests, Digest(v))
+		g.Lanes = append(g.Lanes, append([]string{AllLanes}, v.Scenario.Catalogue()...))
+	}
+	if err := g.checkChecks(root, names); err != nil {
+		return nil, err
 	}
 	return g, nil
+}
+
+// checkChecks resolves every check's metric, scenarios and lanes, checks
+// its tolerance and refuses a figure checked twice in the same direction.
+func (g *Gate) checkChecks(root *yaml.Node, names map[string]int) error {
+	path := g.File
+	bad := func(at, format string, args ...any) error { return fieldErr(path, root, at, format, args...) }
+	seen := map[string]int{}
+	rows := 0
+	for i, c := range g.Spec.Checks {
+		at := fmt.Sprintf("checks[%d]", i)
+		if c.Metric == "" {
+			return bad(at, "needs a metric (have %s)", strings.Join(MetricNames, ", "))
+		}
+		if !slices.Contains(MetricNames, c.Metric) {
+			return bad(at+".metric", "unknown %q (have %s)", c.Metric, strings.Join(MetricNames, ", "))
+		}
+		if (c.Floor == nil) == (c.Ceiling == nil) {
+			return bad(at, "give exactly one of floor and ceiling")
+		}
+		tol, bound := c.Floor, "floor"
+		if c.Ceiling != nil {
+			tol, bound = c.Ceiling, "ceiling"
+		}
+		if k, msg := tol.check(); msg != "" {
+			return bad(field.Join(at+"."+bound, k), "%s", msg)
+		}
+		scs := c.Scenarios
+		for j, s := range scs {
+			if _, ok := names[s]; !ok {
+				return bad(fmt.Sprintf("%s.scenarios[%d]", at, j), "no scenario %q in this gate (have %s)", s, strings.Join(g.scenarioNames(), ", "))
+			}
+			if slices.Index(scs, s) < j {
+				return bad(fmt.Sprintf("%s.scenarios[%d]", at, j), "%q given twice", s)
+			}
+		}
+		if len(scs) == 0 {
+			scs = g.scenarioNames()
+		}
+		lanes := c.Lanes
+		if len(lanes) == 0 {
+			lanes = []string{AllLanes}
+		}
+		for j, lane := range lanes {
+			lat := fmt.Sprintf("%s.lanes[%d]", at, j)
+			if len(c.Lanes) == 0 {
+				lat = at
+			}
+			if slices.Index(lanes, lane) < j {
+				return bad(lat, "%q given twice", lane)
+			}
+			if lane != AllLanes && (c.Metric == MetricJain || c.Metric == MetricOutage) {
+				return bad(lat, "%s exists only on lane %q, not per model", c.Metric, AllLanes)
+			}
+			for _, s := range scs {
+				if have := g.Lanes[names[s]]; !slices.Contains(have, lane) {
+					return bad(lat, "scenario %q has no lane %q (have %s)", s, lane, strings.Join(have, ", "))
+				}
+				key := s + "\x00" + lane + "\x00" + c.Metric + "\x00" + bound
+				if k, ok := seen[key]; ok {
+					return bad(lat, "%s %s of %q on lane %q is already checked by checks[%d]", c.Metric, bound, s, lane, k)
+				}
+				seen[key] = i
+				rows++
+			}
+		}
+	}
+	if rows > MaxGateRows {
+		return bad("checks", "%d figures to judge: at most %d", rows, MaxGateRows)
+	}
+	return nil
+}
+
+func (g *Gate) scenarioNames() []string {
+	var out []string
+	for _, s := range g.Spec.Scenarios {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// checkPointRefs checks what a point of a gate, sweep or tune file names
+// before it is built: a scenario (required: a missing one would run the
+// default scenario), a policy from the registry, not both a policy and a
+// variant (the variant names its own), an overlay that is a mapping.
+func checkPointRefs(path string, root *yaml.Node, at, sc, policy, variant string, overlay *yaml.Node) error {
+	bad := func(k, format string, args ...any) error {
+		return fieldErr(path, root, field.Join(at, k), format, args...)
+	}
+	if sc == "" {
+		return bad("scenario", "name a scenario file or an embedded scenario (have %s)", strings.Join(scenario.EmbeddedNames(), ", "))
+	}
+	if policy != "" && !scenario.IsPolicy(policy) {
+		return bad("policy", "unknown policy %q (have %s)", policy, strings.Join(scenario.PolicyNames(), ", "))
+	}
+	if policy != "" && variant != "" {
+		return bad("policy", "give a policy or a variant, not both (a variant names its own policy)")
+	}
+	if overlay.Kind != 0 && overlay.Kind != yaml.MappingNode && !(overlay.Kind == yaml.ScalarNode && overlay.Tag == "!!null") {
+		return bad("overlay", "must be a mapping of scenario keys, got %s", kindName(overlay))
+	}
+	return nil
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
+
+// refError places an error from building a point: one already located in
+// a file (the scenario's, or this file's overlay) is kept; a missing
+// scenario or variant is named at the point's line.
+func refError(path string, root *yaml.Node, at string, err error) error {
+	var fe *field.Error
+	if errors.As(err, &fe) && fe.File != "" {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "no embedded scenario"), errors.Is(err, fs.ErrNotExist):
+		return fieldErr(path, root, at+".scenario", "%s", msg)
+	case strings.Contains(msg, "no variant"):
+		return fieldErr(path, root, at+".variant", "%s", msg)
+	}
+	return fieldErr(path, root, at, "%s", msg)
 }
 
 // BaselinePath is the baseline file (relative to the gate file).
@@ -111,12 +370,17 @@ func (g *Gate) BaselinePath() string {
 }
 
 // GateBaseline is a committed baseline file: each scenario's figures over
-// its seeds, and why it was last written.
+// its seeds, what they were measured on, and why it was last written.
 type GateBaseline struct {
-	Schema    string             `json:"schema"`
-	History   []BaselineUpdate   `json:"history"`
-	Scenarios []BaselineScenario `json:"scenarios"`
+	Schema string `json:"schema"`
+	// MetricsVersion is the MetricsVersion the figures were computed by.
+	MetricsVersion int                `json:"metrics_version"`
+	History        []BaselineUpdate   `json:"history"`
+	Scenarios      []BaselineScenario `json:"scenarios"`
 }
+
+// BaselineSchema is the baseline file's schema name.
+const BaselineSchema = "evalsched-gate-baseline"
 
 // BaselineUpdate records one --update: the reason given and the date.
 type BaselineUpdate struct {
@@ -124,9 +388,12 @@ type BaselineUpdate struct {
 	Date   string `json:"date"`
 }
 
-// BaselineScenario is one scenario's figures.
+// BaselineScenario is one scenario's figures, pinned to what they were
+// measured on: the point's Digest (scenario after overlays, policy) and
+// the seeds.
 type BaselineScenario struct {
 	Name    string           `json:"name"`
+	Digest  string           `json:"digest"`
 	Seeds   []uint64         `json:"seeds"`
 	Figures []BaselineFigure `json:"figures"`
 }
@@ -137,8 +404,67 @@ type BaselineFigure struct {
 	Lane   string    `json:"lane"`
 	Metric string    `json:"metric"`
 	Values []float64 `json:"values"`
-	Mean   float64   `json:"mean"`
-	SE     float64   `json:"se"`
+	// Seeds are the seeds of the values when the run lacked the figure
+	// on some of the scenario's seeds (absent: one value per seed).
+	Seeds []uint64 `json:"seeds,omitempty"`
+	Mean  float64  `json:"mean"`
+	SE    float64  `json:"se"`
+}
+
+// StaleBaselineError says a baseline was not measured on what the gate
+// runs now (another scenario, overlay, policy, seeds or metric
+// definitions, or no baseline at all): no verdict can be given; rerun with
+// --update --reason after checking the change is meant.
+type StaleBaselineError struct {
+	Baseline string
+	Problems []string
+}
+
+func (e *StaleBaselineError) Error() string {
+	return fmt.Sprintf("%s does not pin what the gate runs: %s; if the change is meant, rewrite it with sim gate --update --reason \"why\"",
+		e.Baseline, strings.Join(e.Problems, "; "))
+}
+
+// CheckPinned refuses a baseline that was not measured on the gate's
+// points, seeds and metric definitions, or lacks a figure a check reads.
+func (g *Gate) CheckPinned(b GateBaseline, ok bool) error {
+	e := &StaleBaselineError{Baseline: g.BaselinePath()}
+	if !ok {
+		e.Problems = append(e.Problems, "there is no baseline file")
+		return e
+	}
+	if b.MetricsVersion != MetricsVersion {
+		e.Problems = append(e.Problems, fmt.Sprintf("its figures were computed by metric definitions version %d, this lab's are version %d", b.MetricsVersion, MetricsVersion))
+	}
+	by := map[string]BaselineScenario{}
+	for _, s := range b.Scenarios {
+		by[s.Name] = s
+	}
+	for i, s := range g.Spec.Scenarios {
+		bs, ok := by[s.Name]
+		switch {
+		case !ok:
+			e.Problems = append(e.Problems, fmt.Sprintf("scenario %q has no baseline", s.Name))
+			continue
+		case bs.Digest == "":
+			e.Problems = append(e.Problems, fmt.Sprintf("scenario %q: the baseline does not record what it ran (no digest)", s.Name))
+		case bs.Digest != g.Digests[i]:
+			e.Problems = append(e.Problems, fmt.Sprintf("scenario %q: measured on another scenario, overlay or policy (digest %s, now %s)", s.Name, bs.Digest, g.Digests[i]))
+		}
+		if !slices.Equal(bs.Seeds, s.Seeds) {
+			e.Problems = append(e.Problems, fmt.Sprintf("scenario %q: measured on seeds %v, the gate runs %v", s.Name, bs.Seeds, s.Seeds))
+		}
+		delete(by, s.Name)
+	}
+	for _, s := range b.Scenarios {
+		if _, left := by[s.Name]; left {
+			e.Problems = append(e.Problems, fmt.Sprintf("it holds scenario %q, which the gate no longer runs", s.Name))
+		}
+	}
+	if len(e.Problems) > 0 {
+		return e
+	}
+	return nil
 }
 
 // Checked reports whether a check of the gate reads the figure k of the
@@ -159,25 +485,61 @@ func (g *Gate) Checked(scenario string, k MetricKey) bool {
 // NewBaselineScenario packs the scenario's figures the gate checks.
 func (g *Gate) NewBaselineScenario(name string, seeds []uint64, aggs []MetricAgg) BaselineScenario {
 	b := BaselineScenario{Name: name, Seeds: seeds}
+	if i := slices.Index(g.scenarioNames(), name); i >= 0 {
+		b.Digest = g.Digests[i]
+	}
 	for _, a := range aggs {
 		if !g.Checked(name, a.MetricKey) {
 			continue
 		}
-		b.Figures = append(b.Figures, BaselineFigure{Lane: a.Lane, Metric: a.Metric, Values: a.Values, Mean: a.Mean, SE: a.SE})
+		f := BaselineFigure{Lane: a.Lane, Metric: a.Metric, Values: a.Values, Mean: a.Mean, SE: a.SE}
+		if len(a.Seeds) != len(seeds) {
+			for _, k := range a.Seeds {
+				f.Seeds = append(f.Seeds, seeds[k])
+			}
+		}
+		b.Figures = append(b.Figures, f)
 	}
 	return b
 }
 
-// ReadBaseline reads a baseline file; ok is false if there is none.
+// ReadBaseline reads a baseline file; ok is false if there is none. A
+// baseline of another schema, a cut file and one holding a number that is
+// not finite are refused.
 func ReadBaseline(path string) (b GateBaseline, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	err = results.ReadJSONFile(path, &b)
 	if errors.Is(err, fs.ErrNotExist) {
 		return b, false, nil
 	}
-	if err == nil {
-		err = json.Unmarshal(data, &b)
+	if err != nil {
+		return b, false, err
 	}
-	return b, err == nil, err
+	if b.Schema != BaselineSchema {
+		return b, false, &field.Error{File: path, Path: "schema", Msg: fmt.Sprintf("%q: not a gate baseline (want %q)", b.Schema, BaselineSchema)}
+	}
+	for i, s := range b.Scenarios {
+		for j, f := range s.Figures {
+			at := fmt.Sprintf("scenarios[%d].figures[%d]", i, j)
+			want := len(s.Seeds)
+			if f.Seeds != nil {
+				want = len(f.Seeds)
+				for _, seed := range f.Seeds {
+					if !slices.Contains(s.Seeds, seed) {
+						return b, false, &field.Error{File: path, Path: at + ".seeds", Msg: fmt.Sprintf("seed %d is not one of the scenario's %v", seed, s.Seeds)}
+					}
+				}
+			}
+			if len(f.Values) != want {
+				return b, false, &field.Error{File: path, Path: at + ".values", Msg: fmt.Sprintf("%d values for %d seeds", len(f.Values), want)}
+			}
+			for _, v := range append([]float64{f.Mean, f.SE}, f.Values...) {
+				if !finite(v) {
+					return b, false, &field.Error{File: path, Path: at, Msg: fmt.Sprintf("%g is not a finite number", v)}
+				}
+			}
+		}
+	}
+	return b, true, nil
 }
 
 // WriteBaseline writes a baseline file, keeping the previous history and
@@ -185,9 +547,9 @@ func ReadBaseline(path string) (b GateBaseline, ok bool, err error) {
 func WriteBaseline(path string, scenarios []BaselineScenario, upd BaselineUpdate) error {
 	old, _, err := ReadBaseline(path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
-	b := GateBaseline{Schema: "evalsched-gate-baseline", History: append(old.History, upd), Scenarios: scenarios}
+	b := GateBaseline{Schema: BaselineSchema, MetricsVersion: MetricsVersion, History: append(old.History, upd), Scenarios: scenarios}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -208,7 +570,25 @@ func (b GateBaseline) figure(scenario, lane, metric string) (BaselineFigure, boo
 	return BaselineFigure{}, false
 }
 
-// Margin is the tolerance's allowed move from a baseline figure.
+// Margin is the tolerance's allowed move of the mean from a baseline
+// figure (its spread part).
 func (t Tolerance) Margin(f BaselineFigure) float64 {
 	return max(t.Relative*math.Abs(f.Mean), t.Absolute, t.KSE*f.SE)
 }
+
+// bySeed maps each seed of the scenario (seeds) to the figure's value.
+func (f BaselineFigure) bySeed(seeds []uint64) map[uint64]float64 {
+	out := map[uint64]float64{}
+	for k, v := range f.Values {
+		if f.Seeds != nil {
+			out[f.Seeds[k]] = v
+		} else if k < len(seeds) {
+			out[seeds[k]] = v
+		}
+	}
+	return out
+}
+
+// PairedMargin is the tolerance's allowed move of one seed's value from
+// that seed's baseline value v.
+func (t Tolerance) PairedMargin(v float64) float64 { return *t.Paired * math.Abs(v) }

@@ -17,6 +17,9 @@ const (
 	VerdictOK         = "ok"
 	VerdictRegression = "REGRESSION"
 	VerdictNoBaseline = "NO BASELINE"
+	// VerdictNoFigure: the run gave no such figure (a multiplier over a
+	// near-empty baseline lane, a lane without jobs).
+	VerdictNoFigure = "NO FIGURE"
 )
 
 // GateVerdict is verdict.json: every checked figure and the outcome.
@@ -42,7 +45,13 @@ type GateRow struct {
 	Change    *float64 `json:"change,omitempty"` // (now − baseline) ÷ |baseline|
 	Tolerance string   `json:"tolerance"`
 	Limit     *float64 `json:"limit,omitempty"`
-	Verdict   string   `json:"verdict"`
+	// With a paired tolerance: the seed whose value moved most towards the
+	// bound against its own baseline value, that move (a fraction), and
+	// the seeds past their paired limit.
+	WorstSeed       *uint64  `json:"worst_seed,omitempty"`
+	WorstSeedChange *float64 `json:"worst_seed_change,omitempty"`
+	SeedRegressions []uint64 `json:"seed_regressions,omitempty"`
+	Verdict         string   `json:"verdict"`
 }
 
 // Judge checks every figure the gate names: now holds each scenario's
@@ -59,11 +68,11 @@ func (g *Gate) Judge(base GateBaseline, now map[string][]MetricAgg) GateVerdict 
 				continue
 			}
 			for _, lane := range lanes {
-				row := judgeRow(c, s.Name, lane, base, now[s.Name])
+				row := judgeRow(c, s, lane, base, now[s.Name])
 				switch row.Verdict {
 				case VerdictRegression:
 					v.Regressions++
-				case VerdictNoBaseline:
+				case VerdictNoBaseline, VerdictNoFigure:
 					v.Missing++
 				}
 				v.Rows = append(v.Rows, row)
@@ -74,37 +83,82 @@ func (g *Gate) Judge(base GateBaseline, now map[string][]MetricAgg) GateVerdict 
 	return v
 }
 
-func judgeRow(c GateCheck, scenario, lane string, base GateBaseline, now []MetricAgg) GateRow {
+func judgeRow(c GateCheck, sc GateScenario, lane string, base GateBaseline, now []MetricAgg) GateRow {
 	tol, bound, sign := c.Floor, "floor", -1.0
 	if c.Ceiling != nil {
 		tol, bound, sign = c.Ceiling, "ceiling", 1.0
 	}
-	row := GateRow{Scenario: scenario, Lane: lane, Metric: c.Metric, Bound: bound, Tolerance: tol.String()}
-	for _, a := range now {
+	row := GateRow{Scenario: sc.Name, Lane: lane, Metric: c.Metric, Bound: bound, Tolerance: tol.String()}
+	var cur *MetricAgg
+	for i, a := range now {
 		if a.Lane == lane && a.Metric == c.Metric {
-			row.Now = a.Mean
+			cur = &now[i]
 		}
 	}
-	var limit float64
-	if tol.Threshold != nil {
-		limit = *tol.Threshold
-	} else {
-		f, ok := base.figure(scenario, lane, c.Metric)
-		if !ok {
-			row.Verdict = VerdictNoBaseline
-			return row
-		}
-		row.Baseline = &f.Mean
-		if f.Mean != 0 {
-			ch := (row.Now - f.Mean) / math.Abs(f.Mean)
-			row.Change = &ch
-		}
-		limit = f.Mean + sign*tol.Margin(f)
+	if cur == nil {
+		row.Verdict = VerdictNoFigure
+		return row
 	}
-	row.Limit = &limit
+	row.Now = cur.Mean
 	row.Verdict = VerdictOK
-	if sign*(row.Now-limit) > 0 {
-		row.Verdict = VerdictRegression
+	if tol.Kind() == TolThreshold {
+		limit := *tol.Threshold
+		row.Limit = &limit
+		if sign*(row.Now-limit) > 0 {
+			row.Verdict = VerdictRegression
+		}
+		return row
+	}
+	f, ok := base.figure(sc.Name, lane, c.Metric)
+	if !ok {
+		row.Verdict = VerdictNoBaseline
+		return row
+	}
+	row.Baseline = &f.Mean
+	if f.Mean != 0 {
+		ch := (row.Now - f.Mean) / math.Abs(f.Mean)
+		row.Change = &ch
+	}
+	if tol.Kind() == TolSpread {
+		limit := f.Mean + sign*tol.Margin(f)
+		row.Limit = &limit
+		if sign*(row.Now-limit) > 0 {
+			row.Verdict = VerdictRegression
+		}
+	}
+	if tol.Paired != nil {
+		was := f.bySeed(sc.Seeds)
+		is := map[uint64]float64{}
+		for j, v := range cur.Values {
+			is[sc.Seeds[cur.Seeds[j]]] = v
+		}
+		worst := math.Inf(-1)
+		for _, seed := range sc.Seeds {
+			b, had := was[seed]
+			v, has := is[seed]
+			if !had {
+				continue
+			}
+			if !has { // the figure is gone on this seed
+				row.SeedRegressions = append(row.SeedRegressions, seed)
+				continue
+			}
+			move := sign * (v - b) // > 0: towards the bound
+			if move > tol.PairedMargin(b) {
+				row.SeedRegressions = append(row.SeedRegressions, seed)
+			}
+			rel := move
+			if b != 0 {
+				rel = move / math.Abs(b)
+			}
+			if rel > worst {
+				s, ch := seed, sign*rel
+				worst, row.WorstSeed, row.WorstSeedChange = rel, &s, &ch
+			}
+		}
+		if len(row.SeedRegressions) > 0 {
+			row.Verdict = VerdictRegression
+		}
 	}
 	return row
 }
@@ -129,17 +183,33 @@ func (t Tolerance) String() string {
 	if t.KSE > 0 {
 		add(fmt.Sprintf("%g SE", t.KSE))
 	}
+	if t.Paired != nil {
+		s := fmt.Sprintf("%g%% per seed", 100**t.Paired)
+		if *t.Paired == 0 {
+			s = "exact per seed"
+		}
+		if t.Kind() == TolPaired {
+			return s
+		}
+		return "(" + cmpOr(t) + ") & " + s
+	}
 	if s == "" {
 		return "exact"
 	}
 	return s
 }
 
+// cmpOr is the spread part of a tolerance as String writes it.
+func cmpOr(t Tolerance) string {
+	t.Paired = nil
+	return t.String()
+}
+
 // WriteGateTable prints the diff table: baseline, now, change, tolerance,
 // limit and verdict per checked figure, then the outcome.
 func WriteGateTable(w io.Writer, v GateVerdict) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tlane\tmetric\tbaseline\tnow\tchange\ttolerance\tlimit\tverdict")
+	fmt.Fprintln(tw, "scenario\tlane\tmetric\tbaseline\tnow\tchange\tworst seed\ttolerance\tlimit\tverdict")
 	opt := func(p *float64, f string) string {
 		if p == nil {
 			return "-"
@@ -151,15 +221,19 @@ func WriteGateTable(w io.Writer, v GateVerdict) error {
 		if r.Change != nil {
 			change = fmt.Sprintf("%+.1f%%", 100**r.Change)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4g\t%s\t%s %s\t%s\t%s\n", r.Scenario, r.Lane, r.Metric, opt(r.Baseline, "%.4g"), r.Now,
-			change, r.Bound, r.Tolerance, opt(r.Limit, "%.4g"), r.Verdict)
+		worst := "-"
+		if r.WorstSeed != nil {
+			worst = fmt.Sprintf("%+.1f%% (seed %d)", 100**r.WorstSeedChange, *r.WorstSeed)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4g\t%s\t%s\t%s %s\t%s\t%s\n", r.Scenario, r.Lane, r.Metric, opt(r.Baseline, "%.4g"), r.Now,
+			change, worst, r.Bound, r.Tolerance, opt(r.Limit, "%.4g"), r.Verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	outcome := "PASS"
 	if !v.Pass {
-		outcome = fmt.Sprintf("FAIL: %d regressions, %d figures without a baseline", v.Regressions, v.Missing)
+		outcome = fmt.Sprintf("FAIL: %d regressions, %d figures missing (no baseline, or not in the run)", v.Regressions, v.Missing)
 	}
 	_, err := fmt.Fprintf(w, "gate %s: %s\n", v.Gate, outcome)
 	return err

@@ -25,6 +25,12 @@ const (
 	AllLanes         = "(all)"
 )
 
+// MetricsVersion numbers the definitions of the figures above (how each
+// is computed from a run): a gate baseline records it, and one computed by
+// other definitions is refused. Raise it with any change to RunMetrics,
+// Aggregate or the summary fields they read.
+const MetricsVersion = 1
+
 // MetricNames lists the metrics in the order they are written.
 var MetricNames = []string{MetricThroughput, MetricMultiplier, MetricTokens, MetricTokenMult, MetricP90, MetricJain, Metric429, MetricOutage}
 
@@ -97,7 +103,11 @@ func RunMetrics(run results.Run, old *results.Run) []MetricValue {
 // metric can be negative). With one seed SE is 0 and the interval the point.
 type MetricAgg struct {
 	MetricKey
-	Values    []float64
+	Values []float64
+	// Seeds are the indices of the seeds (of perSeed) the values came
+	// from: a figure a run lacks on some seed (a lane without jobs, a
+	// multiplier over a near-empty baseline lane) has fewer values.
+	Seeds     []int
 	Mean, SE  float64
 	Low, High float64
 }
@@ -107,7 +117,7 @@ type MetricAgg struct {
 func Aggregate(perSeed [][]MetricValue) []MetricAgg {
 	idx := map[MetricKey]int{}
 	var out []MetricAgg
-	for _, vs := range perSeed {
+	for k, vs := range perSeed {
 		for _, v := range vs {
 			i, ok := idx[v.MetricKey]
 			if !ok {
@@ -116,6 +126,7 @@ func Aggregate(perSeed [][]MetricValue) []MetricAgg {
 				out = append(out, MetricAgg{MetricKey: v.MetricKey})
 			}
 			out[i].Values = append(out[i].Values, v.Value)
+			out[i].Seeds = append(out[i].Seeds, k)
 		}
 	}
 	for i := range out {

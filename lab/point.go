@@ -24,6 +24,7 @@ import (
 // overlay of scenario keys merged onto it (scenario.Scenario.WithOverlay).
 type PointSpec struct {
 	ID, Name string
+	File     string // the gate, sweep or tune file the point is written in
 	Scenario string // a file path (resolved) or an embedded name
 	Policy   string
 	Variant  string
@@ -58,11 +59,12 @@ const MaxSeeds = 1000
 // for, refused at the line of its seeds key when n is not in 1..MaxSeeds.
 func seedRange(path string, data []byte, n int, first uint64) ([]uint64, error) {
 	if n < 1 || n > MaxSeeds {
-		return nil, fmt.Errorf("%s: seeds: must be in 1..%d, got %d", at(path, data, "seeds"), MaxSeeds, n)
+		return nil, &field.Error{File: path, Line: lineIn(data, "seeds"), Path: "seeds", Msg: fmt.Sprintf("must be in 1..%d, got %d", MaxSeeds, n)}
 	}
 	first = max(1, first)
 	if first > math.MaxUint64-uint64(n-1) {
-		return nil, fmt.Errorf("%s: first_seed: %d with %d seeds: the last seed would pass %d", at(path, data, "first_seed"), first, n, uint64(math.MaxUint64))
+		return nil, &field.Error{File: path, Line: lineIn(data, "first_seed"), Path: "first_seed",
+			Msg: fmt.Sprintf("%d with %d seeds: the last seed would pass %d", first, n, uint64(math.MaxUint64))}
 	}
 	seeds := make([]uint64, n)
 	for k := range seeds {
@@ -71,17 +73,14 @@ func seedRange(path string, data []byte, n int, first uint64) ([]uint64, error) 
 	return seeds, nil
 }
 
-// at is "path:line" for the field (a path such as "checks[2].metric") of a
-// YAML file's text, the deepest line of it that is there (just path if
-// none), so a check on a decoded value names its line.
-func at(path string, data []byte, field string) string {
+// lineIn is the line of the field (a path such as "checks[2].metric")
+// in a YAML file's text, the deepest line of it that is there (0 if none).
+func lineIn(data []byte, field string) int {
 	var root yaml.Node
-	if yaml.Unmarshal(data, &root) == nil {
-		if line := yamltree.Line(&root, field); line > 0 {
-			return fmt.Sprintf("%s:%d", path, line)
-		}
+	if yaml.Unmarshal(data, &root) != nil {
+		return 0
 	}
-	return path
+	return yamltree.Line(&root, field)
 }
 
 // decodeStrict decodes YAML data into v, refusing unknown keys, with the
@@ -90,6 +89,12 @@ func decodeStrict(path string, data []byte, v any) error {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
+		var le *lineError
+		if errors.As(err, &le) {
+			var root yaml.Node
+			_ = yaml.Unmarshal(data, &root)
+			return &field.Error{File: path, Line: le.line, Path: yamltree.PathAtLine(&root, le.line, ""), Msg: le.msg}
+		}
 		var te *yaml.TypeError
 		if errors.As(err, &te) && len(te.Errors) > 0 {
 			return typeError(path, data, reflect.TypeOf(v).Elem(), te.Errors[0])

@@ -1,62 +1,12 @@
 package lab
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
 )
-
-// PointScenario builds a point's scenario: the file (or embedded one), its
-// variant if named, the overlay merged on, checked against the policy and
-// the default budget. cache holds the scenarios loaded so far, by name.
-func PointScenario(p PointSpec, cache map[string]*scenario.Scenario) (*scenario.Variant, error) {
-	sc, ok := cache[p.Scenario]
-	if !ok {
-		var err error
-		if sc, err = scenario.LoadScenario(p.Scenario); err != nil {
-			return nil, err
-		}
-		cache[p.Scenario] = sc
-	}
-	policy := p.Policy
-	if p.Variant != "" {
-		v, err := sc.Variant(p.Variant)
-		if err != nil {
-			return nil, err
-		}
-		sc, policy = v.Scenario, v.Policy
-	}
-	if policy == "" {
-		policy = scenario.DefaultVariantPolicy
-	}
-	for _, prm := range p.Settings {
-		steps, err := scenario.SplitKey(prm.Key)
-		if err == nil {
-			err = sc.CheckItems(steps)
-		}
-		if err != nil && prm.Where != "" {
-			return nil, fmt.Errorf("%s: %w", prm.Where, err)
-		} else if err != nil {
-			return nil, fmt.Errorf("point %s (%s): %s: %w", p.ID, p.Name, prm.Key, err)
-		}
-	}
-	if p.Overlay != nil {
-		var err error
-		if sc, err = sc.WithOverlay(p.Overlay); err != nil {
-			return nil, fmt.Errorf("point %s (%s): %w", p.ID, p.Name, err)
-		}
-	}
-	if err := scenario.CheckPolicy(policy, sc); err != nil {
-		return nil, err
-	}
-	if err := sc.SetBudget(scenario.DefaultBudget, false); err != nil {
-		return nil, err
-	}
-	return &scenario.Variant{Name: p.ID, Policy: policy, Scenario: sc}, nil
-}
 
 // Progress makes the progress callback of n runs (nil: none); the runs
 // report to it by their index.
@@ -75,7 +25,7 @@ func RunPoints(progress Progress, points []PointSpec, idx []int, seeds []uint64,
 	var firstErr error
 	for _, i := range idx {
 		p := points[i]
-		v, err := PointScenario(p, cache)
+		v, err := BuildPoint(p, cache)
 		if err != nil {
 			return err
 		}

@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
+	"reflect"
 	"slices"
 	"strings"
 
+	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/scenario"
 	"go.yaml.in/yaml/v3"
 )
@@ -33,45 +34,73 @@ type SweepFile struct {
 // Sweep is a sweep file expanded: its points in order, its seeds, and the
 // keys its grid varies (the CSVs' parameter columns).
 type Sweep struct {
+	File      string
 	Points    []PointSpec
 	Seeds     []uint64
 	ParamKeys []string
 	Lanes     []string // empty = all
 	Metrics   []string // empty = all
-	Hash      string   // of the sweep file's bytes: a resumed or merged sweep must be the same one
+	// Hash identifies the sweep: the file's bytes and every point's Digest
+	// (its scenario after overlays, so an edited scenario file is another
+	// sweep). A resumed or merged sweep must be the same one.
+	Hash string
 }
 
+// MaxSweepPoints bounds a sweep's points (grid and list), counted before
+// the grid is expanded: a grid of a million points is refused, not built.
+const MaxSweepPoints = 10_000
+
 // LoadSweep reads and expands a sweep file; its dotted keys are read
-// against the scenario schema (scenario.SplitKey).
+// against the scenario schema (scenario.SplitKey), and every point is
+// built (its scenario read, overlay merged, items named checked) before
+// anything runs.
 func LoadSweep(path string) (*Sweep, error) {
-	data, err := os.ReadFile(path)
+	const what, need = "a sweep", "scenario, seeds and a grid or points"
+	data, err := readFile(path, what, need)
 	if err != nil {
+		return nil, err
+	}
+	root, err := parseFile(path, data, what, need)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTypes(path, root.Content[0], reflect.TypeFor[SweepFile](), ""); err != nil {
 		return nil, err
 	}
 	var f SweepFile
 	if err := decodeStrict(path, data, &f); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	s := &Sweep{Lanes: f.Lanes, Metrics: f.Metrics, Hash: hex.EncodeToString(sum[:8])}
+	bad := func(at, format string, args ...any) error { return fieldErr(path, root, at, format, args...) }
+	s := &Sweep{File: path, Lanes: f.Lanes, Metrics: f.Metrics}
+	if err := checkPointRefs(path, root, "", f.Scenario, f.Policy, f.Variant, &f.Overlay); err != nil {
+		return nil, err
+	}
 	if s.Seeds, err = seedRange(path, data, f.Seeds, f.First); err != nil {
 		return nil, err
 	}
-	for _, m := range f.Metrics {
+	for i, m := range f.Metrics {
 		if !slices.Contains(MetricNames, m) {
-			return nil, fmt.Errorf("%s: metrics: unknown %q (have %s)", at(path, data, "metrics"), m, strings.Join(MetricNames, ", "))
+			return nil, bad(fmt.Sprintf("metrics[%d]", i), "unknown %q (have %s)", m, strings.Join(MetricNames, ", "))
 		}
+		if slices.Index(f.Metrics, m) < i {
+			return nil, bad(fmt.Sprintf("metrics[%d]", i), "%q given twice", m)
+		}
+		f.Baseline = f.Baseline || NeedsBaseline(m)
 	}
-	base := PointSpec{Scenario: ResolveScenario(path, f.Scenario), Policy: f.Policy, Variant: f.Variant, Baseline: f.Baseline}
+	base := PointSpec{File: path, Scenario: ResolveScenario(path, f.Scenario), Policy: f.Policy, Variant: f.Variant, Baseline: f.Baseline}
 	var overlay *yaml.Node
 	if f.Overlay.Kind == yaml.MappingNode {
 		overlay = &f.Overlay
 	}
-	grid, keys, err := expandGrid(path, &f.Grid)
+	grid, keys, err := expandGrid(path, &f.Grid, len(f.Points))
 	if err != nil {
 		return nil, err
 	}
 	s.ParamKeys = keys
+	if err := notInOverlay(path, root, overlay, keys, "grid"); err != nil {
+		return nil, err
+	}
 	for _, params := range grid {
 		p := base
 		p.Params, p.Settings = params, params
@@ -80,20 +109,33 @@ func LoadSweep(path string) (*Sweep, error) {
 		}
 		s.Points = append(s.Points, p)
 	}
+	names := map[string]int{}
 	for i, lp := range f.Points {
+		at := fmt.Sprintf("points[%d]", i)
 		p := base
 		p.Name = lp.Name
+		if lp.Name == "" {
+			return nil, bad(at, "needs a name (the CSVs' name column)")
+		}
+		if j, ok := names[lp.Name]; ok {
+			return nil, bad(at+".name", "%q given twice (points[%d])", lp.Name, j)
+		}
+		names[lp.Name] = i
 		p.Overlay = overlay
-		if lp.Overlay.Kind == yaml.MappingNode {
-			p.Settings = flatten(path, fmt.Sprintf("points[%d].overlay.", i), "", &lp.Overlay)
+		switch lp.Overlay.Kind {
+		case yaml.MappingNode:
+			p.Settings = flatten(path, at+".overlay.", "", &lp.Overlay)
 			if p.Overlay, err = scenario.WithParams(overlay, p.Settings); err != nil {
 				return nil, err
 			}
+		case 0:
+		default:
+			return nil, bad(at+".overlay", "must be a mapping of scenario keys, got %s", kindName(&lp.Overlay))
 		}
 		s.Points = append(s.Points, p)
 	}
 	if len(s.Points) == 0 {
-		return nil, fmt.Errorf("%s: no points: give a grid or points", path)
+		return nil, bad("", "no points: give a grid or points")
 	}
 	for i := range s.Points {
 		s.Points[i].ID = fmt.Sprintf("p%04d", i)
@@ -101,25 +143,89 @@ func LoadSweep(path string) (*Sweep, error) {
 			s.Points[i].Name = paramName(s.Points[i].Params)
 		}
 	}
+	// Every point built, its digest in the sweep's hash; the lanes named
+	// must be lanes of the scenario.
+	h := sha256.New()
+	h.Write(data)
+	cache := map[string]*scenario.Scenario{}
+	var lanes []string
+	for _, p := range s.Points {
+		v, err := BuildPoint(p, cache)
+		if err != nil {
+			return nil, refError(path, root, "", err)
+		}
+		fmt.Fprintf(h, "\n%s %s", p.ID, Digest(v))
+		if lanes == nil {
+			lanes = append([]string{AllLanes}, v.Scenario.Catalogue()...)
+		}
+	}
+	for i, l := range f.Lanes {
+		if !slices.Contains(lanes, l) {
+			return nil, bad(fmt.Sprintf("lanes[%d]", i), "the scenario has no lane %q (have %s)", l, strings.Join(lanes, ", "))
+		}
+		if slices.Index(f.Lanes, l) < i {
+			return nil, bad(fmt.Sprintf("lanes[%d]", i), "%q given twice", l)
+		}
+	}
+	s.Hash = hex.EncodeToString(h.Sum(nil)[:8])
 	return s, nil
 }
 
+// notInOverlay refuses a grid key or tune parameter that the file's
+// overlay also sets: every point's value would replace the overlay's,
+// which then says something the runs do not do.
+func notInOverlay(path string, root, overlay *yaml.Node, keys []string, what string) error {
+	if overlay == nil {
+		return nil
+	}
+	for _, p := range flatten(path, "overlay.", "", overlay) {
+		for _, k := range keys {
+			if p.Key == k || strings.HasPrefix(k, p.Key+".") || strings.HasPrefix(p.Key, k+".") {
+				return fieldErr(path, root, "overlay."+p.Key, "also set by the %s (%s), whose values replace it: set it in one place", what, k)
+			}
+		}
+	}
+	return nil
+}
+
 // expandGrid is the cartesian product of the grid's keys (file order, the
-// last varying fastest).
-func expandGrid(path string, g *yaml.Node) ([][]scenario.Param, []string, error) {
-	if g.Kind == 0 {
+// last varying fastest), counted first: with listed more points, at most
+// MaxSweepPoints. A key given twice, or a value given twice for a key,
+// is refused (its points would be labelled with values they did not run,
+// or run twice).
+func expandGrid(path string, g *yaml.Node, listed int) ([][]scenario.Param, []string, error) {
+	if g.Kind == 0 || g.Kind == yaml.ScalarNode && g.Tag == "!!null" {
 		return nil, nil, nil
 	}
 	if g.Kind != yaml.MappingNode {
-		return nil, nil, fmt.Errorf("%s:%d: grid: must be a mapping of dotted keys to lists of values", path, g.Line)
+		return nil, nil, &field.Error{File: path, Line: g.Line, Path: "grid", Msg: "must be a mapping of dotted keys to lists of values"}
+	}
+	n := 1
+	for i := 0; i+1 < len(g.Content); i += 2 {
+		k, vs := g.Content[i], g.Content[i+1]
+		at := "grid." + k.Value
+		if vs.Kind != yaml.SequenceNode || len(vs.Content) == 0 {
+			return nil, nil, &field.Error{File: path, Line: vs.Line, Path: at, Msg: "must be a non-empty list of values"}
+		}
+		for j, v := range vs.Content {
+			if v.Kind != yaml.ScalarNode {
+				return nil, nil, &field.Error{File: path, Line: v.Line, Path: fmt.Sprintf("%s[%d]", at, j), Msg: "a grid value is a scalar (a number, a duration, a word); give a list or mapping in points[].overlay"}
+			}
+			for _, w := range vs.Content[:j] {
+				if w.Value == v.Value {
+					return nil, nil, &field.Error{File: path, Line: v.Line, Path: fmt.Sprintf("%s[%d]", at, j), Msg: fmt.Sprintf("%q given twice", v.Value)}
+				}
+			}
+		}
+		if n > (MaxSweepPoints-listed)/len(vs.Content) {
+			return nil, nil, &field.Error{File: path, Line: k.Line, Path: at, Msg: fmt.Sprintf("the grid has more than %d points: a sweep runs at most %d (split it, or sweep fewer values)", MaxSweepPoints-listed, MaxSweepPoints)}
+		}
+		n *= len(vs.Content)
 	}
 	out := [][]scenario.Param{nil}
 	var keys []string
 	for i := 0; i+1 < len(g.Content); i += 2 {
 		k, vs := g.Content[i].Value, g.Content[i+1]
-		if vs.Kind != yaml.SequenceNode || len(vs.Content) == 0 {
-			return nil, nil, fmt.Errorf("%s:%d: grid.%s: must be a non-empty list of values", path, vs.Line, k)
-		}
 		keys = append(keys, k)
 		var next [][]scenario.Param
 		for _, prev := range out {

@@ -26,7 +26,7 @@ type TuneParam struct {
 type TuneGoal struct {
 	Metric string `yaml:"metric"`
 	Lane   string `yaml:"lane"`
-	Goal   string `yaml:"goal"` // max or min
+	Goal   Goal   `yaml:"goal"`
 }
 
 // TuneConstraint bounds a figure (its mean over the seeds).
@@ -111,7 +111,7 @@ func (p TuneParam) unit(v float64) float64 {
 func (p TuneParam) Format(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + p.Unit }
 
 func (t *Tuner) sign() float64 {
-	if t.Objective.Goal == "min" {
+	if t.Objective.Goal == GoalMin {
 		return 1
 	}
 	return -1
@@ -198,7 +198,7 @@ func (t *Tuner) Best() (TuneEval, bool) {
 func (t *Tuner) Run() (TuneEval, error) {
 	t.seen, t.evals = map[string]int{}, nil
 	if t.Budget <= 0 {
-		t.Budget = 60
+		t.Budget = DefaultTuneBudget
 	}
 	if _, err := t.evaluate(gridUnits(len(t.Params))); err != nil {
 		return TuneEval{}, err

@@ -48,7 +48,7 @@ func TestTunerSyntheticOptimum(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tu := &Tuner{Params: tt.params, Objective: TuneGoal{Metric: "obj", Goal: tt.goal}, Constraints: tt.cons, Budget: 80,
+			tu := &Tuner{Params: tt.params, Objective: TuneGoal{Metric: "obj", Goal: Goal(tt.goal)}, Constraints: tt.cons, Budget: 80,
 				Eval: func(xs [][]float64) ([]map[MetricKey]float64, error) {
 					out := make([]map[MetricKey]float64, len(xs))
 					for i, x := range xs {

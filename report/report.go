@@ -41,6 +41,19 @@ func WriteReport(dir string, version string) error {
 	return stage.Commit()
 }
 
+// WriteReportStaged writes the report of the outputs in a staging
+// directory into it, naming shown (the directory it will become): run and
+// compare --report write the run and its report as one directory, swapped
+// in together, so a command stopped between them leaves the previous run
+// and its report.
+func WriteReportStaged(stage *results.StagedDir, shown, version string) error {
+	o, err := results.LoadOutputs(stage.Dir)
+	if err != nil {
+		return err
+	}
+	return writeReportOf(&input{Outputs: o}, shown, version)
+}
+
 // writeReportOf writes the report of o into o.Dir, naming the directory
 // shown in the report.
 func writeReportOf(o *input, shown, version string) error {

@@ -101,7 +101,17 @@ func TestReportRemovesStaleFigures(t *testing.T) {
 	if err := os.MkdirAll(figs, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"timeline-other-scenario.png", "timeline-other-scenario.svg", "notes.txt"} {
+	// A file sim does not write there is the user's: the report refuses
+	// the folder rather than delete it.
+	notes := filepath.Join(figs, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteReport(dir, "v"); err == nil || !strings.Contains(err.Error(), "figures/notes.txt") {
+		t.Errorf("a user's file in figures/: err %v, want the folder refused naming it", err)
+	}
+	os.Remove(notes)
+	for _, f := range []string{"timeline-other-scenario.png", "timeline-other-scenario.svg"} {
 		if err := os.WriteFile(filepath.Join(figs, f), []byte("old"), 0o644); err != nil {
 			t.Fatal(err)
 		}

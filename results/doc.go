@@ -11,7 +11,11 @@
 // what a run hands over; quota.go the quota telemetry; floatsort.go the
 // O(n) sort behind exact percentiles; stream.go streaming an output
 // directory's CSV files as runs go (OutputWriter, atomic commit); output.go
-// the CSV headers; load.go reading an output directory back; outdir.go an
-// output directory staged and swapped in whole; invocation.go the command
-// a summary records.
+// the CSV headers; load.go reading an output directory back, checked as
+// it is read (summary schema and runs; every row finite, of a run, within
+// its time and in order; no file cut short); outdir.go an output
+// directory staged and swapped in whole, locked against a second writer
+// (flock on a file beside it), refusing a folder holding anything sim does
+// not write, with a resumable staging directory for sweeps and AbortAll
+// for a signal; invocation.go the command a summary records.
 package results

@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/textenc"
 )
 
 // Outputs is an output directory read back: summary.json, series.csv and
@@ -31,6 +33,11 @@ type Outputs struct {
 	Batches     []BatchRecord
 
 	seriesNames, batchNames interner // one each: the two files are read at once
+	// runEnd is each run's end (window_s[1]) by policy: a row is of one of
+	// the summary's runs and within its time; seriesLast and batchLast are
+	// each policy's last row time, for the time order of each file.
+	runEnd                map[string]float64
+	seriesLast, batchLast map[string]float64
 	// Each file's columns, found in its header at its first row.
 	seriesCols, seriesExtraCols, batchCols []column
 	extraBlock                             []float64 // backs the Extra of the rows read last
@@ -75,11 +82,8 @@ func LoadOutputs(dir string) (*Outputs, error) {
 		}
 		return nil, err
 	}
-	if o.Summary.Schema != "" && o.Summary.Schema != "evalsched-summary" {
-		return nil, fmt.Errorf("%s: schema %q is not evalsched-summary", filepath.Join(dir, "summary.json"), o.Summary.Schema)
-	}
-	if o.Summary.SchemaVersion > SchemaVersion {
-		return nil, fmt.Errorf("%s: schema_version %d is newer than this tool's %d", filepath.Join(dir, "summary.json"), o.Summary.SchemaVersion, SchemaVersion)
+	if err := o.checkSummary(filepath.Join(dir, "summary.json")); err != nil {
+		return nil, err
 	}
 	// Sized from the files' line counts first: a week's millions of rows
 	// appended into doubling slices held up to three times their size.
@@ -104,6 +108,74 @@ func LoadOutputs(dir string) (*Outputs, error) {
 		return nil, batchErr
 	}
 	return o, nil
+}
+
+// checkSummary refuses a summary.json that is not one sim wrote whole:
+// another schema (or none: "{}"), a version this tool does not know, no
+// runs, a run without a policy name or given twice, a window that is not
+// finite and ordered.
+func (o *Outputs) checkSummary(path string) error {
+	s := &o.Summary
+	bad := func(at, format string, args ...any) error {
+		return &field.Error{File: path, Path: at, Msg: fmt.Sprintf(format, args...)}
+	}
+	if s.Schema != "evalsched-summary" {
+		return bad("schema", "%q: not a summary.json of sim run or compare (want schema \"evalsched-summary\")", s.Schema)
+	}
+	if s.SchemaVersion < 1 || s.SchemaVersion > SchemaVersion {
+		return bad("schema_version", "%d: this tool reads versions 1 to %d", s.SchemaVersion, SchemaVersion)
+	}
+	if len(s.Runs) == 0 {
+		return bad("runs", "no runs")
+	}
+	o.runEnd = map[string]float64{}
+	for i, r := range s.Runs {
+		at := fmt.Sprintf("runs[%d]", i)
+		if r.Policy == "" {
+			return bad(at+".policy", "missing")
+		}
+		if _, dup := o.runEnd[r.Policy]; dup {
+			return bad(at+".policy", "%q given twice", r.Policy)
+		}
+		w := r.Window
+		if !isFinite(w[0]) || !isFinite(w[1]) || w[0] < 0 || w[1] < w[0] {
+			return bad(at+".window_s", "[%g, %g] is not a window of a run", w[0], w[1])
+		}
+		if r.JobsCompleted < 0 || r.JobsArrived < 0 || r.JobsCompleted > r.JobsArrived {
+			return bad(at, "jobs_completed %d of jobs_arrived %d", r.JobsCompleted, r.JobsArrived)
+		}
+		o.runEnd[r.Policy] = w[1]
+	}
+	o.seriesLast, o.batchLast = map[string]float64{}, map[string]float64{}
+	return nil
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// checkTime refuses a row's time that is not finite, not within its run
+// (policy one of the summary's runs), or before the previous row of the
+// run (and of the batch, if batch is not "").
+func (o *Outputs) checkTime(last map[string]float64, policy string, t float64, batch string) error {
+	end, ok := o.runEnd[policy]
+	if !ok {
+		have := make([]string, 0, len(o.Summary.Runs))
+		for _, r := range o.Summary.Runs {
+			have = append(have, r.Policy)
+		}
+		return field.Errorf("policy", "%q is not a run of summary.json (have %s): rows of another run", policy, strings.Join(have, ", "))
+	}
+	if !isFinite(t) || t < 0 || t > end+1e-6*max(1, end) {
+		return field.Errorf("t_s", "%g is not a time within the run (0 to %g s)", t, end)
+	}
+	key := policy
+	if batch != "" {
+		key += "\x00" + batch
+	}
+	if prev, ok := last[key]; ok && t < prev {
+		return field.Errorf("t_s", "%g after %g: the run's rows are in time order (rows of another run?)", t, prev)
+	}
+	last[key] = t
+	return nil
 }
 
 // countLines is the number of newlines in the file at path (0 if it cannot
@@ -136,11 +208,14 @@ func readCSV(path string, row func(col map[string]int, header, rec []string) err
 		return err
 	}
 	defer f.Close()
+	if err := wholeFile(f, path); err != nil {
+		return err
+	}
 	r := csv.NewReader(bufio.NewReaderSize(f, 1<<16))
 	r.ReuseRecord = true
 	header, err := r.Read()
 	if err == io.EOF {
-		return nil
+		return &field.Error{File: path, Msg: "empty: sim writes a header line (cut short?)"}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -162,6 +237,34 @@ func readCSV(path string, row func(col map[string]int, header, rec []string) err
 			return field.In(path, line, err)
 		}
 	}
+}
+
+// wholeFile refuses a file that is not text, or whose last byte is not a
+// newline (sim ends every line: a file cut short does not), and leaves f
+// at its start.
+func wholeFile(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return &field.Error{File: path, Msg: "a directory, not a CSV file"}
+	}
+	head := make([]byte, 512)
+	n, _ := f.ReadAt(head, 0)
+	if p := textenc.Problem(head[:n], false); p != "" {
+		return &field.Error{File: path, Msg: p}
+	}
+	if fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if last[0] != '\n' {
+			return &field.Error{File: path, Line: countLines(path) + 1, Msg: "cut short: its last line has no end (a file sim wrote ends every line)"}
+		}
+	}
+	return nil
 }
 
 // fields reads columns of one record; a bad value is a *field.Error
@@ -247,6 +350,23 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 	if f.err != nil {
 		return f.err
 	}
+	if err := o.checkTime(o.seriesLast, r.Policy, r.T, ""); err != nil {
+		return err
+	}
+	if r.Model == "" {
+		return field.Errorf("model", "empty")
+	}
+	for _, v := range []struct {
+		name string
+		v    int32
+	}{{"running", r.Running}, {"gateway_depth", r.Depth}, {"provider_inflight", r.Inflight}, {"waiting", r.Waiting}} {
+		if v.v < 0 {
+			return field.Errorf(v.name, "%d: a count is >= 0", v.v)
+		}
+	}
+	if r.Limit < -1 {
+		return field.Errorf("limit", "%d: a limit is >= 0, or -1 for none", r.Limit)
+	}
 	r.Policy, r.Model = o.seriesNames.of(r.Policy), o.seriesNames.of(r.Model)
 	if n := len(o.SeriesExtra); n > 0 {
 		// The rows' extra values share large blocks: one allocation per row
@@ -258,8 +378,8 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 		r.Extra = o.extraBlock[len(o.extraBlock)-n : len(o.extraBlock) : len(o.extraBlock)]
 		for i, c := range o.seriesExtraCols { // from the header: each is there
 			v, err := strconv.ParseFloat(rec[c.i], 64)
-			if err != nil {
-				v = math.NaN()
+			if err != nil || !isFinite(v) {
+				return field.Errorf(c.name, "%q is not a finite number", rec[c.i])
 			}
 			r.Extra[i] = v
 		}
@@ -281,6 +401,15 @@ func (o *Outputs) addBatch(col map[string]int, _, rec []string) error {
 		Model: f.str(c[3]), Class: f.str(c[4]), Jobs: f.i32(c[5]), Started: f.i32(c[6]), Done: f.i32(c[7])}}
 	if f.err != nil {
 		return f.err
+	}
+	// A batch's change points are written as they are found, each
+	// preceded by its row at the previous sample: time order holds per
+	// batch, not across them.
+	if err := o.checkTime(o.batchLast, r.Policy, r.T, r.Batch); err != nil {
+		return err
+	}
+	if r.Jobs < 0 || r.Started < 0 || r.Done < 0 || r.Started > r.Jobs || r.Done > r.Started {
+		return field.Errorf("jobs", "jobs %d, started %d, done %d: want 0 <= done <= started <= jobs", r.Jobs, r.Started, r.Done)
 	}
 	names := &o.batchNames
 	r.Policy, r.Batch, r.Model, r.Class = names.of(r.Policy), names.of(r.Batch), names.of(r.Model), names.of(r.Class)

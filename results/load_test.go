@@ -2,13 +2,16 @@ package results_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/sim/simtest"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestLoadOutputs(t *testing.T) {
@@ -46,7 +49,7 @@ func TestLoadOutputs(t *testing.T) {
 
 func TestLoadOutputsExtraColumnsAndErrors(t *testing.T) {
 	dir := t.TempDir()
-	simtest.WriteSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1})
+	simtest.WriteSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{{Policy: "p", Window: [2]float64{0, 600}}}})
 	simtest.WriteFile(t, dir, "series.csv", "t_s,policy,model,running,limit,gateway_depth,provider_inflight,waiting,rejected_429\n10,p,m,1,2,3,4,5,6\n")
 	o, err := results.LoadOutputs(dir)
 	if err != nil {
@@ -85,5 +88,65 @@ func TestLoadOutputsNamesOtherDirectories(t *testing.T) {
 		if _, err := results.LoadOutputs(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.file, err, tc.want)
 		}
+	}
+}
+
+// TestLoadOutputsRefuses: a folder that is not whole is refused with the
+// file, line and field at fault (a *field.Error), not read.
+func TestLoadOutputsRefuses(t *testing.T) {
+	run := results.Run{Policy: "p", Window: [2]float64{60, 600}, JobsArrived: 3, JobsCompleted: 2}
+	good := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{run}}
+	series := results.SeriesCSVHeader + "\np,10,m,1,2,3,4,5\np,20,m,1,2,3,4,5\n"
+	batches := results.BatchesCSVHeader + "\np,10,b,m,large,5,1,0\n"
+	for _, tc := range []struct {
+		name            string
+		summary         *results.Summary
+		raw             string // summary.json's text instead
+		series, batches string
+		want            field.Error // File relative to the folder
+	}{
+		{name: "empty summary", raw: "{}", want: field.Error{File: "summary.json", Path: "schema", Msg: `"": not a summary.json of sim run or compare (want schema "evalsched-summary")`}},
+		{name: "cut summary", raw: `{"schema": "evalsched-summary", "runs": [`, want: field.Error{File: "summary.json", Line: 1, Msg: "cut short (the JSON ends before its value does): not a complete file"}},
+		{name: "newer version", summary: &results.Summary{Schema: "evalsched-summary", SchemaVersion: 2, Runs: []results.Run{run}}, want: field.Error{File: "summary.json", Path: "schema_version", Msg: "2: this tool reads versions 1 to 1"}},
+		{name: "a run twice", summary: &results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{run, run}}, want: field.Error{File: "summary.json", Path: "runs[1].policy", Msg: `"p" given twice`}},
+		{name: "time NaN", series: results.SeriesCSVHeader + "\np,NaN,m,1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Path: "t_s", Msg: "NaN is not a time within the run (0 to 600 s)"}},
+		{name: "time past the run", series: results.SeriesCSVHeader + "\np,1e308,m,1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Path: "t_s", Msg: "1e+308 is not a time within the run (0 to 600 s)"}},
+		{name: "another run's rows", series: results.SeriesCSVHeader + "\nq,10,m,1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Path: "policy", Msg: `"q" is not a run of summary.json (have p): rows of another run`}},
+		{name: "rows back in time", series: series + "p,10,m,1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 4, Path: "t_s", Msg: "10 after 20: the run's rows are in time order (rows of another run?)"}},
+		{name: "cut series", series: series[:len(series)-4], want: field.Error{File: "series.csv", Line: 3, Msg: "cut short: its last line has no end (a file sim wrote ends every line)"}},
+		{name: "negative count", series: results.SeriesCSVHeader + "\np,10,m,-1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Path: "running", Msg: "-1: a count is >= 0"}},
+		{name: "done past started", batches: results.BatchesCSVHeader + "\np,10,b,m,large,5,1,3\n", want: field.Error{File: "batches.csv", Line: 2, Path: "jobs", Msg: "jobs 5, started 1, done 3: want 0 <= done <= started <= jobs"}},
+		{name: "empty batches", batches: "", want: field.Error{File: "batches.csv", Msg: "empty: sim writes a header line (cut short?)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := good
+			if tc.summary != nil {
+				s = *tc.summary
+			}
+			simtest.WriteSummary(t, dir, s)
+			if tc.raw != "" {
+				simtest.WriteFile(t, dir, "summary.json", tc.raw)
+			}
+			se, ba := series, batches
+			if tc.series != "" {
+				se = tc.series
+			}
+			if tc.batches != "" || tc.name == "empty batches" {
+				ba = tc.batches
+			}
+			simtest.WriteFile(t, dir, "series.csv", se)
+			simtest.WriteFile(t, dir, "batches.csv", ba)
+			_, err := results.LoadOutputs(dir)
+			var fe *field.Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("got %v, want a *field.Error", err)
+			}
+			want := tc.want
+			want.File = filepath.Join(dir, want.File)
+			if diff := cmp.Diff(want, *fe); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

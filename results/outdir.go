@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // An output directory is always one complete run: everything is written
@@ -26,10 +28,67 @@ const OutputMarker = ".sim-output"
 // marker existed; a directory holding only these is replaced too.
 var legacyOutputs = []string{"summary.json", "series.csv", "batches.csv", "report.html", "report.md", "figures"}
 
+// simOutputs are the names the lab's commands write at the top of an
+// output directory (run, compare and report; compare's shards; sweep and
+// merge; tune; gate), and simDirs the folders among them, with the names
+// their entries may have. Anything else in a directory is the user's: the
+// directory is refused, not replaced, even with the marker.
+var (
+	simOutputs = []string{OutputMarker, "summary.json", "series.csv", "batches.csv", "report.html", "report.md", "figures",
+		"compare-shard.json", "sweep.json", "sweep.csv", "summary.csv", "points", "tune.csv", "front.png", "verdict.json"}
+	simDirs = map[string]func(string) bool{
+		"figures": func(n string) bool { return strings.HasSuffix(n, ".png") || strings.HasSuffix(n, ".svg") },
+		"points":  func(n string) bool { return pointName.MatchString(n) },
+	}
+	pointName = regexp.MustCompile(`^p[0-9]{4,}\.csv$`)
+)
+
 // StagedDir is an output directory being written.
 type StagedDir struct {
 	Target string // the directory the outputs are for
 	Dir    string // the staging directory they are written into until Commit
+	unlock func() // releases the lock on Target (see LockDir)
+	done   bool   // committed or aborted: Abort is then a no-op
+	keep   bool   // resumable: Abort keeps the directory for a rerun
+}
+
+// BusyError refuses a second writer into an output directory another
+// process (or another command of this one) is writing.
+type BusyError struct{ Dir string }
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%s is being written by another sim (its lock %s is held): wait for it, or give another --out", e.Dir, lockPath(e.Dir))
+}
+
+// lockPath is the lock file of an output directory: hidden, beside it (a
+// lock inside it would be swapped out with the directory).
+func lockPath(target string) string {
+	clean := filepath.Clean(target)
+	return filepath.Join(filepath.Dir(clean), "."+filepath.Base(clean)+".lock")
+}
+
+// LockDir takes the exclusive lock on writing target, without waiting:
+// a second writer gets *BusyError instead of racing the first to the swap.
+// The lock is the kernel's (flock), so it goes with the process that held
+// it, however that ends; the lock file is left in place (removing it would
+// let two writers lock two different files).
+func LockDir(target string) (unlock func(), err error) {
+	parent := filepath.Dir(filepath.Clean(target))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(lockPath(target), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, &BusyError{Dir: target}
+		}
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
 
 // ForeignFilesError refuses an --out directory holding files sim did not
@@ -46,7 +105,119 @@ func (e *ForeignFilesError) Error() string {
 // StageDir checks that target may be replaced (missing, empty, or a sim
 // output directory) and creates an empty staging directory beside it, so a
 // target that cannot be written fails before anything is simulated.
+//
+// It also takes the directory's lock (LockDir), held until Commit or Abort,
+// and refuses a target that is a mount point (the swap is a rename, which
+// cannot cross file systems: it would fail only after the simulation).
 func StageDir(target string) (*StagedDir, error) {
+	unlock, err := LockDir(target)
+	if err != nil {
+		return nil, err
+	}
+	s, err := stageLocked(target)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	s.unlock = unlock
+	staging.Lock()
+	staging.dirs[s] = true
+	staging.Unlock()
+	return s, nil
+}
+
+// ResumableStage is StageDir for a command that can resume (sim sweep):
+// its staging directory has a fixed name beside target (.NAME.resume) and
+// is kept when the command fails or stops, so a rerun continues in it;
+// fresh says it was made now. Commit swaps it in as StageDir's does.
+func ResumableStage(target string) (s *StagedDir, fresh bool, err error) {
+	unlock, err := LockDir(target)
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() {
+		if err != nil {
+			unlock()
+		}
+	}()
+	if err := checkReplaceable(target); err != nil {
+		return nil, false, err
+	}
+	clean := filepath.Clean(target)
+	if mountPoint(clean, filepath.Dir(clean)) {
+		return nil, false, fmt.Errorf("%s is a mount point: sim writes an output directory beside it and swaps it in, which cannot cross file systems; give a directory inside it", target)
+	}
+	dir := filepath.Join(filepath.Dir(clean), "."+filepath.Base(clean)+".resume")
+	s = &StagedDir{Target: clean, Dir: dir, unlock: unlock, keep: true}
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		if err := removeStaleTemps(dir); err != nil {
+			return nil, false, err
+		}
+		if err := checkReplaceable(dir); err != nil {
+			return nil, false, err
+		}
+	} else {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, false, fmt.Errorf("%s: cannot write beside it: %w", target, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, OutputMarker), nil, 0o644); err != nil {
+			os.RemoveAll(dir)
+			return nil, false, err
+		}
+		fresh = true
+	}
+	staging.Lock()
+	staging.dirs[s] = true
+	staging.Unlock()
+	return s, fresh, nil
+}
+
+// staleTemp is the name of a file WriteFileAtomic was writing when its
+// command stopped (".NAME.tmpDIGITS").
+var staleTemp = regexp.MustCompile(`^\..+\.tmp[0-9]+$`)
+
+// removeStaleTemps removes, from a resumable staging directory and its
+// folders, the temporary files of writes a stopped command did not finish:
+// sim's own, never a finished output.
+func removeStaleTemps(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && staleTemp.MatchString(d.Name()) {
+			return os.Remove(p)
+		}
+		return nil
+	})
+}
+
+// Discard removes a resumable staging directory (one holding another
+// command's work, refused) and releases the lock.
+func (s *StagedDir) Discard() {
+	s.keep = false
+	s.Abort()
+}
+
+// staging is every StagedDir of the process not yet committed or aborted,
+// for AbortAll; its lock is held across a Commit's swap.
+var staging = struct {
+	sync.Mutex
+	dirs map[*StagedDir]bool
+}{dirs: map[*StagedDir]bool{}}
+
+// AbortAll removes every staging directory of the process, after any swap
+// under way has finished, and keeps any other from starting: for a
+// process about to exit on a signal.
+func AbortAll() {
+	staging.Lock() // never unlocked: the process is exiting
+	for s := range staging.dirs {
+		if !s.keep {
+			os.RemoveAll(s.Dir)
+		}
+	}
+}
+
+func stageLocked(target string) (*StagedDir, error) {
 	if err := checkReplaceable(target); err != nil {
 		return nil, err
 	}
@@ -55,9 +226,12 @@ func StageDir(target string) (*StagedDir, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
+	if mountPoint(clean, parent) {
+		return nil, fmt.Errorf("%s is a mount point: sim writes an output directory beside it and swaps it in, which cannot cross file systems; give a directory inside it", target)
+	}
 	dir, err := os.MkdirTemp(parent, "."+filepath.Base(clean)+".partial-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: cannot write beside it: %w", target, err)
 	}
 	s := &StagedDir{Target: clean, Dir: dir}
 	if err := os.Chmod(dir, 0o755); err != nil { // MkdirTemp makes it private
@@ -72,6 +246,9 @@ func StageDir(target string) (*StagedDir, error) {
 }
 
 func checkReplaceable(target string) error {
+	if fi, err := os.Lstat(target); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link: give the directory itself (the swap would replace the link, not what it points to)", target)
+	}
 	if fi, err := os.Stat(target); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s is a file, not a directory: give a directory for the outputs", target)
 	}
@@ -82,13 +259,34 @@ func checkReplaceable(target string) error {
 	if err != nil {
 		return err
 	}
+	marked := slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == OutputMarker })
+	allowed := legacyOutputs
+	if marked {
+		allowed = simOutputs
+	}
 	var foreign []string
 	for _, e := range entries {
-		if e.Name() == OutputMarker {
-			return nil
+		name := e.Name()
+		if !slices.Contains(allowed, name) {
+			foreign = append(foreign, name)
+			continue
 		}
-		if !slices.Contains(legacyOutputs, e.Name()) {
-			foreign = append(foreign, e.Name())
+		ok, isDir := simDirs[name]
+		if isDir != e.IsDir() {
+			foreign = append(foreign, name)
+			continue
+		}
+		if !isDir {
+			continue
+		}
+		inner, err := os.ReadDir(filepath.Join(target, name))
+		if err != nil {
+			return err
+		}
+		for _, f := range inner {
+			if f.IsDir() || !ok(f.Name()) {
+				foreign = append(foreign, filepath.Join(name, f.Name()))
+			}
 		}
 	}
 	if len(foreign) > 0 {
@@ -98,15 +296,24 @@ func checkReplaceable(target string) error {
 }
 
 // Commit makes the staged files durable and swaps them in as Target; the
-// previous outputs are removed.
+// previous outputs are removed, and the lock released.
 func (s *StagedDir) Commit() error {
+	defer s.release()
+	staging.Lock()
+	defer staging.Unlock()
+	delete(staging.dirs, s)
+	s.done = true
+	if err := checkReplaceable(s.Target); err != nil { // a file put there while the command ran
+		os.RemoveAll(s.Dir)
+		return err
+	}
 	if err := syncTree(s.Dir); err != nil {
-		s.Abort()
+		os.RemoveAll(s.Dir)
 		return err
 	}
 	if _, err := os.Lstat(s.Target); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Rename(s.Dir, s.Target); err != nil {
-			s.Abort()
+			os.RemoveAll(s.Dir)
 			return err
 		}
 	} else {
@@ -115,12 +322,12 @@ func (s *StagedDir) Commit() error {
 			// Target is missing (never half-written).
 			old := s.Dir + ".old"
 			if err := os.Rename(s.Target, old); err != nil {
-				s.Abort()
+				os.RemoveAll(s.Dir)
 				return err
 			}
 			if err := os.Rename(s.Dir, s.Target); err != nil {
 				os.Rename(old, s.Target)
-				s.Abort()
+				os.RemoveAll(s.Dir)
 				return err
 			}
 			s.Dir = old
@@ -130,8 +337,27 @@ func (s *StagedDir) Commit() error {
 	return syncPath(filepath.Dir(s.Target))
 }
 
-// Abort removes the staging directory.
-func (s *StagedDir) Abort() { os.RemoveAll(s.Dir) }
+// Abort removes the staging directory and releases the lock.
+func (s *StagedDir) Abort() {
+	if s.done {
+		return
+	}
+	s.done = true
+	staging.Lock()
+	delete(staging.dirs, s)
+	staging.Unlock()
+	if !s.keep {
+		os.RemoveAll(s.Dir)
+	}
+	s.release()
+}
+
+func (s *StagedDir) release() {
+	if s.unlock != nil {
+		s.unlock()
+		s.unlock = nil
+	}
+}
 
 // LinkFrom puts the named files of directory from (those that exist) into
 // the staging directory, by hard link where possible, else by copy: the

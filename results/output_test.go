@@ -32,7 +32,7 @@ func TestCSVRoundTrip(t *testing.T) {
 			data := []results.RunData{{Policy: "p",
 				Series:        []results.SeriesRow{{T: 10, Model: 0, Running: 1, Limit: -1, Depth: 3, Inflight: 4, Waiting: 5, Rejected429: 6, QuotaUse: 0.25}},
 				BatchProgress: []results.BatchProgressRow{{T: 10, Batch: tc.batch, Model: tc.model, Class: "large", Jobs: 2000, Started: 3, Done: 1}}}}
-			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion}
+			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion, Runs: []results.Run{{Policy: "p", Window: [2]float64{0, 600}}}}
 			if err := results.WriteOutputs(dir, s, []string{tc.model}, data); err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestCSVRoundTrip(t *testing.T) {
 // naming the file, line and column.
 func TestLoadOutputsFieldError(t *testing.T) {
 	dir := t.TempDir()
-	simtest.WriteSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1})
+	simtest.WriteSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{{Policy: "p", Window: [2]float64{0, 600}}}})
 	simtest.WriteFile(t, dir, "batches.csv", results.BatchesCSVHeader+"\np,10,b,m,large,many,0,0\n")
 	_, err := results.LoadOutputs(dir)
 	var fe *field.Error

@@ -183,7 +183,18 @@ func csvNeedsQuotes(s string) bool {
 // summary.json. Both CSV files are complete on disk before either is
 // renamed into place, and summary.json is renamed last; on any error
 // (including a write error of a run) every temporary file is removed.
-func (o *OutputWriter) Commit(s Summary) (err error) {
+func (o *OutputWriter) Commit(s Summary) error {
+	stage, err := o.Finish(s)
+	if err != nil {
+		return err
+	}
+	return stage.Commit()
+}
+
+// Finish writes every file as Commit does but does not swap the directory
+// in: the caller adds to the staging directory (a report) and commits it,
+// or aborts it.
+func (o *OutputWriter) Finish(s Summary) (stage *StagedDir, err error) {
 	defer func() {
 		if err != nil {
 			o.Abort()
@@ -191,38 +202,38 @@ func (o *OutputWriter) Commit(s Summary) (err error) {
 	}()
 	summary, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	names := []string{"series.csv", "batches.csv"}
 	if len(o.runs) == 0 {
 		for i, header := range []string{SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n", BatchesCSVHeader + "\n"} {
 			if err := WriteFileAtomic(filepath.Join(o.stage.Dir, names[i]), []byte(header)); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if err := WriteFileAtomic(filepath.Join(o.stage.Dir, "summary.json"), append(summary, '\n')); err != nil {
-			return err
+			return nil, err
 		}
-		return o.stage.Commit()
+		return o.stage, nil
 	}
 	var files []*part
 	for _, name := range names {
 		p, err := o.join(name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		files = append(files, p)
 	}
 	for i, p := range files {
 		if err := os.Rename(p.f.Name(), filepath.Join(o.stage.Dir, names[i])); err != nil {
-			return err
+			return nil, err
 		}
 		p.f = nil
 	}
 	if err := WriteFileAtomic(filepath.Join(o.stage.Dir, "summary.json"), append(summary, '\n')); err != nil {
-		return err
+		return nil, err
 	}
-	return o.stage.Commit()
+	return o.stage, nil
 }
 
 // join appends the later runs' part of a file to the first run's, closes

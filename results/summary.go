@@ -2,7 +2,9 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,7 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/internal/quantile"
+	"github.com/evalsched/lab/internal/textenc"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -354,14 +358,61 @@ func Ratio(a, b float64) float64 {
 // ReadJSONFile decodes the JSON file at path into v; a decoding error names
 // the file.
 func ReadJSONFile(path string, v any) error {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(data, v); err != nil {
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return &field.Error{File: path, Msg: "a directory, not a JSON file"}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxJSONBytes+1))
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	if len(data) > MaxJSONBytes {
+		return &field.Error{File: path, Msg: fmt.Sprintf("more than %d bytes: not a file sim wrote", MaxJSONBytes)}
+	}
+	if p := textenc.Problem(data[:min(len(data), 512)], false); p != "" {
+		return &field.Error{File: path, Msg: p}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &field.Error{File: path, Msg: "empty (cut short, or not written by sim)"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		return jsonError(path, data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		off := dec.InputOffset()
+		return &field.Error{File: path, Line: lineAt(data, off), Msg: "more after the JSON value: one value per file"}
+	}
 	return nil
+}
+
+// MaxJSONBytes bounds a JSON file the lab reads back (a summary, a
+// baseline, a shard's record, a manifest), applied while reading.
+const MaxJSONBytes = 1 << 30
+
+// jsonError locates a JSON decoding error at its line.
+func jsonError(path string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return &field.Error{File: path, Line: lineAt(data, int64(len(data))), Msg: "cut short (the JSON ends before its value does): not a complete file"}
+	case errors.As(err, &se):
+		return &field.Error{File: path, Line: lineAt(data, se.Offset), Msg: se.Error()}
+	case errors.As(err, &te):
+		return &field.Error{File: path, Line: lineAt(data, te.Offset), Path: te.Field, Msg: fmt.Sprintf("want %s, got JSON %s", te.Type, te.Value)}
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// lineAt is the 1-based line of byte offset off.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
 }
 
 // WriteJSON writes v as indented JSON to path atomically (a temporary file

@@ -12,7 +12,8 @@
 // refused as a misspelt name. SplitKey (overlay_key.go) reads the dotted
 // keys of sweeps and tunes against the same type (names with dots, list
 // items by name) and WithParams (overlay_params.go) turns dotted settings
-// into one overlay.
+// into one overlay. Digest (digest.go) hashes a scenario as it runs, in
+// a canonical form, for what a gate baseline or a compare shard pins.
 //
 // Policies are chosen by name through RegisterPolicy / NewPolicy
 // (policy.go): a name maps to a factory that builds the policy from the

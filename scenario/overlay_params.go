@@ -92,7 +92,9 @@ func set(m *yaml.Node, key string, v *yaml.Node) {
 			return
 		}
 	}
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+	// The key takes the value's line: an error on the value is reported
+	// at the line of the file that set it (a sweep's grid, a tune param).
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: v.Line}, v)
 }
 
 // Scalar is a YAML scalar node holding v (a number, or text such as "10s").

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/textenc"
 	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/workloads"
@@ -261,11 +262,43 @@ func LoadScenario(path string) (*Scenario, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxScenarioBytes {
 		return nil, &field.Error{File: path, Msg: fmt.Sprintf("%d bytes: a scenario may have at most %d", fi.Size(), MaxScenarioBytes)}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path)
 	if err != nil {
 		return nil, err
 	}
 	return ParseScenario(path, data)
+}
+
+// readBounded reads a scenario file with the size limit applied while
+// reading (a device or a pipe has no size to check first: /dev/zero must
+// fail at the limit, not when memory runs out), refusing what is not
+// UTF-8 text (UTF-16, gzip, binary) with what to do.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, &field.Error{File: path, Msg: "a directory, not a scenario file"}
+	}
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if p := textenc.Problem(head[:n], false); p != "" {
+		return nil, &field.Error{File: path, Msg: p}
+	}
+	rest, err := io.ReadAll(io.LimitReader(f, MaxScenarioBytes+1-int64(n)))
+	if err != nil {
+		return nil, err
+	}
+	data := append(head[:n:n], rest...)
+	if len(data) > MaxScenarioBytes {
+		return nil, &field.Error{File: path, Msg: fmt.Sprintf("more than %d bytes: a scenario may have at most %d", MaxScenarioBytes, MaxScenarioBytes)}
+	}
+	return textenc.TrimBOM(data), nil
 }
 
 // MaxScenarioBytes bounds the size of a scenario file.

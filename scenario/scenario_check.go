@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -358,10 +359,54 @@ func (s *Scenario) validatePolicies() error {
 }
 
 // locate adds the file and the line of its field to a validation error.
+// A model's field the model does not set comes from model_defaults: the
+// error is placed there, at the line that set the value.
 func (s *Scenario) locate(err error) error {
 	var fe *field.Error
 	if !errors.As(err, &fe) {
 		return field.In(s.file, 0, err)
 	}
+	if p, ok := s.fromDefaults(fe.Path); ok {
+		out := *fe
+		out.Path = p
+		out.Msg += fmt.Sprintf(" (the default of %s)", fe.Path)
+		return field.In(s.file, yamltree.Line(s.root, p), &out)
+	}
 	return field.In(s.file, yamltree.Line(s.root, fe.Path), fe)
+}
+
+var modelItemPath = regexp.MustCompile(`^(models|model_groups)\[(\d+)\]\.([a-z_]+)(.*)$`)
+
+// fromDefaults is model_defaults' path for path (a field of a models or
+// model_groups item) when the item does not set the field and
+// model_defaults does.
+func (s *Scenario) fromDefaults(path string) (string, bool) {
+	m := modelItemPath.FindStringSubmatch(path)
+	if m == nil || s.root == nil {
+		return "", false
+	}
+	top := s.root
+	if top.Kind == yaml.DocumentNode && len(top.Content) > 0 {
+		top = top.Content[0]
+	}
+	get := func(n *yaml.Node, key string) *yaml.Node {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+		return nil
+	}
+	list := get(top, m[1])
+	i, _ := strconv.Atoi(m[2])
+	if list == nil || list.Kind != yaml.SequenceNode || i >= len(list.Content) || get(list.Content[i], m[3]) != nil {
+		return "", false
+	}
+	if get(get(top, "model_defaults"), m[3]) == nil {
+		return "", false
+	}
+	return "model_defaults." + m[3] + m[4], true
 }

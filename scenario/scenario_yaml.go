@@ -249,6 +249,7 @@ func yamlError(root *yaml.Node, err error) error {
 	if m := yamlLine.FindStringSubmatch(msgs[0]); m != nil {
 		fe.Line, _ = strconv.Atoi(m[1])
 		fe.Msg = m[3]
+		fe.Line = yamltree.SyntaxLine(fe.Line, fe.Msg)
 		if root != nil {
 			fe.Path = yamltree.PathAtLine(root, fe.Line, "")
 			if col, err := strconv.Atoi(m[2]); err == nil {

@@ -1,6 +1,8 @@
 package workloads
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"math"
@@ -436,6 +438,46 @@ func TestLoopFromMemoryMatchesRereading(t *testing.T) {
 			}
 			if diff := cmp.Diff(fromFile, fromMemory); diff != "" {
 				t.Errorf("calls from memory differ from the file read again (-file +memory):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRequestTraceBoundedAndEncoded: a request trace whose header line
+// never ends fails once the line passes maxLine, without reading on; a
+// UTF-16 trace and gzip inside gzip are named as such.
+func TestRequestTraceBoundedAndEncoded(t *testing.T) {
+	var u16 []byte
+	for _, r := range "TIMESTAMP,ContextTokens,GeneratedTokens\n2024-01-01 00:00:00.1,1,1\n" {
+		u16 = append(u16, byte(r), 0)
+	}
+	var inner, outer bytes.Buffer
+	zw := gzip.NewWriter(&inner)
+	zw.Write([]byte("TIMESTAMP,ContextTokens,GeneratedTokens\n"))
+	zw.Close()
+	zw = gzip.NewWriter(&outer)
+	zw.Write(inner.Bytes())
+	zw.Close()
+	for _, tc := range []struct {
+		name, file, text, want string
+	}{
+		{"endless header", "a.csv", "TIMESTAMP," + strings.Repeat("x", maxLine+10), ": a line longer than"},
+		{"endless jsonl line", "m.jsonl", `{"timestamp": 0, "input_length": 1` + strings.Repeat(" ", maxLine+10), "longer than"},
+		{"utf-16", "a.csv", string(append([]byte{0xff, 0xfe}, u16...)), ": UTF-16: convert to UTF-8"},
+		{"utf-16 without mark", "a.csv", string(u16), ": UTF-16: convert to UTF-8"},
+		{"gzip inside gzip", "a.csv.gz", outer.String(), ": gzip inside gzip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, tc.file, tc.text)
+			src, closer, err := OpenRequestTrace(path, "", ReplayOptions{})
+			if err == nil {
+				defer closer.Close()
+				for _, ok := src.Next(); ok; _, ok = src.Next() {
+				}
+				err = src.Err()
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %s…%s", err, path, tc.want)
 			}
 		})
 	}

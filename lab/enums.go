@@ -1,0 +1,74 @@
+package lab
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Goal is which way a tune objective or trade-off is better: a closed set,
+// read strictly (an unknown word such as "minimise" is refused, not read
+// as the default).
+type Goal string
+
+// The goals.
+const (
+	GoalMax Goal = "max"
+	GoalMin Goal = "min"
+)
+
+// Goals lists the goals a file may name.
+var Goals = []Goal{GoalMax, GoalMin}
+
+// UnmarshalYAML reads a goal, refusing any other word with the list.
+func (g *Goal) UnmarshalYAML(n *yaml.Node) error {
+	for _, ok := range Goals {
+		if n.Kind == yaml.ScalarNode && n.Value == string(ok) {
+			*g = ok
+			return nil
+		}
+	}
+	return &lineError{line: n.Line, msg: fmt.Sprintf("unknown goal %q (have max, min)", n.Value)}
+}
+
+// Better reports whether a beats b under the goal.
+func (g Goal) Better(a, b float64) bool {
+	if g == GoalMin {
+		return a < b
+	}
+	return a > b
+}
+
+// lineError is a value refused while decoding, at its line (decodeStrict
+// adds the file and the field path).
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+// ToleranceKind is how a gate check's limit is found: from the baseline's
+// spread (relative, absolute, k_se; optionally with paired), per seed
+// against that seed's own baseline value (paired alone), or a fixed
+// threshold needing no baseline.
+type ToleranceKind int
+
+// The tolerance kinds.
+const (
+	TolSpread ToleranceKind = iota + 1
+	TolPaired
+	TolThreshold
+)
+
+func (k ToleranceKind) String() string {
+	switch k {
+	case TolSpread:
+		return "spread"
+	case TolPaired:
+		return "paired"
+	case TolThreshold:
+		return "threshold"
+	}
+	return "none"
+}

@@ -319,7 +319,7 @@ func ClassNames(classes map[string]*Behaviour) map[*Behaviour]string {
 // the scenario file's directory before Validate.
 func (c *Config) ResolvePaths(dir string) {
 	fix := func(d *Dist) {
-		if d.Kind == "empirical" && d.File != "" && !filepath.IsAbs(d.File) {
+		if d.Kind == "empirical" && d.File != "" && !filepath.IsAbs(d.File) && !IsEmbeddedTrace(d.File) {
 			d.File = filepath.Join(dir, d.File)
 		}
 	}

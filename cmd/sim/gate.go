@@ -24,12 +24,14 @@ func gateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "gate",
 		Usage:     "run a gate file's scenarios on fixed seeds and check their figures against committed baselines (exit 3 on a regression)",
-		UsageText: "sim gate [--out DIR] [--json] [--update --reason TEXT] GATE.yaml",
+		UsageText: "sim gate [--out DIR] [--json] [--junit FILE] [--markdown FILE] [--update --reason TEXT] GATE.yaml",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "directory for verdict.json", Value: "out/gate"},
 			&cli.BoolFlag{Name: "json", Usage: "print the verdict as JSON on stdout instead of the table"},
 			&cli.BoolFlag{Name: "update", Usage: "rewrite the baseline file from this run (needs --reason)"},
 			&cli.StringFlag{Name: "reason", Usage: "with --update: why the baselines change (kept in the baseline file's history)"},
+			&cli.StringFlag{Name: "junit", Usage: "also write the verdict as JUnit XML to `FILE` (a test case per checked figure; - for stdout)"},
+			&cli.StringFlag{Name: "markdown", Usage: "also write the verdict as a Markdown table to `FILE` (for a pull-request comment; - for stdout)"},
 		},
 		Action: gateAction,
 	}
@@ -71,6 +73,9 @@ func gateAction(c *cli.Context) error {
 	}
 	v := g.Judge(base, now)
 	if err := writeVerdict(c, v); err != nil {
+		return err
+	}
+	if err := writeGateCI(c, v); err != nil {
 		return err
 	}
 	if !v.Pass {

@@ -29,7 +29,7 @@ func WriteReport(dir string, version string) error {
 	if err != nil {
 		return err
 	}
-	if err := stage.LinkFrom(dir, "summary.json", "series.csv", "batches.csv"); err != nil {
+	if err := stage.LinkFrom(dir, "summary.json", "series.csv", "batches.csv", results.HeadlineFile); err != nil {
 		stage.Abort()
 		return err
 	}

@@ -337,3 +337,16 @@ func (c *Config) ResolvePaths(dir string) {
 		c.Behaviours[name] = b
 	}
 }
+
+// JudgeModels are the models the grading steps of the behaviours name,
+// sorted: the lanes that serve grading jobs.
+func (c *Config) JudgeModels() []string {
+	var out []string
+	for _, b := range c.Behaviours {
+		if g := b.Grading; g != nil && g.Judge != "" && !slices.Contains(out, g.Judge) {
+			out = append(out, g.Judge)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -144,12 +144,18 @@ func runCommand(out io.Writer, o options) error {
 	run := done.runs[0]
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}, Invocation: o.invocation("run")}
+	headline := results.NewHeadline(sc.Name, seed, [][]results.Run{{run}}, sc.Workload.JudgeModels())
+	if err := done.out.WriteJSON(results.HeadlineFile, headline); err != nil {
+		done.out.Abort()
+		return err
+	}
 	if err := done.commit(summary); err != nil {
 		return err
 	}
 	if o.json {
 		return printSummary(out, o.stderr, dir)
 	}
+	writeHeadline(out, headline)
 	fmt.Fprintf(out, "scenario %s, policy %s, seed %d: %d jobs arrived, %d completed, window %.0f-%.0f s\n",
 		sc.Name, policy, seed, run.JobsArrived, run.JobsCompleted, run.Window[0], run.Window[1])
 	if err := report.WriteRunTable(out, run, top); err != nil {
@@ -258,12 +264,18 @@ func compareCommand(out io.Writer, o options) error {
 		return commitCompareShard(done, summary, lab.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
 			Scenario: sc.Name, First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
 	}
+	headline := results.NewHeadline(sc.Name, seed, bySeed, sc.Workload.JudgeModels())
+	if err := done.out.WriteJSON(results.HeadlineFile, headline); err != nil {
+		done.out.Abort()
+		return err
+	}
 	if err := done.commit(summary); err != nil {
 		return err
 	}
 	if o.json {
 		return printSummary(out, o.stderr, dir)
 	}
+	writeHeadline(out, headline)
 	if err := writeComparison(out, sc, o, summary); err != nil {
 		return err
 	}
@@ -323,6 +335,14 @@ func compareArms(sc *scenario.Scenario, o options) ([]sim.RunSpec, error) {
 		arms = append(arms, sim.RunSpec{Policy: v.Policy, Variant: v})
 	}
 	return arms, nil
+}
+
+// writeHeadline prints the verdict: its sentences, then a blank line.
+func writeHeadline(out io.Writer, h results.Headline) {
+	for _, s := range h.Sentences {
+		fmt.Fprintln(out, s)
+	}
+	fmt.Fprintln(out)
 }
 
 // writeComparison prints compare's tables: each run after the first against

@@ -203,11 +203,12 @@ func convergenceTables(s results.Summary) []table {
 	return out
 }
 
-// FairnessLine is a run's fairness on one terminal line: Jain's index, the
-// small batches behind a large one and their makespan ("-" when none
+// FairnessLine is a run's fairness on one terminal line: Jain's index, how
+// many small batches finished of those that arrived, the small batches
+// behind a large one and their makespan ("-" when none
 // finished), the achieved tier shares.
 func FairnessLine(name string, f results.FairnessSummary) string {
 	n := behindFinished(f)
-	return fmt.Sprintf("%-10s  jain %.3f  small batches behind large: %d, makespan p50 %s s p90 %s s  tier shares: %s",
-		name, f.JainMean, f.BehindLarge, makespan(f.BehindLargeMakespan.P50, n), makespan(f.BehindLargeMakespan.P90, n), FormatTierShares(f.TierShares))
+	return fmt.Sprintf("%-10s  jain %.3f  small batches finished %d of %d; behind large: %d, makespan of the finished p50 %s s p90 %s s  tier shares: %s",
+		name, f.JainMean, f.SmallBatches-f.SmallUnfinished, f.SmallBatches, f.BehindLarge, makespan(f.BehindLargeMakespan.P50, n), makespan(f.BehindLargeMakespan.P90, n), FormatTierShares(f.TierShares))
 }

@@ -11,4 +11,4 @@
 #SBATCH --time=00:30:00
 set -euo pipefail
 SIM=${SIM:-sim}
-exec "$SIM" sweep --out out/sweep examples/sweep-depth-step.yaml
+exec "$SIM" sweep --out out/sweep examples/sweep-depth-factor.yaml

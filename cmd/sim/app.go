@@ -114,6 +114,9 @@ func prepare(o options) (*scenario.Scenario, *jobTrace, error) {
 	if err := sc.SetBudget(o.budget, o.trace != ""); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", sc.File(), err)
 	}
+	if o.stderr != nil {
+		warnScenario(o.stderr, sc)
+	}
 	if o.trace == "" {
 		if o.skipInvalid {
 			return nil, nil, fmt.Errorf("--skip-invalid needs --trace")
@@ -331,6 +334,9 @@ func compareArms(sc *scenario.Scenario, o options) ([]sim.RunSpec, error) {
 		}
 		if err := v.Scenario.SetBudget(o.budget, o.trace != ""); err != nil {
 			return nil, fmt.Errorf("variant %s: %w", name, err)
+		}
+		if o.stderr != nil {
+			warnScenario(o.stderr, v.Scenario)
 		}
 		arms = append(arms, sim.RunSpec{Policy: v.Policy, Variant: v})
 	}

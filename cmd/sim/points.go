@@ -76,6 +76,9 @@ func runPoints(stderr io.Writer, label string, points []lab.PointSpec, idx []int
 		if err != nil {
 			return err
 		}
+		if v.Policy == "scheduler" {
+			warnScenario(stderr, v.Scenario)
+		}
 		arms := []*scenario.Variant{v}
 		if p.Baseline {
 			arms = append(arms, &scenario.Variant{Name: p.ID + "/fixed-lane", Policy: "fixed-lane", Scenario: v.Scenario})

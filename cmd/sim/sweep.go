@@ -52,8 +52,12 @@ func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
 	// sweep behind that the corrected file would be refused beside.
 	cache := map[string]*scenario.Scenario{}
 	for _, p := range sw.Points {
-		if _, err := pointScenario(p, cache); err != nil {
+		v, err := pointScenario(p, cache)
+		if err != nil {
 			return err
+		}
+		if v.Policy == "scheduler" {
+			warnScenario(c.App.ErrWriter, v.Scenario)
 		}
 	}
 	if sh.N > 1 {

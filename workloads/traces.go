@@ -39,9 +39,16 @@ type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
 
-// openTraceFile opens a trace on disk, or a built-in one by its
-// "embedded:" name, as a seekable reader.
+// openTraceFile opens a trace on disk, a built-in one by its "embedded:"
+// name, or standard input ("-", read whole), as a seekable reader.
 func openTraceFile(name string) (io.ReadSeeker, io.Closer, error) {
+	if name == "-" {
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return nil, nil, err
+		}
+		return bytes.NewReader(data), nopCloser{}, nil
+	}
 	if !IsEmbeddedTrace(name) {
 		f, err := os.Open(name)
 		if err != nil {

@@ -17,9 +17,9 @@ import (
 )
 
 func newApp() *cli.App {
-	scenarioFlag := &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one (" + strings.Join(scenario.EmbeddedNames(), ", ") + ")", Value: scenario.DefaultScenario}
-	seedFlag := &cli.Uint64Flag{Name: "seed", Usage: "random seed: the same scenario and seed give the same results", Value: 1}
-	outFlag := &cli.StringFlag{Name: "out", Usage: "directory for summary.json and series.csv (created if missing)", Value: "out"}
+	scenarioFlag := &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one (" + strings.Join(scenario.EmbeddedNames(), ", ") + ")", Value: scenario.DefaultScenario, EnvVars: []string{"SIM_SCENARIO"}}
+	seedFlag := &cli.Uint64Flag{Name: "seed", Usage: "random seed: the same scenario and seed give the same results", Value: 1, EnvVars: []string{"SIM_SEED"}}
+	outFlag := &cli.StringFlag{Name: "out", Usage: "directory for summary.json and series.csv (created if missing)", Value: "out", EnvVars: []string{"SIM_OUT"}}
 	topFlag := &cli.IntFlag{Name: "top", Usage: "lanes to show in the table, busiest first (0 = all)", Value: 15}
 	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see workloads/TRACE_FORMAT.md) instead of the scenario's generator"}
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
@@ -58,25 +58,8 @@ func newApp() *cli.App {
 				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"},
 				shardFlag),
 			Action: compareAction,
-		}, traceCommand(), reportCommand(), quotaCheckCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(), {
-			Name:  "scenarios",
-			Usage: "list the embedded scenarios, or print one with --show NAME",
-			Flags: []cli.Flag{&cli.StringFlag{Name: "show", Usage: "print this embedded scenario's YAML"}},
-			Action: func(c *cli.Context) error {
-				if name := c.String("show"); name != "" {
-					data, err := scenario.EmbeddedYAML(name)
-					if err != nil {
-						return err
-					}
-					_, err = c.App.Writer.Write(data)
-					return err
-				}
-				for _, n := range scenario.EmbeddedNames() {
-					fmt.Fprintln(c.App.Writer, n)
-				}
-				return nil
-			},
-		}},
+		}, traceCommand(), reportCommand(), quotaCheckCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(),
+			scenariosCommand(), completionCommand()},
 	}
 	strict(app)
 	return app

@@ -30,14 +30,14 @@ func traceCommand() *cli.Command {
 			UsageText: "sim trace gen [--scenario FILE] [--seed N] --out FILE [--format jsonl|csv]",
 			Flags: []cli.Flag{scenarioFlag(),
 				&cli.Uint64Flag{Name: "seed", Usage: "random seed of the generator", Value: 1},
-				&cli.StringFlag{Name: "out", Usage: "trace file to write (written to a temporary file, then renamed; a pipe or /dev/stdout is written as a stream); required"},
+				&cli.StringFlag{Name: "out", Usage: "trace file to write (written to a temporary file, then renamed; - or a pipe is written as a stream); required"},
 				&cli.StringFlag{Name: "format", Usage: "jsonl or csv (default: from the extension of --out, else jsonl)"}},
 			Action: func(c *cli.Context) error {
 				note := c.App.Writer
-				if !results.IsRegularOrMissing(c.String("out")) {
+				if c.String("out") == "-" || !results.IsRegularOrMissing(c.String("out")) {
 					note = c.App.ErrWriter // the trace itself may be on stdout
 				}
-				return traceGen(note, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.String("format"))
+				return traceGen(note, c.App.Writer, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.String("format"))
 			},
 		}, {
 			Name:      "validate",
@@ -79,7 +79,7 @@ func traceArg(c *cli.Context) (string, error) {
 }
 
 // traceGen writes the scenario's synthetic job stream for seed to out.
-func traceGen(stdout io.Writer, scenarioRef string, seed uint64, out, format string) error {
+func traceGen(stdout, dash io.Writer, scenarioRef string, seed uint64, out, format string) error {
 	if format == "" {
 		format = "jsonl"
 		if f, err := workloads.TraceFormat(out, ""); err == nil {
@@ -98,11 +98,20 @@ func traceGen(stdout io.Writer, scenarioRef string, seed uint64, out, format str
 		return fmt.Errorf("%s: workload: %w", sc.File(), err)
 	}
 	var n int
-	err = results.WriteAtomic(out, func(w io.Writer) error {
+	write := func(w io.Writer) error {
 		var err error
 		n, err = workloads.WriteTrace(w, format, gen, sc.Catalogue(), workloads.ClassNames(gen.Classes()))
 		return err
-	})
+	}
+	if out == "-" {
+		bw := bufio.NewWriterSize(dash, 1<<16)
+		if err = write(bw); err == nil {
+			err = bw.Flush()
+		}
+		out = "stdout"
+	} else {
+		err = results.WriteAtomic(out, write)
+	}
 	if err != nil {
 		return err
 	}
@@ -348,6 +357,9 @@ func (s *traceFileSource) Err() error {
 func traceSniff(path, format string) (string, error) {
 	if format != "" {
 		return format, nil
+	}
+	if path == "-" {
+		return "jsonl", nil // standard input is read once: a job trace unless --format says otherwise
 	}
 	in, f, err := workloads.OpenTrace(path)
 	if err != nil {

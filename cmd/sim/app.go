@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/evalsched/lab/lab"
@@ -42,6 +43,9 @@ func newApp() *cli.App {
 			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag,
 				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(scenario.PolicyNames(), " or "), Value: "fixed-lane"}),
 			Action: func(c *cli.Context) error {
+				if p := c.String("policy"); !scenario.IsPolicy(p) {
+					return usageErrorf(c, "--policy: unknown %q (have %s)", p, strings.Join(scenario.PolicyNames(), ", "))
+				}
 				budget, err := budgetOf(c)
 				if err != nil {
 					return err
@@ -85,6 +89,7 @@ type options struct {
 	shard                        lab.Shard
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
 	budget                       scenario.Budget
+	usage                        string // the command's usage, for a bad --variant
 }
 
 // prepare loads the scenario and, with --trace, opens the trace for the
@@ -313,6 +318,9 @@ func compareArms(sc *scenario.Scenario, o options) ([]sim.RunSpec, error) {
 		seen[name] = true
 		v, err := sc.Variant(name)
 		if err != nil {
+			if !slices.Contains(sc.VariantNames(), name) {
+				return nil, &usageError{err: fmt.Errorf("--variant: %w", err), usage: o.usage} // a bad flag value
+			}
 			return nil, err
 		}
 		if err := v.Scenario.SetBudget(o.budget, o.trace != ""); err != nil {
@@ -391,7 +399,7 @@ func compareAction(c *cli.Context) error {
 	if sh.N > 1 && (c.Bool("report") || c.Bool("json")) {
 		return usageErrorf(c, "--shard: --report and --json apply to the merged directory (sim merge, then sim report)")
 	}
-	return withReport(c, compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+	return withReport(c, compareCommand(c.App.Writer, options{usage: usageOf(c), budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 		top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
 		variants: c.StringSlice("variant"), json: c.Bool("json"), shard: sh}))
 }

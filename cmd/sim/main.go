@@ -19,6 +19,10 @@ func main() {
 		if errors.As(err, &gf) {
 			os.Exit(exitRegression)
 		}
+		var ie *infeasibleError
+		if errors.As(err, &ie) {
+			os.Exit(exitInfeasible)
+		}
 		var ue *usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintln(app.ErrWriter, "usage:", ue.usage)

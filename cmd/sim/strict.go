@@ -12,12 +12,22 @@ import (
 )
 
 // Exit codes: 0 ok, 1 an error (bad input, a failed run), 2 a usage error
-// (an unknown flag, a bad flag value, an unexpected argument).
+// (an unknown flag, a bad flag value, an unexpected argument), 3 a failed
+// gate (exitRegression), 4 a refused quota check, 5 a tune whose
+// evaluations all missed a constraint.
 const (
-	exitError = 1
-	exitUsage = 2
-	exitQuota = 4 // quota-check: an evaluation passed its share of a daily quota
+	exitError      = 1
+	exitUsage      = 2
+	exitQuota      = 4 // quota-check: an evaluation passed its share of a daily quota
+	exitInfeasible = 5 // tune: no setting met every constraint
 )
+
+// infeasibleError is a tune that found no feasible setting: main exits
+// with exitInfeasible.
+type infeasibleError struct{ err error }
+
+func (e *infeasibleError) Error() string { return e.err.Error() }
+func (e *infeasibleError) Unwrap() error { return e.err }
 
 // usageError is a mistake in the command line; main prints the command's
 // usage with it and exits 2. (It is not a cli.ExitCoder: the cli package

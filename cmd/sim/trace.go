@@ -55,17 +55,18 @@ func traceCommand() *cli.Command {
 		}, {
 			Name:      "stats",
 			Usage:     "describe a job trace (jobs per model, project and tier, arrivals over time, calls per job, tokens per call) or a request trace (--format azure|mooncake)",
-			UsageText: "sim trace stats [--scenario FILE] [--format jsonl|csv|azure|mooncake] [--bucket 10m] [--top N] TRACEFILE",
+			UsageText: "sim trace stats [--scenario FILE] [--format jsonl|csv|azure|mooncake] [--bucket 10m] [--top N] [--json] TRACEFILE (- for stdin)",
 			Flags: []cli.Flag{scenarioFlag(),
 				&cli.StringFlag{Name: "format", Usage: "jsonl, csv, azure or mooncake (default: from the extension and the first line)"},
 				&cli.DurationFlag{Name: "bucket", Usage: "width of the arrival-rate buckets", Value: 10 * time.Minute},
-				&cli.IntFlag{Name: "top", Usage: "rows of the per-model and per-project tables, busiest first (0 = all)", Value: 20}},
+				&cli.IntFlag{Name: "top", Usage: "rows of the per-model and per-project tables, busiest first (0 = all)", Value: 20},
+				&cli.BoolFlag{Name: "json", Usage: "print the statistics as JSON instead of the tables"}},
 			Action: func(c *cli.Context) error {
 				path, err := traceArg(c)
 				if err != nil {
 					return err
 				}
-				return traceStats(c.App.Writer, c.String("scenario"), path, c.String("format"), c.Duration("bucket"), c.Int("top"))
+				return traceStats(c.App.Writer, c.String("scenario"), path, c.String("format"), c.Duration("bucket"), c.Int("top"), c.Bool("json"))
 			},
 		}},
 	}

@@ -33,9 +33,13 @@ func newApp() *cli.App {
 		EnableBashCompletion: true,
 		ErrWriter:            os.Stderr,
 		Usage:                "discrete-event lab for LLM-evaluation job scheduling",
-		Flags:                profileFlags,
-		Before:               startProfile,
-		After:                stopProfile,
+		Flags: append(profileFlags, &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: []string{"SIM_QUIET"},
+			Usage: "draw no progress bar (none is drawn either when stderr is not a terminal)"}),
+		Before: func(c *cli.Context) error {
+			progressOff.Store(c.Bool("quiet"))
+			return startProfile(c)
+		},
+		After: stopProfile,
 		Commands: []*cli.Command{{
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",

@@ -65,7 +65,7 @@ func TestReportContent(t *testing.T) {
 			},
 			[]string{`id="verdict"`, "production lost 98 minutes", "2.50× [2.10, 2.90] over 3 seeds (first seed ",
 				"sim compare --scenario &#39;my dir/s.yaml&#39; --seed 1 --seeds 3 --trace t.jsonl",
-				`id="multiplier-across-seeds"`, "2.10×", `id="production-traffic"`, "13,820"},
+				`id="production-traffic"`, "13,820", `id="multiplier-across-seeds"`, "2.10×"},
 			[]string{"No production traffic"}},
 	}
 	for _, c := range cases {

@@ -40,6 +40,10 @@ type HeadlineRun struct {
 	GradingPerHour    float64 `json:"grading_per_hour"`
 	SmallBatches      int     `json:"small_batches"`
 	SmallFinished     int     `json:"small_batches_finished"`
+	// Production is whether the run replayed production traffic, and
+	// OutageMinutes its production streams' outage minutes (whole run).
+	Production    bool  `json:"production,omitempty"`
+	OutageMinutes int64 `json:"production_outage_minutes,omitempty"`
 }
 
 // HeadlinePair is one run against the baseline by lane group.
@@ -111,8 +115,12 @@ func NewHeadline(scenario string, first uint64, runsBySeed [][]Run, grading []st
 			hasGrading = hasGrading || slices.Contains(grading, l.Model)
 		}
 		f := r.Fairness
-		h.Runs = append(h.Runs, HeadlineRun{Policy: r.Policy, EvaluationPerHour: ev, GradingPerHour: gr,
-			SmallBatches: f.SmallBatches, SmallFinished: f.SmallBatches - f.SmallUnfinished})
+		hr := HeadlineRun{Policy: r.Policy, EvaluationPerHour: ev, GradingPerHour: gr,
+			SmallBatches: f.SmallBatches, SmallFinished: f.SmallBatches - f.SmallUnfinished, Production: len(r.Production) > 0}
+		for _, p := range r.Production {
+			hr.OutageMinutes += p.OutageMinutes
+		}
+		h.Runs = append(h.Runs, hr)
 	}
 	for i := 1; i < len(runs); i++ {
 		p := HeadlinePair{Baseline: runs[0].Policy, Variant: runs[i].Policy,
@@ -176,19 +184,44 @@ func (h Headline) sentences() []string {
 		}
 		out = append(out, s+".")
 	}
-	for _, p := range h.Pairs {
+	switch {
+	case len(h.Pairs) == 1:
+		p := h.Pairs[0]
 		s := fmt.Sprintf("%s against %s on %s (%s): the evaluation lanes %s", p.Variant, p.Baseline, h.Scenario, seedText, p.Evaluation.Text(h.Seed))
 		if p.Grading != nil {
 			s += "; " + grading + " " + p.Grading.Text(h.Seed)
 		}
 		out = append(out, s+".")
-	}
-	if len(h.Runs) > 0 {
-		var parts []string
-		for _, r := range h.Runs {
-			parts = append(parts, fmt.Sprintf("%s %d of %d", r.Policy, r.SmallFinished, r.SmallBatches))
+	case len(h.Pairs) > 1:
+		// Many variants: one list per lane group, each variant's figure
+		// against the same baseline.
+		var ev, gr []string
+		for _, p := range h.Pairs {
+			ev = append(ev, p.Variant+" "+p.Evaluation.Text(h.Seed))
+			if p.Grading != nil {
+				gr = append(gr, p.Variant+" "+p.Grading.Text(h.Seed))
+			}
 		}
-		out = append(out, fmt.Sprintf("Small batches finished (seed %d): %s.", h.Seed, strings.Join(parts, ", ")))
+		s := fmt.Sprintf("Against %s on %s (%s), the evaluation lanes: %s", h.Pairs[0].Baseline, h.Scenario, seedText, strings.Join(ev, "; "))
+		if len(gr) > 0 {
+			s += ". " + strings.ToUpper(grading[:1]) + grading[1:] + ": " + strings.Join(gr, "; ")
+		}
+		out = append(out, s+".")
+	}
+	var prod, small []string
+	for _, r := range h.Runs {
+		if r.Production {
+			prod = append(prod, fmt.Sprintf("%s %d", r.Policy, r.OutageMinutes))
+		}
+		if r.SmallBatches > 0 {
+			small = append(small, fmt.Sprintf("%s %d of %d", r.Policy, r.SmallFinished, r.SmallBatches))
+		}
+	}
+	if len(prod) > 0 {
+		out = append(out, "Production outage minutes (whole run): "+strings.Join(prod, ", ")+".")
+	}
+	if len(small) > 0 {
+		out = append(out, fmt.Sprintf("Small batches finished (seed %d): %s.", h.Seed, strings.Join(small, ", ")))
 	}
 	return out
 }

@@ -59,12 +59,17 @@ func comparisonTable(s results.Summary, old, new results.Run) table {
 	rows := comparisonRows(s)
 	t := table{Title: "Per-lane comparison",
 		Note: fmt.Sprintf("old = %s, new = %s, on the identical job stream; every lane with any job, busiest (new) first; "+
-			"multiplier = new ÷ old throughput (- where the baseline completed nothing); token multiplier = new ÷ old tokens "+
-			"answered per hour (the work a token quota admitted, whichever jobs it went to).", old.Policy, new.Policy),
+			"multiplier = new ÷ old throughput (- where the baseline completed nothing, \"old N jobs\" where it completed fewer than %d: too few for a ratio); token multiplier = new ÷ old tokens "+
+			"answered per hour (the work a token quota admitted, whichever jobs it went to).", old.Policy, new.Policy, results.NearZeroCompleted),
 		Head: []string{"model", "multiplier", "token multiplier", "old jobs/h", "new jobs/h", "old p90 s", "new p90 s", "old p90 wait share",
 			"new p90 wait share", "old gateway-only ctr-h", "new gateway-only ctr-h"}}
 	line := func(c results.LaneComparison) []string {
-		return []string{c.Model, results.MultiplierText(c.Multiplier, "×"), results.MultiplierText(c.TokenMultiplier, "×"), f1(c.OldPerHour),
+		mult, tokens := results.MultiplierText(c.Multiplier, "×"), results.MultiplierText(c.TokenMultiplier, "×")
+		// summary.json's comparison rows carry no job counts: the old run's lane does
+		if n := laneOf(old, c.Model).Completed; c.Model != "" && c.Model != "(all)" && n < results.NearZeroCompleted && c.Multiplier != nil {
+			mult, tokens = fmt.Sprintf("old %d jobs", n), "-"
+		}
+		return []string{c.Model, mult, tokens, f1(c.OldPerHour),
 			f1(c.NewPerHour), f0(c.OldP90), f0(c.NewP90), pct(c.OldWaitShare), pct(c.NewWaitShare), f2(c.OldGatewayCtrH),
 			f2(c.NewGatewayCtrH)}
 	}

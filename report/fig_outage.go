@@ -53,7 +53,7 @@ func outageFigures(o *input) ([]figSpec, error) {
 	var parts []string
 	bars := &minuteBars{}
 	for i, rw := range rows {
-		y := float64(len(rows) - 1 - i) // the first run on top
+		y := float64(len(rows) - 1 - i)                                                                  // the first run on top
 		ticks = append(ticks, plot.Tick{Value: y, Label: fmt.Sprintf("  %s (%d)", rw.name, rw.minutes)}) // the leading spaces: room the measured width lacks
 		parts = append(parts, fmt.Sprintf("%s %d", rw.name, rw.minutes))
 		for m := range rw.outage {

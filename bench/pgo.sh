@@ -5,8 +5,7 @@
 # unchanged (bench/snapshot.sh), only the machine code differs.
 #
 # Run it after a change that moves the hot path (bench/README.md, "Profile-
-# guided build"); takes about a minute. Needs ../shared/traces for
-# azure-production.
+# guided build"); takes about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/evalsched/lab/lab"
@@ -18,9 +19,9 @@ import (
 )
 
 func newApp() *cli.App {
-	scenarioFlag := &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one (" + strings.Join(scenario.EmbeddedNames(), ", ") + ")", Value: scenario.DefaultScenario}
-	seedFlag := &cli.Uint64Flag{Name: "seed", Usage: "random seed: the same scenario and seed give the same results", Value: 1}
-	outFlag := &cli.StringFlag{Name: "out", Usage: "directory for summary.json and series.csv (created if missing)", Value: "out"}
+	scenarioFlag := &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one (" + strings.Join(scenario.EmbeddedNames(), ", ") + ")", Value: scenario.DefaultScenario, EnvVars: []string{"SIM_SCENARIO"}}
+	seedFlag := &cli.Uint64Flag{Name: "seed", Usage: "random seed: the same scenario and seed give the same results", Value: 1, EnvVars: []string{"SIM_SEED"}}
+	outFlag := &cli.StringFlag{Name: "out", Usage: "directory for summary.json and series.csv (created if missing)", Value: "out", EnvVars: []string{"SIM_OUT"}}
 	topFlag := &cli.IntFlag{Name: "top", Usage: "lanes to show in the table, busiest first (0 = all)", Value: 15}
 	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see workloads/TRACE_FORMAT.md) instead of the scenario's generator"}
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
@@ -33,9 +34,13 @@ func newApp() *cli.App {
 		EnableBashCompletion: true,
 		ErrWriter:            os.Stderr,
 		Usage:                "discrete-event lab for LLM-evaluation job scheduling",
-		Flags:                profileFlags,
-		Before:               startProfile,
-		After:                stopProfile,
+		Flags: append(profileFlags, &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: []string{"SIM_QUIET"},
+			Usage: "draw no progress bar (none is drawn either when stderr is not a terminal)"}),
+		Before: func(c *cli.Context) error {
+			progressOff.Store(c.Bool("quiet"))
+			return startProfile(c)
+		},
+		After: stopProfile,
 		Commands: []*cli.Command{{
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",
@@ -43,6 +48,9 @@ func newApp() *cli.App {
 			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag,
 				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(scenario.PolicyNames(), " or "), Value: "fixed-lane"}),
 			Action: func(c *cli.Context) error {
+				if p := c.String("policy"); !scenario.IsPolicy(p) {
+					return usageErrorf(c, "--policy: unknown %q (have %s)", p, strings.Join(scenario.PolicyNames(), ", "))
+				}
 				budget, err := budgetOf(c)
 				if err != nil {
 					return err
@@ -60,25 +68,8 @@ func newApp() *cli.App {
 				&cli.StringSliceFlag{Name: "policy", Usage: "run these policies (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler: " + strings.Join(scenario.PolicyNames(), ", ")},
 				shardFlag),
 			Action: compareAction,
-		}, traceCommand(), reportCommand(), quotaCheckCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(), {
-			Name:  "scenarios",
-			Usage: "list the embedded scenarios, or print one with --show NAME",
-			Flags: []cli.Flag{&cli.StringFlag{Name: "show", Usage: "print this embedded scenario's YAML"}},
-			Action: func(c *cli.Context) error {
-				if name := c.String("show"); name != "" {
-					data, err := scenario.EmbeddedYAML(name)
-					if err != nil {
-						return err
-					}
-					_, err = c.App.Writer.Write(data)
-					return err
-				}
-				for _, n := range scenario.EmbeddedNames() {
-					fmt.Fprintln(c.App.Writer, n)
-				}
-				return nil
-			},
-		}},
+		}, traceCommand(), reportCommand(), quotaCheckCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(),
+			scenariosCommand(), completionCommand()},
 	}
 	strict(app)
 	return app
@@ -98,6 +89,7 @@ type options struct {
 	shard                        lab.Shard
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
 	budget                       scenario.Budget
+	usage                        string // the command's usage, for a bad --variant
 }
 
 // prepare loads the scenario and, with --trace, opens the trace for the
@@ -109,6 +101,9 @@ func prepare(o options) (*scenario.Scenario, *workloads.Replay, error) {
 	}
 	if err := sc.SetBudget(o.budget, o.trace != ""); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", sc.File(), err)
+	}
+	if o.stderr != nil {
+		warnScenario(o.stderr, sc)
 	}
 	if o.trace == "" {
 		if o.skipInvalid {
@@ -140,12 +135,18 @@ func runCommand(out io.Writer, o options) error {
 	run := done.runs[0]
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}, Invocation: o.invocation("run")}
+	headline := results.NewHeadline(sc.Name, seed, [][]results.Run{{run}}, sc.Workload.JudgeModels())
+	if err := done.out.WriteJSON(results.HeadlineFile, headline); err != nil {
+		done.out.Abort()
+		return err
+	}
 	if err := done.commit(summary); err != nil {
 		return err
 	}
 	if o.json {
 		return printSummary(out, o.stderr, dir)
 	}
+	writeHeadline(out, headline)
 	fmt.Fprintf(out, "scenario %s, policy %s, seed %d: %d jobs arrived, %d completed, window %.0f-%.0f s\n",
 		sc.Name, policy, seed, run.JobsArrived, run.JobsCompleted, run.Window[0], run.Window[1])
 	if err := report.WriteRunTable(out, run, top); err != nil {
@@ -255,12 +256,18 @@ func compareCommand(out io.Writer, o options) error {
 		return commitCompareShard(done, summary, lab.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
 			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
 	}
+	headline := results.NewHeadline(sc.Name, seed, bySeed, sc.Workload.JudgeModels())
+	if err := done.out.WriteJSON(results.HeadlineFile, headline); err != nil {
+		done.out.Abort()
+		return err
+	}
 	if err := done.commit(summary); err != nil {
 		return err
 	}
 	if o.json {
 		return printSummary(out, o.stderr, dir)
 	}
+	writeHeadline(out, headline)
 	if err := writeComparison(out, sc, o, summary); err != nil {
 		return err
 	}
@@ -325,14 +332,28 @@ func compareArms(sc *scenario.Scenario, o options) ([]sim.RunSpec, error) {
 		seen[name] = true
 		v, err := sc.Variant(name)
 		if err != nil {
+			if !slices.Contains(sc.VariantNames(), name) {
+				return nil, &usageError{err: fmt.Errorf("--variant: %w", err), usage: o.usage} // a bad flag value
+			}
 			return nil, err
 		}
 		if err := v.Scenario.SetBudget(o.budget, o.trace != ""); err != nil {
 			return nil, fmt.Errorf("variant %s: %w", name, err)
 		}
+		if o.stderr != nil {
+			warnScenario(o.stderr, v.Scenario)
+		}
 		arms = append(arms, sim.RunSpec{Policy: v.Policy, Variant: v})
 	}
 	return arms, nil
+}
+
+// writeHeadline prints the verdict: its sentences, then a blank line.
+func writeHeadline(out io.Writer, h results.Headline) {
+	for _, s := range h.Sentences {
+		fmt.Fprintln(out, s)
+	}
+	fmt.Fprintln(out)
 }
 
 // writeComparison prints compare's tables: each run after the first against
@@ -395,7 +416,7 @@ func compareAction(c *cli.Context) error {
 	if sh.N > 1 && (c.Bool("report") || c.Bool("json")) {
 		return usageErrorf(c, "--shard: --report and --json apply to the merged directory (sim merge, then sim report)")
 	}
-	return compareCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
+	return compareCommand(c.App.Writer, options{usage: usageOf(c), budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 		top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
 		variants: c.StringSlice("variant"), policies: c.StringSlice("policy"), json: c.Bool("json"), shard: sh, report: c.Bool("report")})
 }

@@ -120,10 +120,13 @@ func TestBadScenarios(t *testing.T) {
 	}
 }
 
-// checkRefused checks the exit code, the start of stderr and that no
-// output directory was made.
+// checkRefused checks the exit code, the start of stderr (after any
+// warning lines about the scenario) and that no output directory was made.
 func checkRefused(t *testing.T, code, wantCode int, stderr, want, out string) {
 	t.Helper()
+	for strings.HasPrefix(stderr, "warning: ") {
+		_, stderr, _ = strings.Cut(stderr, "\n")
+	}
 	if code != wantCode {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, wantCode, stderr)
 	}

@@ -355,8 +355,20 @@ func TestTuneReplacesItsFolderWhole(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "front.png")); !os.IsNotExist(err) {
 		t.Errorf("an earlier front.png survived beside the new tune.csv (%v)", err)
 	}
+	// A tune whose every setting misses a constraint is an answer, not a
+	// failure: its evaluations replace the folder whole (exit 7).
+	if _, stderr, code := runSim(t, "tune", "--out", out, failing); code != exitInfeasible || !strings.Contains(stderr, "no setting met the constraints") {
+		t.Errorf("infeasible tune: exit %d, %s", code, stderr)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "tune.csv"))
+	if err != nil || !strings.HasPrefix(string(csv), "policies.scheduler.target_depth,feasible,(all) throughput_per_hour,(all) jain\n") {
+		t.Errorf("the infeasible tune's evaluations are not its folder's tune.csv: %v\n%s", err, csv)
+	}
+	// A tune that fails (a scenario that cannot be read) changes nothing.
+	broken := filepath.Join(dir, "broken.yaml")
+	os.WriteFile(broken, []byte(strings.Replace(base, "scenario: light-load", "scenario: "+filepath.Join(dir, "missing.yaml"), 1)), 0o644)
 	before := treeOf(t, dir)
-	if _, stderr, code := runSim(t, "tune", "--out", out, failing); code != exitError || !strings.Contains(stderr, "no setting met the constraints") {
+	if _, stderr, code := runSim(t, "tune", "--out", out, broken); code != exitError {
 		t.Errorf("failing tune: exit %d, %s", code, stderr)
 	}
 	if diff := cmp.Diff(before, treeOf(t, dir)); diff != "" {

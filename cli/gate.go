@@ -23,12 +23,14 @@ func gateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "gate",
 		Usage:     "run a gate file's scenarios on fixed seeds and check their figures against committed baselines (exit 3 on a regression, 5 on a baseline that does not pin what the gate runs)",
-		UsageText: "sim gate [--out DIR] [--json] [--set KEY=VALUE ...] [--update --reason TEXT] GATE.yaml",
+		UsageText: "sim gate [--out DIR] [--json] [--junit FILE] [--markdown FILE] [--set KEY=VALUE ...] [--update --reason TEXT] GATE.yaml",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "directory for verdict.json", Value: "out/gate"},
 			&cli.BoolFlag{Name: "json", Usage: "print the verdict as JSON on stdout instead of the table"},
 			&cli.BoolFlag{Name: "update", Usage: "rewrite the baseline file from this run (needs --reason)"},
 			&cli.StringFlag{Name: "reason", Usage: "with --update: why the baselines change (kept in the baseline file's history)"},
+			&cli.StringFlag{Name: "junit", Usage: "also write the verdict as JUnit XML to `FILE` (a test case per checked figure; - for stdout)"},
+			&cli.StringFlag{Name: "markdown", Usage: "also write the verdict as a Markdown table to `FILE` (for a pull-request comment; - for stdout)"},
 			&cli.StringSliceFlag{Name: "set", Usage: "judge a proposed change: set this dotted scenario key on every scenario of the gate (repeat the flag), against the baselines of the scenarios as written"},
 		},
 		Action: gateAction,
@@ -85,7 +87,7 @@ func gateAction(c *cli.Context) error {
 	now := map[string][]lab.MetricAgg{}
 	for i, p := range points {
 		// Each scenario has its own seeds; its seeds run in parallel.
-		err := lab.RunPoints(progressOf(c.App.ErrWriter, "gate "+p.Name), points, []int{i}, g.Spec.Scenarios[i].Seeds, func(_ int, perSeed [][]lab.MetricValue) error {
+		err := lab.RunPoints(progressOf(c.App.ErrWriter, "gate "+p.Name), warnOf(c.App.ErrWriter), points, []int{i}, g.Spec.Scenarios[i].Seeds, func(_ int, perSeed [][]lab.MetricValue) error {
 			now[p.Name] = lab.Aggregate(perSeed)
 			return nil
 		})
@@ -114,6 +116,9 @@ func gateAction(c *cli.Context) error {
 	}
 	v := g.Judge(base, now)
 	if err := writeVerdict(c, stage, v); err != nil {
+		return err
+	}
+	if err := writeGateCI(c, v); err != nil {
 		return err
 	}
 	if !v.Pass {

@@ -21,23 +21,16 @@ func printSummary(out, stderr io.Writer, dir string) error {
 	return nil
 }
 
-// version is the module's version and VCS revision from the build info
-// (--version).
+// version is the module's version and the VCS revision (--version):
+// "devel" for a build outside a module version, the revision when it can be
+// known (revision).
 func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
+	v := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
 	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value[:min(12, len(s.Value))]
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += "+dirty"
-			}
-		}
+	if rev := revision(); rev != "" {
+		v += " " + rev
 	}
 	return v
 }

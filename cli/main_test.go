@@ -96,7 +96,7 @@ func TestBadInput(t *testing.T) {
 		{"malformed yaml", []string{"run", "--scenario", malformed}, "malformed.yaml"},
 		{"zero decode rate", []string{"run", "--scenario", zeroRate}, "zero.yaml:5: models[0].decode_rate: must be > 0"},
 		{"missing file", []string{"run", "--scenario", filepath.Join(dir, "nope.yaml")}, "nope.yaml"},
-		{"unknown policy", []string{"run", "--policy", "magic"}, "unknown policy \"magic\""},
+		{"unknown policy", []string{"run", "--policy", "magic"}, "--policy: unknown \"magic\""},
 		{"bad seed", []string{"run", "--seed", "-4"}, "seed"},
 		{"unknown flag", []string{"run", "--sed", "4"}, "sed"},
 	}

@@ -4,33 +4,46 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/evalsched/lab/lab"
 	"github.com/evalsched/lab/sim"
+	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
 
-// progressEvery is the least time between two redraws of the progress bar.
-const progressEvery = 100 * time.Millisecond
+// progressOff is set by the global --quiet flag (or SIM_QUIET).
+var progressOff atomic.Bool
 
-// newProgress returns a progress callback for runs simulations (sim.Compare
-// calls it from one goroutine per run, with the run's index) that draws a
-// single-line bar on w, or nil when w is not a terminal, so that logs and CI
-// output stay clean. Redraws are throttled; the bar is erased once every run
-// has reached its end.
+// progressUnits is the bar's resolution: the runs' mean simulated fraction
+// in thousandths, so that the library's elapsed time and ETA follow the
+// simulated time, not only the count of finished runs.
+const progressUnits = 1000
+
+// newProgress returns a progress callback for runs simulations (called from
+// one goroutine per run, with the run's index) that draws one line on w
+// with github.com/schollz/progressbar: the label, the share simulated, the
+// runs done of all and in flight, the elapsed time and an ETA. It returns
+// nil, drawing nothing, when w is not a terminal (logs and CI stay clean)
+// or with --quiet. The line is cleared once every run has ended.
 func newProgress(w io.Writer, label string, runs int) func(i int, now, end sim.Time) {
 	f, ok := w.(*os.File)
-	if !ok || runs <= 0 || !term.IsTerminal(int(f.Fd())) {
+	if progressOff.Load() || !ok || runs <= 0 || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	width := 80
-	if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
-		width = cols
-	}
-	p := &progress{w: f, label: label, width: width, frac: make([]float64, runs)}
+	p := &progress{frac: make([]float64, runs), label: label}
+	p.bar = progressbar.NewOptions(progressUnits,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription(p.describe()),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionShowElapsedTimeOnFinish(),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
 	return p.update
 }
 
@@ -46,12 +59,24 @@ func progressOf(w io.Writer, label string) lab.Progress {
 
 type progress struct {
 	mu    sync.Mutex
-	w     io.Writer
+	bar   *progressbar.ProgressBar
 	label string
-	width int
 	frac  []float64 // per run, 0..1
-	last  time.Time
 	done  bool
+}
+
+// describe is "label: runs D/N done, F in flight".
+func (p *progress) describe() string {
+	done, flight := 0, 0
+	for _, v := range p.frac {
+		switch {
+		case v >= 1:
+			done++
+		case v > 0:
+			flight++
+		}
+	}
+	return fmt.Sprintf("%s: runs %d/%d done, %d in flight", p.label, done, len(p.frac), flight)
 }
 
 func (p *progress) update(i int, now, end sim.Time) {
@@ -65,50 +90,16 @@ func (p *progress) update(i int, now, end sim.Time) {
 		f = min(1, max(0, float64(now)/float64(end)))
 	}
 	p.frac[i] = f
-	all := true
-	for _, v := range p.frac {
-		all = all && v >= 1
-	}
-	if all {
-		// Erase the bar: what follows starts on a clean line.
-		fmt.Fprint(p.w, "\r\033[K")
-		p.done = true
-		return
-	}
-	t := time.Now()
-	if t.Sub(p.last) < progressEvery {
-		return
-	}
-	p.last = t
-	fmt.Fprint(p.w, "\r\033[K"+p.line())
-}
-
-// line is the bar: "label [#####.....]  42%  run 1 50% · run 2 34%", cut to
-// the terminal width.
-func (p *progress) line() string {
 	mean := 0.0
 	for _, v := range p.frac {
 		mean += v
 	}
 	mean /= float64(len(p.frac))
-	var runs []string
-	if len(p.frac) > 1 {
-		for k, v := range p.frac {
-			runs = append(runs, fmt.Sprintf("%d:%3.0f%%", k+1, 100*v))
-		}
+	p.bar.Describe(p.describe())
+	if mean >= 1 {
+		p.done = true
+		p.bar.Finish()
+		return
 	}
-	tail := fmt.Sprintf(" %3.0f%%", 100*mean)
-	if len(runs) > 0 {
-		tail += "  " + strings.Join(runs, " ")
-	}
-	barW := min(40, p.width-len(p.label)-len(tail)-4)
-	if barW < 5 {
-		s := p.label + tail
-		if len(s) >= p.width {
-			s = s[:p.width-1]
-		}
-		return s
-	}
-	n := int(mean * float64(barW))
-	return p.label + " [" + strings.Repeat("#", n) + strings.Repeat(".", barW-n) + "]" + tail
+	p.bar.Set(int(mean * progressUnits))
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/evalsched/lab/report"
 	"github.com/evalsched/lab/results"
@@ -38,34 +37,14 @@ func writeReport(stderr io.Writer, dir string) error {
 	return nil
 }
 
-// toolVersion describes this binary: module version, VCS revision when the
-// build recorded one, and the Go version.
+// toolVersion describes this binary: module version, VCS revision when it
+// can be known, and the Go version.
 func toolVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "sim (unknown build)"
+	goVersion := "unknown Go"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = bi.GoVersion
 	}
-	parts := []string{"sim " + bi.Main.Version}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		if modified == "true" {
-			rev += "+dirty"
-		}
-		parts = append(parts, "rev "+rev)
-	}
-	parts = append(parts, bi.GoVersion)
-	return strings.Join(parts, ", ")
+	return "sim " + version() + ", " + goVersion
 }
 
 // invocation records the flags of run or compare that decide the results,

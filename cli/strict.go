@@ -24,13 +24,14 @@ const (
 	exitQuota      = 4 // quota-check: an evaluation passed its share of a daily quota
 	exitStale      = 5 // gate: the baseline does not pin what the gate runs (no verdict)
 	exitBusy       = 6 // --out is being written by another sim (its lock is held)
+	exitInfeasible = 7 // tune: no setting evaluated met every constraint
 	// exitSignal + N: stopped by signal N (SIGINT 130, SIGTERM 143).
 	exitSignal = 128
 )
 
 // exitCodes names every exit code, for the README check.
 var exitCodes = map[int]string{0: "ok", exitError: "error", exitUsage: "usage", exitRegression: "regression",
-	exitQuota: "quota", exitStale: "stale baseline", exitBusy: "busy", exitSignal + 2: "SIGINT", exitSignal + 15: "SIGTERM"}
+	exitQuota: "quota", exitStale: "stale baseline", exitBusy: "busy", exitInfeasible: "infeasible", exitSignal + 2: "SIGINT", exitSignal + 15: "SIGTERM"}
 
 func asUsage(err error, ue **usageError) bool { return errors.As(err, ue) }
 
@@ -42,6 +43,7 @@ func exitCode(err error) int {
 		sb *lab.StaleBaselineError
 		be *results.BusyError
 		ue *usageError
+		ie *infeasibleError
 	)
 	switch {
 	case err == nil:
@@ -54,6 +56,8 @@ func exitCode(err error) int {
 		return exitStale
 	case errors.As(err, &be):
 		return exitBusy
+	case errors.As(err, &ie):
+		return exitInfeasible
 	case errors.As(err, &ue):
 		return exitUsage
 	}
@@ -84,7 +88,7 @@ func usageOf(c *cli.Context) string {
 
 // positional is how many arguments each command takes after its flags
 // (-1: any number, checked by the command).
-var positional = map[string]int{"validate": 1, "stats": 1, "sweep": 1, "tune": 1, "gate": 1, "merge": -1}
+var positional = map[string]int{"completion": 1, "validate": 1, "stats": 1, "sweep": 1, "tune": 1, "gate": 1, "merge": -1}
 
 // required is the flag each command cannot do without, and what it names
 // (a usage error if missing, as a missing argument is; urfave/cli's own
@@ -164,7 +168,7 @@ var pathFlags = []string{"out", "in", "scenario", "trace"}
 func budgetFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.Uint64Flag{Name: "max-events", Usage: "refuse (or stop) a run of more engine events than this (0 = no limit)", Value: scenario.DefaultBudget.MaxEvents},
-		&cli.StringFlag{Name: "max-memory", Usage: "refuse a run whose estimated memory is above this (bytes, or with KiB, MiB, GiB; 0 = no limit)", Value: "8GiB"},
+		&cli.StringFlag{Name: "max-memory", Usage: "refuse a run whose estimated memory is above this (bytes, or with KiB, MiB, GiB, or kB, MB, GB; 0 = no limit)", Value: "8GiB"},
 	}
 }
 
@@ -177,13 +181,16 @@ func budgetOf(c *cli.Context) (scenario.Budget, error) {
 	return scenario.Budget{MaxEvents: c.Uint64("max-events"), MaxMemory: mem}, nil
 }
 
-// parseBytes reads "8GiB", "512MiB", "64KiB" or a plain number of bytes.
+// parseBytes reads a size in binary units ("8GiB", "512MiB", "64KiB"), SI
+// units ("10MB", "2GB", "64kB": powers of 1000), bytes ("100B") or a plain
+// number of bytes.
 func parseBytes(s string) (uint64, error) {
 	mult := 1.0
 	for _, u := range []struct {
 		suffix string
 		m      float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}} {
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}} {
 		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
 			s, mult = rest, u.m
 			break
@@ -191,7 +198,14 @@ func parseBytes(s string) (uint64, error) {
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || !(v >= 0) || v*mult >= math.MaxUint64 {
-		return 0, errors.New("want a size such as 8GiB, 512MiB or 1000000")
+		return 0, errors.New("want a size such as 8GiB, 512MiB, 10MB, 2GB or 1000000")
 	}
 	return uint64(v * mult), nil
 }
+
+// infeasibleError is a tune that found no feasible setting: Main exits
+// with exitInfeasible.
+type infeasibleError struct{ err error }
+
+func (e *infeasibleError) Error() string { return e.err.Error() }
+func (e *infeasibleError) Unwrap() error { return e.err }

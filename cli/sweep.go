@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -30,8 +31,10 @@ func sweepCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "sweep",
 		Usage:     "run a sweep file's points (a grid or list of overlays) on its seeds, on all cores; resumable and shardable",
-		UsageText: "sim sweep [--out DIR] [--shard I/N] SWEEP.yaml",
-		Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output directory (a shard writes DIR/shard-I)", Value: "out/sweep"}, shardFlag},
+		UsageText: "sim sweep [--out DIR] [--shard I/N] [--json] [--markdown FILE] SWEEP.yaml",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output directory (a shard writes DIR/shard-I)", Value: "out/sweep"}, shardFlag,
+			&cli.BoolFlag{Name: "json", Usage: "print summary.csv's rows as JSON on stdout"},
+			&cli.StringFlag{Name: "markdown", Usage: "also write summary.csv as a Markdown table to `FILE` (for a pull-request comment; - for stdout)"}},
 		Action: func(c *cli.Context) error {
 			sh, err := shardOf(c)
 			if err != nil {
@@ -76,7 +79,7 @@ func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "sweep %s: %d points x %d seeds (shard %s: %d points, %d already done)\n",
 		file, len(sw.Points), len(sw.Seeds), sh, owned, owned-len(todo))
-	err = lab.RunPoints(progressOf(c.App.ErrWriter, "sweep"), sw.Points, todo, sw.Seeds, func(i int, perSeed [][]lab.MetricValue) error {
+	err = lab.RunPoints(progressOf(c.App.ErrWriter, "sweep"), warnOf(c.App.ErrWriter), sw.Points, todo, sw.Seeds, func(i int, perSeed [][]lab.MetricValue) error {
 		return sw.WritePoint(stage.Dir, i, perSeed)
 	})
 	if err != nil {
@@ -95,7 +98,27 @@ func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
 		return nil
 	}
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s/sweep.csv and %s/summary.csv\n", dir, dir)
-	return nil
+	return sweepOutputs(c, file, dir)
+}
+
+// sweepOutputs prints summary.csv as JSON (--json) and writes it as a
+// Markdown table (--markdown).
+func sweepOutputs(c *cli.Context, file, dir string) error {
+	if !c.Bool("json") && c.String("markdown") == "" {
+		return nil
+	}
+	rows, err := readCSVFile(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		if err := printJSON(c.App.Writer, csvJSON(rows)); err != nil {
+			return err
+		}
+	}
+	return writeOutput(c, c.String("markdown"), func(w io.Writer) error {
+		return csvMarkdown(w, "sim sweep `"+file+"`: mean over seeds and 95% interval per point", rows)
+	})
 }
 
 func mergeCommand() *cli.Command {

@@ -28,14 +28,14 @@ func traceCommand() *cli.Command {
 			UsageText: "sim trace gen [--scenario FILE] [--seed N] --out FILE [--format jsonl|csv]",
 			Flags: []cli.Flag{scenarioFlag(),
 				&cli.Uint64Flag{Name: "seed", Usage: "random seed of the generator", Value: 1},
-				&cli.StringFlag{Name: "out", Usage: "trace file to write (written to a temporary file, then renamed; a pipe or /dev/stdout is written as a stream); required"},
+				&cli.StringFlag{Name: "out", Usage: "trace file to write (written to a temporary file, then renamed; - or a pipe is written as a stream); required"},
 				&cli.StringFlag{Name: "format", Usage: "jsonl or csv (default: from the extension of --out, else jsonl)"}},
 			Action: func(c *cli.Context) error {
 				note := c.App.Writer
-				if !results.IsRegularOrMissing(c.String("out")) {
+				if c.String("out") == "-" || !results.IsRegularOrMissing(c.String("out")) {
 					note = c.App.ErrWriter // the trace itself may be on stdout
 				}
-				return traceGen(note, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.String("format"))
+				return traceGen(note, c.App.Writer, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.String("format"))
 			},
 		}, {
 			Name:      "validate",
@@ -53,17 +53,18 @@ func traceCommand() *cli.Command {
 		}, {
 			Name:      "stats",
 			Usage:     "describe a job trace (jobs per model, project and tier, arrivals over time, calls per job, tokens per call) or a request trace (--format azure|mooncake)",
-			UsageText: "sim trace stats [--scenario FILE] [--format jsonl|csv|azure|mooncake] [--bucket 10m] [--top N] TRACEFILE",
+			UsageText: "sim trace stats [--scenario FILE] [--format jsonl|csv|azure|mooncake] [--bucket 10m] [--top N] [--json] TRACEFILE (- for stdin)",
 			Flags: []cli.Flag{scenarioFlag(),
 				&cli.StringFlag{Name: "format", Usage: "jsonl, csv, azure or mooncake (default: from the extension and the first line)"},
 				&cli.DurationFlag{Name: "bucket", Usage: "width of the arrival-rate buckets", Value: 10 * time.Minute},
-				&cli.IntFlag{Name: "top", Usage: "rows of the per-model and per-project tables, busiest first (0 = all)", Value: 20}},
+				&cli.IntFlag{Name: "top", Usage: "rows of the per-model and per-project tables, busiest first (0 = all)", Value: 20},
+				&cli.BoolFlag{Name: "json", Usage: "print the statistics as JSON instead of the tables"}},
 			Action: func(c *cli.Context) error {
 				path, err := traceArg(c)
 				if err != nil {
 					return err
 				}
-				return traceStats(c.App.Writer, c.String("scenario"), path, c.String("format"), c.Duration("bucket"), c.Int("top"))
+				return traceStats(c.App.Writer, c.String("scenario"), path, c.String("format"), c.Duration("bucket"), c.Int("top"), c.Bool("json"))
 			},
 		}, traceImportCommand(), traceFitCommand(), traceReplayCheckCommand()},
 	}
@@ -77,7 +78,7 @@ func traceArg(c *cli.Context) (string, error) {
 }
 
 // traceGen writes the scenario's synthetic job stream for seed to out.
-func traceGen(stdout io.Writer, scenarioRef string, seed uint64, out, format string) error {
+func traceGen(stdout, dash io.Writer, scenarioRef string, seed uint64, out, format string) error {
 	if format == "" {
 		format = "jsonl"
 		if f, err := workloads.TraceFormat(out, ""); err == nil {
@@ -96,11 +97,20 @@ func traceGen(stdout io.Writer, scenarioRef string, seed uint64, out, format str
 		return fmt.Errorf("%s: workload: %w", sc.File(), err)
 	}
 	var n int
-	err = results.WriteAtomic(out, func(w io.Writer) error {
+	write := func(w io.Writer) error {
 		var err error
 		n, err = workloads.WriteTrace(w, format, gen, sc.Catalogue(), workloads.ClassNames(gen.Classes()))
 		return err
-	})
+	}
+	if out == "-" {
+		bw := bufio.NewWriterSize(dash, 1<<16)
+		if err = write(bw); err == nil {
+			err = bw.Flush()
+		}
+		out = "stdout"
+	} else {
+		err = results.WriteAtomic(out, write)
+	}
 	if err != nil {
 		return err
 	}
@@ -151,6 +161,9 @@ func openJobTrace(path string, sc *scenario.Scenario, skipInvalid bool, stderr i
 func traceSniff(path, format string) (string, error) {
 	if format != "" {
 		return format, nil
+	}
+	if path == "-" {
+		return "jsonl", nil // standard input is read once: a job trace unless --format says otherwise
 	}
 	in, f, err := workloads.OpenTrace(path)
 	if err != nil {

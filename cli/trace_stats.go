@@ -14,7 +14,7 @@ import (
 )
 
 // traceStats describes a job trace or a request trace.
-func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Duration, top int) error {
+func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Duration, top int, asJSON bool) error {
 	if bucket <= 0 {
 		return fmt.Errorf("bucket: must be > 0, got %v", bucket)
 	}
@@ -23,7 +23,7 @@ func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Dur
 		return err
 	}
 	if format == "azure" || format == "mooncake" {
-		return requestStats(out, path, format, bucket)
+		return requestStats(out, path, format, bucket, asJSON)
 	}
 	sc, err := scenario.LoadScenario(scenarioRef)
 	if err != nil {
@@ -46,6 +46,23 @@ func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Dur
 	}
 	if err := r.Err(); err != nil {
 		return err
+	}
+	if asJSON {
+		perModel := map[string]int{}
+		for i, n := range st.PerModel {
+			if n > 0 {
+				perModel[catalogue[i]] = n
+			}
+		}
+		tiers := map[string]int{}
+		for t, n := range st.PerTier {
+			tiers[fmt.Sprint(t)] = n
+		}
+		return printJSON(out, map[string]any{"path": path, "format": format, "jobs": st.Jobs, "graded": st.Graded,
+			"first_arrival_s": st.First.Seconds(), "last_arrival_s": st.Last.Seconds(), "skipped": r.SkippedCount(),
+			"per_model": perModel, "per_project": st.PerProject, "per_tier": tiers, "per_class": st.PerClass,
+			"arrivals": bucketsOf(st.Arrivals), "calls_per_job": sampleOf(st.CallsPerJob),
+			"input_tokens_per_call": sampleOf(st.InputTokens), "output_tokens_per_call": sampleOf(st.OutputTokens)})
 	}
 	fmt.Fprintf(out, "%s: %d jobs, arrivals %.1f-%.1f s, %d with a grading job", path, st.Jobs, st.First.Seconds(), st.Last.Seconds(), st.Graded)
 	if n := r.SkippedCount(); n > 0 {
@@ -118,10 +135,14 @@ func writeCounts(tw io.Writer, keys []string, n map[string]int, total, top int) 
 }
 
 // requestStats describes a public request trace.
-func requestStats(out io.Writer, path, format string, bucket time.Duration) error {
+func requestStats(out io.Writer, path, format string, bucket time.Duration, asJSON bool) error {
 	st, err := workloads.ReadRequestStats(path, format, bucket)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		return printJSON(out, map[string]any{"path": path, "format": format, "requests": st.Requests, "last_arrival_s": st.Last.Seconds(),
+			"arrivals": bucketsOf(st.Arrivals), "input_tokens": sampleOf(st.InputTokens), "output_tokens": sampleOf(st.OutputTokens)})
 	}
 	fmt.Fprintf(out, "%s (%s): %d requests over %.1f s, %.2f requests/s\n", path, format, st.Requests, st.Last.Seconds(), float64(st.Requests)/math.Max(st.Last.Seconds(), 1e-9))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)

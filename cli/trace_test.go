@@ -284,18 +284,19 @@ func TestTraceStats(t *testing.T) {
 
 // TestTraceStatsRequests: request traces are recognised and counted.
 func TestTraceStatsRequests(t *testing.T) {
-	traces := filepath.Join("..", "..", "shared", "traces")
+	samples := filepath.Join("..", "workloads", "testdata", "traces")
 	for _, tc := range []struct {
 		file, format string
 		rows         int
 	}{
-		{"AzureLLMInferenceTrace_code.csv", "", 8819},
-		{"mooncake_conversation_trace.jsonl", "mooncake", 12031},
+		{filepath.Join(samples, "AzureLLMInferenceTrace_code.sample.csv"), "", 2000},
+		{filepath.Join(samples, "mooncake_conversation_trace.sample.jsonl"), "mooncake", 1000},
+		{"embedded:AzureLLMInferenceTrace_conv.csv.gz", "", 19366},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			args := []string{"stats", filepath.Join(traces, tc.file)}
+			args := []string{"stats", tc.file}
 			if tc.format != "" {
-				args = []string{"stats", "--format", tc.format, filepath.Join(traces, tc.file)}
+				args = []string{"stats", "--format", tc.format, tc.file}
 			}
 			out, err := runTrace(t, args...)
 			if err != nil {

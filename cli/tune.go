@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -14,9 +15,10 @@ func tuneCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "tune",
 		Usage:     "search scheduler settings for an objective under constraints on several seeds; print the best as a YAML overlay",
-		UsageText: "sim tune [--out DIR] TUNE.yaml",
-		Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "directory for tune.csv and front.png", Value: "out/tune"}},
-		Action:    tuneAction,
+		UsageText: "sim tune [--out DIR] [--json] TUNE.yaml",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "out", Usage: "directory for tune.csv and front.png", Value: "out/tune"},
+			&cli.BoolFlag{Name: "json", Usage: "print the best setting, its figures and the overlay as JSON instead of the YAML overlay"}},
+		Action: tuneAction,
 	}
 }
 
@@ -49,7 +51,7 @@ func tuneAction(c *cli.Context) error {
 			}
 			n += len(xs)
 			out := make([]map[lab.MetricKey]float64, len(xs))
-			err := lab.RunPoints(progressOf(c.App.ErrWriter, fmt.Sprintf("tune %d", n)), points, idx, seeds, func(i int, perSeed [][]lab.MetricValue) error {
+			err := lab.RunPoints(progressOf(c.App.ErrWriter, fmt.Sprintf("tune %d", n)), warnOf(c.App.ErrWriter), points, idx, seeds, func(i int, perSeed [][]lab.MetricValue) error {
 				out[i] = map[lab.MetricKey]float64{}
 				for _, a := range lab.Aggregate(perSeed) {
 					out[i][a.MetricKey] = a.Mean
@@ -59,6 +61,17 @@ func tuneAction(c *cli.Context) error {
 			return out, err
 		}}
 	best, err := t.Run()
+	if errors.Is(err, lab.ErrNoFeasible) {
+		// The evaluations are the answer: keep them for a look at the misses.
+		if werr := f.WriteTuneCSV(filepath.Join(stage.Dir, "tune.csv"), t.Evaluations()); werr != nil {
+			return werr
+		}
+		if werr := stage.Commit(); werr != nil {
+			return werr
+		}
+		fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", filepath.Join(dir, "tune.csv"))
+		return &infeasibleError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -81,6 +94,23 @@ func tuneAction(c *cli.Context) error {
 	}
 	if f.TradeOff != nil {
 		fmt.Fprintf(c.App.ErrWriter, "Pareto front: %d settings; wrote %s\n", len(front), filepath.Join(dir, "front.png"))
+	}
+	if c.Bool("json") {
+		setting := map[string]float64{}
+		for j, p := range f.Params {
+			setting[p.Key] = best.X[j]
+		}
+		figures := map[string]float64{}
+		for k, v := range best.Figures {
+			figures[k.Lane+" "+k.Metric] = v
+		}
+		err := printJSON(c.App.Writer, map[string]any{"file": file, "settings_evaluated": len(t.Evaluations()), "seeds": len(seeds),
+			"objective": map[string]any{"lane": f.Objective.Key().Lane, "metric": f.Objective.Metric, "goal": f.Objective.Goal, "value": best.Figures[f.Objective.Key()]},
+			"best":      setting, "figures": figures, "overlay": overlay})
+		if err == nil {
+			fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", filepath.Join(dir, "tune.csv"))
+		}
+		return err
 	}
 	fmt.Fprintf(c.App.Writer, "# sim tune %s: %d settings evaluated on %d seeds; best %s %s = %.4g, meeting every constraint\n",
 		file, len(t.Evaluations()), len(seeds), f.Objective.Key().Lane, f.Objective.Metric, best.Figures[f.Objective.Key()])

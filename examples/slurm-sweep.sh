@@ -9,7 +9,7 @@
 # 2); the rerun resumes its shard, skipping the points already written.
 # Run from the repository root. Environment (sbatch passes the submitter's):
 # SIM (the binary, default sim on PATH), SWEEP (default
-# examples/sweep-depth-step.yaml), OUT (default out/sweep).
+# examples/sweep-depth-factor.yaml), OUT (default out/sweep).
 #SBATCH --job-name=sim-sweep
 #SBATCH --array=0-3
 #SBATCH --cpus-per-task=1
@@ -19,7 +19,7 @@
 #SBATCH --output=out/slurm/%x-%A_%a.out
 set -euo pipefail
 SIM=${SIM:-sim}
-SWEEP=${SWEEP:-examples/sweep-depth-step.yaml}
+SWEEP=${SWEEP:-examples/sweep-depth-factor.yaml}
 OUT=${OUT:-out/sweep}
 # task/none does not bind CPUs: run as many simulations at once as the task was given.
 export GOMAXPROCS=${SLURM_CPUS_PER_TASK:-1}

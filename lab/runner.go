@@ -16,8 +16,10 @@ type Progress func(n int) func(run int, now, end sim.Time)
 // fixed-lane baseline on the same seed when a point asks for it), all at
 // once through sim.ExecuteAll (at most GOMAXPROCS at a time), and calls done
 // with a point's figures per seed as soon as its last run ends (one call at
-// a time), so a sweep can keep each point as it finishes.
-func RunPoints(progress Progress, points []PointSpec, idx []int, seeds []uint64,
+// a time), so a sweep can keep each point as it finishes. warn, if set, is
+// handed each scheduler point's scenario (for settings its controller
+// ignores).
+func RunPoints(progress Progress, warn func(*scenario.Scenario), points []PointSpec, idx []int, seeds []uint64,
 	done func(i int, perSeed [][]MetricValue) error) error {
 	cache := map[string]*scenario.Scenario{}
 	var specs []sim.RunSpec
@@ -28,6 +30,9 @@ func RunPoints(progress Progress, points []PointSpec, idx []int, seeds []uint64,
 		v, err := BuildPoint(p, cache)
 		if err != nil {
 			return err
+		}
+		if warn != nil && v.Policy == "scheduler" {
+			warn(v.Scenario)
 		}
 		arms := []*scenario.Variant{v}
 		if p.Baseline {

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -194,6 +195,10 @@ func (t *Tuner) Best() (TuneEval, bool) {
 	return best, ok
 }
 
+// ErrNoFeasible is Run's error when no setting evaluated met every
+// constraint (the search ran; the constraints are what to revisit).
+var ErrNoFeasible = errors.New("no setting met the constraints")
+
 // Run searches and returns the best feasible setting.
 func (t *Tuner) Run() (TuneEval, error) {
 	t.seen, t.evals = map[string]int{}, nil
@@ -212,7 +217,7 @@ func (t *Tuner) Run() (TuneEval, error) {
 	}
 	best, ok := t.Best()
 	if !ok {
-		return TuneEval{}, fmt.Errorf("no setting met the constraints in %d evaluations: %s", len(t.evals), t.misses())
+		return TuneEval{}, fmt.Errorf("%w in %d evaluations: %s", ErrNoFeasible, len(t.evals), t.misses())
 	}
 	return best, nil
 }

@@ -28,6 +28,6 @@ func ExampleWriteCompareTable() {
 	// Output:
 	// model  old jobs/h  new jobs/h  multiplier  tokens x  old p90 s  new p90 s  old p90 wait  new p90 wait
 	//       a        10.0        20.0       2.00x     1.50x          0          0            0%            0%
-	//       b         0.0         5.0           -         -          0          0            0%            0%
+	//       b         0.0         5.0  old 0 jobs         -          0          0            0%            0%
 	//   (all)        10.0        25.0       2.50x     1.70x          0          0            0%            0%
 }

@@ -53,20 +53,32 @@ func spanFill(ci int) color.Color {
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x38}
 }
 
-// Plot implements plot.Plotter.
+// Plot implements plot.Plotter. With the spans of more than two runs the
+// full-height shading would stack into an opaque background, so then only
+// the strips are drawn, one row per run from the top edge down.
 func (sp *spanPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
+	var runs []int
+	for _, s := range sp.spans {
+		if !slices.Contains(runs, s.color) {
+			runs = append(runs, s.color)
+		}
+	}
+	shade := len(runs) <= 2
 	for _, s := range sp.spans {
 		x0, x1 := max(s.start/sp.scale, p.X.Min), min(s.end/sp.scale, p.X.Max)
 		if x1 <= x0 {
 			continue
 		}
 		r := vg.Rectangle{Min: vg.Point{X: trX(x0), Y: c.Min.Y}, Max: vg.Point{X: trX(x1), Y: c.Max.Y}}
-		c.SetColor(spanFill(s.color))
-		c.Fill(r.Path())
+		if shade {
+			c.SetColor(spanFill(s.color))
+			c.Fill(r.Path())
+		}
 		// one strip per run, stacked down from the top edge, so that
 		// overlapping episodes of different runs stay apart
-		r.Max.Y = c.Max.Y - vg.Points(float64(s.color%4)*(spanStrip+1))
+		row := slices.Index(runs, s.color)
+		r.Max.Y = c.Max.Y - vg.Points(float64(row)*(spanStrip+1))
 		r.Min.Y = r.Max.Y - vg.Points(spanStrip)
 		c.SetColor(policyColor(s.color))
 		c.Fill(r.Path())
@@ -95,7 +107,7 @@ func alertCaption(spans []alertSpan) string {
 		parts = append(parts, fmt.Sprintf("%s: %s %s %s–%s (peak %s)", s.pol, s.key, s.dim,
 			formatClock(s.start), formatClock(s.end), pct(s.peak)))
 	}
-	return " Shaded spans with a solid strip on top, in the run's colour: quota alert episodes " +
+	return " Shaded spans with a solid strip on top (with more than two runs, the strips alone, a row per run), in the run's colour: quota alert episodes " +
 		"(evaluation traffic above the alert's share of a quota window production also bills to; runs[].alerts): " +
 		strings.Join(parts, "; ") + "."
 }

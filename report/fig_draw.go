@@ -119,15 +119,41 @@ func drawLegendRow(c draw.Canvas, entries []legendEntry) {
 	}
 }
 
-// figureWithLegend draws a title, a grid of aligned plots and a legend row
-// below them.
+// legendEntryWidth is an entry's width in a legend row.
+func legendEntryWidth(e legendEntry) vg.Length {
+	return vg.Points(16) + vg.Points(4) + textStyle(10).Width(e.name) + vg.Points(14)
+}
+
+// legendRows splits entries into rows no wider than width.
+func legendRows(width vg.Length, entries []legendEntry) [][]legendEntry {
+	var rows [][]legendEntry
+	var row []legendEntry
+	used := vg.Length(0)
+	for _, e := range entries {
+		w := legendEntryWidth(e)
+		if len(row) > 0 && used+w > width {
+			rows, row, used = append(rows, row), nil, 0
+		}
+		row, used = append(row, e), used+w
+	}
+	if len(row) > 0 {
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// figureWithLegend draws a title, a grid of aligned plots and the legend
+// below them, in rows that fit the figure's width.
 func figureWithLegend(title string, plots [][]*plot.Plot, legend []legendEntry) func(dc draw.Canvas) {
 	return func(dc draw.Canvas) {
-		if len(legend) > 0 {
+		// As many rows as the entries need at the figure's width (ten runs
+		// do not fit on one), the first row on top.
+		rows := legendRows(dc.Max.X-dc.Min.X-vg.Points(10), legend)
+		for i := len(rows) - 1; i >= 0; i-- {
 			strip := dc
-			strip.Max.Y = dc.Min.Y + vg.Points(22)
+			strip.Max.Y = dc.Min.Y + vg.Points(20)
 			dc.Min.Y = strip.Max.Y
-			drawLegendRow(strip, legend)
+			drawLegendRow(strip, rows[i])
 		}
 		panels(dc, title, plots)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -30,12 +31,25 @@ var (
 	}
 	grey     = rgb(0x88, 0x88, 0x88)
 	eventRed = rgb(0xC0, 0x1C, 0x28)
+
+	// runColors are the colours of runs: Okabe-Ito's eight, then six of
+	// Paul Tol's muted scheme that differ from them, so that the ten
+	// variants of an incident never share a colour.
+	runColors = append(slices.Clone(okabeIto),
+		rgb(0x33, 0x22, 0x88), // indigo
+		rgb(0x88, 0x22, 0x55), // wine
+		rgb(0x99, 0x99, 0x33), // olive
+		rgb(0x44, 0xAA, 0x99), // teal
+		rgb(0xCC, 0x66, 0x77), // rose
+		rgb(0x99, 0x99, 0x99), // grey
+	)
 )
 
 func rgb(r, g, b uint8) color.Color { return color.RGBA{R: r, G: g, B: b, A: 255} }
 
-// policyColor is the colour of run i: the baseline orange, the candidate blue.
-func policyColor(i int) color.Color { return okabeIto[i%len(okabeIto)] }
+// policyColor is the colour of run i: the baseline orange, the candidate
+// blue; distinct for up to 14 runs.
+func policyColor(i int) color.Color { return runColors[i%len(runColors)] }
 
 var splitColors = []color.Color{okabeIto[4], okabeIto[6], okabeIto[3], okabeIto[1], okabeIto[2]}
 

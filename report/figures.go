@@ -144,6 +144,7 @@ func figureGroups() []struct {
 		name  string
 		build func(*input) ([]figSpec, error)
 	}{
+		{"production-outage", outageFigures}, // the point of a scenario with production traffic: first
 		{"throughput", one(throughputFigure)},
 		{"job-time-split", one(splitFigure)},
 		{"timeline", timelineFigures},

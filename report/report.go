@@ -29,7 +29,7 @@ func WriteReport(dir string, version string) error {
 	if err != nil {
 		return err
 	}
-	if err := stage.LinkFrom(dir, "summary.json", "series.csv", "batches.csv"); err != nil {
+	if err := stage.LinkFrom(dir, "summary.json", "series.csv", "batches.csv", results.HeadlineFile); err != nil {
 		stage.Abort()
 		return err
 	}
@@ -128,6 +128,19 @@ type report struct {
 func buildReport(o *input, figs []Figure, version string) *report {
 	s := o.Summary
 	r := &report{Title: "evalsched report: " + orDash(s.Scenario), Facts: reportFacts(o, version), Verdict: buildVerdict(o)}
+	// The table a scenario exists for comes first: the remedies of an
+	// incident, then production traffic when there is any.
+	remedy := remedyTable(s)
+	if len(remedy.Rows) > 0 {
+		r.Tables = append(r.Tables, remedy)
+	}
+	hasProduction := false
+	for _, run := range s.Runs {
+		hasProduction = hasProduction || len(run.Production) > 0
+	}
+	if hasProduction {
+		r.Tables = append(r.Tables, productionTable(s))
+	}
 	r.Tables = append(r.Tables, runsTable(s))
 	if old, new := runsOf(s); old != nil {
 		r.Tables = append(r.Tables, comparisonTable(s, *old, *new))
@@ -140,9 +153,8 @@ func buildReport(o *input, figs []Figure, version string) *report {
 	if t, ok := seedsTable(s); ok {
 		r.Tables = append(r.Tables, t)
 	}
-	r.Tables = append(r.Tables, productionTable(s))
-	if t := remedyTable(s); len(t.Rows) > 0 {
-		r.Tables = append(r.Tables, t)
+	if !hasProduction {
+		r.Tables = append(r.Tables, productionTable(s))
 	}
 	r.Tables = append(r.Tables, fairnessTable(s))
 	if t := controllerTable(s); len(t.Rows) > 0 {

@@ -63,9 +63,9 @@ func TestReportContent(t *testing.T) {
 				s.Invocation = &results.Invocation{Command: "compare", Scenario: "my dir/s.yaml", Seeds: 3, Trace: "t.jsonl"}
 				s.Runs[1].Production = []results.ProductionStats{{Name: "conv", Model: "gpt-5.5", Failed: 13820, FailedMinutes: 120, OutageMinutes: 98}}
 			},
-			[]string{`id="verdict"`, "production lost 98 minutes", "(3 seeds: 2.50× [2.10, 2.90])",
+			[]string{`id="verdict"`, "production lost 98 minutes", "2.50× [2.10, 2.90] over 3 seeds (first seed ",
 				"sim compare --scenario &#39;my dir/s.yaml&#39; --seed 1 --seeds 3 --trace t.jsonl",
-				`id="multiplier-across-seeds"`, "2.10×", `id="production-traffic"`, "13,820"},
+				`id="production-traffic"`, "13,820", `id="multiplier-across-seeds"`, "2.10×"},
 			[]string{"No production traffic"}},
 	}
 	for _, c := range cases {

@@ -38,6 +38,7 @@ figcaption { font-size: .9rem; color: #333; max-width: 70rem; }
 {{with .Verdict}}<section class="verdict" id="verdict">
 <h2>{{.Table.Title}}</h2>
 {{if .Reading}}<p class="reading">{{.Reading}}</p>{{end}}
+{{if .Detail}}<p class="detail">{{.Detail}}</p>{{end}}
 {{template "table" .Table}}
 </section>{{end}}
 <div class="scroll"><table class="facts">

@@ -12,6 +12,9 @@ func (r *report) markdown() []byte {
 	if r.Verdict.Reading != "" {
 		fmt.Fprintf(&b, "%s\n\n", mdBold(r.Verdict.Reading))
 	}
+	if r.Verdict.Detail != "" {
+		fmt.Fprintf(&b, "%s\n\n", mdEscape(r.Verdict.Detail))
+	}
 	mdTable(&b, r.Verdict.Table)
 	for _, f := range r.Facts {
 		fmt.Fprintf(&b, "- %s: %s\n", mdBold(f[0]), mdEscape(f[1]))

@@ -60,12 +60,17 @@ func comparisonTable(s results.Summary, old, new results.Run) table {
 	rows := comparisonRows(s)
 	t := table{Title: "Per-lane comparison",
 		Note: fmt.Sprintf("old = %s, new = %s, on the identical job stream; every lane with any job, busiest (new) first; "+
-			"multiplier = new ÷ old throughput (- where the baseline completed nothing); token multiplier = new ÷ old tokens "+
-			"answered per hour (the work a token quota admitted, whichever jobs it went to).", old.Policy, new.Policy),
+			"multiplier = new ÷ old throughput (- where the baseline completed nothing, \"old N jobs\" where it completed fewer than %d: too few for a ratio); token multiplier = new ÷ old tokens "+
+			"answered per hour (the work a token quota admitted, whichever jobs it went to).", old.Policy, new.Policy, results.NearZeroCompleted),
 		Head: []string{"model", "multiplier", "token multiplier", "old jobs/h", "new jobs/h", "old p90 s", "new p90 s", "old p90 wait share",
 			"new p90 wait share", "old gateway-only ctr-h", "new gateway-only ctr-h"}}
 	line := func(c results.LaneComparison) []string {
-		return []string{c.Model, results.MultiplierText(c.Multiplier, "×"), results.MultiplierText(c.TokenMultiplier, "×"), f1(c.OldPerHour),
+		mult, tokens := results.MultiplierText(c.Multiplier, "×"), results.MultiplierText(c.TokenMultiplier, "×")
+		// summary.json's comparison rows carry no job counts: the old run's lane does
+		if n := laneOf(old, c.Model).Completed; c.Model != "" && c.Model != "(all)" && n < results.NearZeroCompleted && c.Multiplier != nil {
+			mult, tokens = fmt.Sprintf("old %d jobs", n), "-"
+		}
+		return []string{c.Model, mult, tokens, f1(c.OldPerHour),
 			f1(c.NewPerHour), f0(c.OldP90), f0(c.NewP90), pct(c.OldWaitShare), pct(c.NewWaitShare), f2(c.OldGatewayCtrH),
 			f2(c.NewGatewayCtrH)}
 	}
@@ -231,13 +236,14 @@ func convergenceTables(s results.Summary) []table {
 }
 
 // FairnessLine is a run's fairness on one terminal line: Jain's index per
-// lane by jobs and tokens; the small batches behind a large one, finished
-// and censored, with their Kaplan–Meier makespan; the jobs' waits; the time
+// lane by jobs and tokens; how many small batches finished of those that
+// arrived; the small batches behind a large one, finished and censored,
+// with their Kaplan–Meier makespan; the jobs' waits; the time
 // to a fair share; the tier rule.
 func FairnessLine(name string, f results.FairnessSummary) string {
 	b, w, fs := f.BehindLargeKM, f.JobWait, f.TimeToFairShare
-	return fmt.Sprintf("%-10s  jain per lane %.3f (tokens %.3f, %d lane-windows; cross-lane %.3f)  small behind large: %d finished %d censored, "+
+	return fmt.Sprintf("%-10s  jain per lane %.3f (tokens %.3f, %d lane-windows; cross-lane %.3f)  small batches finished %d of %d; small behind large: %d finished %d censored, "+
 		"makespan p50 %s s p90 %s s  job wait p50 %s s p90 %s s  fair share p50 %s s (%d censored)  tier rule: %s; lowest %s",
-		name, f.JainPerLane, f.JainPerLaneTokens, f.LaneWindows, f.JainCrossLane, b.Ended, b.Censored, b.Quantile(b.P50), b.Quantile(b.P90),
+		name, f.JainPerLane, f.JainPerLaneTokens, f.LaneWindows, f.JainCrossLane, f.SmallBatches-f.SmallUnfinished, f.SmallBatches, b.Ended, b.Censored, b.Quantile(b.P50), b.Quantile(b.P90),
 		w.Quantile(w.P50), w.Quantile(w.P90), fs.Quantile(fs.P50), fs.Censored, FormatTierRule(f.TierRule), lowestTierRate(f.TierRule))
 }

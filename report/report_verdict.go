@@ -2,16 +2,37 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/evalsched/lab/results"
 )
 
-// verdict is the box at the top of the report: per hot lane and in total,
-// what a design review decides on, and one sentence read off those numbers.
+// verdict is the box at the top of the report: the headline (what changed
+// and by how much, for the evaluation lanes and grading apart, with the
+// interval over seeds), a sentence of detail, and per hot lane and in total
+// what a design review decides on.
 type verdict struct {
 	Reading string
+	Detail  string
 	Table   table
+}
+
+// headlineOf is the output directory's headline.json, or one made from
+// summary.json's first-seed runs when the directory has none (then no lane
+// is known to be grading, and there is no interval over seeds).
+func headlineOf(o *input) results.Headline {
+	var h results.Headline
+	if o.Dir != "" && results.FileExists(filepath.Join(o.Dir, results.HeadlineFile)) {
+		if err := results.ReadJSONFile(filepath.Join(o.Dir, results.HeadlineFile), &h); err == nil && len(h.Sentences) > 0 {
+			return h
+		}
+	}
+	s := o.Summary
+	if len(s.Runs) == 0 {
+		return h
+	}
+	return results.NewHeadline(s.Scenario, s.Seed, [][]results.Run{s.Runs}, nil)
 }
 
 // verdictLane is one row of the verdict: per run (old, new) values.
@@ -45,13 +66,19 @@ func buildVerdict(o *input) verdict {
 		lanes = append(lanes, laneVerdict(s, runs, m))
 	}
 	total := laneVerdict(s, runs, "")
+	h := headlineOf(o)
+	if len(h.Pairs) > 0 && h.Pairs[0].All.AcrossSeeds != nil {
+		a := h.Pairs[0].All
+		total.ci = &results.MultiplierStat{Model: "(all)", RatioStat: *a.AcrossSeeds, NearZeroSeeds: a.NearZeroSeeds}
+	}
 	v := verdict{Table: table{Title: "Verdict", Head: verdictHead(len(runs) == 2)}}
 	for _, l := range lanes {
 		v.Table.Rows = append(v.Table.Rows, verdictRow(l))
 	}
 	v.Table.Total = verdictRow(total)
-	v.Reading = verdictReading(runs, lanes, total)
-	v.Table.Note = verdictNote(s, len(runs) == 2)
+	v.Reading = strings.Join(h.Sentences, " ")
+	v.Detail = verdictReading(runs, lanes, total)
+	v.Table.Note = verdictNote(s, len(runs) == 2, total.ci != nil)
 	return v
 }
 
@@ -63,14 +90,19 @@ func verdictHead(compare bool) []string {
 		"production outage min old → new", "Jain old → new"}
 }
 
-func verdictNote(s results.Summary, compare bool) string {
+func verdictNote(s results.Summary, compare, totalCI bool) string {
 	n := "Hot lanes: the lanes holding the most containers under the new policy (those with timeline figures); measurement window, " +
 		"except production outage minutes (whole run, summed over the lane's production streams). Jain's index is per run, on the total row. "
 	if compare {
 		n += "Multiplier = new ÷ old throughput; cost and the rest read old → new with new ÷ old in brackets. "
 	}
 	if len(s.MultiplierAcrossSeeds) > 0 {
-		n += fmt.Sprintf("Intervals: 95%% over seeds %s (the total has none: multiplier_across_seeds is per lane). ", seedList(s.Seeds))
+		n += fmt.Sprintf("Multipliers over seeds %s: the geometric mean of the per-seed multipliers and its 95%% interval, then the first seed's; "+
+			"the lanes from summary.json's multiplier_across_seeds", seedList(s.Seeds))
+		if totalCI {
+			n += ", the total from headline.json"
+		}
+		n += ". "
 	}
 	return n + "Headroom captured: the lane's busy provider stream-seconds ÷ the stream-seconds its provider offered " +
 		"(after capacity events), i.e. its throughput ÷ what its streams allow at the measured per-call service; read the multiplier beside it."
@@ -156,8 +188,13 @@ func multiplierCell(v verdictLane) string {
 	if v.multiplier != nil {
 		m = fmt.Sprintf("%.2f×", *v.multiplier)
 	}
-	if v.ci != nil && v.ci.Low != nil && v.ci.High != nil {
-		m += fmt.Sprintf(" (%d seeds: %.2f× [%.2f, %.2f])", v.ci.Seeds, v.ci.Mean, *v.ci.Low, *v.ci.High)
+	if c := v.ci; c != nil {
+		switch {
+		case c.Low != nil && c.High != nil:
+			return fmt.Sprintf("%.2f× [%.2f, %.2f] over %d seeds (first seed %s)", c.Mean, *c.Low, *c.High, c.Seeds, m)
+		case c.Seeds == 0:
+			return fmt.Sprintf("near-zero baseline on every seed (first seed %s)", m)
+		}
 	}
 	return m
 }
@@ -187,7 +224,10 @@ func verdictReading(runs []results.Run, lanes []verdictLane, total verdictLane) 
 	}
 	oldP, newP := runs[0].Policy, runs[1].Policy
 	var parts []string
-	if total.multiplier != nil {
+	if c := total.ci; c != nil && c.Low != nil && c.High != nil {
+		parts = append(parts, fmt.Sprintf("%s took %.2f× [%.2f, %.2f] the %s throughput in total over %d seeds%s", newP, c.Mean, *c.Low, *c.High, oldP,
+			c.Seeds, costClause(total, "container cost on the first seed")))
+	} else if total.multiplier != nil {
 		parts = append(parts, fmt.Sprintf("%s took %.2f× the %s throughput in total%s", newP, *total.multiplier, oldP,
 			costClause(total, "container cost")))
 	} else {

@@ -10,7 +10,9 @@ import (
 	"github.com/evalsched/lab/results"
 )
 
-// WriteCompareTable prints the comparison: the top lanes and the total.
+// WriteCompareTable prints the comparison: the top lanes and the total. A
+// lane whose baseline completed fewer than NearZeroCompleted jobs in the
+// window shows that count instead of a ratio.
 func WriteCompareTable(w io.Writer, old, new results.Run, rows []results.LaneComparison, top int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "model\told jobs/h\tnew jobs/h\tmultiplier\ttokens x\told p90 s\tnew p90 s\told p90 wait\tnew p90 wait\t\n")
@@ -19,8 +21,13 @@ func WriteCompareTable(w io.Writer, old, new results.Run, rows []results.LaneCom
 		shown = rows[:top]
 	}
 	line := func(c results.LaneComparison) {
+		mult, tokens := results.MultiplierText(c.Multiplier, "x"), results.MultiplierText(c.TokenMultiplier, "x")
+		if c.OldCompleted < results.NearZeroCompleted {
+			// A ratio over a near-empty baseline is counting noise.
+			mult, tokens = fmt.Sprintf("old %d jobs", c.OldCompleted), "-"
+		}
 		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%s\t%s\t%.0f\t%.0f\t%.0f%%\t%.0f%%\t\n", c.Model, c.OldPerHour, c.NewPerHour,
-			results.MultiplierText(c.Multiplier, "x"), results.MultiplierText(c.TokenMultiplier, "x"), c.OldP90, c.NewP90, 100*c.OldWaitShare, 100*c.NewWaitShare)
+			mult, tokens, c.OldP90, c.NewP90, 100*c.OldWaitShare, 100*c.NewWaitShare)
 	}
 	for _, c := range shown {
 		line(c)

@@ -35,7 +35,7 @@ var legacyOutputs = []string{"summary.json", "series.csv", "batches.csv", "repor
 // directory is refused, not replaced, even with the marker.
 var (
 	simOutputs = []string{OutputMarker, "summary.json", "series.csv", "batches.csv", "report.html", "report.md", "figures",
-		"compare-shard.json", "sweep.json", "sweep.csv", "summary.csv", "points", "tune.csv", "front.png", "verdict.json"}
+		"compare-shard.json", "sweep.json", "sweep.csv", "summary.csv", "points", "tune.csv", "front.png", "verdict.json", HeadlineFile}
 	simDirs = map[string]func(string) bool{
 		"figures": func(n string) bool { return strings.HasSuffix(n, ".png") || strings.HasSuffix(n, ".svg") },
 		"points":  func(n string) bool { return pointName.MatchString(n) },

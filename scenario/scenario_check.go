@@ -10,6 +10,7 @@ import (
 
 	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/internal/yamltree"
+	"github.com/evalsched/lab/workloads"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -97,7 +98,7 @@ func (m *ModelConfig) applyDefaults() {
 // resolvePaths makes the relative paths of a scenario file relative to it.
 func (s *Scenario) resolvePaths(dir string) {
 	for i := range s.Production {
-		if p := &s.Production[i]; p.Trace != "" && !filepath.IsAbs(p.Trace) {
+		if p := &s.Production[i]; p.Trace != "" && !filepath.IsAbs(p.Trace) && !workloads.IsEmbeddedTrace(p.Trace) {
 			p.Trace = filepath.Join(dir, p.Trace)
 		}
 	}

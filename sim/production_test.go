@@ -10,16 +10,15 @@ import (
 	"testing"
 
 	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/workloads"
 )
 
-var azureConv = filepath.Join("..", "..", "shared", "traces", "AzureLLMInferenceTrace_conv.csv")
+// The Azure conversation trace, built into the binary (workloads/traces).
+const azureConv = workloads.EmbeddedTracePrefix + "AzureLLMInferenceTrace_conv.csv.gz"
 
 func productionScenario(t *testing.T, evalPerHour float64) *scenario.Scenario {
 	t.Helper()
-	trace, err := filepath.Abs(azureConv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	trace := azureConv
 	background := ""
 	if evalPerHour > 0 {
 		background = fmt.Sprintf("background: {rate_per_hour: %g, size: 1}", evalPerHour)
@@ -56,9 +55,6 @@ gateway: {retry: {base: 1s, max: 30s}}
 // Production is served and counted apart from the evaluation lanes, and its
 // 429s rise with the evaluation load.
 func TestProductionTraffic(t *testing.T) {
-	if _, err := os.Stat(azureConv); err != nil {
-		t.Fatalf("the shipped trace is missing: %v", err)
-	}
 	var prev int64 = -1
 	var first, last int64
 	for i, evalPerHour := range []float64{0, 1800, 3600, 7200} {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -15,17 +14,11 @@ import (
 // below fixed-lane by more than noise: the geometric mean of its
 // multiplier over the seeds is at least 0.9 (the 95% intervals span about
 // ±25% at three seeds; the rule "any 429 lowers" left claude-sonnet-4.6
-// and claude-sonnet-5 at 0.83x). The scenario replays the Azure trace from
-// ../shared/traces: the test is skipped without it.
-// loadAzureProduction loads the embedded azure-production scenario from
-// the repository root (its trace path is relative to it), or skips the test
-// without the Azure trace in ../shared/traces.
+// and claude-sonnet-5 at 0.83x).
+// loadAzureProduction loads the embedded azure-production scenario (its
+// trace is built in).
 func loadAzureProduction(t *testing.T) *scenario.Scenario {
 	t.Helper()
-	t.Chdir("..")
-	if _, err := os.Stat("../shared/traces/AzureLLMInferenceTrace_conv.csv"); err != nil {
-		t.Skip("no Azure trace in ../shared/traces")
-	}
 	sc, err := scenario.LoadScenario("embedded:azure-production")
 	if err != nil {
 		t.Fatal(err)

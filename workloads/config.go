@@ -319,7 +319,7 @@ func ClassNames(classes map[string]*Behaviour) map[*Behaviour]string {
 // the scenario file's directory before Validate.
 func (c *Config) ResolvePaths(dir string) {
 	fix := func(d *Dist) {
-		if d.Kind == "empirical" && d.File != "" && !filepath.IsAbs(d.File) {
+		if d.Kind == "empirical" && d.File != "" && !filepath.IsAbs(d.File) && !IsEmbeddedTrace(d.File) {
 			d.File = filepath.Join(dir, d.File)
 		}
 	}
@@ -336,4 +336,17 @@ func (c *Config) ResolvePaths(dir string) {
 		}
 		c.Behaviours[name] = b
 	}
+}
+
+// JudgeModels are the models the grading steps of the behaviours name,
+// sorted: the lanes that serve grading jobs.
+func (c *Config) JudgeModels() []string {
+	var out []string
+	for _, b := range c.Behaviours {
+		if g := b.Grading; g != nil && g.Judge != "" && !slices.Contains(out, g.Judge) {
+			out = append(out, g.Judge)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

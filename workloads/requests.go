@@ -10,7 +10,6 @@ import (
 	"github.com/evalsched/lab/internal/field"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,7 +74,9 @@ func requestFormat(path, format string) (string, error) {
 	return "", fmt.Errorf("unknown request-trace format %q (want azure or mooncake)", format)
 }
 
-// OpenRequestTrace opens a public request trace for streaming replay.
+// OpenRequestTrace opens a public request trace for streaming replay: a
+// file (gzip-compressed when its name ends in .gz), or a trace built into
+// the binary by its "embedded:" name (EmbeddedTraces).
 //
 //   - "azure": the Azure LLM inference trace, CSV with the header
 //     TIMESTAMP,ContextTokens,GeneratedTokens (columns in any order, extra
@@ -97,7 +98,7 @@ func OpenRequestTrace(path, format string, opt ReplayOptions) (CallSource, io.Cl
 	if err := opt.validate(); err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Open(path)
+	f, closer, err := openTraceFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -106,7 +107,7 @@ func OpenRequestTrace(path, format string, opt ReplayOptions) (CallSource, io.Cl
 		r.opt.Speedup = 1
 	}
 	r.rewind()
-	return r, f, nil
+	return r, closer, nil
 }
 
 func (o ReplayOptions) validate() error {

@@ -18,17 +18,51 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The public traces ship in shared/, beside the repository (CI clones the
-// repository next to it): ../../shared/traces from this package.
+// The whole public traces sit in ../shared/traces beside the repository when
+// it is there (../../shared/traces from this package); the repository ships
+// samples of them in testdata/traces and the whole conversation trace built
+// in (traces/).
 var tracesDir = filepath.Join("..", "..", "shared", "traces")
 
+// sharedTrace returns the path of a whole trace in ../shared/traces, or
+// skips the test when the folder is not beside the repository.
 func sharedTrace(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(tracesDir, name)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("shared trace missing (the repository must sit beside shared/): %v", err)
+		t.Skipf("no %s beside the repository (../shared/traces); the samples in testdata/traces are tested instead", name)
 	}
 	return p
+}
+
+// Shipped traces: the samples in testdata/traces and the built-in trace.
+const (
+	codeSample     = "testdata/traces/AzureLLMInferenceTrace_code.sample.csv"
+	mooncakeSample = "testdata/traces/mooncake_conversation_trace.sample.jsonl"
+	convEmbedded   = EmbeddedTracePrefix + "AzureLLMInferenceTrace_conv.csv.gz"
+)
+
+// traceBytes reads a trace's text for the reference parsers: a built-in one
+// from its file in traces/, decompressed with gzip when its name ends .gz.
+func traceBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	if name, ok := strings.CutPrefix(path, EmbeddedTracePrefix); ok {
+		path = filepath.Join("traces", name)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
 }
 
 // refCalls parses a shipped trace without the importer's machinery: Azure by
@@ -42,10 +76,7 @@ type refTrace struct {
 }
 
 func refAzure(t *testing.T, path string) refTrace {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := traceBytes(t, path)
 	lines := strings.Split(strings.TrimRight(string(data), "\r\n"), "\n")
 	if strings.TrimSpace(lines[0]) != "TIMESTAMP,ContextTokens,GeneratedTokens" {
 		t.Fatalf("unexpected header %q", lines[0])
@@ -82,12 +113,7 @@ func refAzure(t *testing.T, path string) refTrace {
 }
 
 func refMooncake(t *testing.T, path string) refTrace {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := json.NewDecoder(f)
+	dec := json.NewDecoder(bytes.NewReader(traceBytes(t, path)))
 	var r refTrace
 	var first, last float64
 	for {
@@ -116,16 +142,23 @@ func refMooncake(t *testing.T, path string) refTrace {
 func TestRequestTraceShipped(t *testing.T) {
 	cases := []struct {
 		file, format string
-		rows         int // as the traces' README states
+		shared       bool // a whole trace in ../shared/traces
+		rows         int  // as the traces' READMEs state
 		ref          func(*testing.T, string) refTrace
 	}{
-		{"AzureLLMInferenceTrace_code.csv", "azure", 8819, refAzure},
-		{"AzureLLMInferenceTrace_conv.csv", "", 19366, refAzure},
-		{"mooncake_conversation_trace.jsonl", "mooncake", 12031, refMooncake},
+		{codeSample, "azure", false, 2000, refAzure},
+		{convEmbedded, "", false, 19366, refAzure},
+		{mooncakeSample, "", false, 1000, refMooncake},
+		{"AzureLLMInferenceTrace_code.csv", "azure", true, 8819, refAzure},
+		{"AzureLLMInferenceTrace_conv.csv", "", true, 19366, refAzure},
+		{"mooncake_conversation_trace.jsonl", "mooncake", true, 12031, refMooncake},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
-			path := sharedTrace(t, tc.file)
+			path := tc.file
+			if tc.shared {
+				path = sharedTrace(t, tc.file)
+			}
 			want := tc.ref(t, path)
 			src, closer, err := OpenRequestTrace(path, tc.format, ReplayOptions{})
 			if err != nil {
@@ -292,12 +325,12 @@ func TestEmpiricalDist(t *testing.T) {
 		file, column string
 		ref          func(*testing.T, string) refTrace
 	}{
-		{"AzureLLMInferenceTrace_code.csv", "input", refAzure},
-		{"AzureLLMInferenceTrace_conv.csv", "output", refAzure},
-		{"mooncake_conversation_trace.jsonl", "output", refMooncake},
+		{codeSample, "input", refAzure},
+		{convEmbedded, "output", refAzure},
+		{mooncakeSample, "output", refMooncake},
 	} {
 		t.Run(tc.file+"/"+tc.column, func(t *testing.T) {
-			path := sharedTrace(t, tc.file)
+			path := tc.file
 			ref := tc.ref(t, path)
 			col := ref.out
 			if tc.column == "input" {
@@ -344,7 +377,7 @@ func TestEmpiricalDist(t *testing.T) {
 }
 
 func TestEmpiricalDistErrors(t *testing.T) {
-	azure := sharedTrace(t, "AzureLLMInferenceTrace_code.csv")
+	azure := codeSample
 	bad := writeFile(t, "bad.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2024-01-01 00:00:00,x,1\n")
 	cases := []struct {
 		name, yaml, want string
@@ -409,7 +442,7 @@ func TestLoopFromMemoryMatchesRereading(t *testing.T) {
 		opt        ReplayOptions
 	}{
 		{"a trace of half a millisecond over a second", short, ReplayOptions{Loop: true, Horizon: time.Second}},
-		{"the Azure conversation trace, three passes at 50x", "../../shared/traces/AzureLLMInferenceTrace_conv.csv", ReplayOptions{Loop: true, Speedup: 50, Horizon: 3 * time.Hour / 50 * 3}},
+		{"the Azure conversation trace, three passes at 50x", convEmbedded, ReplayOptions{Loop: true, Speedup: 50, Horizon: 3 * time.Hour / 50 * 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			read := func(noCache bool) (calls []Call, passes int) {

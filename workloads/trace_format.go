@@ -92,12 +92,15 @@ var TraceFormats = []string{"jsonl", "csv"}
 
 // TraceFormat resolves a job-trace format name, inferring it from the file
 // name's extension when format is empty (.jsonl, .ndjson, .json: jsonl;
-// .csv: csv).
+// .csv: csv; "-", standard input or output: jsonl).
 func TraceFormat(name, format string) (string, error) {
 	switch format {
 	case "jsonl", "csv":
 		return format, nil
 	case "":
+		if name == "-" {
+			return "jsonl", nil
+		}
 		switch strings.ToLower(filepath.Ext(withoutGz(name))) {
 		case ".jsonl", ".ndjson", ".json":
 			return "jsonl", nil

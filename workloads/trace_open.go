@@ -73,19 +73,27 @@ func (b *boundedLines) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// OpenTrace opens a trace file for reading as text (see traceInput); the
-// caller closes it.
+// OpenTrace opens a trace file for reading as text (see traceInput): "-"
+// is standard input, an "embedded:" name a trace built into the binary
+// (EmbeddedTraces). The caller closes it.
 func OpenTrace(path string) (io.Reader, io.Closer, error) {
-	f, err := os.Open(path)
+	var in io.Reader
+	var closer io.Closer
+	if path == "-" {
+		in, closer = os.Stdin, nopCloser{}
+	} else {
+		f, c, err := openTraceFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		in, closer = f, c
+	}
+	r, err := traceInput(in, path)
 	if err != nil {
+		closer.Close()
 		return nil, nil, err
 	}
-	r, err := traceInput(f, path)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return r, f, nil
+	return r, closer, nil
 }
 
 // withoutGz is a file name without a trailing .gz, for telling its format.

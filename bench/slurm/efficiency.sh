@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Parallel efficiency of a sweep run as a Slurm job array on this machine's
 # one-node cluster (bench/slurm/cluster.sh, CPUs = nproc). The sweep is
-# examples/sweep-depth-step.yaml with SEEDS seeds (default 2: 12 points x 2
+# examples/sweep-depth-factor.yaml with SEEDS seeds (default 2: 12 points x 2
 # seeds x 2 policies = 48 runs), as SHARDS array tasks (default 4) of one
 # CPU each (examples/slurm-submit.sh, GOMAXPROCS=1 per task), with the
 # array throttled to 1 and to 2 tasks at once; beside it the same sweep
@@ -22,7 +22,7 @@ trap 'bash "$repo/bench/slurm/cluster.sh" stop "$state" 2>/dev/null || true; rm 
 bash bench/slurm/cluster.sh start "$state"
 export SLURM_CONF=$state/slurm.conf
 go build -o "$work/sim" ./cmd/sim
-sed "s/^seeds: .*/seeds: $SEEDS/" examples/sweep-depth-step.yaml >"$work/sweep.yaml"
+sed "s/^seeds: .*/seeds: $SEEDS/" examples/sweep-depth-factor.yaml >"$work/sweep.yaml"
 
 now() { date +%s.%N; }
 wait_done() { # bounded: 1800 s

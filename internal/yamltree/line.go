@@ -49,3 +49,28 @@ func Line(root *yaml.Node, path string) int {
 	}
 	return line
 }
+
+// Has reports whether the tree sets the field at a dotted path of mapping
+// keys (no sequence indexes).
+func Has(root *yaml.Node, path string) bool {
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, k := range strings.Split(path, ".") {
+		if n.Kind != yaml.MappingNode {
+			return false
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return false
+		}
+		n = next
+	}
+	return true
+}

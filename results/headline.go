@@ -1,0 +1,291 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// A headline is the verdict a command and a report open with: what changed
+// and by how much, for the evaluation lanes and for grading (the judge
+// models) apart, with the interval over seeds when there are several; and
+// how many small batches finished under each run. sim run and sim compare
+// write it to headline.json beside summary.json.
+
+// HeadlineFile is the headline's file in an output directory.
+const HeadlineFile = "headline.json"
+
+// Headline is headline.json.
+type Headline struct {
+	Schema   string   `json:"schema"` // "evalsched-headline"
+	Scenario string   `json:"scenario"`
+	Seed     uint64   `json:"seed"`
+	Seeds    []uint64 `json:"seeds,omitempty"` // with more than one seed
+	// GradingModels are the judge models: their lanes are grading, every
+	// other lane is an evaluation lane.
+	GradingModels []string `json:"grading_models"`
+	// Runs is each run's figures on the first seed.
+	Runs []HeadlineRun `json:"runs"`
+	// Pairs is each run after the first against the first (compare).
+	Pairs []HeadlinePair `json:"pairs,omitempty"`
+	// Sentences are the verdict as text, in order.
+	Sentences []string `json:"sentences"`
+}
+
+// HeadlineRun is one run's throughput by lane group and its small batches.
+type HeadlineRun struct {
+	Policy            string  `json:"policy"`
+	EvaluationPerHour float64 `json:"evaluation_per_hour"`
+	GradingPerHour    float64 `json:"grading_per_hour"`
+	SmallBatches      int     `json:"small_batches"`
+	SmallFinished     int     `json:"small_batches_finished"`
+	// Production is whether the run replayed production traffic, and
+	// OutageMinutes its production streams' outage minutes (whole run).
+	Production    bool  `json:"production,omitempty"`
+	OutageMinutes int64 `json:"production_outage_minutes,omitempty"`
+}
+
+// HeadlinePair is one run against the baseline by lane group.
+type HeadlinePair struct {
+	Baseline   string          `json:"baseline"`
+	Variant    string          `json:"variant"`
+	Evaluation HeadlineFigure  `json:"evaluation"`
+	Grading    *HeadlineFigure `json:"grading,omitempty"` // none without grading lanes
+	All        HeadlineFigure  `json:"all"`
+}
+
+// HeadlineFigure is one lane group's throughput, old and new, on the
+// first seed; its multiplier there (absent when the baseline completed
+// fewer than NearZeroCompleted jobs: NearZero); and over several seeds the
+// geometric mean and 95% interval of the per-seed multipliers, near-zero
+// seeds left out and counted.
+type HeadlineFigure struct {
+	OldPerHour    float64    `json:"old_per_hour"`
+	NewPerHour    float64    `json:"new_per_hour"`
+	OldCompleted  int64      `json:"old_completed"`
+	Multiplier    *float64   `json:"multiplier,omitempty"`
+	NearZero      bool       `json:"near_zero,omitempty"`
+	AcrossSeeds   *RatioStat `json:"across_seeds,omitempty"`
+	NearZeroSeeds int        `json:"near_zero_seeds,omitempty"`
+}
+
+// laneGroup sums a run's lanes: grading (the models in grading) or
+// evaluation (the others); all is the run's total.
+type laneGroup int
+
+const (
+	groupEvaluation laneGroup = iota
+	groupGrading
+	groupAll
+)
+
+func groupSum(r Run, grading []string, g laneGroup) (perHour float64, completed int64) {
+	if g == groupAll {
+		return r.Total.ThroughputPerHour, r.Total.Completed
+	}
+	for _, l := range r.Lanes {
+		if slices.Contains(grading, l.Model) == (g == groupGrading) {
+			perHour += l.ThroughputPerHour
+			completed += l.Completed
+		}
+	}
+	return perHour, completed
+}
+
+// NewHeadline reads the runs of one command, seed by seed (runsBySeed[k]
+// holds the runs of seed first+k, the baseline first; one seed for sim
+// run), with the scenario's judge models as grading.
+func NewHeadline(scenario string, first uint64, runsBySeed [][]Run, grading []string) Headline {
+	h := Headline{Schema: "evalsched-headline", Scenario: scenario, Seed: first, GradingModels: slices.Clone(grading)}
+	if h.GradingModels == nil {
+		h.GradingModels = []string{}
+	}
+	runs := runsBySeed[0]
+	if len(runsBySeed) > 1 {
+		for k := range runsBySeed {
+			h.Seeds = append(h.Seeds, first+uint64(k))
+		}
+	}
+	hasGrading := false
+	for _, r := range runs {
+		ev, _ := groupSum(r, grading, groupEvaluation)
+		gr, _ := groupSum(r, grading, groupGrading)
+		for _, l := range r.Lanes {
+			hasGrading = hasGrading || slices.Contains(grading, l.Model)
+		}
+		f := r.Fairness
+		hr := HeadlineRun{Policy: r.Policy, EvaluationPerHour: ev, GradingPerHour: gr,
+			SmallBatches: f.SmallBatches, SmallFinished: f.SmallBatches - f.SmallUnfinished, Production: len(r.Production) > 0}
+		for _, p := range r.Production {
+			hr.OutageMinutes += p.OutageMinutes
+		}
+		h.Runs = append(h.Runs, hr)
+	}
+	for i := 1; i < len(runs); i++ {
+		p := HeadlinePair{Baseline: runs[0].Policy, Variant: runs[i].Policy,
+			Evaluation: headlineFigure(runsBySeed, i, grading, groupEvaluation),
+			All:        headlineFigure(runsBySeed, i, grading, groupAll)}
+		if hasGrading {
+			g := headlineFigure(runsBySeed, i, grading, groupGrading)
+			p.Grading = &g
+		}
+		h.Pairs = append(h.Pairs, p)
+	}
+	h.Sentences = h.sentences()
+	return h
+}
+
+func headlineFigure(runsBySeed [][]Run, arm int, grading []string, g laneGroup) HeadlineFigure {
+	var f HeadlineFigure
+	var ratios []float64
+	for k, runs := range runsBySeed {
+		oldH, oldN := groupSum(runs[0], grading, g)
+		newH, newN := groupSum(runs[arm], grading, g)
+		ratio, near := seedRatio(LaneComparison{OldPerHour: oldH, NewPerHour: newH, OldCompleted: oldN, NewCompleted: newN})
+		if k == 0 {
+			f.OldPerHour, f.NewPerHour, f.OldCompleted, f.NearZero = oldH, newH, oldN, near
+			if !near {
+				m := newH / oldH
+				if newN == 0 || newH <= 0 {
+					m = 0
+				}
+				f.Multiplier = &m
+			}
+		}
+		if near {
+			f.NearZeroSeeds++
+		} else {
+			ratios = append(ratios, ratio)
+		}
+	}
+	if len(runsBySeed) > 1 {
+		s := newRatioStat(ratios)
+		f.AcrossSeeds = &s
+	}
+	return f
+}
+
+// sentences: per pair, one sentence on the evaluation lanes and grading;
+// then one on the small batches finished per run. A single run says its
+// throughput by group.
+func (h Headline) sentences() []string {
+	var out []string
+	seedText := fmt.Sprintf("seed %d", h.Seed)
+	if len(h.Seeds) > 1 {
+		seedText = fmt.Sprintf("%d seeds, %d..%d", len(h.Seeds), h.Seeds[0], h.Seeds[len(h.Seeds)-1])
+	}
+	grading := "grading (" + strings.Join(h.GradingModels, ", ") + ")"
+	if len(h.Pairs) == 0 && len(h.Runs) == 1 {
+		r := h.Runs[0]
+		s := fmt.Sprintf("%s on %s (%s): the evaluation lanes completed %s jobs/h", r.Policy, h.Scenario, seedText, PerHourText(r.EvaluationPerHour))
+		if len(h.GradingModels) > 0 {
+			s += fmt.Sprintf(", %s %s jobs/h", grading, PerHourText(r.GradingPerHour))
+		}
+		out = append(out, s+".")
+	}
+	switch {
+	case len(h.Pairs) == 1:
+		p := h.Pairs[0]
+		s := fmt.Sprintf("%s against %s on %s (%s): the evaluation lanes %s", p.Variant, p.Baseline, h.Scenario, seedText, p.Evaluation.Text(h.Seed))
+		if p.Grading != nil {
+			s += "; " + grading + " " + p.Grading.Text(h.Seed)
+		}
+		out = append(out, s+".")
+	case len(h.Pairs) > 1:
+		// Many variants: one list per lane group, each variant's figure
+		// against the same baseline.
+		var ev, gr []string
+		for _, p := range h.Pairs {
+			ev = append(ev, p.Variant+" "+p.Evaluation.Text(h.Seed))
+			if p.Grading != nil {
+				gr = append(gr, p.Variant+" "+p.Grading.Text(h.Seed))
+			}
+		}
+		s := fmt.Sprintf("Against %s on %s (%s), the evaluation lanes: %s", h.Pairs[0].Baseline, h.Scenario, seedText, strings.Join(ev, "; "))
+		if len(gr) > 0 {
+			s += ". " + strings.ToUpper(grading[:1]) + grading[1:] + ": " + strings.Join(gr, "; ")
+		}
+		out = append(out, s+".")
+	}
+	var prod, small []string
+	for _, r := range h.Runs {
+		if r.Production {
+			prod = append(prod, fmt.Sprintf("%s %d", r.Policy, r.OutageMinutes))
+		}
+		if r.SmallBatches > 0 {
+			small = append(small, fmt.Sprintf("%s %d of %d", r.Policy, r.SmallFinished, r.SmallBatches))
+		}
+	}
+	if len(prod) > 0 {
+		out = append(out, "Production outage minutes (whole run): "+strings.Join(prod, ", ")+".")
+	}
+	if len(small) > 0 {
+		out = append(out, fmt.Sprintf("Small batches finished (seed %d): %s.", h.Seed, strings.Join(small, ", ")))
+	}
+	return out
+}
+
+// Text says how the figure changed: over several seeds the geometric mean
+// and interval first, then the first seed, e.g. "took 1.7× [0.76×, 3.9×]
+// the throughput over 3 seeds (seed 4: 1.5×, 6,097 → 9,344 jobs/h)"; on one
+// seed "took 6.1× the throughput (2,806 → 17,159 jobs/h)"; and where the
+// baseline completed near zero, that instead of a ratio.
+func (f HeadlineFigure) Text(seed uint64) string {
+	flow := fmt.Sprintf("%s → %s jobs/h", PerHourText(f.OldPerHour), PerHourText(f.NewPerHour))
+	first := flow
+	if !f.NearZero {
+		first = TimesText(*f.Multiplier) + ", " + flow
+	}
+	a := f.AcrossSeeds
+	switch {
+	case a == nil && f.NearZero:
+		return fmt.Sprintf("went %s (the baseline completed %d jobs in the window: too few for a ratio)", flow, f.OldCompleted)
+	case a == nil:
+		return fmt.Sprintf("took %s the throughput (%s)", TimesText(*f.Multiplier), flow)
+	}
+	var s string
+	switch {
+	case a.Seeds == 0:
+		s = fmt.Sprintf("had a near-zero baseline on every seed (fewer than %d jobs: no ratio; seed %d: %s)", NearZeroCompleted, seed, flow)
+	case a.Low != nil && a.High != nil:
+		s = fmt.Sprintf("took %s [%s, %s] the throughput over %d seeds (seed %d: %s)", TimesText(a.Mean), TimesText(*a.Low), TimesText(*a.High), a.Seeds, seed, first)
+	default:
+		s = fmt.Sprintf("took %s the throughput on the one seed with a baseline (seed %d: %s)", TimesText(a.Mean), seed, first)
+	}
+	if f.NearZeroSeeds > 0 && a.Seeds > 0 {
+		s += fmt.Sprintf(", %d near-zero seeds left out", f.NearZeroSeeds)
+	}
+	return s
+}
+
+// TimesText is a multiplier as text: two decimals below 1 ("0.84×"), one
+// up to 10 ("6.1×"), whole above ("15×").
+func TimesText(x float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "-"
+	case x >= 10:
+		return fmt.Sprintf("%.0f×", x)
+	case x >= 1:
+		return fmt.Sprintf("%.1f×", x)
+	}
+	return fmt.Sprintf("%.2f×", x)
+}
+
+// PerHourText is a rate with thousands separated by commas.
+func PerHourText(x float64) string {
+	n := int64(math.Round(x))
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}

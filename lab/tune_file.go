@@ -41,6 +41,17 @@ func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	if len(f.Params) == 0 || f.Objective.Metric == "" {
 		return nil, PointSpec{}, nil, fmt.Errorf("%s: a tune file needs params, an objective and seeds", path)
 	}
+	for _, g := range append([]*TuneGoal{&f.Objective}, f.TradeOff) {
+		if g == nil {
+			continue
+		}
+		switch {
+		case g.Goal != "" && g.Goal != "max" && g.Goal != "min" && g.Goal != "target":
+			return nil, PointSpec{}, nil, fmt.Errorf("%s: goal %q: want max, min or target", path, g.Goal)
+		case (g.Goal == "target") != (g.Target != nil):
+			return nil, PointSpec{}, nil, fmt.Errorf("%s: goal target and a target value go together (goal %q)", path, g.Goal)
+		}
+	}
 	seeds, err := seedRange(path, data, f.Seeds, f.First)
 	if err != nil {
 		return nil, PointSpec{}, nil, err
@@ -115,7 +126,15 @@ func (f *TuneFile) OverlayYAML(x []float64) (string, error) {
 // ParetoFront is the feasible evaluations no other feasible one beats on
 // both the objective and the trade-off, by objective.
 func ParetoFront(evals []TuneEval, obj, trade TuneGoal) []TuneEval {
-	better := func(g TuneGoal, a, b float64) bool { return (g.Goal == "min" && a < b) || (g.Goal != "min" && a > b) }
+	better := func(g TuneGoal, a, b float64) bool {
+		switch g.Goal {
+		case "min":
+			return a < b
+		case "target":
+			return g.Miss(a) < g.Miss(b)
+		}
+		return a > b
+	}
 	var front []TuneEval
 	for _, e := range evals {
 		if !e.Feasible {

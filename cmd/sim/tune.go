@@ -69,10 +69,12 @@ func tuneAction(c *cli.Context) error {
 			return out, err
 		}}
 	best, err := t.Run()
-	if err != nil {
-		return err
+	// tune.csv is written either way: with no feasible setting it shows how
+	// close each came.
+	if werr := f.WriteTuneCSV(filepath.Join(dir, "tune.csv"), t.Evaluations()); werr != nil && err == nil {
+		err = werr
 	}
-	if err := f.WriteTuneCSV(filepath.Join(dir, "tune.csv"), t.Evaluations()); err != nil {
+	if err != nil {
 		return err
 	}
 	if f.TradeOff != nil {

@@ -147,9 +147,10 @@ func BaselineStudy(sc *scenario.Scenario, command string, first uint64, runsBySe
 	util := func(l results.Lane) float64 { return l.ProviderUtilisation }
 	p("## The multipliers that follow, beside the source's table\n\n")
 	p("Multiplier = scheduler ÷ fixed-lane throughput of the lane, same job stream and seed; geometric mean over the seeds with a 95%% interval on the log ratios (README, Multipliers over seeds). ")
-	p("Beside it, what it is made of. A lane's completions follow the provider stream-seconds its jobs keep busy, so the multiplier is about the scheduler's provider utilisation ÷ the old lane's; ")
-	p("its ceiling, with the provider busy the whole window, is 1 ÷ the old utilisation (the provider's streams ÷ what the old cap kept busy). Utilisations are means over the seeds.\n\n")
-	p("| lane | source | lab | 95%% CI | in 6–20× | old cap | streams | old utilisation | ceiling | new utilisation | new ÷ old utilisation |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("Beside it, what bounds it: the provider's utilisation (busy streams ÷ streams over the window, mean over the seeds) under each policy, ")
+	p("and the lane's ceiling: the multiplier it would reach with the provider busy the whole window at the per-call service the scheduler measured (lab ÷ new utilisation). ")
+	p("A source figure above the ceiling needs more provider capacity than the lab's; one below it, more demand on the lane than the lab's.\n\n")
+	p("| lane | source | lab | 95%% CI | in 6–20× | old cap | streams | old utilisation | new utilisation | ceiling |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	type ranked struct {
 		model string
 		lab   float64
@@ -167,13 +168,13 @@ func BaselineStudy(sc *scenario.Scenario, command string, first uint64, runsBySe
 		}
 		order = append(order, ranked{s.Model, st.Mean})
 		ou, nu := oldMean(s.Model, util), newMean(s.Model, util)
-		p("| %s | %g× | %s | [%s, %s] | %s | %d | %d | %.1f%% | %.1f× | %.0f%% | %.1f× |\n", s.Model, s.Multiplier, mean, lo, hi, yesNo(in), caps[s.Model], streams[s.Model],
-			100*ou, results.Ratio(1, ou), 100*nu, results.Ratio(nu, ou))
+		p("| %s | %g× | %s | [%s, %s] | %s | %d | %d | %.1f%% | %.0f%% | %.1f× |\n", s.Model, s.Multiplier, mean, lo, hi, yesNo(in), caps[s.Model], streams[s.Model],
+			100*ou, 100*nu, results.Ratio(st.Mean, nu))
 	}
 	for _, m := range []string{results.AllLanes, results.GradingLanes} {
 		if st, ok := stats[m]; ok {
 			mean, lo, hi := st.Cells("×")
-			p("| %s | - | %s | [%s, %s] | - | - | - | - | - | - | - |\n", m, mean, lo, hi)
+			p("| %s | - | %s | [%s, %s] | - | - | - | - | - | - |\n", m, mean, lo, hi)
 		}
 	}
 	p("\n`(all)` is the evaluation lanes (every lane but the judge's); `(grading)` the judge's lane, reported apart.\n\n")
@@ -188,8 +189,9 @@ func BaselineStudy(sc *scenario.Scenario, command string, first uint64, runsBySe
 	p("- The lab's order, highest first: %s. The source's: gpt-5.5 20×, claude-opus-4.8 and claude-opus-4.7 12×, claude-opus-5 and claude-sonnet-4.6 9×, claude-sonnet-5 6×.\n", strings.Join(names, ", "))
 	for _, s := range SourceTable {
 		st := stats[s.Model]
-		ou, nu := oldMean(s.Model, util), newMean(s.Model, util)
-		need := s.Multiplier * ou // the new utilisation the source's figure would take
+		nu := newMean(s.Model, util)
+		ceiling := results.Ratio(st.Mean, nu)
+		need := results.Ratio(s.Multiplier, ceiling) // the new utilisation the source's figure would take
 		inCI := st.Low != nil && st.High != nil && *st.Low <= s.Multiplier && s.Multiplier <= *st.High
 		var why string
 		switch {
@@ -197,7 +199,7 @@ func BaselineStudy(sc *scenario.Scenario, command string, first uint64, runsBySe
 			why = "the source's figure is inside the lab's interval"
 		case need > 1:
 			why = fmt.Sprintf("the source's figure is above the lab's ceiling (%.1f×): it would take the provider %.0f%% busy. "+
-				"The input the source does not give is the provider's capacity (`models[].streams`, %d here, the lab's) against the old cap", results.Ratio(1, ou), 100*need, streams[s.Model])
+				"The input the source does not give is the provider's capacity against the old cap (`models[].streams`, %d here against a cap of %d, the lab's)", ceiling, 100*need, streams[s.Model], caps[s.Model])
 		case st.Mean < s.Multiplier:
 			why = fmt.Sprintf("the scheduler kept the provider %.0f%% busy over the window; the source's figure would take %.0f%%, within the ceiling, so the lane lacked the demand for it: "+
 				"no job of it waited for part of the window. The input the source does not give is the lane's demand (its batches: `workload.models.hot_weights`, proportional to the old caps, and the batch sizes, the lab's)", 100*nu, 100*need)
@@ -230,7 +232,7 @@ func pctCI(xs []float64) string {
 		return "-"
 	}
 	m, lo, hi := meanCI(xs)
-	return fmt.Sprintf("%.0f%% [%.0f, %.0f]", 100*m, 100*lo, 100*hi)
+	return fmt.Sprintf("%.0f%% [%.0f, %.0f]", 100*m, 100*max(0, lo), 100*min(1, hi)) // a share lies in [0, 1]
 }
 
 func yesNo(b bool) string {

@@ -69,7 +69,7 @@ func newApp() *cli.App {
 				shardFlag),
 			Action: compareAction,
 		}, traceCommand(), reportCommand(), quotaCheckCommand(), gateCommand(), sweepCommand(), tuneCommand(), mergeCommand(),
-			scenariosCommand(), completionCommand()},
+			studyCommand(scenarioFlag, seedFlag), scenariosCommand(), completionCommand()},
 	}
 	strict(app)
 	return app

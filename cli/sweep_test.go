@@ -65,8 +65,8 @@ func TestSweepShardedMergedEqualsWhole(t *testing.T) {
 	whole := filepath.Join(t.TempDir(), "whole")
 	mustSim(t, nil, "sweep", "--out", whole, "testdata/sweep.yaml")
 	want := readTree(t, whole)
-	if n := strings.Count(want["sweep.csv"], "\n"); n != 1+4*2*(8+6) {
-		t.Fatalf("sweep.csv has %d lines, want header + 4 points x 2 seeds x (8 total + 6 lane figures)", n)
+	if n := strings.Count(want["sweep.csv"], "\n"); n != 1+4*2*(9+7) {
+		t.Fatalf("sweep.csv has %d lines, want header + 4 points x 2 seeds x (9 total + 7 lane figures)", n)
 	}
 	tests := []struct {
 		name string

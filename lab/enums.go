@@ -13,12 +13,13 @@ type Goal string
 
 // The goals.
 const (
-	GoalMax Goal = "max"
-	GoalMin Goal = "min"
+	GoalMax    Goal = "max"
+	GoalMin    Goal = "min"
+	GoalTarget Goal = "target" // come closest to the goal's target value
 )
 
 // Goals lists the goals a file may name.
-var Goals = []Goal{GoalMax, GoalMin}
+var Goals = []Goal{GoalMax, GoalMin, GoalTarget}
 
 // UnmarshalYAML reads a goal, refusing any other word with the list.
 func (g *Goal) UnmarshalYAML(n *yaml.Node) error {
@@ -28,10 +29,11 @@ func (g *Goal) UnmarshalYAML(n *yaml.Node) error {
 			return nil
 		}
 	}
-	return &lineError{line: n.Line, msg: fmt.Sprintf("unknown goal %q (have max, min)", n.Value)}
+	return &lineError{line: n.Line, msg: fmt.Sprintf("unknown goal %q (have max, min, target)", n.Value)}
 }
 
-// Better reports whether a beats b under the goal.
+// Better reports whether a beats b under a max or min goal (a target
+// goal compares misses: TuneGoal.Miss).
 func (g Goal) Better(a, b float64) bool {
 	if g == GoalMin {
 		return a < b

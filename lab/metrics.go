@@ -22,7 +22,9 @@ const (
 	MetricJain       = "jain"
 	Metric429        = "rejected_429"
 	MetricOutage     = "outage_minutes"
-	AllLanes         = "(all)"
+	MetricP90Queued  = "p90_container_wait_share"
+	AllLanes         = results.AllLanes
+	GradingLanes     = results.GradingLanes
 )
 
 // MetricsVersion numbers the definitions of the figures above (how each
@@ -32,7 +34,7 @@ const (
 const MetricsVersion = 1
 
 // MetricNames lists the metrics in the order they are written.
-var MetricNames = []string{MetricThroughput, MetricMultiplier, MetricTokens, MetricTokenMult, MetricP90, MetricJain, Metric429, MetricOutage}
+var MetricNames = []string{MetricThroughput, MetricMultiplier, MetricTokens, MetricTokenMult, MetricP90, MetricJain, Metric429, MetricOutage, MetricP90Queued}
 
 // NeedsBaseline says whether metric is a ratio to a baseline run on the
 // same seed (multiplier, token_multiplier): those are averaged over seeds
@@ -51,13 +53,16 @@ type MetricValue struct {
 	Value float64
 }
 
-// RunMetrics reads the figures of run: the total first, then each lane in
-// the run's order. old, if not nil, is the baseline run on the same seed,
+// RunMetrics reads the figures of run: the total first, then the grading
+// total (when the run has grading lanes), then each lane in the run's order. old, if not nil, is the baseline run on the same seed,
 // for the multiplier.
 func RunMetrics(run results.Run, old *results.Run) []MetricValue {
 	oldBy := map[string]results.Lane{}
 	if old != nil {
 		oldBy[AllLanes] = old.Total
+		if old.Grading != nil {
+			oldBy[GradingLanes] = *old.Grading
+		}
 		for _, l := range old.Lanes {
 			oldBy[l.Model] = l
 		}
@@ -82,6 +87,7 @@ func RunMetrics(run results.Run, old *results.Run) []MetricValue {
 			add(name, MetricJain, run.Fairness.JainCrossLane)
 		}
 		add(name, Metric429, float64(l.Rejected429))
+		add(name, MetricP90Queued, l.P90ContainerWaitShare)
 		if name == AllLanes {
 			outage := 0.0
 			for _, p := range run.Production {
@@ -91,6 +97,9 @@ func RunMetrics(run results.Run, old *results.Run) []MetricValue {
 		}
 	}
 	laneFigures(AllLanes, run.Total)
+	if run.Grading != nil {
+		laneFigures(GradingLanes, *run.Grading)
+	}
 	for _, l := range run.Lanes {
 		laneFigures(l.Model, l)
 	}

@@ -23,12 +23,17 @@ type TuneParam struct {
 	Unit    string  `yaml:"unit"`
 }
 
-// TuneGoal is a figure to maximise or minimise.
+// TuneGoal is a figure to maximise or minimise, or (goal target) to bring
+// as close as it can be to Target: the score is then |figure − Target|.
 type TuneGoal struct {
-	Metric string `yaml:"metric"`
-	Lane   string `yaml:"lane"`
-	Goal   Goal   `yaml:"goal"`
+	Metric string   `yaml:"metric"`
+	Lane   string   `yaml:"lane"`
+	Goal   Goal     `yaml:"goal"`   // max, min or target
+	Target *float64 `yaml:"target"` // with goal target: the value to come closest to
 }
+
+// Miss is how far v is from the goal's target (goal target only).
+func (g TuneGoal) Miss(v float64) float64 { return math.Abs(v - *g.Target) }
 
 // TuneConstraint bounds a figure (its mean over the seeds).
 type TuneConstraint struct {
@@ -118,10 +123,14 @@ func (t *Tuner) sign() float64 {
 	return -1
 }
 
-// score is what the optimiser minimises: the signed objective plus a
-// penalty far above any objective difference for missing a constraint.
+// score is what the optimiser minimises: the signed objective (or its
+// miss of the target) plus a penalty far above any objective difference
+// for missing a constraint.
 func (t *Tuner) score(e TuneEval) float64 {
 	obj := t.sign() * e.Figures[t.Objective.Key()]
+	if t.Objective.Goal == "target" {
+		obj = t.Objective.Miss(e.Figures[t.Objective.Key()])
+	}
 	if e.Feasible {
 		return obj
 	}

@@ -75,6 +75,15 @@ func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	if f.Objective.Metric == "" {
 		return nil, PointSpec{}, nil, bad("objective", "a tune file needs an objective: {metric: NAME, goal: max|min} (have %s)", strings.Join(MetricNames, ", "))
 	}
+	for _, g := range append([]*TuneGoal{&f.Objective}, f.TradeOff) {
+		if g == nil {
+			continue
+		}
+		switch {
+		case (g.Goal == GoalTarget) != (g.Target != nil):
+			return nil, PointSpec{}, nil, fmt.Errorf("%s: goal target and a target value go together (goal %q)", path, g.Goal)
+		}
+	}
 	seeds, err := seedRange(path, data, f.Seeds, f.First)
 	if err != nil {
 		return nil, PointSpec{}, nil, err
@@ -276,7 +285,12 @@ func (f *TuneFile) OverlayYAML(x []float64) (string, error) {
 // ParetoFront is the feasible evaluations no other feasible one beats on
 // both the objective and the trade-off, by objective.
 func ParetoFront(evals []TuneEval, obj, trade TuneGoal) []TuneEval {
-	better := func(g TuneGoal, a, b float64) bool { return g.Goal.Better(a, b) }
+	better := func(g TuneGoal, a, b float64) bool {
+		if g.Goal == GoalTarget {
+			return g.Miss(a) < g.Miss(b)
+		}
+		return g.Goal.Better(a, b)
+	}
 	var front []TuneEval
 	for _, e := range evals {
 		if !e.Feasible {

@@ -76,3 +76,27 @@ func TestTunerSyntheticOptimum(t *testing.T) {
 		})
 	}
 }
+
+// TestTunerTarget: with goal target the tuner brings a figure to the target
+// from either side: f(x) = x² over [0, 10] with target 30 is met nearest at
+// x = √30 ≈ 5.477 (three decimals), not at either end; and max or min
+// would pick an end.
+func TestTunerTarget(t *testing.T) {
+	key := MetricKey{AllLanes, "share"}
+	tr := &Tuner{Params: []TuneParam{{Key: "x", Min: 0, Max: 10}}, Budget: 60,
+		Objective: TuneGoal{Metric: "share", Goal: "target", Target: fp(30)},
+		Eval: func(xs [][]float64) ([]map[MetricKey]float64, error) {
+			out := make([]map[MetricKey]float64, len(xs))
+			for i, x := range xs {
+				out[i] = map[MetricKey]float64{key: x[0] * x[0]}
+			}
+			return out, nil
+		}}
+	best, err := tr.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := math.Sqrt(30); math.Abs(best.X[0]-want) > 0.01 {
+		t.Errorf("best x %v (figure %v), want %.3f (figure 30)", best.X[0], best.Figures[key], want)
+	}
+}

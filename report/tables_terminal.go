@@ -37,6 +37,9 @@ func WriteCompareTable(w io.Writer, old, new results.Run, rows []results.LaneCom
 	}
 	total := results.Compare(results.Run{Lanes: []results.Lane{old.Total}}, results.Run{Lanes: []results.Lane{new.Total}})
 	line(total[0])
+	if old.Grading != nil || new.Grading != nil {
+		line(results.Compare(results.Run{Lanes: []results.Lane{laneOrEmpty(old.Grading)}}, results.Run{Lanes: []results.Lane{laneOrEmpty(new.Grading)}})[0])
+	}
 	return tw.Flush()
 }
 
@@ -62,7 +65,18 @@ func WriteRunTable(out io.Writer, run results.Run, top int) error {
 		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\t\n", rest)
 	}
 	row(run.Total)
+	if run.Grading != nil {
+		row(*run.Grading)
+	}
 	return tw.Flush()
+}
+
+// laneOrEmpty is *l, or a grading total with nothing in it.
+func laneOrEmpty(l *results.Lane) results.Lane {
+	if l == nil {
+		return results.Lane{Model: results.GradingLanes}
+	}
+	return *l
 }
 
 // WriteMultiplierTable prints the multiplier over seeds for the top lanes.

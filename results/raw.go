@@ -25,6 +25,10 @@ func (t JobTimes) Waiting() float64 {
 type LaneRaw struct {
 	Model   string
 	Streams int // provider capacity in concurrent calls, as configured
+	// Grading says the lane is a judge's: the scenario names the model as
+	// a judge, or a grading job arrived on it. Its jobs are reported apart
+	// from the evaluation lanes' "(all)".
+	Grading bool
 
 	Arrived   int64      // jobs that arrived in the window
 	Started   int64      // jobs admitted in the window

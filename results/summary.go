@@ -97,11 +97,15 @@ type Run struct {
 	Window [2]float64 `json:"window_s"`
 	Events uint64     `json:"events"`
 	// JobsArrived and JobsCompleted count the whole run, warm-up included.
-	JobsArrived   int64           `json:"jobs_arrived"`
-	JobsCompleted int64           `json:"jobs_completed"`
-	Total         Lane            `json:"total"`
-	Lanes         []Lane          `json:"lanes"`
-	Fairness      FairnessSummary `json:"fairness"`
+	JobsArrived   int64 `json:"jobs_arrived"`
+	JobsCompleted int64 `json:"jobs_completed"`
+	// Total ("(all)") covers the evaluation lanes: every lane that is not
+	// a grading lane. Grading covers the grading lanes (the judges' models,
+	// LaneRaw.Grading), reported apart; omitted when the run has none.
+	Total    Lane            `json:"total"`
+	Grading  *Lane           `json:"grading,omitempty"`
+	Lanes    []Lane          `json:"lanes"`
+	Fairness FairnessSummary `json:"fairness"`
 	// Production is each replayed production stream (whole run).
 	Production  []ProductionStats `json:"production,omitempty"`
 	Convergence []ConvergenceRow  `json:"convergence"`
@@ -138,6 +142,15 @@ type Lane struct {
 	// the job at the 90th percentile of job time.
 	WaitShare    float64 `json:"wait_share"`
 	P90WaitShare float64 `json:"p90_wait_share"`
+	// The same p90 job's time split into the three states the source
+	// measured the old system by (they add up to 1): P90ContainerWaitShare
+	// is its queued + container_start share (arrival → container ready:
+	// waiting for a container), P90GatewayWaitShare its gateway_wait share
+	// (holding a container with every call queued or backing off),
+	// P90RunningShare the rest (llm, tool).
+	P90ContainerWaitShare float64 `json:"p90_container_wait_share"`
+	P90GatewayWaitShare   float64 `json:"p90_gateway_wait_share"`
+	P90RunningShare       float64 `json:"p90_running_share"`
 
 	ContainerSeconds            float64 `json:"container_seconds"`
 	GatewayWaitContainerSeconds float64 `json:"gateway_wait_container_seconds"`
@@ -209,21 +222,34 @@ func empiricalQuantile(p float64, sorted []float64) float64 {
 }
 
 // Summarize turns a run's measurements into its summary. Lanes with no job
-// in the whole run are left out; the total covers every model.
+// in the whole run are left out; the total covers every evaluation lane,
+// the grading total every grading lane.
 func Summarize(d RunData) Run {
 	run := Run{Policy: d.Policy, Variant: d.Variant, Window: [2]float64{d.WindowStart, d.WindowEnd}, Events: d.Events,
 		JobsArrived: d.JobsArrived, JobsCompleted: d.JobsCompleted, JobsFailed: d.JobsFailed}
-	all := LaneRaw{Model: "(all)"}
+	all, grading := LaneRaw{Model: AllLanes}, LaneRaw{Model: GradingLanes}
 	times := make([][]JobTimes, 0, len(d.Lanes))
+	var gradingTimes [][]JobTimes
+	graded := false
 	for _, raw := range d.Lanes {
-		all.add(raw)
-		times = append(times, raw.Times)
+		if raw.Grading {
+			graded = true
+			grading.add(raw)
+			gradingTimes = append(gradingTimes, raw.Times)
+		} else {
+			all.add(raw)
+			times = append(times, raw.Times)
+		}
 		if raw.Arrived+raw.Started+raw.Completed+raw.Calls == 0 && raw.RunningArea == 0 {
 			continue
 		}
 		run.Lanes = append(run.Lanes, lane(raw, [][]JobTimes{raw.Times}, d))
 	}
 	run.Total = lane(all, times, d)
+	if graded {
+		g := lane(grading, gradingTimes, d)
+		run.Grading = &g
+	}
 	run.Fairness = summarizeFairness(d.Fairness)
 	for _, p := range d.Production {
 		p.LatencyMean = Ratio(p.LatencySum, float64(p.Answered))
@@ -277,12 +303,26 @@ func lane(raw LaneRaw, times [][]JobTimes, d RunData) Lane {
 		ProviderUtilisation: Ratio(raw.BusyArea, span*float64(raw.Streams)),
 		HeadroomCaptured:    Ratio(raw.BusyArea, raw.StreamArea),
 	}
-	l.JobTime, l.WaitShare, l.P90WaitShare = splitStats(times)
+	var p90 JobTimes
+	l.JobTime, l.WaitShare, p90 = splitStats(times)
+	if tot := p90.Total(); tot > 0 {
+		l.P90WaitShare = p90.Waiting() / tot
+		l.P90ContainerWaitShare = (float64(p90.Queued) + float64(p90.Start)) / tot
+		l.P90GatewayWaitShare = float64(p90.Gateway) / tot
+		l.P90RunningShare = (float64(p90.LLM) + float64(p90.Tool)) / tot
+	}
 	if d.Billing {
 		l.Bill = newBill(raw.Bill, l.ContainerCost, raw.Completed)
 	}
 	return l
 }
+
+// AllLanes and GradingLanes name the evaluation total and the grading
+// total in tables.
+const (
+	AllLanes     = "(all)"
+	GradingLanes = "(grading)"
+)
 
 // splitStats summarises the job time split of the jobs in lanes, taken in
 // order (the "(all)" lane passes every lane's jobs without copying them).
@@ -290,8 +330,8 @@ func lane(raw LaneRaw, times [][]JobTimes, d RunData) Lane {
 // the mean sums the sorted values, as NewStats does, and the percentiles
 // are read at their ranks, so they are exact. The p90 wait share is that of
 // the job a stable sort by total time would put at the 90th percentile,
-// found by a linear scan instead of sorting the jobs.
-func splitStats(lanes [][]JobTimes) (split Split, waitShare, p90WaitShare float64) {
+// found by a linear scan instead of sorting the jobs; p90 is that job.
+func splitStats(lanes [][]JobTimes) (split Split, waitShare float64, p90 JobTimes) {
 	n := 0
 	var wait, total float64
 	for _, ts := range lanes {
@@ -303,7 +343,7 @@ func splitStats(lanes [][]JobTimes) (split Split, waitShare, p90WaitShare float6
 	}
 	waitShare = Ratio(wait, total)
 	if n == 0 {
-		return Split{}, waitShare, 0
+		return Split{}, waitShare, JobTimes{}
 	}
 	buf := make([]float64, 0, n)
 	part := func(f func(JobTimes) float64) Stats {
@@ -321,8 +361,8 @@ func splitStats(lanes [][]JobTimes) (split Split, waitShare, p90WaitShare float6
 		LLM:     part(func(t JobTimes) float64 { return float64(t.LLM) }),
 		Tool:    part(func(t JobTimes) float64 { return float64(t.Tool) })}
 	split.Total = part(JobTimes.Total) // last: buf keeps the sorted totals
-	p90 := stableRank(lanes, buf, quantile.Rank(n, 0.9))
-	return split, waitShare, Ratio(p90.Waiting(), p90.Total())
+	p90 = stableRank(lanes, buf, quantile.Rank(n, 0.9))
+	return split, waitShare, p90
 }
 
 // stableRank returns the job at rank k (0-based) of a stable sort of the

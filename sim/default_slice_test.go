@@ -9,11 +9,12 @@ import (
 	"github.com/evalsched/lab/workloads"
 )
 
-// TestDefaultIsSliceOfStudioWeek: the embedded default is a weekday
-// working-hours slice of studio-week. Everything but the clock is the same
-// (models, providers, quotas, caps, scheduler settings, workload), its
-// profile starts where the slice does, and its bursts and events are exactly
-// the week's that fall in the slice, shifted to the slice's clock.
+// TestDefaultIsSliceOfStudioWeek: the embedded default is four hours of
+// studio-week at the week's mean rate. Everything but the rate's shape is
+// the same (models, providers, quotas, caps, scheduler settings, workload),
+// its profiles are flat (the rates are the week's means), and its bursts
+// and events are exactly the week's that fall in Tuesday 09:00–13:00,
+// shifted to the default's clock.
 func TestDefaultIsSliceOfStudioWeek(t *testing.T) {
 	def, err := scenario.LoadScenario("embedded:default")
 	if err != nil {
@@ -26,12 +27,11 @@ func TestDefaultIsSliceOfStudioWeek(t *testing.T) {
 	if week.Duration != 7*24*time.Hour {
 		t.Errorf("studio-week lasts %v, want 168h", week.Duration)
 	}
-	start := def.Workload.Batches.Profile.Start - week.Workload.Batches.Profile.Start
-	if day, hour := start/(24*time.Hour)%7, start%(24*time.Hour); day > 4 || hour < 8*time.Hour || hour+def.Duration > 18*time.Hour {
-		t.Errorf("the slice starts on day %d at %v for %v: not within a weekday's working hours", day, hour, def.Duration)
-	}
-	if def.Workload.Background.Profile.Start-week.Workload.Background.Profile.Start != start {
-		t.Errorf("the background profile does not start with the batches'")
+	start := 33 * time.Hour // Tuesday 09:00 on the week's clock
+	for _, p := range []workloads.Profile{def.Workload.Batches.Profile, def.Workload.Background.Profile} {
+		if len(p.Hourly)+len(p.Weekday) > 0 || p.Start != 0 {
+			t.Errorf("default profile %+v, want flat (the week's mean rate)", p)
+		}
 	}
 	for _, c := range []struct {
 		what      string
@@ -42,7 +42,7 @@ func TestDefaultIsSliceOfStudioWeek(t *testing.T) {
 		{"organisations", def.Organisations, week.Organisations},
 		{"models", def.ModelConfigs(), week.ModelConfigs()},
 		{"policies", def.Policies, week.Policies},
-		{"workload (but the clock)", unclocked(def.Workload), unclocked(week.Workload)},
+		{"workload (but the rate's shape)", unclocked(def.Workload), unclocked(week.Workload)},
 	} {
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s differ between default and studio-week", c.what)
@@ -71,10 +71,10 @@ func TestDefaultIsSliceOfStudioWeek(t *testing.T) {
 }
 
 // unclocked is a workload without what depends on the run's clock: the
-// profiles' start and the bursts.
+// profiles and the bursts.
 func unclocked(c workloads.Config) workloads.Config {
 	for _, bp := range []*workloads.BatchProcess{&c.Batches, &c.Background} {
-		bp.Profile.Start = 0
+		bp.Profile = workloads.Profile{}
 		bp.Bursts = nil
 	}
 	return c

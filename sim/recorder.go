@@ -43,6 +43,7 @@ type laneMeter struct {
 	depth, busy, running, gwOnly level
 	streams                      level // the provider's streams, after capacity events
 	arrived, started, completed  int64
+	grading                      bool // a grading job arrived on the model (whole run)
 	times                        pages[results.JobTimes]
 	calls, rejected429, errors   int64
 	tokens                       float64 // of the calls answered in the window
@@ -222,6 +223,9 @@ func (r *recorder) jobArrived(j *waitingJob, project, batch string) {
 	r.counts.JobsArrived++
 	r.fairArrive(j, project, batch) // sets j.project, which the log records
 	r.logJob(j, LogJobArrive)
+	if j.grading {
+		r.lanes[j.model].grading = true
+	}
 	if r.inWindow() {
 		r.lanes[j.model].arrived++
 	}
@@ -388,6 +392,12 @@ func (w *World) sample() {
 // Lanes is what was measured on each model, in catalogue order.
 func (w *World) Lanes() []results.LaneRaw {
 	out := make([]results.LaneRaw, len(w.rec.lanes))
+	judges := map[string]bool{}
+	for _, b := range w.sc.Workload.Behaviours {
+		if b.Grading != nil {
+			judges[b.Grading.Judge] = true
+		}
+	}
 	for i := range w.rec.lanes {
 		m := &w.rec.lanes[i]
 		out[i] = results.LaneRaw{
@@ -396,7 +406,7 @@ func (w *World) Lanes() []results.LaneRaw {
 			Calls: m.calls, Tokens: m.tokens, Rejected429: m.rejected429, Errors: m.errors, Failed: m.failed,
 			QueueEntries: m.queueEntries, QueueWaitSum: m.queueWaitSum,
 			DepthArea: m.depth.area, BusyArea: m.busy.area, RunningArea: m.running.area, GatewayOnlyArea: m.gwOnly.area,
-			StreamArea: m.streams.area, Bill: m.bill,
+			StreamArea: m.streams.area, Bill: m.bill, Grading: m.grading || judges[w.rec.names[i]],
 		}
 	}
 	return out

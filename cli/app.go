@@ -23,7 +23,7 @@ func newApp() *cli.App {
 	seedFlag := &cli.Uint64Flag{Name: "seed", Usage: "random seed: the same scenario and seed give the same results", Value: 1, EnvVars: []string{"SIM_SEED"}}
 	outFlag := &cli.StringFlag{Name: "out", Usage: "directory for summary.json and series.csv (created if missing)", Value: "out", EnvVars: []string{"SIM_OUT"}}
 	topFlag := &cli.IntFlag{Name: "top", Usage: "lanes to show in the table, busiest first (0 = all)", Value: 15}
-	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see workloads/TRACE_FORMAT.md) instead of the scenario's generator"}
+	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see docs/reference/traces.md) instead of the scenario's generator"}
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
 	reportFlag := &cli.BoolFlag{Name: "report", Usage: "also write report.html, report.md and figures/ into --out (as sim report does)"}
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print summary.json on stdout instead of the tables"}

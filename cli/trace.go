@@ -14,7 +14,7 @@ import (
 )
 
 // traceCommand is `sim trace`: write, check and describe job traces (see
-// workloads/TRACE_FORMAT.md) and public request traces.
+// docs/reference/traces.md) and public request traces.
 func traceCommand() *cli.Command {
 	scenarioFlag := func() *cli.StringFlag {
 		return &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one: its model catalogue and behaviour classes", Value: scenario.DefaultScenario}

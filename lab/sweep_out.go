@@ -50,6 +50,17 @@ func (s *Sweep) manifest(sh Shard) SweepManifest {
 func (s *Sweep) Prepare(stage *results.StagedDir, fresh bool, dir string, sh Shard) ([]int, error) {
 	want := s.manifest(sh)
 	work := stage.Dir
+	if !fresh && !results.FileExists(filepath.Join(work, "sweep.json")) {
+		// Stopped before its manifest was written: it holds no point of
+		// any sweep (a point is written only after the manifest), so it
+		// starts afresh.
+		if points, _ := filepath.Glob(filepath.Join(work, "points", "*.csv")); len(points) == 0 {
+			fresh = true
+			if err := os.WriteFile(filepath.Join(work, results.OutputMarker), nil, 0o644); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if !fresh {
 		if err := sameSweep(work, dir, want); err != nil {
 			return nil, err

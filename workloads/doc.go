@@ -27,7 +27,7 @@
 // turn starts and applied when its last call is answered — so a job behaves
 // the same whatever the policy does around it.
 //
-// Job traces (trace_*.go, TRACE_FORMAT.md) are files of jobs, JSON Lines or
+// Job traces (trace_*.go, docs/reference/traces.md) are files of jobs, JSON Lines or
 // CSV, versioned per record: TraceWriter/WriteTrace write any Source,
 // TraceReader streams one back as a Source (one record in memory), and
 // ValidateTrace lists every bad record as FILE:LINE: field: problem. A job

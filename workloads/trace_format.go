@@ -8,13 +8,13 @@ import (
 )
 
 // TraceVersion is the version of the job-trace format, specified here (and
-// in TRACE_FORMAT.md): a file of jobs a run replays instead of the synthetic
+// in docs/reference/traces.md): a file of jobs a run replays instead of the synthetic
 // generator.
 //
 // # Format (version 1)
 //
 // A job trace is JSON Lines (one JSON object per line) or CSV (a header row,
-// then one row per job). TRACE_FORMAT.md has the same specification with
+// then one row per job). docs/reference/traces.md has the same specification with
 // examples. Every record is one job and carries the format version in its
 // v field, so each line stands alone (files can be cut, concatenated or
 // grepped). Fields:

@@ -523,10 +523,10 @@ func TestTraceWriterRefuses(t *testing.T) {
 	}
 }
 
-// TestTraceFormatExamples: the examples in TRACE_FORMAT.md read as the
+// TestTraceFormatExamples: the examples in docs/reference/traces.md read as the
 // jobs they describe, and the two formats agree.
 func TestTraceFormatExamples(t *testing.T) {
-	doc, err := os.ReadFile("TRACE_FORMAT.md")
+	doc, err := os.ReadFile("../docs/reference/traces.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +553,7 @@ func TestTraceFormatExamples(t *testing.T) {
 	for _, format := range TraceFormats {
 		t.Run(format, func(t *testing.T) {
 			lang := map[string]string{"jsonl": "json", "csv": "csv"}[format]
-			got := drain(t, NewTraceReader(strings.NewReader(block(lang)), "TRACE_FORMAT.md", format, catalogue, classes, TraceOptions{UniqueIDs: true}))
+			got := drain(t, NewTraceReader(strings.NewReader(block(lang)), "docs/reference/traces.md", format, catalogue, classes, TraceOptions{UniqueIDs: true}))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

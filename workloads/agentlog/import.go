@@ -162,7 +162,7 @@ func nonEmpty(s, def string) string {
 	return s
 }
 
-// WriteJobs writes jobs as a JSON Lines job trace (TRACE_FORMAT.md): plan
+// WriteJobs writes jobs as a JSON Lines job trace (docs/reference/traces.md): plan
 // jobs, no seed (a reader derives it from the id), no grading.
 func WriteJobs(w io.Writer, jobs []Job) error {
 	bw := bufio.NewWriterSize(w, 64<<10)

@@ -156,15 +156,8 @@ const MaxGateRows = 100_000
 // anything runs.
 func LoadGate(path string) (*Gate, error) {
 	const what, need = "a gate", "baseline, scenarios and checks"
-	data, err := readFile(path, what, need)
+	data, root, err := readChecked(path, what, need, reflect.TypeFor[GateFile]())
 	if err != nil {
-		return nil, err
-	}
-	root, err := parseFile(path, data, what, need)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkTypes(path, root.Content[0], reflect.TypeFor[GateFile](), ""); err != nil {
 		return nil, err
 	}
 	g := &Gate{File: path}

@@ -25,6 +25,24 @@ const MaxFileBytes = 1 << 20
 // refusing a file past MaxFileBytes, one that is not UTF-8 text (UTF-16,
 // gzip) and an empty one (need says what the file must hold); a UTF-8
 // byte-order mark is dropped.
+// readChecked reads a decision file (what: "a gate"; need: the keys it
+// must have) and checks its YAML against the type t, before it is decoded:
+// the file's bytes and its tree.
+func readChecked(path, what, need string, t reflect.Type) ([]byte, *yaml.Node, error) {
+	data, err := readFile(path, what, need)
+	if err != nil {
+		return nil, nil, err
+	}
+	root, err := parseFile(path, data, what, need)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkTypes(path, root.Content[0], t, ""); err != nil {
+		return nil, nil, err
+	}
+	return data, root, nil
+}
+
 func readFile(path, what, need string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -56,15 +56,8 @@ const MaxSweepPoints = 10_000
 // anything runs.
 func LoadSweep(path string) (*Sweep, error) {
 	const what, need = "a sweep", "scenario, seeds and a grid or points"
-	data, err := readFile(path, what, need)
+	data, root, err := readChecked(path, what, need, reflect.TypeFor[SweepFile]())
 	if err != nil {
-		return nil, err
-	}
-	root, err := parseFile(path, data, what, need)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkTypes(path, root.Content[0], reflect.TypeFor[SweepFile](), ""); err != nil {
 		return nil, err
 	}
 	var f SweepFile

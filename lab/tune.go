@@ -231,6 +231,8 @@ func (t *Tuner) Run() (TuneEval, error) {
 	return best, nil
 }
 
+// cmpFloat orders two figures; unlike cmp.Compare, a NaN ties with
+// everything, so it neither wins nor loses a search.
 func cmpFloat(a, b float64) int {
 	switch {
 	case a < b:

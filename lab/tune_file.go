@@ -47,15 +47,8 @@ const (
 // overlays.
 func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	const what, need = "a tune", "scenario, seeds, params and an objective"
-	data, err := readFile(path, what, need)
+	data, root, err := readChecked(path, what, need, reflect.TypeFor[TuneFile]())
 	if err != nil {
-		return nil, PointSpec{}, nil, err
-	}
-	root, err := parseFile(path, data, what, need)
-	if err != nil {
-		return nil, PointSpec{}, nil, err
-	}
-	if err := checkTypes(path, root.Content[0], reflect.TypeFor[TuneFile](), ""); err != nil {
 		return nil, PointSpec{}, nil, err
 	}
 	f := TuneFile{}

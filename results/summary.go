@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -653,7 +654,7 @@ func summarizeFairness(d FairnessData) FairnessSummary {
 		l := &f.Lanes[i]
 		l.Jain, l.JainTokens = Ratio(l.Jain, float64(l.Admitted)), Ratio(l.JainTokens, float64(l.Admitted))
 	}
-	slices.SortStableFunc(f.Lanes, func(a, b LaneFairness) int { return cmpInt64(b.Admitted, a.Admitted) })
+	slices.SortStableFunc(f.Lanes, func(a, b LaneFairness) int { return cmp.Compare(b.Admitted, a.Admitted) })
 	f.JainPerLane, f.JainPerLaneTokens = Ratio(jSum, wSum), Ratio(tSum, wSum)
 	f.JainCrossLane = Ratio(f.JainCrossLane, float64(n))
 	var total int64
@@ -680,14 +681,4 @@ func summarizeFairness(d FairnessData) FairnessSummary {
 	f.JobWait = NewKM(Survival{Ended: slices.Clone(d.Waits.Ended), Censored: slices.Clone(d.Waits.Censored)})
 	f.TimeToFairShare = NewKM(Survival{Ended: slices.Clone(d.FairShare.Ended), Censored: slices.Clone(d.FairShare.Censored)})
 	return f
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -2,6 +2,7 @@ package agentlog
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -139,7 +140,7 @@ func (c *Collection) Jobs(catalogue []string, mapping map[string]string) ([]Job,
 	}
 	slices.SortStableFunc(jobs, func(a, b Job) int {
 		if a.Arrival != b.Arrival {
-			return cmpInt(int64(a.Arrival), int64(b.Arrival))
+			return cmp.Compare(int64(a.Arrival), int64(b.Arrival))
 		}
 		return strings.Compare(a.ID, b.ID)
 	})

@@ -2,6 +2,7 @@ package agentlog
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -443,7 +444,7 @@ func (r *otlpReader) flush(sink Sink) {
 		if first := minStart(s.Calls); s.Start == 0 || s.Start > first {
 			s.Start = first
 		}
-		slices.SortStableFunc(s.Calls, func(a, b Call) int { return cmpInt(a.Start, b.Start) })
+		slices.SortStableFunc(s.Calls, func(a, b Call) int { return cmp.Compare(a.Start, b.Start) })
 		sink.Session(s)
 	}
 	r.spans, r.order = nil, nil

@@ -1,6 +1,7 @@
 package agentlog
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -101,9 +102,9 @@ func Turns(calls []Call) []Turn {
 	cs := slices.Clone(calls)
 	slices.SortStableFunc(cs, func(a, b Call) int {
 		if a.Start != b.Start {
-			return cmpInt(a.Start, b.Start)
+			return cmp.Compare(a.Start, b.Start)
 		}
-		return cmpInt(a.End, b.End)
+		return cmp.Compare(a.End, b.End)
 	})
 	var turns []Turn
 	for _, c := range cs {
@@ -116,16 +117,6 @@ func Turns(calls []Call) []Turn {
 		turns = append(turns, Turn{Calls: []Call{c}, Start: c.Start, End: c.End})
 	}
 	return turns
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Plan is the session's call plan: a turn per set of overlapping calls,

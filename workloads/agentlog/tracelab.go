@@ -3,6 +3,7 @@ package agentlog
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -70,7 +71,7 @@ func readTraceLabFiles(names []string, sink Sink) error {
 	}
 	for _, id := range order {
 		s := sessions[id].sess
-		slices.SortStableFunc(s.Calls, func(a, b Call) int { return cmpInt(a.Start, b.Start) })
+		slices.SortStableFunc(s.Calls, func(a, b Call) int { return cmp.Compare(a.Start, b.Start) })
 		s.Start = minStart(s.Calls)
 		sink.Session(s)
 	}

@@ -1,0 +1,58 @@
+package sim
+
+// quotaLog is the entries of one span of a pool, oldest first, shared by
+// the pool's windows of that span. Entry i (counted from the first ever
+// added) is entries.at(i − base); entries every window has expired are
+// dropped. A paged queue: a daily log of millions grows a page at a time,
+// without a doubling copy.
+type quotaLog struct {
+	entries pagedQueue[quotaEntry]
+	base    int64
+	windows []*quotaWindow
+	hist    []float64 // the history entries' requests or tokens (whole), by their amt
+}
+
+func (l *quotaLog) end() int64 { return l.base + int64(l.entries.len()) }
+
+func (l *quotaLog) at(i int64) *quotaEntry { return l.entries.at(int(i - l.base)) }
+
+// push appends an entry if some window of the log counts its kind.
+func (l *quotaLog) push(e quotaEntry) {
+	counted := false
+	for _, q := range l.windows {
+		if q.holds(e.kind) {
+			counted = true
+			q.held++
+			a := q.of(&e)
+			if b := q.bucket; b != nil {
+				b.advance(e.t)
+				b.take(a)
+			}
+			q.sum += a
+			q.bySrc[e.src] += a
+			if e.model >= 0 {
+				q.byModel[e.model] += a
+			}
+		}
+	}
+	if counted {
+		l.entries.push(e)
+	}
+}
+
+// pushHistory appends a history entry of amt requests or tokens.
+func (l *quotaLog) pushHistory(t Time, amt float64, kind entryKind) {
+	l.hist = append(l.hist, amt)
+	l.push(quotaEntry{t: t, amt: uint32(len(l.hist) - 1), src: srcHistory, model: -1, kind: kind})
+}
+
+// trim drops the entries every window has expired.
+func (l *quotaLog) trim() {
+	low := l.end()
+	for _, q := range l.windows {
+		low = min(low, q.next)
+	}
+	for ; l.base < low; l.base++ {
+		l.entries.pop()
+	}
+}

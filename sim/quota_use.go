@@ -1,0 +1,149 @@
+package sim
+
+import (
+	"math"
+	"time"
+
+	"github.com/evalsched/lab/scenario"
+)
+
+// use is the fullest window's share of its limit at now.
+func (o *quotaPool) use(now Time) float64 {
+	u := 0.0
+	for i := range o.windows {
+		q := &o.windows[i]
+		q.expire(now)
+		if q.bucket != nil {
+			u = max(u, q.bucket.used(now))
+			continue
+		}
+		u = max(u, q.sum/q.limit)
+	}
+	return u
+}
+
+// dimUse is, per dimension, the window's use at now as a share of its
+// limit: by everyone and by one source (0 where no quota is set). It reads
+// without expiring entries, so reading never changes the windows' sums.
+func (o *quotaPool) dimUse(now Time, src source) (all, by [scenario.NumDims]float64) {
+	for i := range o.windows {
+		q := &o.windows[i]
+		sum, bySrc := q.live(now)
+		all[q.dim] = sum / q.limit
+		if q.bucket != nil {
+			all[q.dim] = q.bucket.used(now)
+		}
+		by[q.dim] = bySrc[src] / q.limit
+	}
+	return all, by
+}
+
+// modelUse is, per dimension, model's own evaluation entries in the window
+// at now as a share of its limit (0 where no quota is set).
+func (o *quotaPool) modelUse(now Time, model int32) (by [scenario.NumDims]float64) {
+	for i := range o.windows {
+		q := &o.windows[i]
+		by[q.dim] = q.modelLive(now, model) / q.limit
+	}
+	return by
+}
+
+// modelLive is model's sum at now, leaving out entries that have expired
+// (as live does: reading must not move the window).
+func (q *quotaWindow) modelLive(now Time, model int32) float64 {
+	if q.fixed && now >= q.reset {
+		return 0
+	}
+	v := q.byModel[model]
+	for i, end := q.next, q.log.end(); !q.fixed && i < end; i++ {
+		e := q.log.at(i)
+		if e.t+q.span > now {
+			break
+		}
+		if int32(e.model) == model && q.holds(e.kind) {
+			v -= q.of(e)
+		}
+	}
+	return max(v, 0)
+}
+
+// live is the window's sums at now, leaving out entries that have expired.
+func (q *quotaWindow) live(now Time) (float64, [numSources]float64) {
+	if q.fixed {
+		if now >= q.reset {
+			return 0, [numSources]float64{}
+		}
+		return q.sum, q.bySrc
+	}
+	sum, by := q.sum, q.bySrc
+	for i, end := q.next, q.log.end(); i < end; i++ {
+		e := q.log.at(i)
+		if e.t+q.span > now {
+			break
+		}
+		if q.holds(e.kind) {
+			a := q.of(e)
+			sum -= a
+			by[e.src] -= a
+		}
+	}
+	return max(sum, 0), by
+}
+
+// limit is the pool's limit in a dimension (0: none).
+func (o *quotaPool) limit(dim int) float64 {
+	for i := range o.windows {
+		if o.windows[i].dim == dim {
+			return o.windows[i].limit
+		}
+	}
+	return 0
+}
+
+// seedHistory counts usage declared before the run: requests and tokens
+// spread minute by minute over the 24 hours before virtual time 0, in
+// proportion to the hourly weights (flat when none) of the clock hour.
+func (o *quotaPool) seedHistory(h *scenario.QuotaHistory, clock time.Duration) {
+	if h == nil || (h.Requests == 0 && h.Tokens == 0) {
+		return
+	}
+	var w [1440]float64
+	total := 0.0
+	for m := range w {
+		t := -Time(1440-m) * Minute
+		w[m] = 1
+		if len(h.Hourly) == 24 {
+			tod := ((FromDuration(clock)+t)%(24*Hour) + 24*Hour) % (24 * Hour)
+			w[m] = h.Hourly[int(tod/Hour)]
+		}
+		total += w[m]
+	}
+	// Whole requests and tokens per minute, apportioned by cumulative
+	// rounding: each minute within one of its exact share, the day summing
+	// to the declared totals. Whole amounts keep every window sum exact.
+	var cumReq, cumTok [1441]float64
+	cum := 0.0
+	for m := range w {
+		cum += w[m]
+		cumReq[m+1] = math.Round(h.Requests * cum / total)
+		cumTok[m+1] = math.Round(h.Tokens * cum / total)
+	}
+	for _, l := range o.logs {
+		q := l.windows[0] // the log's windows share span, fixedness and reset
+		for m := range w {
+			t := -Time(1440-m) * Minute
+			if q.fixed && t < q.reset-q.span {
+				continue
+			}
+			if x := cumReq[m+1] - cumReq[m]; x > 0 {
+				l.pushHistory(t, x, entryHistRequests)
+			}
+			if x := cumTok[m+1] - cumTok[m]; x > 0 {
+				l.pushHistory(t, x, entryHistTokens)
+			}
+		}
+	}
+	for i := range o.windows {
+		o.windows[i].expire(0)
+	}
+}

@@ -254,7 +254,7 @@ func compareCommand(out io.Writer, o options) error {
 	summary := lab.CompareSummary(sc.Name, seed+uint64(owned[0]), bySeed, len(o.variants) > 0, o.invocation("compare"))
 	if sh.N > 1 {
 		return commitCompareShard(done, summary, lab.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
-			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
+			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation, GradingModels: sc.Workload.JudgeModels()}, owned, bySeed, o.stderr, dir)
 	}
 	headline := results.NewHeadline(sc.Name, seed, bySeed, sc.Workload.JudgeModels())
 	if err := done.out.WriteJSON(results.HeadlineFile, headline); err != nil {

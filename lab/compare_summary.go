@@ -59,6 +59,8 @@ type CompareShard struct {
 	Seeds      int                 `json:"seeds"`
 	Variants   bool                `json:"variants"`
 	Invocation *results.Invocation `json:"invocation"`
+	// GradingModels are the scenario's judges, for the merged headline.
+	GradingModels []string `json:"grading_models"`
 	// Runs maps the seed offset k (seed first+k) to that seed's arms.
 	Runs map[int][]results.Run `json:"runs"`
 }
@@ -139,6 +141,11 @@ func MergeCompare(dir string, shards []string) error {
 		return err
 	}
 	if err := results.WriteJSON(filepath.Join(stage.Dir, "summary.json"), s); err != nil {
+		stage.Abort()
+		return err
+	}
+	h := results.NewHeadline(all[0].Scenario, all[0].First, bySeed, all[0].GradingModels)
+	if err := results.WriteJSON(filepath.Join(stage.Dir, results.HeadlineFile), h); err != nil {
 		stage.Abort()
 		return err
 	}

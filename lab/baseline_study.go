@@ -75,7 +75,7 @@ func BaselineStudy(sc *scenario.Scenario, command string, first uint64, runsBySe
 
 	// The old system's measured state.
 	p("## The old system's measured state (fixed-lane)\n\n")
-	p("Per lane, the p90 job (the job at the 90th percentile of total time, README Metrics) and its time split: ")
+	p("Per lane, the p90 job (the job at the 90th percentile of total time, docs/reference/metrics.md) and its time split: ")
 	p("waiting for a container (`p90_container_wait_share`: queued before admission, then the container's start-up), ")
 	p("waiting at the gateway (`p90_gateway_wait_share`) and running (`p90_running_share`: LLM and tools). ")
 	p("Mean over the seeds with a 95%% Student's t interval. The source: \"我们的 p90 轨迹有 82%% 的时间在等待算力容器，18%% 在运行；打分阶段则是 75%% 等待、25%% 运行\" ")
@@ -146,7 +146,7 @@ func BaselineStudy(sc *scenario.Scenario, command string, first uint64, runsBySe
 	}
 	util := func(l results.Lane) float64 { return l.ProviderUtilisation }
 	p("## The multipliers that follow, beside the source's table\n\n")
-	p("Multiplier = scheduler ÷ fixed-lane throughput of the lane, same job stream and seed; geometric mean over the seeds with a 95%% interval on the log ratios (README, Multipliers over seeds). ")
+	p("Multiplier = scheduler ÷ fixed-lane throughput of the lane, same job stream and seed; geometric mean over the seeds with a 95%% interval on the log ratios (docs/reference/metrics.md, Multipliers over seeds). ")
 	p("Beside it, what bounds it: the provider's utilisation (busy streams ÷ streams over the window, mean over the seeds) under each policy, ")
 	p("and the lane's ceiling: the multiplier it would reach with the provider busy the whole window at the per-call service the scheduler measured (lab ÷ new utilisation). ")
 	p("A source figure above the ceiling needs more provider capacity than the lab's; one below it, more demand on the lane than the lab's.\n\n")

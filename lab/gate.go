@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// GateFile is a gate file (README "Gate file"): scenarios run on fixed
+// GateFile is a gate file (docs/reference/decision-files.md, "Gate file"): scenarios run on fixed
 // seeds, and checks of their figures against committed baselines.
 type GateFile struct {
 	Baseline  string         `yaml:"baseline"`

@@ -9,7 +9,7 @@ import (
 )
 
 // The figures gate, sweep and tune read from a run, one name each (the
-// README's metric tables define them). Lane AllLanes is the run's total;
+// docs/reference/metrics.md defines them). Lane AllLanes is the run's total;
 // jain and outage_minutes exist only there; multiplier only when the run
 // has a baseline run on the same seed, and only on lanes whose baseline
 // completed at least NearZeroCompleted jobs.

@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// SweepFile is a sweep file (README "Sweep file"): points × seeds.
+// SweepFile is a sweep file (docs/reference/decision-files.md, "Sweep file"): points × seeds.
 type SweepFile struct {
 	Scenario string    `yaml:"scenario"`
 	Policy   string    `yaml:"policy"`

@@ -12,7 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// TuneFile is a tune file (README "Tune file").
+// TuneFile is a tune file (docs/reference/decision-files.md, "Tune file").
 type TuneFile struct {
 	Scenario    string           `yaml:"scenario"`
 	Policy      string           `yaml:"policy"`

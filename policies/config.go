@@ -34,7 +34,7 @@ const (
 	DefaultQuotaDeadTime    = 2 * time.Minute
 	defaultStaleAfterTick   = 3 // stale_after defaults to this many ticks
 	defaultDeadTimeTicks    = 3 // dead_time defaults to this many ticks
-	// DefaultController settles within minutes on backlogged lanes (README,
+	// DefaultController settles within minutes on backlogged lanes (docs/concepts/policies.md,
 	// "Controllers"); "step" is the reference it replaced.
 	DefaultController = ControllerSlowStart
 )

@@ -19,7 +19,7 @@ import (
 //   - Oscillation: half the peak-to-peak range of the limit once in band.
 //
 // And, computed from the same segment of the series (convergence_metrics.go,
-// definitions in the README):
+// definitions in docs/reference/metrics.md):
 //
 //   - TimeToCapacity: from the disturbance to the first sample at which the
 //     provider's streams are ≥ 95% busy or no job of the model waits; -1:

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// FairnessSummary is a run's fairness (README, Fairness): Jain's index per
+// FairnessSummary is a run's fairness (docs/reference/metrics.md, Fairness): Jain's index per
 // lane over the projects backlogged on it, by jobs and by tokens; the tier
 // rule as stated; small batches' makespans and jobs' waits with censoring
 // (Kaplan–Meier); the time a project takes to reach its equal share; the

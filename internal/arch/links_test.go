@@ -1,0 +1,45 @@
+package arch
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDocLinksResolve: every relative link of the README and the docs
+// tree names a file that exists (anchors are not checked).
+func TestDocLinksResolve(t *testing.T) {
+	root := "../.."
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	pages := []string{filepath.Join(root, "README.md"), filepath.Join(root, "bench", "README.md")}
+	filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			pages = append(pages, p)
+		}
+		return nil
+	})
+	checked := 0
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(text), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			target, _, _ = strings.Cut(target, "#")
+			checked++
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), target)); err != nil {
+				t.Errorf("%s: link to %s: %v", page, m[1], err)
+			}
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("only %d links checked: the walk missed the docs", checked)
+	}
+}

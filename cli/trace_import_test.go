@@ -10,15 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// sharedLogs is ../shared/agent-logs from the repository root.
-const sharedLogs = "../../shared/agent-logs"
+// sampleLogs are the shipped copies of ../shared/agent-logs (provenance in
+// their README).
+const sampleLogs = "../workloads/agentlog/testdata"
 
-// TestTraceImportSharedSamples imports each shared sample log, with a
-// --map for its models, and runs sim compare --trace on the result.
+// TestTraceImportSharedSamples imports each sample log, with a --map for
+// its models, and runs sim compare --trace on the result.
 func TestTraceImportSharedSamples(t *testing.T) {
-	if _, err := os.Stat(sharedLogs); err != nil {
-		t.Skipf("%s absent (the shared sample logs): %v", sharedLogs, err)
-	}
 	dir := t.TempDir()
 	mapFile := filepath.Join(dir, "models.yaml")
 	if err := os.WriteFile(mapFile, []byte("# recorded: scenario model\nanthropic/claude-opus-4-1-20250805: hot-a\nclaude-opus-4-8: hot-a\n"), 0o644); err != nil {
@@ -30,7 +28,7 @@ func TestTraceImportSharedSamples(t *testing.T) {
 		jobs       int
 	}{
 		{"inspect", "metr-oxdna-small.eval", []string{mapFile}, 6},
-		{"inspect", "inspect-browser.json", []string{"openai/gpt-4o-mini=hot-b"}, 1},
+		{"inspect", "inspect-browser.json.gz", []string{"openai/gpt-4o-mini=hot-b"}, 1},
 		{"inspect", "inspect-security-guide.json", []string{"openai/gpt-4o-mini=hot-b"}, 3},
 		{"tracelab", "tracelab-round-trace.jsonl", []string{mapFile, "gpt-5.4=hot-b"}, 2},
 	} {
@@ -40,7 +38,7 @@ func TestTraceImportSharedSamples(t *testing.T) {
 			for _, m := range tc.maps {
 				args = append(args, "--map", m)
 			}
-			out, stderr, code := runSim(t, append(args, filepath.Join(sharedLogs, tc.file))...)
+			out, stderr, code := runSim(t, append(args, filepath.Join(sampleLogs, tc.file))...)
 			if code != 0 {
 				t.Fatalf("import: exit %d: %s%s", code, out, stderr)
 			}

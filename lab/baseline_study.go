@@ -12,7 +12,7 @@ import (
 )
 
 // SourceLane is one row of the source's results table
-// (../shared/seeds/000_*.txt): a lane and the multiplier it reports.
+// (source 000, the engineering post): a lane and the multiplier it reports.
 type SourceLane struct {
 	Model      string
 	Multiplier float64

@@ -136,11 +136,7 @@ func runCommand(out io.Writer, o options) error {
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}, Invocation: o.invocation("run")}
 	headline := results.NewHeadline(sc.Name, seed, [][]results.Run{{run}}, sc.Workload.JudgeModels())
-	if err := done.out.WriteJSON(results.HeadlineFile, headline); err != nil {
-		done.out.Abort()
-		return err
-	}
-	if err := done.commit(summary); err != nil {
+	if err := done.commit(summary, &headline); err != nil {
 		return err
 	}
 	if o.json {
@@ -203,10 +199,17 @@ func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written in
 	return &simulated{runs: runs, out: ow, dir: dir, report: o.report, stderr: stderr}, nil
 }
 
-// commit writes summary.json beside the streamed files and, with
-// --report, the report into the same staging directory, then swaps the
-// directory in: the run and its report are replaced together or not at all.
-func (s *simulated) commit(summary results.Summary) error {
+// commit writes the headline (if any) and summary.json beside the
+// streamed files and, with --report, the report into the same staging
+// directory, then swaps the directory in: the run and its report are
+// replaced together or not at all.
+func (s *simulated) commit(summary results.Summary, headline *results.Headline) error {
+	if headline != nil {
+		if err := s.out.WriteJSON(results.HeadlineFile, *headline); err != nil {
+			s.out.Abort()
+			return err
+		}
+	}
 	stage, err := s.out.Finish(summary)
 	if err != nil {
 		return err
@@ -257,11 +260,7 @@ func compareCommand(out io.Writer, o options) error {
 			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation, GradingModels: sc.Workload.JudgeModels()}, owned, bySeed, o.stderr, dir)
 	}
 	headline := results.NewHeadline(sc.Name, seed, bySeed, sc.Workload.JudgeModels())
-	if err := done.out.WriteJSON(results.HeadlineFile, headline); err != nil {
-		done.out.Abort()
-		return err
-	}
-	if err := done.commit(summary); err != nil {
+	if err := done.commit(summary, &headline); err != nil {
 		return err
 	}
 	if o.json {
@@ -289,7 +288,7 @@ func commitCompareShard(done *simulated, summary results.Summary, cs lab.Compare
 		done.out.Abort()
 		return err
 	}
-	if err := done.commit(summary); err != nil {
+	if err := done.commit(summary, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s (shard %s: %d of %d seeds; merge the shards with sim merge)\n", dir, cs.Shard, len(owned), cs.Seeds)

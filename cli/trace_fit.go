@@ -59,11 +59,7 @@ func traceFit(stdout io.Writer, scenarioRef, path, out, figures string) error {
 	if err != nil {
 		return err
 	}
-	classes, err := workloads.BehaviourClasses(sc.Workload)
-	if err != nil {
-		return err
-	}
-	in, f, err := workloads.OpenTrace(path)
+	in, f, classes, err := openTraceFor(sc, path)
 	if err != nil {
 		return err
 	}

@@ -29,11 +29,7 @@ func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Dur
 	if err != nil {
 		return err
 	}
-	classes, err := workloads.BehaviourClasses(sc.Workload)
-	if err != nil {
-		return err
-	}
-	in, f, err := workloads.OpenTrace(path)
+	in, f, classes, err := openTraceFor(sc, path)
 	if err != nil {
 		return err
 	}
@@ -178,4 +174,18 @@ func writeSample(w io.Writer, s *workloads.Sample, label string) {
 		return
 	}
 	fmt.Fprintf(w, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t\n", label, s.Mean(), s.Quantile(0.5), s.Quantile(0.9), s.Max)
+}
+
+// openTraceFor opens the job trace at path to be read against sc's
+// behaviour classes.
+func openTraceFor(sc *scenario.Scenario, path string) (io.Reader, io.Closer, map[string]*workloads.Behaviour, error) {
+	classes, err := workloads.BehaviourClasses(sc.Workload)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	in, f, err := workloads.OpenTrace(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return in, f, classes, nil
 }

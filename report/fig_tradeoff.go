@@ -65,10 +65,19 @@ func tradeoffReading(runs []tradeoffRun) string {
 	slices.SortStableFunc(eff, func(a, b tradeoffRun) int { return cmpDesc(a.throughput, b.throughput) })
 	var parts []string
 	for _, r := range eff {
-		parts = append(parts, fmt.Sprintf("%s (%s jobs/h, %s production 429s)", r.name, strconvFloat(r.throughput), count(r.prod429)))
+		parts = append(parts, fmt.Sprintf("%s (%s jobs/h, %s production 429s)", r.name, perHour(r.throughput), count(r.prod429)))
 	}
 	return fmt.Sprintf("Efficient runs (no other run has at least their evaluation throughput and at most their production 429s, better on one): %s; %d of %d runs.",
 		strings.Join(parts, ", "), len(eff), len(runs))
+}
+
+// perHour is a throughput at a precision that separates runs: whole jobs
+// from 100 up, a tenth below.
+func perHour(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
 }
 
 func cmpDesc(a, b float64) int {
@@ -97,10 +106,19 @@ func tradeoffFigures(o *input) ([]figSpec, error) {
 	pts := &labelledPoints{}
 	var front plotter.XYs
 	maxX, maxY := 0.0, 0.0
+	// Runs on the same spot (a variant that changed nothing measured) share
+	// one point and one label.
+	spot := map[plotter.XY]int{}
 	for _, r := range runs {
-		pts.add(r.throughput, float64(r.prod429), r.name, r.efficient)
+		at := plotter.XY{X: r.throughput, Y: float64(r.prod429)}
+		if i, ok := spot[at]; ok {
+			pts.labels[i] += ", " + r.name
+			continue
+		}
+		spot[at] = len(pts.xs)
+		pts.add(at.X, at.Y, r.name, r.efficient)
 		if r.efficient {
-			front = append(front, plotter.XY{X: r.throughput, Y: float64(r.prod429)})
+			front = append(front, at)
 		}
 		maxX, maxY = max(maxX, r.throughput), max(maxY, float64(r.prod429))
 	}
@@ -209,6 +227,9 @@ func (l *labelledPoints) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(draw.LineStyle{Color: rgb(0xAA, 0xAA, 0xAA), Width: vg.Points(0.6)}, at[i].X, at[i].Y, end.X, end.Y)
 		}
 		st.XAlign, st.YAlign = draw.XLeft, draw.YBottom
+		// a white box behind the name keeps it readable over the front's line
+		c.SetColor(color.NRGBA{R: 255, G: 255, B: 255, A: 210})
+		c.Fill(box.Path())
 		c.FillText(st, pt, l.labels[i])
 	}
 }

@@ -41,12 +41,17 @@ func completionCommand() *cli.Command {
 }
 
 // The bash script asks sim for the candidates of the words typed so far.
+// A word being typed that starts with "-" is passed along, so that sim
+// lists the flags it matches; a bare "--" would end sim's flags, so "-"
+// (every flag) is passed for it and the shell keeps those starting "--".
 var bashCompletion = fmt.Sprintf(`# bash completion for sim: source <(sim completion bash)
 _sim_complete() {
   local cur words
   cur="${COMP_WORDS[COMP_CWORD]}"
   words=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
-  if [[ "$cur" == -* ]]; then
+  if [[ "$cur" == -- ]]; then
+    words+=(-)
+  elif [[ "$cur" == -* ]]; then
     words+=("$cur")
   fi
   COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" "${words[@]}" %[1]s 2>/dev/null)" -- "$cur"))
@@ -55,24 +60,31 @@ _sim_complete() {
 complete -o bashdefault -o default -F _sim_complete sim
 `, "--generate-bash-completion")
 
-// The zsh script does the same through compdef.
+// The zsh script does the same through compdef; files when sim offers
+// nothing (a flag's value). Saved as _sim in $fpath, compinit autoloads
+// the file as the function _sim: its first call defines the function and
+// completes.
 var zshCompletion = fmt.Sprintf(`#compdef sim
 # zsh completion for sim: source <(sim completion zsh), or save as _sim in $fpath
 _sim() {
-  local -a opts
-  local cur=${words[-1]}
-  if [[ "$cur" == -* ]]; then
-    opts=("${(@f)$(${words[1]} ${words[@]:1:#words[@]-1} %[1]s 2>/dev/null)}")
-  else
-    opts=("${(@f)$(${words[1]} ${words[@]:1:#words[@]-2} %[1]s 2>/dev/null)}")
+  local -a opts args
+  local cur=${words[CURRENT]}
+  args=("${(@)words[2,CURRENT-1]}")
+  if [[ "$cur" == -- ]]; then
+    args+=(-)
+  elif [[ "$cur" == -* ]]; then
+    args+=("$cur")
   fi
-  if [[ "${opts[1]}" != "" ]]; then
-    _describe 'values' opts
+  opts=("${(@f)$(${words[1]} "${args[@]}" %[1]s 2>/dev/null)}")
+  if [[ -n "${opts[1]}" ]]; then
+    compadd -- "${opts[@]}"
   else
     _files
   fi
 }
 if [[ "$(basename -- ${(%%):-%%x})" != "_sim" ]]; then
   compdef _sim sim
+else
+  _sim "$@"
 fi
 `, "--generate-bash-completion")

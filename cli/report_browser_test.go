@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,12 +26,14 @@ import (
 // that did not load, the verdict's text, and headings drawn over another.
 const reportProbe = `<script>
 window.addEventListener("load", function () {
-  var vw = document.documentElement.clientWidth, wide = [], broken = [], overlap = [];
+  var vw = document.documentElement.clientWidth, wide = [], broken = [], overlap = [], shown = [];
   document.querySelectorAll("table, figcaption, p, h1, h2").forEach(function (e) {
     var r = e.getBoundingClientRect(), box = e.closest(".scroll");
     if (!box && r.right > vw + 1) wide.push(e.tagName + ": " + e.textContent.slice(0, 40));
   });
-  document.querySelectorAll("img").forEach(function (i) { if (!i.complete || i.naturalWidth === 0) broken.push(i.alt); });
+  document.querySelectorAll("img").forEach(function (i) {
+    if (!i.complete || i.naturalWidth === 0) broken.push(i.alt); else if (i.getBoundingClientRect().width > 0) shown.push(i.alt);
+  });
   var hs = Array.prototype.slice.call(document.querySelectorAll("h1, h2, figcaption"));
   for (var i = 1; i < hs.length; i++) {
     var a = hs[i-1].getBoundingClientRect(), b = hs[i].getBoundingClientRect();
@@ -38,7 +41,7 @@ window.addEventListener("load", function () {
   }
   var v = document.querySelector("#verdict .reading");
   document.body.setAttribute("data-probe", JSON.stringify({page: document.documentElement.scrollWidth, viewport: vw,
-    wide: wide, broken: broken, images: document.images.length, overlap: overlap, verdict: v ? v.textContent : ""}));
+    wide: wide, broken: broken, shown: shown, images: document.images.length, overlap: overlap, verdict: v ? v.textContent : ""}));
 });
 </script>`
 
@@ -46,8 +49,10 @@ window.addEventListener("load", function () {
 // does (with all its variants when it has some; studio-week cut to six
 // hours), writes its report and renders it in headless Chromium: the page
 // no wider than the window, no text sticking out, no heading drawn over
-// another, every figure loaded, the verdict first and the same sentences
-// as headline.json; and a screenshot that decodes and is not blank.
+// another, every figure loaded, the trade-off figure exactly when two or
+// more runs replayed production traffic, the verdict first and the same
+// sentences as headline.json; and a screenshot that decodes and is not
+// blank.
 func TestEmbeddedReportsInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every embedded scenario")
@@ -118,6 +123,7 @@ func TestEmbeddedReportsInBrowser(t *testing.T) {
 			var got struct {
 				Page, Viewport, Images int
 				Wide, Broken, Overlap  []string
+				Shown                  []string
 				Verdict                string
 			}
 			if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &got); err != nil {
@@ -131,6 +137,19 @@ func TestEmbeddedReportsInBrowser(t *testing.T) {
 			}
 			if len(got.Overlap) > 0 {
 				t.Errorf("headings over another: %q", got.Overlap)
+			}
+			// A quota shared with production: the trade-off figure, with its reading.
+			var sum results.Summary
+			readJSON(t, filepath.Join(out, "summary.json"), &sum)
+			withProduction := 0
+			for _, r := range sum.Runs {
+				if len(r.Production) > 0 {
+					withProduction++
+				}
+			}
+			hasTradeoff := slices.ContainsFunc(got.Shown, func(alt string) bool { return strings.HasPrefix(alt, "Trade-off") })
+			if want := withProduction >= 2; hasTradeoff != want || (want && !bytes.Contains(page, []byte("Efficient runs"))) {
+				t.Errorf("%d runs with production traffic; trade-off figure shown %v, want %v (figures shown: %q)", withProduction, hasTradeoff, want, got.Shown)
 			}
 			if want := strings.Join(h.Sentences, " "); strings.Join(strings.Fields(got.Verdict), " ") != strings.Join(strings.Fields(want), " ") || want == "" {
 				t.Errorf("the verdict reads %q, headline.json %q", got.Verdict, want)

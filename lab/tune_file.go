@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/evalsched/lab/internal/pareto"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"go.yaml.in/yaml/v3"
@@ -278,29 +279,23 @@ func (f *TuneFile) OverlayYAML(x []float64) (string, error) {
 // ParetoFront is the feasible evaluations no other feasible one beats on
 // both the objective and the trade-off, by objective.
 func ParetoFront(evals []TuneEval, obj, trade TuneGoal) []TuneEval {
-	better := func(g TuneGoal, a, b float64) bool {
+	better := func(g TuneGoal) pareto.Better {
 		if g.Goal == GoalTarget {
-			return g.Miss(a) < g.Miss(b)
+			return func(a, b float64) bool { return g.Miss(a) < g.Miss(b) }
 		}
-		return g.Goal.Better(a, b)
+		return g.Goal.Better
+	}
+	var feasible []TuneEval
+	var xs, ys []float64
+	for _, e := range evals {
+		if e.Feasible {
+			feasible = append(feasible, e)
+			xs, ys = append(xs, e.Figures[obj.Key()]), append(ys, e.Figures[trade.Key()])
+		}
 	}
 	var front []TuneEval
-	for _, e := range evals {
-		if !e.Feasible {
-			continue
-		}
-		dominated := false
-		for _, o := range evals {
-			oa, ea := o.Figures[obj.Key()], e.Figures[obj.Key()]
-			ob, eb := o.Figures[trade.Key()], e.Figures[trade.Key()]
-			if o.Feasible && !better(obj, ea, oa) && !better(trade, eb, ob) && (better(obj, oa, ea) || better(trade, ob, eb)) {
-				dominated = true
-				break
-			}
-		}
-		if !dominated {
-			front = append(front, e)
-		}
+	for _, i := range pareto.Front(xs, ys, better(obj), better(trade)) {
+		front = append(front, feasible[i])
 	}
 	slices.SortFunc(front, func(a, b TuneEval) int { return cmpFloat(a.Figures[obj.Key()], b.Figures[obj.Key()]) })
 	return front

@@ -17,7 +17,46 @@ import (
 
 // plotFigure is a figure of one plot.
 func plotFigure(name, title, caption string, w, h vg.Length, p *plot.Plot) figSpec {
-	return figSpec{name: name, title: title, caption: caption, w: w, h: h, draw: func(dc draw.Canvas) { p.Draw(dc) }}
+	return figSpec{name: name, title: title, caption: caption, w: w, h: h, draw: func(dc draw.Canvas) { drawPlot(p, dc) }}
+}
+
+// layoutCanvas is a canvas that records, as a figure is drawn on it, the
+// data area of each plot and the box of each legend: a test draws every
+// figure on one to find legends drawn over data.
+type layoutCanvas struct {
+	vg.Canvas
+	data, legends []vg.Rectangle
+}
+
+// layoutOn is the layoutCanvas c draws on, or nil; the plotting library
+// wraps a canvas in another when it tiles it.
+func layoutOn(c draw.Canvas) *layoutCanvas {
+	var v vg.Canvas = c.Canvas
+	for {
+		switch w := v.(type) {
+		case *layoutCanvas:
+			return w
+		case draw.Canvas:
+			v = w.Canvas
+		case *draw.Canvas:
+			v = w.Canvas
+		default:
+			return nil
+		}
+	}
+}
+
+// drawPlot draws p in c (and records its data area and any legend of its
+// own on a layoutCanvas).
+func drawPlot(p *plot.Plot, c draw.Canvas) {
+	p.Draw(c)
+	if lc := layoutOn(c); lc != nil {
+		dc := p.DataCanvas(c)
+		lc.data = append(lc.data, dc.Rectangle)
+		if r := p.Legend.Rectangle(dc); r.Size().X > 0 && r.Size().Y > 0 {
+			lc.legends = append(lc.legends, r)
+		}
+	}
 }
 
 // barFigure is a figure of one groupedBars plot with its legend below.
@@ -25,7 +64,7 @@ func barFigure(name, title, caption string, h vg.Length, p *plot.Plot, legend []
 	if len(legend) < 2 {
 		return plotFigure(name, title, caption, 10*vg.Inch, h, p)
 	}
-	return figSpec{name: name, title: title, caption: caption, w: 10 * vg.Inch, h: h + vg.Points(22),
+	return figSpec{name: name, title: title, caption: caption, w: 10 * vg.Inch, h: h + max(vg.Points(22), legendHeight(10*vg.Inch, legend)),
 		draw: figureWithLegend("", [][]*plot.Plot{{p}}, legend)}
 }
 
@@ -49,7 +88,7 @@ func panels(dc draw.Canvas, title string, plots [][]*plot.Plot) {
 	for i := range plots {
 		for j := range plots[i] {
 			if plots[i][j] != nil {
-				plots[i][j].Draw(cs[i][j])
+				drawPlot(plots[i][j], cs[i][j])
 			}
 		}
 	}
@@ -108,6 +147,10 @@ func drawLegendRow(c draw.Canvas, entries []legendEntry) {
 	}
 	x := (c.Min.X+c.Max.X)/2 - total/2
 	y := (c.Min.Y + c.Max.Y) / 2
+	if lc := layoutOn(c); lc != nil {
+		half := max(vg.Points(5), st.Height("Mg")/2)
+		lc.legends = append(lc.legends, vg.Rectangle{Min: vg.Point{X: x, Y: y - half}, Max: vg.Point{X: x + total - gap, Y: y + half}})
+	}
 	for _, e := range entries {
 		tc := c
 		tc.Min = vg.Point{X: x, Y: y - vg.Points(5)}
@@ -140,6 +183,12 @@ func legendRows(width vg.Length, entries []legendEntry) [][]legendEntry {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// legendHeight is the height figureWithLegend's legend takes in a figure
+// of width w.
+func legendHeight(w vg.Length, legend []legendEntry) vg.Length {
+	return vg.Length(len(legendRows(w-vg.Points(10), legend))) * vg.Points(20)
 }
 
 // figureWithLegend draws a title, a grid of aligned plots and the legend

@@ -1,11 +1,16 @@
 package report
 
 import (
+	"fmt"
 	"image/color"
+	"path/filepath"
+	"strings"
 
+	"github.com/evalsched/lab/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // XY is a point of a figure.
@@ -23,18 +28,47 @@ type FrontPlot struct {
 
 // PlotFront draws every evaluation (grey: infeasible, blue: feasible), the
 // Pareto front (red line) and the recommendation (black) into path (.png
-// or .svg).
+// or .svg), the legend below the plot.
 func PlotFront(path string, fp FrontPlot) error {
-	p := plot.New()
-	p.Title.Text = "tune: evaluated settings and the Pareto front"
-	p.X.Label.Text = fp.XLabel
-	p.Y.Label.Text = fp.YLabel
+	spec, err := frontSpec(fp)
+	if err != nil {
+		return err
+	}
+	png, svg, err := render(spec)
+	if err != nil {
+		return err
+	}
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png":
+		return results.WriteFileAtomic(path, png)
+	case ".svg":
+		return results.WriteFileAtomic(path, svg)
+	default:
+		return fmt.Errorf("%s: a front is written as .png or .svg, not %q", path, ext)
+	}
+}
+
+// frontSpec is the tune's front as a figure.
+func frontSpec(fp FrontPlot) (figSpec, error) {
+	title := "tune: evaluated settings and the Pareto front"
+	p := newPlot("", fp.XLabel, fp.YLabel)
+	newGrid(p, true, true)
 	xys := func(pts []XY) plotter.XYs {
 		out := make(plotter.XYs, len(pts))
 		for i, q := range pts {
-			out[i].X, out[i].Y = q.X, q.Y
+			out[i].X, out[i].Y = fin(q.X), fin(q.Y)
 		}
 		return out
+	}
+	var legend []legendEntry
+	if len(fp.Front) > 0 {
+		l, err := plotter.NewLine(xys(fp.Front))
+		if err != nil {
+			return figSpec{}, err
+		}
+		l.Color, l.Width = color.RGBA{200, 40, 40, 255}, vg.Points(1.2)
+		p.Add(l)
+		legend = append(legend, legendEntry{"Pareto front", l})
 	}
 	for _, s := range []struct {
 		pts   []XY
@@ -46,20 +80,14 @@ func PlotFront(path string, fp FrontPlot) error {
 		}
 		sc, err := plotter.NewScatter(xys(s.pts))
 		if err != nil {
-			return err
+			return figSpec{}, err
 		}
 		sc.Color = s.c
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
 		p.Add(sc)
-		p.Legend.Add(s.label, sc)
+		legend = append(legend, legendEntry{s.label, sc})
 	}
-	if len(fp.Front) > 0 {
-		l, err := plotter.NewLine(xys(fp.Front))
-		if err != nil {
-			return err
-		}
-		l.Color = color.RGBA{200, 40, 40, 255}
-		p.Add(l)
-		p.Legend.Add("Pareto front", l)
-	}
-	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+	w := 6 * vg.Inch
+	return figSpec{name: "front", title: title, w: w, h: 4*vg.Inch + legendHeight(w, legend),
+		draw: figureWithLegend(title, [][]*plot.Plot{{p}}, legend)}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/evalsched/lab/results"
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
@@ -86,25 +87,24 @@ func rejectionsByLane(s results.Summary) ([]barGroup, int64) {
 
 // seriesColumn is a figure of one optional series.csv column over time, per
 // policy: the models of a sample are combined with combine, the values
-// multiplied by scale; the legend goes at the top or the bottom, where the
-// lines leave room.
+// multiplied by scale; the legend goes below the plot, in as many rows as
+// the runs need, never over the lines.
 type seriesColumn struct {
 	column                       string
 	combine                      func(acc, v float64) float64
 	scale                        float64
-	legendTop                    bool
 	name, title, ylabel, caption string
 }
 
 // rejectionsOverTime plots the rejected_429 column, summed over models.
-var rejectionsOverTime = seriesColumn{column: "rejected_429", combine: func(acc, v float64) float64 { return acc + v }, scale: 1, legendTop: true,
+var rejectionsOverTime = seriesColumn{column: "rejected_429", combine: func(acc, v float64) float64 { return acc + v }, scale: 1,
 	name: "rejections-429-over-time", title: "429s over time (all models)", ylabel: "429s per sample interval",
 	caption: "Tries rejected with 429 per series interval, summed over all models, " +
 		"from series.csv's rejected_429 column. Look for bursts of 429s after bursts of batches or when the scheduler raises a limit."}
 
 // quotaUseOverTime plots the quota_use column: at each sample, the fullest
 // quota window of any organisation, as a percentage.
-var quotaUseOverTime = seriesColumn{column: "quota_use", combine: math.Max, scale: 100, legendTop: false,
+var quotaUseOverTime = seriesColumn{column: "quota_use", combine: math.Max, scale: 100,
 	name: "quota-use-over-time", title: "Rate-limit usage over time (fullest quota window)", ylabel: "% of the limit in use",
 	caption: "At each sample, the fullest rolling quota window (rpm, tpm, rpd or tpd) of any organisation a busy model belongs to, " +
 		"as a percentage of its limit, from series.csv's quota_use column. Near 100% the provider answers 429: " +
@@ -118,10 +118,11 @@ func (c seriesColumn) figure(o *input) (f figSpec, ok bool, err error) {
 		return figSpec{}, false, nil
 	}
 	tscale, unit := timeUnit(runEnd(o))
-	p := newPlot(c.title, "time ("+unit+")", c.ylabel)
+	p := newPlot("", "time ("+unit+")", c.ylabel)
 	newGrid(p, true, true)
 	roles := newPolicyRoles(o.Summary)
 	any := false
+	var legend []legendEntry
 	for k, pol := range policies(o) {
 		acc := map[float64]float64{}
 		for _, r := range o.Series {
@@ -142,14 +143,15 @@ func (c seriesColumn) figure(o *input) (f figSpec, ok bool, err error) {
 		l.Color = policyColor(roles.colorIndex(pol, k))
 		l.Width = vg.Points(1.2)
 		p.Add(extremeLine{l})
-		p.Legend.Add(pol, l)
+		legend = append(legend, legendEntry{roles.label(pol), lineThumb(l.Color, vg.Points(3), false)})
 	}
 	if !any {
 		return figSpec{}, false, nil
 	}
 	timeAxis(&p.X, unit, runEnd(o))
-	p.Legend.Top = c.legendTop
-	return plotFigure(c.name, c.title, c.caption, 10*vg.Inch, 4*vg.Inch, p), true, nil
+	w := 10 * vg.Inch
+	return figSpec{name: c.name, title: c.title, caption: c.caption, w: w, h: 4*vg.Inch + legendHeight(w, legend),
+		draw: figureWithLegend(c.title, [][]*plot.Plot{{p}}, legend)}, true, nil
 }
 
 // rejectionsCaption says what the 429 bars show: the lanes with the most

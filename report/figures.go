@@ -145,6 +145,7 @@ func figureGroups() []struct {
 		build func(*input) ([]figSpec, error)
 	}{
 		{"production-outage", outageFigures}, // the point of a scenario with production traffic: first
+		{"tradeoff", tradeoffFigures},
 		{"throughput", one(throughputFigure)},
 		{"job-time-split", one(splitFigure)},
 		{"timeline", timelineFigures},

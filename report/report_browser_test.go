@@ -11,10 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/sim/simtest"
 )
 
@@ -54,21 +56,30 @@ window.addEventListener("load", function () {
     var box = t.parentElement.getBoundingClientRect();
     if (box.right > vw + 1) wide.push(t.rows[0] ? t.rows[0].textContent.slice(0, 40) : "?");
   });
-  var broken = [];
-  document.querySelectorAll("img").forEach(function (i) { if (!i.complete || i.naturalWidth === 0) broken.push(i.alt); });
+  var broken = [], shown = [];
+  document.querySelectorAll("img").forEach(function (i) {
+    if (!i.complete || i.naturalWidth === 0) broken.push(i.alt); else if (i.getBoundingClientRect().width > 0) shown.push(i.alt);
+  });
   document.body.setAttribute("data-probe", JSON.stringify({page: document.documentElement.scrollWidth, viewport: vw,
-    wide: wide, broken: broken, images: document.images.length, errors: window.__errors}));
+    wide: wide, broken: broken, shown: shown, images: document.images.length, errors: window.__errors}));
 });
 </script>`
 
 // TestReportInBrowser renders report.html in headless Chromium at 1200 px:
 // no script error or console message, the page no wider than the window
-// (tables scroll inside their box), every image loads; and, from the HTML,
-// every table is inside a scrolling box and every image is a PNG that
-// decodes.
+// (tables scroll inside their box), every image loads, and the trade-off
+// figure is shown (the comparison given production traffic); and, from
+// the HTML, every table is inside a scrolling box and every image is a PNG
+// that decodes.
 func TestReportInBrowser(t *testing.T) {
 	bin := chromium(t)
 	dir, _ := simtest.Outputs(t)
+	editSummary(t, dir, func(s *results.Summary) {
+		for i := range s.Runs {
+			s.Runs[i].Production = []results.ProductionStats{{Name: "prod", Model: s.Runs[i].Lanes[0].Model, Arrived: 100, Answered: 90,
+				Rejected429: int64(10 * i), Failed: 10, OutageThreshold: 0.95}}
+		}
+	})
 	page := reportFile(t, dir, "report.html")
 	checkStatic(t, page)
 	probed := filepath.Join(t.TempDir(), "probed.html")
@@ -94,8 +105,8 @@ func TestReportInBrowser(t *testing.T) {
 		t.Fatalf("the page's probe did not run; chromium said:\n%s", stderr.String())
 	}
 	var got struct {
-		Page, Viewport, Images int
-		Wide, Broken, Errors   []string
+		Page, Viewport, Images      int
+		Wide, Broken, Shown, Errors []string
 	}
 	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
 		t.Fatal(err)
@@ -108,6 +119,9 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if len(got.Errors) > 0 {
 		t.Errorf("script errors: %q", got.Errors)
+	}
+	if !slices.ContainsFunc(got.Shown, func(alt string) bool { return strings.HasPrefix(alt, "Trade-off") }) {
+		t.Errorf("no trade-off figure shown; figures shown: %q", got.Shown)
 	}
 }
 

@@ -18,12 +18,12 @@ func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Dur
 	if bucket <= 0 {
 		return fmt.Errorf("bucket: must be > 0, got %v", bucket)
 	}
-	format, err := traceSniff(path, format)
+	jobFormat, reqFormat, err := traceSniff(path, format)
 	if err != nil {
 		return err
 	}
-	if format == "azure" || format == "mooncake" {
-		return requestStats(out, path, format, bucket, asJSON)
+	if reqFormat != "" {
+		return requestStats(out, path, reqFormat, bucket, asJSON)
 	}
 	sc, err := scenario.LoadScenario(scenarioRef)
 	if err != nil {
@@ -35,7 +35,7 @@ func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Dur
 	}
 	defer f.Close()
 	catalogue := sc.Catalogue()
-	r := workloads.NewTraceReader(in, path, format, catalogue, classes, workloads.TraceOptions{SkipInvalid: true})
+	r := workloads.NewTraceReader(in, path, jobFormat, catalogue, classes, workloads.TraceOptions{SkipInvalid: true})
 	st := workloads.NewTraceStats(len(catalogue), workloads.ClassNames(classes), bucket)
 	for j, ok := r.Next(); ok; j, ok = r.Next() {
 		st.Add(j)
@@ -54,7 +54,7 @@ func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Dur
 		for t, n := range st.PerTier {
 			tiers[fmt.Sprint(t)] = n
 		}
-		return printJSON(out, map[string]any{"path": path, "format": format, "jobs": st.Jobs, "graded": st.Graded,
+		return printJSON(out, map[string]any{"path": path, "format": jobFormat, "jobs": st.Jobs, "graded": st.Graded,
 			"first_arrival_s": st.First.Seconds(), "last_arrival_s": st.Last.Seconds(), "skipped": r.SkippedCount(),
 			"per_model": perModel, "per_project": st.PerProject, "per_tier": tiers, "per_class": st.PerClass,
 			"arrivals": bucketsOf(st.Arrivals), "calls_per_job": sampleOf(st.CallsPerJob),
@@ -131,7 +131,7 @@ func writeCounts(tw io.Writer, keys []string, n map[string]int, total, top int) 
 }
 
 // requestStats describes a public request trace.
-func requestStats(out io.Writer, path, format string, bucket time.Duration, asJSON bool) error {
+func requestStats(out io.Writer, path string, format workloads.RequestFormat, bucket time.Duration, asJSON bool) error {
 	st, err := workloads.ReadRequestStats(path, format, bucket)
 	if err != nil {
 		return err

@@ -328,9 +328,9 @@ func (r *recorder) progressRows(now Time, last bool) {
 }
 
 func (r *recorder) progressRow(b *batchState, t Time, v [3]int32) {
-	class := "small_behind_large"
+	class := results.BatchBehindLarge
 	if v[0] > LargeBatch {
-		class = "large"
+		class = results.BatchLarge
 	}
 	r.rows.BatchRow(results.BatchProgressRow{T: t.Seconds(), Batch: b.name, Model: r.names[b.model], Class: class,
 		Jobs: v[0], Started: v[1], Done: v[2]})

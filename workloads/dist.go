@@ -39,9 +39,9 @@ type Dist struct {
 	Sigma  float64 `yaml:"sigma,omitempty" json:"sigma,omitempty"`
 	Alpha  float64 `yaml:"alpha,omitempty" json:"alpha,omitempty"`
 	// File, Format and Column describe an empirical distribution.
-	File   string `yaml:"file,omitempty" json:"file,omitempty"`
-	Format string `yaml:"format,omitempty" json:"format,omitempty"`
-	Column string `yaml:"column,omitempty" json:"column,omitempty"`
+	File   string        `yaml:"file,omitempty" json:"file,omitempty"`
+	Format RequestFormat `yaml:"format,omitempty" json:"format,omitempty"`
+	Column string        `yaml:"column,omitempty" json:"column,omitempty"`
 
 	s sampler // compiled by validation (compileAt, Fixed); nil before
 }
@@ -151,7 +151,11 @@ type empiricalColumn struct {
 	mean float64
 }
 
-type empiricalKey struct{ file, format, column string }
+type empiricalKey struct {
+	file   string
+	format RequestFormat
+	column string
+}
 
 var empirical struct {
 	sync.RWMutex

@@ -33,3 +33,14 @@ func orList(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
+
+// EnumOf is Enum over a typed closed set: the value of kinds a scalar node
+// names, or an error listing them.
+func EnumOf[T ~string](node *yaml.Node, kinds []T) (T, error) {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	v, err := Enum(node, names...)
+	return T(v), err
+}

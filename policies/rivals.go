@@ -51,9 +51,8 @@ func (k ControllerKind) String() string { return string(k) }
 
 // UnmarshalYAML refuses a controller name not in Controllers where it is
 // read, listing the names.
-func (k *ControllerKind) UnmarshalYAML(n *yaml.Node) error {
-	v, err := yamltree.EnumOf(n, Controllers)
-	*k = v
+func (k *ControllerKind) UnmarshalYAML(n *yaml.Node) (err error) {
+	*k, err = yamltree.EnumOf(n, Controllers)
 	return err
 }
 

@@ -1,6 +1,10 @@
 package results
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/evalsched/lab/internal/enum"
+)
 
 // FairnessWindow is one fairness window: Jain's index on each lane over the
 // projects backlogged on it (jobs waiting for that model at every sample)
@@ -74,12 +78,10 @@ func (c BatchClass) String() string { return string(c) }
 // ParseBatchClass reads a batches.csv class, refusing any other word. The
 // class returned is the constant, so a loaded row keeps no part of the line.
 func ParseBatchClass(s string) (BatchClass, error) {
-	for _, c := range BatchClasses {
-		if string(c) == s {
-			return c, nil
-		}
+	if c, ok := enum.Of(BatchClasses, s); ok {
+		return c, nil
 	}
-	return "", fmt.Errorf("unknown %q (want large or small_behind_large)", s)
+	return "", fmt.Errorf("unknown %q (want %s)", s, enum.List(BatchClasses))
 }
 
 // BatchProgressRow samples the progress of one tracked batch: every large

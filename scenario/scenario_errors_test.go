@@ -64,6 +64,8 @@ func TestScenarioErrorText(t *testing.T) {
 			"dir/bad.yaml:16: workload.tiers.pinned.acct-01/p01: the generator makes no account, project or batch of this name (accounts acct-000 to acct-001, projects acct-000/p00 to acct-001/p01, batches b0000001 on)"},
 		{"unknown controller", "    lanes: {a: 20}\n", "    lanes: {a: 20}\n  scheduler: {controller: magic}\n",
 			`dir/bad.yaml:27: policies.scheduler.controller: unknown "magic" (want step, search, aimd, pi, gradient, inspect, bands, damped or slowstart)`},
+		{"unknown step mode", "    lanes: {a: 20}\n", "    lanes: {a: 20}\n  scheduler: {step_mode: geometric}\n",
+			`dir/bad.yaml:27: policies.scheduler.step_mode: unknown "geometric" (want additive or multiplicative)`},
 		{"unknown production format", "workload:", "production:\n  - {trace: x.csv, format: parquet, model: a}\nworkload:",
 			`dir/bad.yaml:14: production[0].format: unknown "parquet" (want azure or mooncake)`},
 		{"unknown empirical format", "workload:", "production:\n  - {name: p, model: a, rate_per_hour: 10, output_tokens: 10,\n     prompt_tokens: {dist: empirical, file: x.csv, column: input, format: parquet}}\nworkload:",

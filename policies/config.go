@@ -51,7 +51,7 @@ const (
 	defaultStaleAfterTick   = 3 // stale_after defaults to this many ticks
 	defaultDeadTimeTicks    = 3 // dead_time defaults to this many ticks
 	// DefaultController settles within minutes on backlogged lanes (docs/concepts/policies.md,
-	// "Controllers"); "step" is the reference it replaced.
+	// "Controllers"); "step" is the reference it is measured against.
 	DefaultController = ControllerSlowStart
 )
 

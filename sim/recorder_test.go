@@ -167,7 +167,7 @@ func TestUniqueBatchesMatchNameLookup(t *testing.T) {
 			sc := smallScenario(t, nil)
 			fast := runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) {
 				if !w.ids.uniqueNames {
-					t.Fatal("the generator no longer promises unique batches: the test checks nothing")
+					t.Fatal("the generator does not promise unique batches: the test checks nothing")
 				}
 			})
 			named := runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) { w.ids.uniqueNames = false })

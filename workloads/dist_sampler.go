@@ -91,8 +91,8 @@ func (d Dist) compileEmpirical() (sampler, error) {
 	if d.File == "" {
 		return nil, field.Errorf("file", "missing: an empirical distribution needs a request-trace file")
 	}
-	if d.Column != "input" && d.Column != "output" {
-		return nil, field.Errorf("column", "want input or output, got %q", d.Column)
+	if d.Column != ColumnInput && d.Column != ColumnOutput {
+		return nil, field.Errorf("column", "want input or output, got %q", string(d.Column))
 	}
 	if d.Min != 0 || d.Max != 0 {
 		return nil, field.Errorf("min", "min and max do not apply to an empirical distribution")

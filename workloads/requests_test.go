@@ -385,7 +385,8 @@ func TestEmpiricalDistErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown key", "{dist: empirical, file: f.csv, colum: input}", "field colum not found"},
-		{"bad column", "{dist: empirical, file: " + azure + ", column: both}", "x.column: want input or output"},
+		{"bad column", "{dist: empirical, file: " + azure + ", column: both}", `unknown "both" (want input or output)`},
+		{"no column", "{dist: empirical, file: " + azure + "}", "x.column: want input or output"},
 		{"no file", "{dist: empirical, column: input}", "x.file: missing"},
 		{"missing file", "{dist: empirical, file: /nonexistent/t.csv, column: input}", "x.file: open /nonexistent/t.csv"},
 		{"bad format", "{dist: empirical, file: " + azure + ", format: parquet, column: input}", `unknown "parquet" (want azure or mooncake)`},

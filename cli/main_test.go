@@ -59,13 +59,7 @@ func TestRunEmbedded(t *testing.T) {
 			} `json:"lanes"`
 		} `json:"runs"`
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(dir, "summary.json"), &s)
 	if s.SchemaVersion != 1 || len(s.Runs) != 1 || s.Runs[0].Policy != "fixed-lane" || len(s.Runs[0].Lanes) < 7 {
 		t.Fatalf("summary.json misses the documented fields: %+v", s)
 	}

@@ -3,18 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"html"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/internal/browsertest"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"go.yaml.in/yaml/v3"
@@ -57,16 +55,7 @@ func TestEmbeddedReportsInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every embedded scenario")
 	}
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		t.Skip("no chromium on PATH (apt-get install -y chromium)")
-	}
+	bin := browsertest.Chromium(t, false)
 	shots := os.Getenv("SIM_REPORT_SHOTS") // keep the screenshots there, to look at them
 	for _, name := range scenario.EmbeddedNames() {
 		t.Run(name, func(t *testing.T) {
@@ -107,18 +96,14 @@ func TestEmbeddedReportsInBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			probed := filepath.Join(dir, "probed.html")
-			os.WriteFile(probed, bytes.Replace(page, []byte("<head>"), []byte("<head>"+reportProbe), 1), 0o644)
+			browsertest.WithProbe(t, page, reportProbe, probed)
 			flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
 				"--window-size=1200,2400", "--virtual-time-budget=5000", "--user-data-dir=" + t.TempDir()}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			dom, err := exec.CommandContext(ctx, bin, append(flags, "--dump-dom", "file://"+probed)...).Output()
+			dom, _, err := browsertest.DumpDOM(ctx, bin, flags, probed)
 			if err != nil {
 				t.Fatalf("chromium --dump-dom: %v", err)
-			}
-			m := regexp.MustCompile(`data-probe="([^"]*)"`).FindSubmatch(dom)
-			if m == nil {
-				t.Fatal("the page's probe did not run")
 			}
 			var got struct {
 				Page, Viewport, Images int
@@ -126,7 +111,7 @@ func TestEmbeddedReportsInBrowser(t *testing.T) {
 				Shown                  []string
 				Verdict                string
 			}
-			if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &got); err != nil {
+			if err := browsertest.Probe(dom, &got); err != nil {
 				t.Fatal(err)
 			}
 			if got.Page > got.Viewport || len(got.Wide) > 0 {

@@ -35,7 +35,11 @@ func traceCommand() *cli.Command {
 				if c.String("out") == "-" || !results.IsRegularOrMissing(c.String("out")) {
 					note = c.App.ErrWriter // the trace itself may be on stdout
 				}
-				return traceGen(note, c.App.Writer, c.String("scenario"), c.Uint64("seed"), c.String("out"), c.String("format"))
+				format, err := workloads.ParseJobFormat(c.String("format"))
+				if err != nil {
+					return fmt.Errorf("--format: %w", err)
+				}
+				return traceGen(note, c.App.Writer, c.String("scenario"), c.Uint64("seed"), c.String("out"), format)
 			},
 		}, {
 			Name:      "validate",
@@ -48,7 +52,11 @@ func traceCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return traceValidate(c.App.Writer, c.String("scenario"), path, c.String("format"))
+				format, err := workloads.ParseJobFormat(c.String("format"))
+				if err != nil {
+					return fmt.Errorf("--format: %w", err)
+				}
+				return traceValidate(c.App.Writer, c.String("scenario"), path, format)
 			},
 		}, {
 			Name:      "stats",
@@ -78,15 +86,12 @@ func traceArg(c *cli.Context) (string, error) {
 }
 
 // traceGen writes the scenario's synthetic job stream for seed to out.
-func traceGen(stdout, dash io.Writer, scenarioRef string, seed uint64, out, format string) error {
+func traceGen(stdout, dash io.Writer, scenarioRef string, seed uint64, out string, format workloads.JobFormat) error {
 	if format == "" {
-		format = "jsonl"
+		format = workloads.JobJSONL
 		if f, err := workloads.TraceFormat(out, ""); err == nil {
 			format = f
 		}
-	}
-	if _, err := workloads.TraceFormat(out, format); err != nil {
-		return err
 	}
 	sc, err := scenario.LoadScenario(scenarioRef)
 	if err != nil {
@@ -120,7 +125,7 @@ func traceGen(stdout, dash io.Writer, scenarioRef string, seed uint64, out, form
 
 // traceValidate prints every bad record of a job trace and a count; it
 // fails if there is any.
-func traceValidate(stdout io.Writer, scenarioRef, path, format string) error {
+func traceValidate(stdout io.Writer, scenarioRef, path string, format workloads.JobFormat) error {
 	sc, err := scenario.LoadScenario(scenarioRef)
 	if err != nil {
 		return err
@@ -141,7 +146,7 @@ func traceValidate(stdout io.Writer, scenarioRef, path, format string) error {
 
 // traceValidateFile validates a job trace against sc's catalogue and
 // behaviour classes.
-func traceValidateFile(path, format string, sc *scenario.Scenario) (workloads.TraceReport, error) {
+func traceValidateFile(path string, format workloads.JobFormat, sc *scenario.Scenario) (workloads.TraceReport, error) {
 	return workloads.ValidateTraceFile(path, format, replayTarget(sc))
 }
 
@@ -156,26 +161,36 @@ func openJobTrace(path string, sc *scenario.Scenario, skipInvalid bool, stderr i
 	return workloads.OpenReplay(path, replayTarget(sc), skipInvalid, stderr)
 }
 
-// traceSniff tells a request trace from a job trace by its first line when
-// no format is given: an Azure header, or a JSON line with "timestamp".
-func traceSniff(path, format string) (string, error) {
+// traceSniff reads trace stats' --format, a job-trace or a request-trace
+// format (one of the two results is set). With none given it tells a
+// request trace from a job trace by its first line: an Azure header, or a
+// JSON line with "timestamp".
+func traceSniff(path, format string) (workloads.JobFormat, workloads.RequestFormat, error) {
 	if format != "" {
-		return format, nil
+		if rf, err := workloads.ParseRequestFormat(format); err == nil {
+			return "", rf, nil
+		}
+		jf, err := workloads.ParseJobFormat(format)
+		if err != nil {
+			return "", "", fmt.Errorf("--format: unknown trace format %q (want jsonl, csv, azure or mooncake)", format)
+		}
+		return jf, "", nil
 	}
 	if path == "-" {
-		return "jsonl", nil // standard input is read once: a job trace unless --format says otherwise
+		return workloads.JobJSONL, "", nil // standard input is read once: a job trace unless --format says otherwise
 	}
 	in, f, err := workloads.OpenTrace(path)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer f.Close()
 	first, _ := bufio.NewReader(in).ReadString('\n')
 	switch {
 	case strings.HasPrefix(first, "TIMESTAMP,") || strings.Contains(first, ",ContextTokens,"):
-		return "azure", nil
+		return "", workloads.RequestAzure, nil
 	case strings.HasPrefix(strings.TrimSpace(first), "{") && strings.Contains(first, `"timestamp"`) && !strings.Contains(first, `"v"`):
-		return "mooncake", nil
+		return "", workloads.RequestMooncake, nil
 	}
-	return workloads.TraceFormat(path, "")
+	jf, err := workloads.TraceFormat(path, "")
+	return jf, "", err
 }

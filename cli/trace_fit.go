@@ -51,20 +51,17 @@ func traceFitCommand() *cli.Command {
 }
 
 func traceFit(stdout io.Writer, scenarioRef, path, out, figures string) error {
-	sc, err := scenario.LoadScenario(scenarioRef)
+	tr, err := openTraceFor(scenarioRef, path)
 	if err != nil {
 		return err
 	}
+	defer tr.Close()
 	format, err := workloads.TraceFormat(path, "")
 	if err != nil {
 		return err
 	}
-	in, f, classes, err := openTraceFor(sc, path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sample, classJobs, err := behaviourfit.FromTrace(in, path, format, sc.Catalogue(), classes)
+	sc := tr.sc
+	sample, classJobs, err := behaviourfit.FromTrace(tr.in, path, format, sc.Catalogue(), tr.classes)
 	if err != nil {
 		return err
 	}

@@ -18,24 +18,21 @@ func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Dur
 	if bucket <= 0 {
 		return fmt.Errorf("bucket: must be > 0, got %v", bucket)
 	}
-	format, err := traceSniff(path, format)
+	jobFormat, reqFormat, err := traceSniff(path, format)
 	if err != nil {
 		return err
 	}
-	if format == "azure" || format == "mooncake" {
-		return requestStats(out, path, format, bucket, asJSON)
+	if reqFormat != "" {
+		return requestStats(out, path, reqFormat, bucket, asJSON)
 	}
-	sc, err := scenario.LoadScenario(scenarioRef)
+	tr, err := openTraceFor(scenarioRef, path)
 	if err != nil {
 		return err
 	}
-	in, f, classes, err := openTraceFor(sc, path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
+	defer tr.Close()
+	sc, classes := tr.sc, tr.classes
 	catalogue := sc.Catalogue()
-	r := workloads.NewTraceReader(in, path, format, catalogue, classes, workloads.TraceOptions{SkipInvalid: true})
+	r := workloads.NewTraceReader(tr.in, path, jobFormat, catalogue, classes, workloads.TraceOptions{SkipInvalid: true})
 	st := workloads.NewTraceStats(len(catalogue), workloads.ClassNames(classes), bucket)
 	for j, ok := r.Next(); ok; j, ok = r.Next() {
 		st.Add(j)
@@ -54,7 +51,7 @@ func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Dur
 		for t, n := range st.PerTier {
 			tiers[fmt.Sprint(t)] = n
 		}
-		return printJSON(out, map[string]any{"path": path, "format": format, "jobs": st.Jobs, "graded": st.Graded,
+		return printJSON(out, map[string]any{"path": path, "format": jobFormat, "jobs": st.Jobs, "graded": st.Graded,
 			"first_arrival_s": st.First.Seconds(), "last_arrival_s": st.Last.Seconds(), "skipped": r.SkippedCount(),
 			"per_model": perModel, "per_project": st.PerProject, "per_tier": tiers, "per_class": st.PerClass,
 			"arrivals": bucketsOf(st.Arrivals), "calls_per_job": sampleOf(st.CallsPerJob),
@@ -131,7 +128,7 @@ func writeCounts(tw io.Writer, keys []string, n map[string]int, total, top int) 
 }
 
 // requestStats describes a public request trace.
-func requestStats(out io.Writer, path, format string, bucket time.Duration, asJSON bool) error {
+func requestStats(out io.Writer, path string, format workloads.RequestFormat, bucket time.Duration, asJSON bool) error {
 	st, err := workloads.ReadRequestStats(path, format, bucket)
 	if err != nil {
 		return err
@@ -176,16 +173,29 @@ func writeSample(w io.Writer, s *workloads.Sample, label string) {
 	fmt.Fprintf(w, "%s\t%.1f\t%.0f\t%.0f\t%.0f\t\n", label, s.Mean(), s.Quantile(0.5), s.Quantile(0.9), s.Max)
 }
 
-// openTraceFor opens the job trace at path to be read against sc's
-// behaviour classes.
-func openTraceFor(sc *scenario.Scenario, path string) (io.Reader, io.Closer, map[string]*workloads.Behaviour, error) {
+// jobTrace is a job trace opened to be read against a scenario's catalogue
+// and behaviour classes.
+type jobTrace struct {
+	sc      *scenario.Scenario
+	in      io.Reader
+	classes map[string]*workloads.Behaviour
+	io.Closer
+}
+
+// openTraceFor loads the scenario and opens the job trace at path against
+// it.
+func openTraceFor(scenarioRef, path string) (*jobTrace, error) {
+	sc, err := scenario.LoadScenario(scenarioRef)
+	if err != nil {
+		return nil, err
+	}
 	classes, err := workloads.BehaviourClasses(sc.Workload)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	in, f, err := workloads.OpenTrace(path)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return in, f, classes, nil
+	return &jobTrace{sc: sc, in: in, classes: classes, Closer: f}, nil
 }

@@ -308,3 +308,37 @@ func TestTraceStatsRequests(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceFormatFlagRefused: an unknown --format is refused where the flag
+// is read, naming the flag and the formats the command takes, before any
+// file is opened or written.
+func TestTraceFormatFlagRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"gen", []string{"gen", "--scenario", traceScenario, "--format", "xml", "--out", filepath.Join(dir, "a.jsonl")},
+			`--format: unknown trace format "xml" (want jsonl or csv)`},
+		{"gen, a request format", []string{"gen", "--scenario", traceScenario, "--format", "azure", "--out", filepath.Join(dir, "b.csv")},
+			`--format: unknown trace format "azure" (want jsonl or csv)`},
+		{"validate", []string{"validate", "--scenario", traceScenario, "--format", "parquet", filepath.Join(dir, "none.jsonl")},
+			`--format: unknown trace format "parquet" (want jsonl or csv)`},
+		{"stats", []string{"stats", "--scenario", traceScenario, "--format", "parquet", filepath.Join(dir, "none.jsonl")},
+			`--format: unknown trace format "parquet" (want jsonl, csv, azure or mooncake)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runTrace(t, tc.args...)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a refused --format left %d files", len(entries))
+	}
+}

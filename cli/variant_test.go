@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,14 +35,8 @@ func variantFile(t *testing.T) string {
 
 func readSummary(t *testing.T, dir string) results.Summary {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var s results.Summary
-	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(dir, "summary.json"), &s)
 	return s
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -153,15 +152,11 @@ const MaxGateRows = 100_000
 // anything runs.
 func LoadGate(path string) (*Gate, error) {
 	const what, need = "a gate", "baseline, scenarios and checks"
-	data, root, err := readChecked(path, what, need, reflect.TypeFor[GateFile]())
+	g := &Gate{File: path}
+	_, root, bad, err := decodeFile(path, what, need, &g.Spec)
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{File: path}
-	if err := decodeStrict(path, data, &g.Spec); err != nil {
-		return nil, err
-	}
-	bad := func(at, format string, args ...any) error { return fieldErr(path, root, at, format, args...) }
 	if g.Spec.Baseline == "" {
 		return nil, bad("baseline", "name the baseline file (e.g. results/baselines/NAME.json)")
 	}

@@ -21,10 +21,6 @@ import (
 // the limit is applied while reading, so an endless source fails at once).
 const MaxFileBytes = 1 << 20
 
-// readFile reads a gate, sweep or tune file (what names it in errors),
-// refusing a file past MaxFileBytes, one that is not UTF-8 text (UTF-16,
-// gzip) and an empty one (need says what the file must hold); a UTF-8
-// byte-order mark is dropped.
 // readChecked reads a decision file (what: "a gate"; need: the keys it
 // must have) and checks its YAML against the type t, before it is decoded:
 // the file's bytes and its tree.
@@ -43,6 +39,24 @@ func readChecked(path, what, need string, t reflect.Type) ([]byte, *yaml.Node, e
 	return data, root, nil
 }
 
+// decodeFile reads a decision file of type T (readChecked) and decodes it
+// strictly into v; it returns the file's bytes and tree for the checks that
+// follow, and bad, which makes their errors at a field path of the file.
+func decodeFile[T any](path, what, need string, v *T) (data []byte, root *yaml.Node, bad func(at, format string, args ...any) error, err error) {
+	if data, root, err = readChecked(path, what, need, reflect.TypeFor[T]()); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := decodeStrict(path, data, v); err != nil {
+		return nil, nil, nil, err
+	}
+	bad = func(at, format string, args ...any) error { return fieldErr(path, root, at, format, args...) }
+	return data, root, bad, nil
+}
+
+// readFile reads a gate, sweep or tune file (what names it in errors),
+// refusing a file past MaxFileBytes, one that is not UTF-8 text (UTF-16,
+// gzip) and an empty one (need says what the file must hold); a UTF-8
+// byte-order mark is dropped.
 func readFile(path, what, need string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

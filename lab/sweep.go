@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -56,15 +55,11 @@ const MaxSweepPoints = 10_000
 // anything runs.
 func LoadSweep(path string) (*Sweep, error) {
 	const what, need = "a sweep", "scenario, seeds and a grid or points"
-	data, root, err := readChecked(path, what, need, reflect.TypeFor[SweepFile]())
+	var f SweepFile
+	data, root, bad, err := decodeFile(path, what, need, &f)
 	if err != nil {
 		return nil, err
 	}
-	var f SweepFile
-	if err := decodeStrict(path, data, &f); err != nil {
-		return nil, err
-	}
-	bad := func(at, format string, args ...any) error { return fieldErr(path, root, at, format, args...) }
 	s := &Sweep{File: path, Lanes: f.Lanes, Metrics: f.Metrics}
 	if err := checkPointRefs(path, root, "", f.Scenario, f.Policy, f.Variant, &f.Overlay); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package lab
 import (
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -48,15 +47,11 @@ const (
 // overlays.
 func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	const what, need = "a tune", "scenario, seeds, params and an objective"
-	data, root, err := readChecked(path, what, need, reflect.TypeFor[TuneFile]())
+	f := TuneFile{}
+	data, root, bad, err := decodeFile(path, what, need, &f)
 	if err != nil {
 		return nil, PointSpec{}, nil, err
 	}
-	f := TuneFile{}
-	if err := decodeStrict(path, data, &f); err != nil {
-		return nil, PointSpec{}, nil, err
-	}
-	bad := func(at, format string, args ...any) error { return fieldErr(path, root, at, format, args...) }
 	if err := checkPointRefs(path, root, "", f.Scenario, f.Policy, f.Variant, &f.Overlay); err != nil {
 		return nil, PointSpec{}, nil, err
 	}

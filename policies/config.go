@@ -1,11 +1,15 @@
 package policies
 
 import (
-	"github.com/evalsched/lab/internal/field"
 	"maps"
 	"math"
 	"slices"
 	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
 )
 
 // StepMode is how the concurrency controller moves a limit by one step.
@@ -19,6 +23,18 @@ const (
 	// at least one job either way.
 	StepMultiplicative StepMode = "multiplicative"
 )
+
+// StepModes are the step modes a config may name.
+var StepModes = []StepMode{StepAdditive, StepMultiplicative}
+
+func (m StepMode) String() string { return string(m) }
+
+// UnmarshalYAML refuses a step mode other than additive or multiplicative
+// where it is read.
+func (m *StepMode) UnmarshalYAML(n *yaml.Node) (err error) {
+	*m, err = yamltree.EnumOf(n, StepModes)
+	return err
+}
 
 // Built-in defaults, used where a config leaves a field at its zero value.
 const (
@@ -35,7 +51,7 @@ const (
 	defaultStaleAfterTick   = 3 // stale_after defaults to this many ticks
 	defaultDeadTimeTicks    = 3 // dead_time defaults to this many ticks
 	// DefaultController settles within minutes on backlogged lanes (docs/concepts/policies.md,
-	// "Controllers"); "step" is the reference it replaced.
+	// "Controllers"); "step" is the reference it is measured against.
 	DefaultController = ControllerSlowStart
 )
 

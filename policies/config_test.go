@@ -205,21 +205,27 @@ func TestSchedulerConfigValidate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.Validate(models)
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != tc.want {
-				t.Errorf("Validate = %q, want %q", got, tc.want)
-			}
-			_, err = NewScheduler(tc.cfg, models)
-			if (err == nil) != (tc.want == "") {
-				t.Errorf("NewScheduler error = %v, want error %v", err, tc.want != "")
-			}
+			_, err := NewScheduler(tc.cfg, models)
+			checkValidate(t, tc.cfg.Validate(models), err, tc.want)
 			if err != nil && !strings.HasPrefix(err.Error(), "scheduler: ") {
 				t.Errorf("NewScheduler error %q lacks the policy prefix", err)
 			}
 		})
+	}
+}
+
+// checkValidate wants a config's Validate error to read want ("" = valid)
+// and its policy's constructor to fail exactly when Validate does.
+func checkValidate(t *testing.T, validate, build error, want string) {
+	t.Helper()
+	got := ""
+	if validate != nil {
+		got = validate.Error()
+	}
+	if got != want {
+		t.Errorf("Validate = %q, want %q", got, want)
+	}
+	if (build == nil) != (want == "") {
+		t.Errorf("constructor error = %v, want error %v", build, want != "")
 	}
 }

@@ -165,8 +165,8 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 // the model answers for more than one 429 this tick (unless already below
 // running, as for depth). A model below its share of a shared
 // organisation's running jobs answers for at most one, so it is held, not
-// lowered: the lanes above their share give way first, and the lanes of
-// one organisation no longer take its quota from each other. It reports
+// lowered: the lanes above their share give way first, so that the lanes
+// of one organisation do not take its quota from each other. It reports
 // whether it decided the tick; without 429s the depth rule does.
 func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 	if rejected == 0 {

@@ -44,8 +44,8 @@
 // the model's gateway queue depth d (the number of its calls waiting at the
 // gateway) and compares it with a target T. The default rule is "slowstart"
 // (see Rival controllers: probe while the queue is empty, back off a dead
-// time, then an integral step); the reference rule it replaced, "step", is
-// the simplest and is described here:
+// time, then an integral step); the reference rule the others are measured
+// against, "step", is the simplest and is described here:
 //
 //	d < T and the limit is binding  → raise the limit one step (up to max_limit)
 //	d > T + tolerance               → lower it one step (down to min_limit)
@@ -58,7 +58,7 @@
 // more than the provider gives, and more jobs would only lengthen the queue
 // while holding containers. Nobody can say in advance how many calls a job
 // makes, so the limit follows the queue instead, and settles within minutes
-// on the number that used to be set by hand.
+// on the number a fixed lane cap would have to guess.
 //
 // Wind-up. A raise is only useful if the limit is what stops jobs from
 // starting. The limit of model m is binding when, with the slots m has free

@@ -30,17 +30,8 @@ func TestFixedLaneValidate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.cfg.Validate(models)
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != tc.want {
-				t.Errorf("Validate = %q, want %q", got, tc.want)
-			}
-			if _, err := NewFixedLane(tc.cfg, models); (err == nil) != (tc.want == "") {
-				t.Errorf("NewFixedLane error = %v, want error %v", err, tc.want != "")
-			}
+			_, err := NewFixedLane(tc.cfg, models)
+			checkValidate(t, tc.cfg.Validate(models), err, tc.want)
 		})
 	}
 }

@@ -3,6 +3,10 @@ package policies
 import (
 	"math"
 	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/evalsched/lab/internal/yamltree"
 )
 
 // ControllerKind names the rule that moves a model's running-job limit. The
@@ -42,6 +46,15 @@ const (
 // Controllers lists every controller kind, the reference first.
 var Controllers = []ControllerKind{ControllerStep, ControllerSearch, ControllerAIMD, ControllerPI,
 	ControllerGradient, ControllerInspect, ControllerBands, ControllerDamped, ControllerSlowStart}
+
+func (k ControllerKind) String() string { return string(k) }
+
+// UnmarshalYAML refuses a controller name not in Controllers where it is
+// read, listing the names.
+func (k *ControllerKind) UnmarshalYAML(n *yaml.Node) (err error) {
+	*k, err = yamltree.EnumOf(n, Controllers)
+	return err
+}
 
 // Constants of the rival controllers (see the package documentation).
 const (

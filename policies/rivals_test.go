@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/evalsched/lab/internal/reversal"
 )
 
 // The controller harness: scripted time, one model with an endless backlog
@@ -231,21 +233,7 @@ func (l *fluidLoop) firstBusy(from int) int {
 // reversalsPerHour counts the changes of direction of the limit over ticks
 // [from, to), brute force: the sign of each nonzero move against the last.
 func reversalsPerHour(limits []int, from, to int) float64 {
-	n, last := 0, 0
-	for k := from + 1; k < to; k++ {
-		d := limits[k] - limits[k-1]
-		if d == 0 {
-			continue
-		}
-		dir := 1
-		if d < 0 {
-			dir = -1
-		}
-		if last != 0 && dir != last {
-			n++
-		}
-		last = dir
-	}
+	n := reversal.Count(to-from, func(i int) int { return limits[from+i] })
 	return float64(n) / (float64(to-from) * 10 / 3600)
 }
 

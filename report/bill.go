@@ -57,7 +57,7 @@ func WriteBillTable(w io.Writer, runs []results.Run, rows []results.LaneComparis
 		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\t\n", rest)
 	}
 	if total := totalComparison(old, new); total != nil {
-		total.Model = "(all)"
+		total.Model = results.AllLanes
 		line(*total, billOf(old.Total), billOf(new.Total))
 	}
 	if err := tw.Flush(); err != nil {
@@ -129,7 +129,7 @@ func billTable(s results.Summary, old, new results.Run) table {
 	}
 	if total := totalComparison(old, new); total != nil {
 		t.Total = line(*total, billOf(old.Total), billOf(new.Total))
-		t.Total[0] = "(all)"
+		t.Total[0] = results.AllLanes
 	}
 	return t
 }

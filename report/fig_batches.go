@@ -34,7 +34,7 @@ func trackBatches(o *input) map[string]*batchTrack {
 			b = &batchTrack{batch: r.Batch, model: r.Model, first: r.T, last: r.T, policies: map[string]struct{}{}}
 			bs[r.Batch] = b
 		}
-		b.large = b.large || r.Class == "large"
+		b.large = b.large || r.Class == results.BatchLarge
 		b.first, b.last = min(b.first, r.T), max(b.last, r.T)
 		b.jobs = max(b.jobs, r.Jobs)
 		b.policies[r.Policy] = struct{}{}

@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
-	"html"
 	"image/png"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,32 +13,9 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/internal/browsertest"
 	"github.com/evalsched/lab/sim/simtest"
 )
-
-// chromium finds a headless browser on PATH; as root with CI set it
-// installs Debian's chromium first, else the test is skipped.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getuid() != 0 || os.Getenv("CI") == "" {
-		t.Skip("no chromium on PATH: install Debian's chromium (apt-get install -y chromium) to render report.html; " +
-			"as root with CI set this test installs it")
-	}
-	out, err := exec.Command("apt-get", "install", "-y", "-qq", "chromium").CombinedOutput()
-	if err != nil {
-		t.Fatalf("apt-get install chromium: %v\n%s", err, out)
-	}
-	p, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // probe runs in the page after everything loaded and records what the
 // test checks on <body data-probe>: page and table widths, images that did
@@ -72,7 +45,7 @@ window.addEventListener("load", function () {
 // the HTML, every table is inside a scrolling box and every image is a PNG
 // that decodes.
 func TestReportInBrowser(t *testing.T) {
-	bin := chromium(t)
+	bin := browsertest.Chromium(t, true)
 	dir, _ := simtest.Outputs(t)
 	editSummary(t, dir, func(s *results.Summary) {
 		for i := range s.Runs {
@@ -83,33 +56,25 @@ func TestReportInBrowser(t *testing.T) {
 	page := reportFile(t, dir, "report.html")
 	checkStatic(t, page)
 	probed := filepath.Join(t.TempDir(), "probed.html")
-	if err := os.WriteFile(probed, []byte(strings.Replace(page, "<head>", "<head>"+probe, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.WithProbe(t, []byte(page), probe, probed)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900",
-		"--virtual-time-budget=5000", "--enable-logging=stderr", "--v=0", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+probed)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	dom, stderr, err := browsertest.DumpDOM(ctx, bin, []string{"--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900",
+		"--virtual-time-budget=5000", "--enable-logging=stderr", "--v=0", "--user-data-dir=" + t.TempDir()}, probed)
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr)
 	}
-	for _, line := range strings.Split(stderr.String(), "\n") {
+	for _, line := range strings.Split(string(stderr), "\n") {
 		if strings.Contains(line, "CONSOLE") {
 			t.Errorf("console message: %s", line)
 		}
-	}
-	m := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(stdout.String())
-	if m == nil {
-		t.Fatalf("the page's probe did not run; chromium said:\n%s", stderr.String())
 	}
 	var got struct {
 		Page, Viewport, Images      int
 		Wide, Broken, Shown, Errors []string
 	}
-	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
-		t.Fatal(err)
+	if err := browsertest.Probe(dom, &got); err != nil {
+		t.Fatalf("%v; chromium said:\n%s", err, stderr)
 	}
 	if got.Page > got.Viewport || len(got.Wide) > 0 {
 		t.Errorf("page %d px wide in a %d px window; tables sticking out: %q", got.Page, got.Viewport, got.Wide)

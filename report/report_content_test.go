@@ -1,7 +1,6 @@
 package report_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,12 +30,8 @@ func reportFile(t *testing.T, dir, name string) string {
 // editSummary rewrites dir/summary.json through edit.
 func editSummary(t *testing.T, dir string, edit func(*results.Summary)) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var s results.Summary
-	if err := json.Unmarshal(data, &s); err != nil {
+	if err := results.ReadJSONFile(filepath.Join(dir, "summary.json"), &s); err != nil {
 		t.Fatal(err)
 	}
 	edit(&s)

@@ -67,7 +67,7 @@ func comparisonTable(s results.Summary, old, new results.Run) table {
 	line := func(c results.LaneComparison) []string {
 		mult, tokens := results.MultiplierText(c.Multiplier, "×"), results.MultiplierText(c.TokenMultiplier, "×")
 		// summary.json's comparison rows carry no job counts: the old run's lane does
-		if n := laneOf(old, c.Model).Completed; c.Model != "" && c.Model != "(all)" && n < results.NearZeroCompleted && c.Multiplier != nil {
+		if n := laneOf(old, c.Model).Completed; c.Model != "" && c.Model != results.AllLanes && n < results.NearZeroCompleted && c.Multiplier != nil {
 			mult, tokens = fmt.Sprintf("old %d jobs", n), "-"
 		}
 		return []string{c.Model, mult, tokens, f1(c.OldPerHour),
@@ -79,7 +79,7 @@ func comparisonTable(s results.Summary, old, new results.Run) table {
 	}
 	if total := totalComparison(old, new); total != nil {
 		t.Total = line(*total)
-		t.Total[0] = "(all)"
+		t.Total[0] = results.AllLanes
 	}
 	return t
 }
@@ -107,7 +107,7 @@ func laneTable(run results.Run) table {
 		t.Rows = append(t.Rows, line(l))
 	}
 	t.Total = line(run.Total)
-	t.Total[0] = "(all)"
+	t.Total[0] = results.AllLanes
 	return t
 }
 

@@ -69,7 +69,7 @@ func buildVerdict(o *input) verdict {
 	h := headlineOf(o)
 	if len(h.Pairs) > 0 && h.Pairs[0].All.AcrossSeeds != nil {
 		a := h.Pairs[0].All
-		total.ci = &results.MultiplierStat{Model: "(all)", RatioStat: *a.AcrossSeeds, NearZeroSeeds: a.NearZeroSeeds}
+		total.ci = &results.MultiplierStat{Model: results.AllLanes, RatioStat: *a.AcrossSeeds, NearZeroSeeds: a.NearZeroSeeds}
 	}
 	v := verdict{Table: table{Title: "Verdict", Head: verdictHead(len(runs) == 2)}}
 	for _, l := range lanes {
@@ -161,7 +161,7 @@ func outageMinutes(r results.Run, model string) int64 {
 func verdictRow(v verdictLane) []string {
 	name := v.model
 	if name == "" {
-		name = "(all)"
+		name = results.AllLanes
 	}
 	if len(v.perHour) == 1 {
 		return []string{name, f1(v.perHour[0]), pct(v.headroom[0]), f2(v.cost[0]), f1(v.gatewayH[0]), count(v.r429[0]), count(v.outageMin[0]),

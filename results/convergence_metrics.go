@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/evalsched/lab/internal/quantile"
+	"github.com/evalsched/lab/internal/reversal"
 )
 
 // SettleSamples is the number of consecutive series samples the limit must
@@ -76,20 +77,5 @@ func settleIndex(rows []SeriesRow) int {
 
 // reversals counts the changes of direction between the limit's moves.
 func reversals(rows []SeriesRow) int {
-	n, last := 0, 0
-	for i := 1; i < len(rows); i++ {
-		d := rows[i].Limit - rows[i-1].Limit
-		if d == 0 {
-			continue
-		}
-		dir := 1
-		if d < 0 {
-			dir = -1
-		}
-		if last != 0 && dir != last {
-			n++
-		}
-		last = dir
-	}
-	return n
+	return reversal.Count(len(rows), func(i int) int { return int(rows[i].Limit) })
 }

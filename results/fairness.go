@@ -1,5 +1,11 @@
 package results
 
+import (
+	"fmt"
+
+	"github.com/evalsched/lab/internal/enum"
+)
+
 // FairnessWindow is one fairness window: Jain's index on each lane over the
 // projects backlogged on it (jobs waiting for that model at every sample)
 // through the window, and the same index taken over every backlogged
@@ -54,6 +60,30 @@ type TierRule struct {
 	HigherBackloggedHours float64 `json:"higher_backlogged_lane_hours"`
 }
 
+// BatchClass is why a batch's progress is tracked: it is large, or small
+// and arrived behind a large one.
+type BatchClass string
+
+// The batch classes.
+const (
+	BatchLarge       BatchClass = "large"
+	BatchBehindLarge BatchClass = "small_behind_large"
+)
+
+// BatchClasses are the classes a batches.csv row may carry.
+var BatchClasses = []BatchClass{BatchLarge, BatchBehindLarge}
+
+func (c BatchClass) String() string { return string(c) }
+
+// ParseBatchClass reads a batches.csv class, refusing any other word. The
+// class returned is the constant, so a loaded row keeps no part of the line.
+func ParseBatchClass(s string) (BatchClass, error) {
+	if c, ok := enum.Of(BatchClasses, s); ok {
+		return c, nil
+	}
+	return "", fmt.Errorf("unknown %q (want %s)", s, enum.List(BatchClasses))
+}
+
 // BatchProgressRow samples the progress of one tracked batch: every large
 // batch (more than LargeBatch jobs) and every small batch that arrived
 // behind one. Written to batches.csv.
@@ -61,8 +91,8 @@ type BatchProgressRow struct {
 	T       float64
 	Batch   string
 	Model   string
-	Class   string // "large" or "small_behind_large"
-	Jobs    int32  // arrived so far
+	Class   BatchClass
+	Jobs    int32 // arrived so far
 	Started int32
 	Done    int32
 }

@@ -398,10 +398,15 @@ func (o *Outputs) addBatch(col map[string]int, _, rec []string) error {
 	c := o.batchCols
 	f := fields{rec: rec}
 	r := BatchRecord{Policy: f.str(c[0]), BatchProgressRow: BatchProgressRow{T: f.num(c[1]), Batch: f.str(c[2]),
-		Model: f.str(c[3]), Class: f.str(c[4]), Jobs: f.i32(c[5]), Started: f.i32(c[6]), Done: f.i32(c[7])}}
+		Model: f.str(c[3]), Jobs: f.i32(c[5]), Started: f.i32(c[6]), Done: f.i32(c[7])}}
 	if f.err != nil {
 		return f.err
 	}
+	class, err := ParseBatchClass(f.str(c[4]))
+	if err != nil {
+		return field.Errorf("class", "%v", err)
+	}
+	r.Class = class
 	// A batch's change points are written as they are found, each
 	// preceded by its row at the previous sample: time order holds per
 	// batch, not across them.
@@ -412,7 +417,7 @@ func (o *Outputs) addBatch(col map[string]int, _, rec []string) error {
 		return field.Errorf("jobs", "jobs %d, started %d, done %d: want 0 <= done <= started <= jobs", r.Jobs, r.Started, r.Done)
 	}
 	names := &o.batchNames
-	r.Policy, r.Batch, r.Model, r.Class = names.of(r.Policy), names.of(r.Batch), names.of(r.Model), names.of(r.Class)
+	r.Policy, r.Batch, r.Model = names.of(r.Policy), names.of(r.Batch), names.of(r.Model)
 	o.Batches = append(o.Batches, r)
 	return nil
 }

@@ -116,6 +116,7 @@ func TestLoadOutputsRefuses(t *testing.T) {
 		{name: "cut series", series: series[:len(series)-4], want: field.Error{File: "series.csv", Line: 3, Msg: "cut short: its last line has no end (a file sim wrote ends every line)"}},
 		{name: "negative count", series: results.SeriesCSVHeader + "\np,10,m,-1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Path: "running", Msg: "-1: a count is >= 0"}},
 		{name: "done past started", batches: results.BatchesCSVHeader + "\np,10,b,m,large,5,1,3\n", want: field.Error{File: "batches.csv", Line: 2, Path: "jobs", Msg: "jobs 5, started 1, done 3: want 0 <= done <= started <= jobs"}},
+		{name: "unknown batch class", batches: results.BatchesCSVHeader + "\np,10,b,m,huge,5,1,1\n", want: field.Error{File: "batches.csv", Line: 2, Path: "class", Msg: `unknown "huge" (want large or small_behind_large)`}},
 		{name: "empty batches", batches: "", want: field.Error{File: "batches.csv", Msg: "empty: sim writes a header line (cut short?)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

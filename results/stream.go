@@ -135,7 +135,7 @@ func (r *RunWriter) BatchRow(s BatchProgressRow) {
 	b := appendCSVField(r.buf[:0], r.policy)
 	b = append(b, ',')
 	b = strconv.AppendFloat(b, s.T, 'f', -1, 64)
-	for _, f := range [...]string{s.Batch, s.Model, s.Class} {
+	for _, f := range [...]string{s.Batch, s.Model, string(s.Class)} {
 		b = append(b, ',')
 		b = appendCSVField(b, f)
 	}

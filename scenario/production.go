@@ -3,12 +3,11 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/evalsched/lab/internal/field"
-	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/workloads"
-	"go.yaml.in/yaml/v3"
 )
 
 // ProductionConfig replays a public request trace as production traffic:
@@ -17,10 +16,10 @@ import (
 // directly (not through the evaluation gateway's queue) and on a 429 back off
 // and retry like gateway calls, up to MaxAttempts.
 type ProductionConfig struct {
-	Name   string        `yaml:"name" json:"name"`
-	Trace  string        `yaml:"trace" json:"trace"`   // path; relative paths are relative to the scenario file
-	Format RequestFormat `yaml:"format" json:"format"` // empty: inferred from the extension
-	Model  string        `yaml:"model" json:"model"`
+	Name   string                  `yaml:"name" json:"name"`
+	Trace  string                  `yaml:"trace" json:"trace"`   // path; relative paths are relative to the scenario file
+	Format workloads.RequestFormat `yaml:"format" json:"format"` // empty: inferred from the extension
+	Model  string                  `yaml:"model" json:"model"`
 	// Speedup compresses time (2 = twice the request rate); Loop restarts
 	// the trace at its end until the run ends; Offset delays it.
 	Speedup     float64       `yaml:"speedup" json:"speedup"`
@@ -41,23 +40,6 @@ type ProductionConfig struct {
 	// OutageThreshold: a minute whose success rate is below it is an
 	// outage minute (default 0.5).
 	OutageThreshold float64 `yaml:"outage_threshold" json:"outage_threshold,omitempty"`
-}
-
-// RequestFormat is a request trace's format (production[].format).
-type RequestFormat string
-
-// Request trace formats.
-const (
-	FormatAzure    RequestFormat = "azure"
-	FormatMooncake RequestFormat = "mooncake"
-)
-
-// UnmarshalYAML refuses a format other than azure or mooncake where it is
-// read.
-func (f *RequestFormat) UnmarshalYAML(n *yaml.Node) error {
-	v, err := yamltree.Enum(n, string(FormatAzure), string(FormatMooncake))
-	*f = RequestFormat(v)
-	return err
 }
 
 // DefaultOutageThreshold is the success rate below which a minute is an
@@ -85,7 +67,7 @@ func (s *Scenario) validateProduction() error {
 			return field.Errorf(path+".rate_per_hour", "a trace and a generator (rate_per_hour, hourly, prompt_tokens, output_tokens) exclude each other")
 		case !(p.OutageThreshold >= 0 && p.OutageThreshold <= 1):
 			return field.Errorf(path+".outage_threshold", "must be in [0, 1], got %g", p.OutageThreshold)
-		case p.Format != "" && p.Format != FormatAzure && p.Format != FormatMooncake:
+		case p.Format != "" && !slices.Contains(workloads.RequestFormats, p.Format):
 			return field.Errorf(path+".format", "unknown %q (want azure or mooncake)", p.Format)
 		case p.Speedup < 0:
 			return field.Errorf(path+".speedup", "must be >= 0, got %g", p.Speedup)
@@ -119,7 +101,7 @@ func (s *Scenario) loadProduction() error {
 		if p.Generated() {
 			continue
 		}
-		src, closer, err := workloads.OpenRequestTrace(p.Trace, string(p.Format), workloads.ReplayOptions{Horizon: time.Minute})
+		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{Horizon: time.Minute})
 		if err == nil {
 			src.Next()
 			err = src.Err()

@@ -181,8 +181,30 @@ type ModelConfig struct {
 // JitterConfig multiplies each call's latency by a random factor of mean 1:
 // none, exponential (memoryless service) or lognormal with the given CV.
 type JitterConfig struct {
-	Dist string  `yaml:"dist" json:"dist"`
-	CV   float64 `yaml:"cv" json:"cv"`
+	Dist JitterKind `yaml:"dist" json:"dist"` // empty: none
+	CV   float64    `yaml:"cv" json:"cv"`
+}
+
+// JitterKind is a latency jitter's distribution.
+type JitterKind string
+
+// The jitter distributions.
+const (
+	JitterNone        JitterKind = "none"
+	JitterExponential JitterKind = "exponential"
+	JitterLognormal   JitterKind = "lognormal"
+)
+
+// JitterKinds are the jitter distributions a model may name.
+var JitterKinds = []JitterKind{JitterNone, JitterExponential, JitterLognormal}
+
+func (k JitterKind) String() string { return string(k) }
+
+// UnmarshalYAML refuses a jitter distribution not in JitterKinds where it
+// is read.
+func (k *JitterKind) UnmarshalYAML(n *yaml.Node) (err error) {
+	*k, err = yamltree.EnumOf(n, JitterKinds)
+	return err
 }
 
 // SlowdownConfig stretches latency near capacity: at utilisation u above

@@ -294,8 +294,8 @@ func (m *ModelConfig) validate(p string, orgs map[string]bool) error {
 		return field.Errorf(p+".decode_rate", "must be > 0 tokens/s, got %g", m.DecodeRate)
 	}
 	switch m.Jitter.Dist {
-	case "", "none", "exponential":
-	case "lognormal":
+	case "", JitterNone, JitterExponential:
+	case JitterLognormal:
 		if !(m.Jitter.CV > 0) {
 			return field.Errorf(p+".jitter.cv", "must be > 0 for lognormal, got %g", m.Jitter.CV)
 		}

@@ -21,15 +21,16 @@ const (
 )
 
 type projectState struct {
-	name     string
 	waiting  int32
 	window   int32 // the fairness window admitted counts in
 	admitted int64 // in that window
 }
 
 // batchState is one batch from its first arrival until its last job is done
-// (then it is pruned: a later job with the same batch name starts a new one).
-// It lives in a slot of fairness.batches; a job's jobState.batch is the slot.
+// (then it is pruned: a later job with the same batch name starts a new
+// one), as the world's identity table says. It lives in a slot of
+// fairness.batches, found from the world's batch key through slotOf; a
+// tracked batch keeps its slot after it ends, until its last progress row.
 type batchState struct {
 	// 96 bytes: a backlog of single-job batches keeps millions live. Job
 	// counts fit 32 bits (a run holds far fewer jobs).
@@ -55,8 +56,7 @@ type batchState struct {
 }
 
 type fairness struct {
-	projects     map[string]int32
-	projectState []projectState
+	projectState []projectState // by the world's project key
 	// The Jain index of a window is over the projects that had jobs
 	// waiting at every sample of it: busy holds the projects with jobs
 	// waiting; candidates, those that had jobs waiting at every sample of
@@ -68,16 +68,11 @@ type fairness struct {
 	busy, candidates bitset.Set
 	windowID         int32
 	jainBuf          []float64 // the candidates' admissions at a window's end
-	// Batches in slots, freed once pruned and past their last progress row.
-	// A live batch is found by name through batchIDs, or without it when the
-	// source's batch names are unique and a batch's jobs come one after
-	// another (uniqueNames): then an arrival joins the previous arrival's
-	// batch or starts a new one.
-	batches      slots[batchState]
-	batchIDs     map[string]int32
-	uniqueNames  bool
-	lastArrived  int32 // slot of the last arrival's batch (not a grading job's), -1 none
-	lastFinished int32 // slot of the last finished job's batch (a grading job's), -1 none
+	// Batches in slots, freed once pruned and past their last progress row;
+	// slotOf maps the world's batch key (its slot in identity.batches) to
+	// the live batch's slot here.
+	batches slots[batchState]
+	slotOf  []int32
 	// small batches that arrived in the window, folded in as they are
 	// pruned (the live ones join at the end)
 	small results.SmallBatches
@@ -111,66 +106,43 @@ type fairness struct {
 }
 
 func newFairness(models int) fairness {
-	return fairness{projects: map[string]int32{}, batchIDs: map[string]int32{}, lastArrived: -1, lastFinished: -1,
-		largeWaiting: make([]int, models), prevSample: -1,
+	return fairness{largeWaiting: make([]int, models), prevSample: -1,
 		lanes: make([]laneFair, models), laneIDs: map[uint64]int32{}, lastLaneIdx: -1}
 }
 
-// liveBatch is the live batch in slot s named name, or nil.
-func (f *fairness) liveBatch(s int32, name string) *batchState {
-	if s < 0 {
-		return nil
-	}
-	if b := f.batches.at(s); b.live && b.name == name {
-		return b
-	}
-	return nil
-}
+// batch is the live batch with the world's key k.
+func (f *fairness) batch(k int32) *batchState { return f.batches.at(f.slotOf[k]) }
 
-func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
+// fairArrive: a job arrives, with its project and batch keys set by the
+// world; fresh tells that its batch is new.
+func (r *recorder) fairArrive(j *waitingJob, fresh bool) {
 	f := &r.fair
-	p, ok := f.projects[project]
-	if !ok {
-		p = int32(len(f.projectState))
-		f.projects[project] = p
-		f.projectState = append(f.projectState, projectState{name: project, window: -1})
+	for int(j.project) >= len(f.projectState) {
+		f.projectState = append(f.projectState, projectState{window: -1})
 	}
+	p := j.project
 	if f.projectState[p].waiting == 0 {
 		f.busy.Add(int(p))
 	}
 	f.projectState[p].waiting++
-	j.project = p
 	r.laneArrive(j)
-	// A live batch's name is its own, so the slots remembered are checked
-	// before the map.
-	hint := f.lastArrived
-	if j.grading {
-		hint = f.lastFinished
-	}
-	slot := hint
-	b := f.liveBatch(hint, batch)
-	if b == nil && !f.uniqueNames {
-		if id, ok := f.batchIDs[batch]; ok {
-			slot, b = id, f.batches.at(id)
-		}
-	}
-	if b == nil {
-		slot = f.batches.take()
+	var b *batchState
+	if fresh {
+		slot := f.batches.take()
 		b = f.batches.at(slot)
-		*b = batchState{name: batch, slot: slot, model: j.model, firstArrive: r.now(), live: true,
+		*b = batchState{name: r.ids.batchName(j.batch), slot: slot, model: j.model, firstArrive: r.now(), live: true,
 			behindLarge: f.largeWaiting[j.model] > 0, rowT: -1}
 		b.inWindow = b.firstArrive >= r.windowStart
-		if !f.uniqueNames {
-			f.batchIDs[b.name] = slot
+		for int(j.batch) >= len(f.slotOf) {
+			f.slotOf = append(f.slotOf, -1)
 		}
+		f.slotOf[j.batch] = slot
 		if b.behindLarge {
 			f.track(b)
 		}
+	} else {
+		b = f.batch(j.batch)
 	}
-	if !j.grading {
-		f.lastArrived = slot
-	}
-	j.batch = slot
 	b.arrived++
 	b.waiting++
 	switch {
@@ -184,12 +156,6 @@ func (r *recorder) fairArrive(j *waitingJob, project, batch string) {
 	}
 	f.changed(b)
 }
-
-// projectName is the name of the project with key p.
-func (f *fairness) projectName(p int32) string { return f.projectState[p].name }
-
-// batchName is the name of the live batch in slot b.
-func (f *fairness) batchName(b int32) string { return f.batches.at(b).name }
 
 // track starts recording a batch's progress.
 func (f *fairness) track(b *batchState) {
@@ -217,7 +183,7 @@ func (r *recorder) fairStart(j *waitingJob) {
 	}
 	ps.admitted++
 	r.laneStart(j)
-	b := f.batches.at(j.batch)
+	b := f.batch(j.batch)
 	b.waiting--
 	b.started++
 	f.changed(b)
@@ -230,23 +196,21 @@ func (r *recorder) fairStart(j *waitingJob) {
 	}
 }
 
-func (r *recorder) fairFinish(j *waitingJob) {
+// fairFinish: a job is done; ended tells that its batch ended with it (the
+// world's identity table decides).
+func (r *recorder) fairFinish(j *waitingJob, ended bool) {
 	f := &r.fair
-	b := f.batches.at(j.batch)
-	f.lastFinished = j.batch
+	slot := f.slotOf[j.batch]
+	b := f.batches.at(slot)
 	b.done++
 	b.lastFinish = r.now()
 	f.changed(b)
-	// Done, with no grading job to follow: prune it (a tracked batch keeps
-	// its slot until its last row).
-	if b.done == b.arrived && j.judge < 0 {
+	// A tracked batch keeps its slot until its last row.
+	if ended {
 		addSmall(&f.small, b, r.now())
-		if !f.uniqueNames {
-			delete(f.batchIDs, b.name)
-		}
 		b.live = false
 		if !b.tracked {
-			f.batches.release(j.batch)
+			f.batches.release(slot)
 		}
 	}
 }
@@ -284,6 +248,9 @@ func (r *recorder) fairSample(last bool) {
 	now := r.now()
 	if r.logOn {
 		r.log = append(r.log, LogRecord{T: now, Event: LogSample, Job: -1, Call: -1, Model: -1, Org: -1, Project: -1})
+	}
+	if r.blind {
+		return
 	}
 	if now-f.windowStart >= r.fairWindow {
 		record := f.windowStart >= r.windowStart
@@ -361,9 +328,9 @@ func (r *recorder) progressRows(now Time, last bool) {
 }
 
 func (r *recorder) progressRow(b *batchState, t Time, v [3]int32) {
-	class := "small_behind_large"
+	class := results.BatchBehindLarge
 	if v[0] > LargeBatch {
-		class = "large"
+		class = results.BatchLarge
 	}
 	r.rows.BatchRow(results.BatchProgressRow{T: t.Seconds(), Batch: b.name, Model: r.names[b.model], Class: class,
 		Jobs: v[0], Started: v[1], Done: v[2]})

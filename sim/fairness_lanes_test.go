@@ -164,27 +164,7 @@ func laneFairnessFromLog(log []LogRecord, names []string, window, warmup, end Ti
 // by tokens), the Kaplan–Meier figures of the jobs' waits and of the times
 // to an equal share, ended and censored.
 func TestLaneFairnessFromTheLog(t *testing.T) {
-	type tc struct {
-		name string
-		sc   *scenario.Scenario
-	}
-	var cases []tc
-	for _, c := range []struct {
-		name       string
-		containers int
-		accounts   int
-	}{
-		{"backlog", 6, 4},
-		{"many projects", 10, 300},
-		{"light", 200, 4},
-	} {
-		cases = append(cases, tc{c.name, smallScenario(t, func(sc *scenario.Scenario) {
-			sc.Duration = 3 * time.Hour
-			sc.FairnessWindow = 10 * time.Minute
-			sc.Containers.Capacity = c.containers
-			sc.Workload.Accounts = c.accounts
-		})})
-	}
+	cases := fairnessCases(t)
 	if !testing.Short() {
 		// The default scenario cut to its warm-up and the first hour of
 		// its measurement window (the whole four hours' log would hold
@@ -194,7 +174,7 @@ func TestLaneFairnessFromTheLog(t *testing.T) {
 			t.Fatal(err)
 		}
 		sc.Duration = sc.Warmup + time.Hour
-		cases = append(cases, tc{"default", sc})
+		cases = append(cases, fairnessCase{"default", sc})
 	}
 	for _, c := range cases {
 		for _, policy := range scenario.PolicyNames() {

@@ -9,14 +9,16 @@ import (
 	"github.com/evalsched/lab/scenario"
 )
 
-// TestFairnessWindowsFromTheLog: the Jain windows the recorder keeps
-// incrementally (fairness.go: the busy projects, the window's candidates,
-// the projects emptied since the last sample) equal a full scan of every
-// project at every sample, replayed from the event log (job arrivals and
-// starts with their projects, and the samples): a project counts in a
-// window when it had jobs waiting at every sample of it, with the jobs it
-// started in the window.
-func TestFairnessWindowsFromTheLog(t *testing.T) {
+// fairnessCase is a scenario the fairness tests replay from its log.
+type fairnessCase struct {
+	name string
+	sc   *scenario.Scenario
+}
+
+// fairnessCases are three hours of the small scenario with 10-minute
+// fairness windows: a backlog of few projects, one of many, and light load.
+func fairnessCases(t *testing.T) []fairnessCase {
+	var cases []fairnessCase
 	for _, c := range []struct {
 		name       string
 		containers int
@@ -26,14 +28,28 @@ func TestFairnessWindowsFromTheLog(t *testing.T) {
 		{"many projects", 10, 300},
 		{"light", 200, 4},
 	} {
+		cases = append(cases, fairnessCase{c.name, smallScenario(t, func(sc *scenario.Scenario) {
+			sc.Duration = 3 * time.Hour
+			sc.FairnessWindow = 10 * time.Minute
+			sc.Containers.Capacity = c.containers
+			sc.Workload.Accounts = c.accounts
+		})})
+	}
+	return cases
+}
+
+// TestFairnessWindowsFromTheLog: the Jain windows the recorder keeps
+// incrementally (fairness.go: the busy projects, the window's candidates,
+// the projects emptied since the last sample) equal a full scan of every
+// project at every sample, replayed from the event log (job arrivals and
+// starts with their projects, and the samples): a project counts in a
+// window when it had jobs waiting at every sample of it, with the jobs it
+// started in the window.
+func TestFairnessWindowsFromTheLog(t *testing.T) {
+	for _, c := range fairnessCases(t) {
 		for _, policy := range scenario.PolicyNames() {
 			t.Run(c.name+"/"+policy, func(t *testing.T) {
-				sc := smallScenario(t, func(sc *scenario.Scenario) {
-					sc.Duration = 3 * time.Hour
-					sc.FairnessWindow = 10 * time.Minute
-					sc.Containers.Capacity = c.containers
-					sc.Workload.Accounts = c.accounts
-				})
+				sc := c.sc
 				w := runWorld(t, sc, policy, Options{Seed: 3, Log: true}, nil)
 				want := fairnessFromLog(w.Log(), FromDuration(sc.FairnessWindow), FromDuration(sc.Warmup))
 				got := w.Fairness().Windows

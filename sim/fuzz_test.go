@@ -83,9 +83,9 @@ func FuzzJobTrace(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		format := "jsonl"
+		format := workloads.JobJSONL
 		if csv {
-			format = "csv"
+			format = workloads.JobCSV
 		}
 		if _, err := workloads.ValidateTrace(bytes.NewReader(data), "fuzz", format, sc.Catalogue(), classes); err != nil {
 			return

@@ -42,9 +42,8 @@ type jobState struct {
 }
 
 // waitingJob is a job waiting for a container: what starting it, and later
-// chaining its grading job, needs. Its names are interned (the account in
-// World.accounts, the project and batch as the recorder's keys), so a
-// backlogged baseline holding millions of jobs for days keeps 72 bytes a
+// chaining its grading job, needs. Its names are interned (in World.ids), so
+// a backlogged baseline holding millions of jobs for days keeps 72 bytes a
 // job instead of a whole jobState with its workloads.Job.
 type waitingJob struct {
 	model          int32
@@ -54,10 +53,10 @@ type waitingJob struct {
 	seed           uint64 // seeds the job's agent loop
 	behaviour      *workloads.Behaviour
 	judgeBehaviour *workloads.Behaviour
-	account        int32         // index in World.accounts
-	project        int32         // the recorder's key for the job's project
-	lane           int32         // the recorder's key for the project on the job's model
-	batch          int32         // the recorder's key for the job's batch
+	account        int32         // the job's account key in World.ids
+	project        int32         // the job's project key in World.ids
+	batch          int32         // the job's batch key (slot) in World.ids
+	lane           int32         // the recorder's own key for the project on the job's model; the world never reads it
 	tiers          [3]int8       // account, project and batch tiers as set (0 = inherit)
 	tier           policies.Tier // effective tier, for the achieved tier shares
 	grading        bool
@@ -97,8 +96,11 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 	w.nextID++
 	wj := w.jobs.at(slot)
 	*wj = waitingJob{id: id, model: int32(job.Model), judge: int32(job.Judge), arrival: w.now(), seed: job.Seed,
-		behaviour: job.Behaviour, judgeBehaviour: job.JudgeBehaviour, account: w.internAccount(job.Account),
-		tiers: [3]int8{job.AccountTier, job.ProjectTier, job.BatchTier}, grading: grading}
+		behaviour: job.Behaviour, judgeBehaviour: job.JudgeBehaviour, account: w.ids.account(job.Account),
+		tiers: [3]int8{job.AccountTier, job.ProjectTier, job.BatchTier}, grading: grading,
+		project: w.ids.project(job.Project)}
+	var fresh bool
+	wj.batch, fresh = w.ids.arrive(job.Batch, grading)
 	w.byID.set(id, slot)
 	pj := policies.Job{
 		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
@@ -106,32 +108,16 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 		Model: policies.ModelID(job.Model), Arrival: Epoch.Add(w.now().Duration()),
 	}
 	wj.tier = pj.EffectiveTier()
-	w.rec.jobArrived(wj, job.Project, job.Batch) // reads the tier
+	w.rec.jobArrived(wj, fresh) // reads the tier
 	w.load[job.Model].waiting++
 	w.pol.Enqueue(pj.Arrival, pj)
-}
-
-// internAccount is the account's index in w.accounts, added if new. Jobs
-// come in batches of one account, so the last one is checked first.
-func (w *World) internAccount(name string) int32 {
-	if k := w.lastAccount; k >= 0 && w.accounts[k] == name {
-		return k
-	}
-	k, ok := w.accountIDs[name]
-	if !ok {
-		k = int32(len(w.accounts))
-		w.accounts = append(w.accounts, name)
-		w.accountIDs[name] = k
-	}
-	w.lastAccount = k
-	return k
 }
 
 // gradingJob is the grading job a finished job chains onto its judge, in
 // its account, project and batch (the batch stays live until it is graded).
 func (w *World) gradingJob(j *waitingJob) workloads.Job {
 	return workloads.Job{
-		Account: w.accounts[j.account], Project: w.rec.fair.projectName(j.project), Batch: w.rec.fair.batchName(j.batch),
+		Account: w.ids.accounts[j.account], Project: w.ids.projectName(j.project), Batch: w.ids.batchName(j.batch),
 		AccountTier: j.tiers[0], ProjectTier: j.tiers[1], BatchTier: j.tiers[2],
 		Model: int(j.judge), Behaviour: j.judgeBehaviour, Judge: -1,
 		Seed: j.seed*0x9e3779b97f4a7c15 + 1, Arrival: w.now().Duration(),
@@ -282,7 +268,10 @@ func (w *World) finish(slot int32) {
 	w.containersUsed--
 	n := &w.load[j.model]
 	n.running--
-	w.rec.jobEnded(j, n.running)
+	// A job with a judge keeps its batch open for the grading job, even
+	// when it failed and none follows.
+	ended := w.ids.finish(j.batch, j.judge >= 0)
+	w.rec.jobEnded(j, n.running, ended)
 	id, model := j.id, j.model
 	graded := j.judge >= 0 && !j.failed
 	var grade workloads.Job

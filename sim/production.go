@@ -51,7 +51,7 @@ func (w *World) openProduction() error {
 		var err error
 		if p.Generated() {
 			src = workloads.NewCallGenerator(p.CallGen(), w.sc.Clock, w.sc.Duration, workloads.Stream(w.opts.Seed, "production/"+p.Name))
-		} else if src, closer, err = workloads.OpenRequestTrace(p.Trace, string(p.Format), workloads.ReplayOptions{
+		} else if src, closer, err = workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{
 			Speedup: p.Speedup, Loop: p.Loop, Offset: p.Offset, Horizon: w.sc.Duration}); err != nil {
 			return fmt.Errorf("production %s: %w", p.Name, err)
 		}

@@ -346,9 +346,9 @@ const (
 
 func compileJitter(j scenario.JitterConfig) latencyJitter {
 	switch j.Dist {
-	case "exponential":
+	case scenario.JitterExponential:
 		return latencyJitter{kind: jitterExponential}
-	case "lognormal":
+	case scenario.JitterLognormal:
 		sigma := math.Sqrt(math.Log1p(j.CV * j.CV))
 		return latencyJitter{kind: jitterLognormal, logn: distuv.LogNormal{Mu: -sigma * sigma / 2, Sigma: sigma}}
 	}

@@ -64,7 +64,7 @@ type quotaWindow struct {
 	// wait moves wc to where the entries that free first let a try in,
 	// instead of summing from next on every refused try: under retry burn
 	// a minute window holds a minute of refused tries, and summing them on
-	// each refusal was quadratic. Every amount is a whole number (a try's
+	// each refusal would be quadratic. Every amount is a whole number (a try's
 	// tokens, one request, a declared history's minute, apportioned whole),
 	// so the sums are exact in any order and the cursor finds the entry a
 	// scan from next would.

@@ -30,7 +30,13 @@ type recorder struct {
 	interval Time                // series_interval
 	samples  int32               // series samples taken so far
 	fair     fairness
-	quota    quotaMeter
+	// ids is the world's identity table, read for batch names; the
+	// recorder never writes it.
+	ids   *identity
+	quota quotaMeter
+	// blind turns the fairness bookkeeping off (tests: a run's decisions
+	// must not change with what is measured).
+	blind bool
 	// prices are each model's token prices in dollars per token (input,
 	// cache write, cache read, output), when the run bills (nil: it does not).
 	prices [][4]float64
@@ -218,10 +224,12 @@ func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org i
 	r.log = append(r.log, rec)
 }
 
-// jobArrived records a job's arrival and sets its project and batch keys.
-func (r *recorder) jobArrived(j *waitingJob, project, batch string) {
+// jobArrived records a job's arrival; fresh tells that its batch is new.
+func (r *recorder) jobArrived(j *waitingJob, fresh bool) {
 	r.counts.JobsArrived++
-	r.fairArrive(j, project, batch) // sets j.project, which the log records
+	if !r.blind {
+		r.fairArrive(j, fresh)
+	}
 	r.logJob(j, LogJobArrive)
 	if j.grading {
 		r.lanes[j.model].grading = true
@@ -233,7 +241,9 @@ func (r *recorder) jobArrived(j *waitingJob, project, batch string) {
 
 func (r *recorder) jobStarted(j *jobState, running int) {
 	r.logJob(&j.waitingJob, LogJobStart)
-	r.fairStart(&j.waitingJob)
+	if !r.blind {
+		r.fairStart(&j.waitingJob)
+	}
 	m := &r.lanes[j.model]
 	r.set(&m.running, running)
 	r.counts.JobsStarted++
@@ -243,8 +253,8 @@ func (r *recorder) jobStarted(j *jobState, running int) {
 }
 
 // jobEnded records a job that left its container: completed (its job times
-// kept when in the window), or failed.
-func (r *recorder) jobEnded(j *jobState, running int) {
+// kept when in the window), or failed; ended tells that its batch ended.
+func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
 	m := &r.lanes[j.model]
 	r.set(&m.running, running)
 	if j.failed {
@@ -253,13 +263,17 @@ func (r *recorder) jobEnded(j *jobState, running int) {
 		// counted as failed, not completed, and adds no job times.
 		r.counts.JobsFailed++
 		r.logJob(&j.waitingJob, LogJobFail)
-		r.fairFinish(&j.waitingJob)
+		if !r.blind {
+			r.fairFinish(&j.waitingJob, ended)
+		}
 		return
 	}
 	r.counts.JobsCompleted++
 	r.lastFinish = r.now()
 	r.logJob(&j.waitingJob, LogJobFinish)
-	r.fairFinish(&j.waitingJob)
+	if !r.blind {
+		r.fairFinish(&j.waitingJob, ended)
+	}
 	if r.inWindow() {
 		m.completed++
 		m.times.add(results.JobTimes{

@@ -67,11 +67,11 @@ func TestBatchesPruned(t *testing.T) {
 			if c := w.Counts(); c.JobsCompleted != c.JobsArrived || c.JobsArrived < 1000 {
 				t.Fatalf("%d of %d jobs completed: the scenario should drain more than 1000", c.JobsCompleted, c.JobsArrived)
 			}
-			f := &w.rec.fair
-			if n := len(f.liveBatches()); n != 0 || len(f.batchIDs) != 0 || len(f.tracked) != 0 || len(f.dirty) != 0 ||
-				len(f.batches.free) != int(f.batches.n) {
-				t.Errorf("after every batch finished: %d batches, %d names, %d tracked, %d dirty, %d of %d slots free; want none but free slots",
-					n, len(f.batchIDs), len(f.tracked), len(f.dirty), len(f.batches.free), f.batches.n)
+			f, ids := &w.rec.fair, &w.ids
+			if n := len(f.liveBatches()); n != 0 || len(ids.batchIDs) != 0 || len(f.tracked) != 0 || len(f.dirty) != 0 ||
+				len(f.batches.free) != int(f.batches.n) || len(ids.batches.free) != int(ids.batches.n) {
+				t.Errorf("after every batch finished: %d batches, %d names, %d tracked, %d dirty, %d of %d slots free (world: %d of %d); want none but free slots",
+					n, len(ids.batchIDs), len(f.tracked), len(f.dirty), len(f.batches.free), f.batches.n, len(ids.batches.free), ids.batches.n)
 			}
 			if fd := w.Fairness(); fd.Small.Count != 5 || len(fd.Small.Makespans) != 5 {
 				t.Errorf("%d small batches counted, %d makespans kept; want the 5 pruned ones", fd.Small.Count, len(fd.Small.Makespans))
@@ -93,7 +93,7 @@ func TestRetainedStateBounded(t *testing.T) {
 			sc.Workload.Batches.Bursts = nil
 		})
 		w := runStreamed(t, sc, "fixed-lane")
-		f := &w.rec.fair
+		f, ids := &w.rec.fair, &w.ids
 		batches := f.liveBatches()
 		live := 0
 		for _, b := range batches {
@@ -105,12 +105,13 @@ func TestRetainedStateBounded(t *testing.T) {
 		// about to arrive: at most the jobs finished at the very last instant.
 		// Slots: the live batches and the free ones.
 		names := len(batches)
-		if f.uniqueNames {
+		if ids.uniqueNames {
 			names = 0
 		}
-		if len(f.batchIDs) != names || len(batches)-live > 1 || len(batches)+len(f.batches.free) != int(f.batches.n) {
-			t.Errorf("%v: %d batches (%d names, %d of %d slots free), of which %d unfinished",
-				d, len(batches), len(f.batchIDs), len(f.batches.free), f.batches.n, live)
+		worldLive := int(ids.batches.n) - len(ids.batches.free)
+		if len(ids.batchIDs) != names || worldLive != len(batches) || len(batches)-live > 1 || len(batches)+len(f.batches.free) != int(f.batches.n) {
+			t.Errorf("%v: %d batches (%d live in the world, %d names, %d of %d slots free), of which %d unfinished",
+				d, len(batches), worldLive, len(ids.batchIDs), len(f.batches.free), f.batches.n, live)
 		}
 		for _, b := range f.tracked {
 			if !b.live {
@@ -165,11 +166,11 @@ func TestUniqueBatchesMatchNameLookup(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			sc := smallScenario(t, nil)
 			fast := runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) {
-				if !w.rec.fair.uniqueNames {
-					t.Fatal("the generator no longer promises unique batches: the test checks nothing")
+				if !w.ids.uniqueNames {
+					t.Fatal("the generator does not promise unique batches: the test checks nothing")
 				}
 			})
-			named := runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) { w.rec.fair.uniqueNames = false })
+			named := runWorld(t, sc, policy, Options{Seed: 1}, func(w *World) { w.ids.uniqueNames = false })
 			want, got := results.Summarize(named.Measured()), results.Summarize(fast.Measured())
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("summary, name lookup vs unique batches (-want +got):\n%s", diff)

@@ -18,8 +18,8 @@ func TestTraceRoundTrip(t *testing.T) {
 	sc := smallScenario(t, nil)
 	const seed = 21
 	want := summaryJSON(t, sc, seed)
-	for _, format := range []string{"jsonl", "csv"} {
-		t.Run(format, func(t *testing.T) {
+	for _, format := range workloads.TraceFormats {
+		t.Run(string(format), func(t *testing.T) {
 			gen, err := workloads.NewGenerator(sc.Workload, sc.Catalogue(), sc.Duration, seed)
 			if err != nil {
 				t.Fatal(err)
@@ -34,7 +34,7 @@ func TestTraceRoundTrip(t *testing.T) {
 			}
 			var runs []results.Run
 			for _, p := range scenario.PolicyNames() {
-				r := workloads.NewTraceReader(bytes.NewReader(buf.Bytes()), "trace."+format, format, sc.Catalogue(), gen.Classes(), workloads.TraceOptions{})
+				r := workloads.NewTraceReader(bytes.NewReader(buf.Bytes()), "trace."+string(format), format, sc.Catalogue(), gen.Classes(), workloads.TraceOptions{})
 				w, err := Execute(sc, RunSpec{Policy: p, Seed: seed, Source: r})
 				if err != nil {
 					t.Fatal(err)

@@ -79,14 +79,11 @@ type World struct {
 	running slots[jobState]
 	byID    jobIndex // waiting job → its slot in jobs
 	nextID  policies.JobID
-	// Account names, interned for waiting jobs (waitingJob.account).
-	accounts    []string
-	accountIDs  map[string]int32
-	lastAccount int32
-	load        []modelJobs // per model
-	calls       []callState
-	freeC       []int32
-	serial      int64
+	ids     identity    // accounts, projects and batches of the jobs
+	load    []modelJobs // per model
+	calls   []callState
+	freeC   []int32
+	serial  int64
 
 	containersUsed int
 	plan           policies.Plan
@@ -111,16 +108,16 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 	w := &World{
 		sc: sc, eng: eng, pol: opts.Policy, trig: opts.Policy.Trigger(), opts: opts,
 		agentSrc:    rand.NewPCG(0, 0),
-		accountIDs:  map[string]int32{},
-		lastAccount: -1,
 		gw:          newGateway(&sc.Gateway, cfgs, opts.Seed),
 		prov:        newProvider(sc, cfgs),
 		rec:         newRecorder(sc, eng, opts.Log),
+		ids:         newIdentity(),
 		load:        make([]modelJobs, len(cfgs)),
 		limits:      make([]int, len(cfgs)),
 		windowStart: FromDuration(sc.Warmup),
 		end:         FromDuration(sc.Duration),
 	}
+	w.rec.ids = &w.ids
 	for i := range w.limits {
 		w.limits[i] = int(results.NoLimit)
 		w.rec.streams(int32(i), w.prov.models[i].streams)
@@ -136,7 +133,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 		w.source = gen
 	}
 	if u, ok := w.source.(interface{ UniqueBatches() bool }); ok {
-		w.rec.fair.uniqueNames = u.UniqueBatches()
+		w.ids.uniqueNames = u.UniqueBatches()
 	}
 	return w, nil
 }

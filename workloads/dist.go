@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -30,20 +31,66 @@ import (
 // read once per (file, format, column) and kept in memory for the process;
 // min and max do not apply to it.
 type Dist struct {
-	Kind   string  `yaml:"dist" json:"dist"`
-	Value  float64 `yaml:"value,omitempty" json:"value,omitempty"`
-	Min    float64 `yaml:"min,omitempty" json:"min,omitempty"`
-	Max    float64 `yaml:"max,omitempty" json:"max,omitempty"`
-	Mean   float64 `yaml:"mean,omitempty" json:"mean,omitempty"`
-	Median float64 `yaml:"median,omitempty" json:"median,omitempty"`
-	Sigma  float64 `yaml:"sigma,omitempty" json:"sigma,omitempty"`
-	Alpha  float64 `yaml:"alpha,omitempty" json:"alpha,omitempty"`
+	Kind   DistKind `yaml:"dist" json:"dist"`
+	Value  float64  `yaml:"value,omitempty" json:"value,omitempty"`
+	Min    float64  `yaml:"min,omitempty" json:"min,omitempty"`
+	Max    float64  `yaml:"max,omitempty" json:"max,omitempty"`
+	Mean   float64  `yaml:"mean,omitempty" json:"mean,omitempty"`
+	Median float64  `yaml:"median,omitempty" json:"median,omitempty"`
+	Sigma  float64  `yaml:"sigma,omitempty" json:"sigma,omitempty"`
+	Alpha  float64  `yaml:"alpha,omitempty" json:"alpha,omitempty"`
 	// File, Format and Column describe an empirical distribution.
-	File   string `yaml:"file,omitempty" json:"file,omitempty"`
-	Format string `yaml:"format,omitempty" json:"format,omitempty"`
-	Column string `yaml:"column,omitempty" json:"column,omitempty"`
+	File   string        `yaml:"file,omitempty" json:"file,omitempty"`
+	Format RequestFormat `yaml:"format,omitempty" json:"format,omitempty"`
+	Column TokenColumn   `yaml:"column,omitempty" json:"column,omitempty"`
 
 	s sampler // compiled by validation (compileAt, Fixed); nil before
+}
+
+// DistKind is a distribution's family (its dist: key).
+type DistKind string
+
+// The distribution families.
+const (
+	DistFixed       DistKind = "fixed"
+	DistUniform     DistKind = "uniform"
+	DistExponential DistKind = "exponential"
+	DistLognormal   DistKind = "lognormal"
+	DistPareto      DistKind = "pareto"
+	DistEmpirical   DistKind = "empirical"
+)
+
+// DistKinds are the families a distribution may name.
+var DistKinds = []DistKind{DistFixed, DistUniform, DistExponential, DistLognormal, DistPareto, DistEmpirical}
+
+func (k DistKind) String() string { return string(k) }
+
+// UnmarshalYAML refuses a family not in DistKinds where it is read.
+func (k *DistKind) UnmarshalYAML(n *yaml.Node) (err error) {
+	*k, err = yamltree.EnumOf(n, DistKinds)
+	return err
+}
+
+// TokenColumn is which tokens of a request trace an empirical
+// distribution draws: the prompt's or the output's.
+type TokenColumn string
+
+// The request-trace columns.
+const (
+	ColumnInput  TokenColumn = "input"
+	ColumnOutput TokenColumn = "output"
+)
+
+// TokenColumns are the columns an empirical distribution may name.
+var TokenColumns = []TokenColumn{ColumnInput, ColumnOutput}
+
+func (c TokenColumn) String() string { return string(c) }
+
+// UnmarshalYAML refuses a column other than input or output where it is
+// read.
+func (c *TokenColumn) UnmarshalYAML(n *yaml.Node) (err error) {
+	*c, err = yamltree.EnumOf(n, TokenColumns)
+	return err
 }
 
 // Fixed is a distribution that always yields v.
@@ -151,7 +198,11 @@ type empiricalColumn struct {
 	mean float64
 }
 
-type empiricalKey struct{ file, format, column string }
+type empiricalKey struct {
+	file   string
+	format RequestFormat
+	column TokenColumn
+}
 
 var empirical struct {
 	sync.RWMutex
@@ -168,8 +219,8 @@ func empiricalValues(d Dist) (*empiricalColumn, error) {
 	if c != nil {
 		return c, nil
 	}
-	if d.Column != "input" && d.Column != "output" {
-		return nil, fmt.Errorf("column: want input or output, got %q", d.Column)
+	if d.Column != ColumnInput && d.Column != ColumnOutput {
+		return nil, fmt.Errorf("column: want input or output, got %q", string(d.Column))
 	}
 	src, closer, err := OpenRequestTrace(d.File, d.Format, ReplayOptions{})
 	if err != nil {
@@ -180,7 +231,7 @@ func empiricalValues(d Dist) (*empiricalColumn, error) {
 	sum := 0.0
 	for call, ok := src.Next(); ok; call, ok = src.Next() {
 		v := call.Out
-		if d.Column == "input" {
+		if d.Column == ColumnInput {
 			v = call.In
 		}
 		c.v = append(c.v, float64(v))

@@ -13,11 +13,12 @@ import (
 // value that draws. Samplers are comparable values, so Dists that carry them
 // still compare with ==.
 //
-// Each draws exactly what the string-switched Sample of earlier versions
-// drew: uniform and bounded Pareto take the inverse CDF (Quantile) of one
-// unit(src); exponential and lognormal draw with distuv's Rand, which uses
-// src's ziggurat ExpFloat64 and NormFloat64 (not an inverse CDF, so there is
-// no single uniform to feed Quantile); empirical picks a value with uint64n.
+// What each draws from src is part of the outputs (a seed's runs are
+// byte-identical), so it is fixed: uniform and bounded Pareto take the
+// inverse CDF (Quantile) of one unit(src); exponential and lognormal draw
+// with distuv's Rand, which uses src's ziggurat ExpFloat64 and NormFloat64
+// (not an inverse CDF, so there is no single uniform to feed Quantile);
+// empirical picks a value with uint64n.
 type sampler interface {
 	sample(src rand.Source) float64
 	mean() float64 // the expected value before clipping
@@ -90,8 +91,8 @@ func (d Dist) compileEmpirical() (sampler, error) {
 	if d.File == "" {
 		return nil, field.Errorf("file", "missing: an empirical distribution needs a request-trace file")
 	}
-	if d.Column != "input" && d.Column != "output" {
-		return nil, field.Errorf("column", "want input or output, got %q", d.Column)
+	if d.Column != ColumnInput && d.Column != ColumnOutput {
+		return nil, field.Errorf("column", "want input or output, got %q", string(d.Column))
 	}
 	if d.Min != 0 || d.Max != 0 {
 		return nil, field.Errorf("min", "min and max do not apply to an empirical distribution")
@@ -107,8 +108,9 @@ func (d Dist) compileEmpirical() (sampler, error) {
 }
 
 // clipped bounds exponential and lognormal draws to [min, max] (max 0:
-// none) and keeps their mean as earlier versions computed it (1/Rate and
-// exp(Mu+σ²/2) may differ from it in the last bit).
+// none) and keeps their mean as the parameters give it (Mean, or
+// Median·exp(σ²/2)), which 1/Rate and exp(Mu+σ²/2) may miss in the last
+// bit.
 type clipped struct{ min, max, meanValue float64 }
 
 func (c clipped) apply(v float64) float64 {

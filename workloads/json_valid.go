@@ -9,8 +9,8 @@ const jsonMaxDepth = 10000
 // UTF-8 check inside strings (json.Valid makes none), and the same nesting
 // limit. It walks the record once, token by token, where json.Valid steps
 // a state machine through a function call per byte: a trace replay checks
-// every record on every pass, and json.Valid was a quarter of a fixed-lane
-// replay's time. FuzzValidJSON checks it against json.Valid.
+// every record on every pass, where json.Valid would be a quarter of a
+// fixed-lane replay's time. FuzzValidJSON checks it against json.Valid.
 func validJSON(b []byte) bool {
 	var open [64]byte // the open containers, '{' or '['; deeper ones spill to the heap
 	stack := open[:0]

@@ -78,7 +78,7 @@ func TestPlanRecordTrace(t *testing.T) {
 		"csv":   "v,id,arrival_s,account,project,batch,model,plan\n1,a,0,x,x/p,b,m," + compact + "\n",
 	}
 	for format, in := range inputs {
-		r := NewTraceReader(strings.NewReader(in), "t."+format, format, []string{"m"}, nil, TraceOptions{})
+		r := NewTraceReader(strings.NewReader(in), "t."+format, JobFormat(format), []string{"m"}, nil, TraceOptions{})
 		job, ok := r.Next()
 		if !ok {
 			t.Fatalf("%s: %v", format, r.Err())
@@ -92,7 +92,7 @@ func TestPlanRecordTrace(t *testing.T) {
 		}
 		for _, out := range []string{"jsonl", "csv"} {
 			var b strings.Builder
-			w, err := NewTraceWriter(&b, out, []string{"m"}, nil)
+			w, err := NewTraceWriter(&b, JobFormat(out), []string{"m"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

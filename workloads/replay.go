@@ -21,7 +21,7 @@ type ReplayTarget struct {
 const traceMaxListed = 50
 
 // ValidateTraceFile validates the job trace at path against t.
-func ValidateTraceFile(path, format string, t ReplayTarget) (TraceReport, error) {
+func ValidateTraceFile(path string, format JobFormat, t ReplayTarget) (TraceReport, error) {
 	classes, err := BehaviourClasses(t.Workload)
 	if err != nil {
 		return TraceReport{}, err

@@ -10,7 +10,6 @@ import (
 	"github.com/evalsched/lab/internal/field"
 	"io"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -54,26 +53,6 @@ type ReplayOptions struct {
 	Horizon time.Duration
 }
 
-// RequestFormats are the request-trace formats OpenRequestTrace reads.
-var RequestFormats = []string{"azure", "mooncake"}
-
-// requestFormat resolves a format name, or infers it from the extension.
-func requestFormat(path, format string) (string, error) {
-	switch format {
-	case "azure", "mooncake":
-		return format, nil
-	case "":
-		switch strings.ToLower(filepath.Ext(withoutGz(path))) {
-		case ".csv":
-			return "azure", nil
-		case ".jsonl":
-			return "mooncake", nil
-		}
-		return "", fmt.Errorf("%s: cannot infer the request-trace format from the extension (want .csv for azure or .jsonl for mooncake, or give the format)", path)
-	}
-	return "", fmt.Errorf("unknown request-trace format %q (want azure or mooncake)", format)
-}
-
 // OpenRequestTrace opens a public request trace for streaming replay: a
 // file (gzip-compressed when its name ends in .gz), or a trace built into
 // the binary by its "embedded:" name (EmbeddedTraces).
@@ -90,7 +69,7 @@ func requestFormat(path, format string) (string, error) {
 //
 // Arrivals are relative to the first record and must not decrease. Errors
 // are of the form FILE:LINE: field: problem. The caller closes the Closer.
-func OpenRequestTrace(path, format string, opt ReplayOptions) (CallSource, io.Closer, error) {
+func OpenRequestTrace(path string, format RequestFormat, opt ReplayOptions) (CallSource, io.Closer, error) {
 	format, err := requestFormat(path, format)
 	if err != nil {
 		return nil, nil, err
@@ -128,7 +107,7 @@ func (o ReplayOptions) validate() error {
 type requestReader struct {
 	f      io.ReadSeeker
 	name   string
-	format string
+	format RequestFormat
 	opt    ReplayOptions
 
 	// A looping trace's first pass, replayed from memory by the later

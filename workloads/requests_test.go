@@ -141,10 +141,11 @@ func refMooncake(t *testing.T, path string) refTrace {
 // token totals and the time span computed independently.
 func TestRequestTraceShipped(t *testing.T) {
 	cases := []struct {
-		file, format string
-		shared       bool // a whole trace in ../shared/traces
-		rows         int  // as the traces' READMEs state
-		ref          func(*testing.T, string) refTrace
+		file   string
+		format RequestFormat
+		shared bool // a whole trace in ../shared/traces
+		rows   int  // as the traces' READMEs state
+		ref    func(*testing.T, string) refTrace
 	}{
 		{codeSample, "azure", false, 2000, refAzure},
 		{convEmbedded, "", false, 19366, refAzure},
@@ -299,9 +300,10 @@ func TestRequestTraceErrors(t *testing.T) {
 		})
 	}
 	for _, tc := range []struct {
-		name, path, format string
-		opt                ReplayOptions
-		want               string
+		name, path string
+		format     RequestFormat
+		opt        ReplayOptions
+		want       string
 	}{
 		{"loop without horizon", "x.csv", "", ReplayOptions{Loop: true}, "loop: needs a horizon"},
 		{"negative speedup", "x.csv", "", ReplayOptions{Speedup: -1}, "speedup: must be >= 0"},
@@ -383,10 +385,11 @@ func TestEmpiricalDistErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown key", "{dist: empirical, file: f.csv, colum: input}", "field colum not found"},
-		{"bad column", "{dist: empirical, file: " + azure + ", column: both}", "x.column: want input or output"},
+		{"bad column", "{dist: empirical, file: " + azure + ", column: both}", `unknown "both" (want input or output)`},
+		{"no column", "{dist: empirical, file: " + azure + "}", "x.column: want input or output"},
 		{"no file", "{dist: empirical, column: input}", "x.file: missing"},
 		{"missing file", "{dist: empirical, file: /nonexistent/t.csv, column: input}", "x.file: open /nonexistent/t.csv"},
-		{"bad format", "{dist: empirical, file: " + azure + ", format: parquet, column: input}", "x.format: unknown request-trace format"},
+		{"bad format", "{dist: empirical, file: " + azure + ", format: parquet, column: input}", `unknown "parquet" (want azure or mooncake)`},
 		{"bad row", "{dist: empirical, file: " + bad + ", column: input}", "x.file: " + bad + ":2: ContextTokens"},
 		{"clipping", "{dist: empirical, file: " + azure + ", column: input, max: 10}", "x.min: min and max do not apply"},
 		{"other kinds unchanged", "{dist: lognormal, median: 0, sigma: 1}", "x.median: must be > 0"},

@@ -34,10 +34,10 @@ func largeConfig() Config {
 }
 
 // writeLargeTrace writes n generated jobs to a file in dir.
-func writeLargeTrace(tb testing.TB, dir string, n int, format string) string {
+func writeLargeTrace(tb testing.TB, dir string, n int, format JobFormat) string {
 	tb.Helper()
 	g := generate(tb, largeConfig(), 100000*time.Hour, 11)
-	path := filepath.Join(dir, "jobs-"+strconv.Itoa(n)+"."+format)
+	path := filepath.Join(dir, "jobs-"+strconv.Itoa(n)+"."+string(format))
 	f, err := os.Create(path)
 	if err != nil {
 		tb.Fatal(err)

@@ -1,10 +1,7 @@
 package workloads
 
 import (
-	"fmt"
 	"github.com/evalsched/lab/internal/field"
-	"path/filepath"
-	"strings"
 )
 
 // TraceVersion is the version of the job-trace format, specified here (and
@@ -86,31 +83,6 @@ import (
 // this), and Skipped, which keeps the skipped records' errors unless OnSkip
 // takes them.
 const TraceVersion = 1
-
-// TraceFormats are the job-trace formats.
-var TraceFormats = []string{"jsonl", "csv"}
-
-// TraceFormat resolves a job-trace format name, inferring it from the file
-// name's extension when format is empty (.jsonl, .ndjson, .json: jsonl;
-// .csv: csv; "-", standard input or output: jsonl).
-func TraceFormat(name, format string) (string, error) {
-	switch format {
-	case "jsonl", "csv":
-		return format, nil
-	case "":
-		if name == "-" {
-			return "jsonl", nil
-		}
-		switch strings.ToLower(filepath.Ext(withoutGz(name))) {
-		case ".jsonl", ".ndjson", ".json":
-			return "jsonl", nil
-		case ".csv":
-			return "csv", nil
-		}
-		return "", fmt.Errorf("%s: cannot infer the trace format from the extension (want .jsonl or .csv, or give the format)", name)
-	}
-	return "", fmt.Errorf("unknown trace format %q (want jsonl or csv)", format)
-}
 
 // TraceError is one problem in a trace file, rendered FILE:LINE: FIELD:
 // problem: the lab's field error, its Path the field (column) at fault or

@@ -16,7 +16,7 @@ import (
 // TraceReader streams jobs from a job trace; it is a Source.
 type TraceReader struct {
 	name   string
-	format string
+	format JobFormat
 	opts   TraceOptions
 
 	models  map[string]int
@@ -64,7 +64,7 @@ type TraceReader struct {
 // "jsonl", "csv" or "" (inferred from name). Models are resolved against
 // the catalogue, classes by name (build them with BehaviourClasses). A
 // problem with the format or the CSV header is reported by Err.
-func NewTraceReader(r io.Reader, name, format string, catalogue []string, classes map[string]*Behaviour, opts TraceOptions) *TraceReader {
+func NewTraceReader(r io.Reader, name string, format JobFormat, catalogue []string, classes map[string]*Behaviour, opts TraceOptions) *TraceReader {
 	t := &TraceReader{name: name, opts: opts, classes: classes, judgeOf: GradingBehaviours(classes)}
 	single := SingleCall(400)
 	t.single = &single

@@ -99,7 +99,7 @@ type RequestStats struct {
 }
 
 // ReadRequestStats reads a whole request trace in the given format.
-func ReadRequestStats(path, format string, bucket time.Duration) (*RequestStats, error) {
+func ReadRequestStats(path string, format RequestFormat, bucket time.Duration) (*RequestStats, error) {
 	src, closer, err := OpenRequestTrace(path, format, ReplayOptions{})
 	if err != nil {
 		return nil, err

@@ -91,7 +91,7 @@ func TestTraceRoundTrip(t *testing.T) {
 		t.Fatalf("test stream too plain: %d jobs, %d graded (%d single), %d with every tier", len(want), graded, gradedSingle, tiers)
 	}
 	for _, format := range TraceFormats {
-		t.Run(format, func(t *testing.T) {
+		t.Run(string(format), func(t *testing.T) {
 			g := generate(t, cfg, horizon, 7)
 			var buf bytes.Buffer
 			n, err := WriteTrace(&buf, format, g, testCatalogue, ClassNames(g.Classes()))
@@ -102,7 +102,7 @@ func TestTraceRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := drain(t, NewTraceReader(&buf, "jobs."+format, format, testCatalogue, classes, TraceOptions{}))
+			got := drain(t, NewTraceReader(&buf, "jobs."+string(format), format, testCatalogue, classes, TraceOptions{}))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("replayed jobs differ (-want +got):\n%s", diff)
 			}
@@ -162,7 +162,7 @@ func TestTraceRoundTripPlans(t *testing.T) {
 			Model: 1, Behaviour: PlanBehaviour(&CallPlan{Turns: []PlanTurn{{Calls: []PlanCall{{1, 2}}}}}), Seed: 0, Judge: -1},
 	}
 	for _, format := range TraceFormats {
-		t.Run(format, func(t *testing.T) {
+		t.Run(string(format), func(t *testing.T) {
 			var buf bytes.Buffer
 			if _, err := WriteTrace(&buf, format, &sliceSource{jobs: want}, testCatalogue, ClassNames(classes)); err != nil {
 				t.Fatal(err)
@@ -322,7 +322,7 @@ func TestTraceErrors(t *testing.T) { // long: one table row per kind of bad reco
 	good := []string{jline("j1", "1"), jline("j2", "2")}
 	cases := []struct {
 		name      string
-		format    string
+		format    JobFormat
 		text      string // the whole file
 		line      int
 		field     string
@@ -374,7 +374,7 @@ func TestTraceErrors(t *testing.T) { // long: one table row per kind of bad reco
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			name := "jobs." + tc.format
+			name := "jobs." + string(tc.format)
 			rep, err := ValidateTrace(strings.NewReader(tc.text), name, "", testCatalogue, classes)
 			if err != nil {
 				t.Fatalf("fatal error: %v", err)
@@ -436,7 +436,9 @@ func csvRow(row string) string {
 func TestTraceHeaderErrors(t *testing.T) {
 	classes, _ := BehaviourClasses(testConfig())
 	cases := []struct {
-		name, file, format, text, want string
+		name, file string
+		format     JobFormat
+		text, want string
 	}{
 		{"unknown column", "x.csv", "", "v,id,arrival_s,account,project,batch,model,class,colour\n", "x.csv:1: colour: unknown column"},
 		{"repeated column", "x.csv", "", "v,id,id,arrival_s,account,project,batch,model,class\n", "x.csv:1: id: repeated column"},
@@ -551,8 +553,8 @@ func TestTraceFormatExamples(t *testing.T) {
 			Behaviour: PlanBehaviour(&CallPlan{Turns: []PlanTurn{{Calls: []PlanCall{{1200, 300}, {1200, 280}}, Tool: 2500 * time.Millisecond}, {Calls: []PlanCall{{2100, 450}}}}})},
 	}
 	for _, format := range TraceFormats {
-		t.Run(format, func(t *testing.T) {
-			lang := map[string]string{"jsonl": "json", "csv": "csv"}[format]
+		t.Run(string(format), func(t *testing.T) {
+			lang := map[string]string{"jsonl": "json", "csv": "csv"}[string(format)]
 			got := drain(t, NewTraceReader(strings.NewReader(block(lang)), "docs/reference/traces.md", format, catalogue, classes, TraceOptions{UniqueIDs: true}))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

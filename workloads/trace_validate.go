@@ -230,7 +230,7 @@ type TraceReport struct {
 // reported as a duplicate, has odds of about n²/2⁶⁵). The error is for a
 // problem that stops the reading (an unknown format, a bad CSV header, an I/O error);
 // bad records are in the report, with nil error.
-func ValidateTrace(r io.Reader, name, format string, catalogue []string, classes map[string]*Behaviour) (TraceReport, error) {
+func ValidateTrace(r io.Reader, name string, format JobFormat, catalogue []string, classes map[string]*Behaviour) (TraceReport, error) {
 	var rep TraceReport
 	tr := NewTraceReader(r, name, format, catalogue, classes, TraceOptions{
 		SkipInvalid: true, UniqueIDs: true,

@@ -16,7 +16,7 @@ import (
 type TraceWriter struct {
 	w         *bufio.Writer
 	csv       *csv.Writer
-	format    string
+	format    JobFormat
 	catalogue []string
 	names     map[*Behaviour]string
 	byName    map[string]*Behaviour
@@ -26,20 +26,20 @@ type TraceWriter struct {
 	n         int
 }
 
-// NewTraceWriter writes a trace of the given format ("jsonl" or "csv") to w.
+// NewTraceWriter writes a trace of the given format (jsonl or csv) to w.
 // catalogue names the models by index; classNames names the behaviour
 // classes jobs may carry (ClassNames(generator.Classes())). A job with a
 // Plan behaviour is written with its plan.
-func NewTraceWriter(w io.Writer, format string, catalogue []string, classNames map[*Behaviour]string) (*TraceWriter, error) {
-	if format != "jsonl" && format != "csv" {
-		return nil, fmt.Errorf("unknown trace format %q (want jsonl or csv)", format)
+func NewTraceWriter(w io.Writer, format JobFormat, catalogue []string, classNames map[*Behaviour]string) (*TraceWriter, error) {
+	if format != JobJSONL && format != JobCSV {
+		return nil, fmt.Errorf("unknown trace format %q (want jsonl or csv)", string(format))
 	}
 	tw := &TraceWriter{w: bufio.NewWriterSize(w, 64<<10), format: format, catalogue: catalogue, names: classNames,
 		byName: make(map[string]*Behaviour, len(classNames))}
 	for b, name := range classNames {
 		tw.byName[name] = b
 	}
-	if format == "csv" {
+	if format == JobCSV {
 		tw.csv = csv.NewWriter(tw.w)
 		tw.cells = make([]string, numFields)
 		if err := tw.csv.Write(fieldNames[:]); err != nil {
@@ -59,7 +59,7 @@ func (tw *TraceWriter) Write(job Job) error {
 	}
 	tw.last = job.Arrival
 	tw.n++
-	if tw.format == "csv" {
+	if tw.format == JobCSV {
 		return tw.writeCSV(job, class, grading)
 	}
 	tw.line = tw.appendJSON(tw.line[:0], job, class, grading)
@@ -216,7 +216,7 @@ func appendJSONField(b []byte, name, v string) []byte {
 
 // WriteTrace writes every job of src as a job trace and returns how many it
 // wrote. See NewTraceWriter for the arguments.
-func WriteTrace(w io.Writer, format string, src Source, catalogue []string, classNames map[*Behaviour]string) (int, error) {
+func WriteTrace(w io.Writer, format JobFormat, src Source, catalogue []string, classNames map[*Behaviour]string) (int, error) {
 	tw, err := NewTraceWriter(w, format, catalogue, classNames)
 	if err != nil {
 		return 0, err

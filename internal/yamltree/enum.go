@@ -2,10 +2,10 @@ package yamltree
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/evalsched/lab/internal/enum"
 )
 
 // Enum reads a scalar node as one of names, the values of a closed set;
@@ -14,22 +14,19 @@ import (
 // names the file, line and field (PathAt: the column tells the field among
 // several on one line).
 func Enum(node *yaml.Node, names ...string) (string, error) {
-	if node.Kind != yaml.ScalarNode || !slices.Contains(names, node.Value) {
-		v := node.Value
-		if node.Kind != yaml.ScalarNode {
-			v = "a " + map[yaml.Kind]string{yaml.MappingNode: "mapping", yaml.SequenceNode: "list"}[node.Kind]
-		} else {
-			v = fmt.Sprintf("%q", v)
-		}
-		return "", fmt.Errorf("line %d, column %d: unknown %s (want %s)", node.Line, node.Column, v, orList(names))
-	}
-	return node.Value, nil
+	return EnumOf(node, names)
 }
 
-// orList is "a", "a or b", "a, b or c".
-func orList(names []string) string {
-	if len(names) <= 1 {
-		return strings.Join(names, "")
+// EnumOf is Enum over a typed closed set: the member a scalar node names.
+func EnumOf[T ~string](node *yaml.Node, set []T) (T, error) {
+	if node.Kind == yaml.ScalarNode {
+		if v, ok := enum.Of(set, node.Value); ok {
+			return v, nil
+		}
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	v := fmt.Sprintf("%q", node.Value)
+	if node.Kind != yaml.ScalarNode {
+		v = "a " + map[yaml.Kind]string{yaml.MappingNode: "mapping", yaml.SequenceNode: "list"}[node.Kind]
+	}
+	return "", fmt.Errorf("line %d, column %d: unknown %s (want %s)", node.Line, node.Column, v, enum.List(set))
 }

@@ -245,5 +245,5 @@ func distYAML(d workloads.Dist) string {
 	case "pareto":
 		return fmt.Sprintf("{dist: pareto, min: %s, max: %s, alpha: %s}", g(d.Min), g(d.Max), g(d.Alpha))
 	}
-	return "{dist: " + d.Kind + "}"
+	return "{dist: " + string(d.Kind) + "}"
 }

@@ -10,7 +10,7 @@ import (
 // FromTrace reads the plan jobs of a job trace into a Sample. A bad record
 // stops it (the trace is refused, as a run refuses it); class jobs carry
 // no recorded plan and are counted apart.
-func FromTrace(r io.Reader, name, format string, catalogue []string, classes map[string]*workloads.Behaviour) (s *Sample, classJobs int, err error) {
+func FromTrace(r io.Reader, name string, format workloads.JobFormat, catalogue []string, classes map[string]*workloads.Behaviour) (s *Sample, classJobs int, err error) {
 	tr := workloads.NewTraceReader(r, name, format, catalogue, classes, workloads.TraceOptions{})
 	s = &Sample{}
 	for job, ok := tr.Next(); ok; job, ok = tr.Next() {

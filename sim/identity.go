@@ -1,0 +1,126 @@
+package sim
+
+// identity is the world's table of job identity: accounts and projects,
+// interned for the run, and the live batches. A batch is live from its first arrival until its
+// last job is done with no grading job to follow; a later job with the same
+// batch name starts a new batch. The world owns it because a grading job
+// inherits its parent's project and batch; the recorder receives the keys and
+// looks names up here, so that what is measured never feeds a decision.
+type identity struct {
+	accounts    []string
+	accountIDs  map[string]int32
+	lastAccount int32
+	projects    []string
+	projectIDs  map[string]int32
+	// Live batches in slots, freed when they end. A live batch is found by
+	// name through batchIDs, or without it when the source's batch names are
+	// unique and a batch's jobs come one after another (uniqueNames): then
+	// an arrival joins the previous arrival's batch or starts a new one.
+	batches      slots[batchIdent]
+	batchIDs     map[string]int32
+	uniqueNames  bool
+	lastArrived  int32 // slot of the last arrival's batch (not a grading job's), -1 none
+	lastFinished int32 // slot of the last finished job's batch, -1 none
+}
+
+// batchIdent is one live batch: its name and its jobs not done yet.
+type batchIdent struct {
+	name string
+	open int32
+	live bool
+}
+
+func newIdentity() identity {
+	return identity{accountIDs: map[string]int32{}, lastAccount: -1, projectIDs: map[string]int32{}, batchIDs: map[string]int32{}, lastArrived: -1, lastFinished: -1}
+}
+
+// account is the key of an account, added if new. Jobs come in batches of
+// one account, so the last one is checked first.
+func (id *identity) account(name string) int32 {
+	if k := id.lastAccount; k >= 0 && id.accounts[k] == name {
+		return k
+	}
+	k, ok := id.accountIDs[name]
+	if !ok {
+		k = int32(len(id.accounts))
+		id.accounts = append(id.accounts, name)
+		id.accountIDs[name] = k
+	}
+	id.lastAccount = k
+	return k
+}
+
+// project is the key of a project, added if new (keys count up from 0 in
+// order of first arrival).
+func (id *identity) project(name string) int32 {
+	p, ok := id.projectIDs[name]
+	if !ok {
+		p = int32(len(id.projects))
+		id.projectIDs[name] = p
+		id.projects = append(id.projects, name)
+	}
+	return p
+}
+
+// projectName is the name of the project with key p.
+func (id *identity) projectName(p int32) string { return id.projects[p] }
+
+// batchName is the name of the live batch in slot b.
+func (id *identity) batchName(b int32) string { return id.batches.at(b).name }
+
+// live is the live batch in slot s named name, or nil.
+func (id *identity) live(s int32, name string) *batchIdent {
+	if s < 0 {
+		return nil
+	}
+	if b := id.batches.at(s); b.live && b.name == name {
+		return b
+	}
+	return nil
+}
+
+// arrive adds a job to its batch: the slot, and whether the batch is new. A
+// grading job looks first at the batch of the job that just finished (its
+// parent's); any other job at the previous arrival's. A live batch's name is
+// its own, so these slots are checked before the map.
+func (id *identity) arrive(batch string, grading bool) (slot int32, fresh bool) {
+	hint := id.lastArrived
+	if grading {
+		hint = id.lastFinished
+	}
+	slot = hint
+	b := id.live(hint, batch)
+	if b == nil && !id.uniqueNames {
+		if s, ok := id.batchIDs[batch]; ok {
+			slot, b = s, id.batches.at(s)
+		}
+	}
+	if b == nil {
+		slot, fresh = id.batches.take(), true
+		b = id.batches.at(slot)
+		*b = batchIdent{name: batch, live: true}
+		if !id.uniqueNames {
+			id.batchIDs[batch] = slot
+		}
+	}
+	if !grading {
+		id.lastArrived = slot
+	}
+	b.open++
+	return slot, fresh
+}
+
+// finish marks a job of the batch in slot done; chained tells that a grading
+// job follows it into the batch. It reports whether the batch ended.
+func (id *identity) finish(slot int32, chained bool) bool {
+	id.lastFinished = slot
+	b := id.batches.at(slot)
+	if b.open--; b.open > 0 || chained {
+		return false
+	}
+	if !id.uniqueNames {
+		delete(id.batchIDs, b.name)
+	}
+	id.batches.release(slot)
+	return true
+}

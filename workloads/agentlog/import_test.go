@@ -2,11 +2,11 @@ package agentlog
 
 import (
 	"bytes"
-	"io"
 	"compress/gzip"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"

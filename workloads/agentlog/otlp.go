@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -53,15 +53,15 @@ const (
 // otlpNode is what is kept of each span until its trace is grouped: its
 // place in the input (seq), its links and what makes a call or a tool.
 type otlpNode struct {
-	seq           int64
-	id, parent    string
-	kind          spanKind
-	start, end    int64
-	conv, agent   string // gen_ai.conversation.id, gen_ai.agent.name
-	call          *Call
-	tool          *Tool
-	file, line    int    // index in otlpReader.files, and the span's line
-	service       string // the resource's service.name: the project when no agent names one
+	seq         int64
+	id, parent  string
+	kind        spanKind
+	start, end  int64
+	conv, agent string // gen_ai.conversation.id, gen_ai.agent.name
+	call        *Call
+	tool        *Tool
+	file, line  int    // index in otlpReader.files, and the span's line
+	service     string // the resource's service.name: the project when no agent names one
 }
 
 // otlpReader reads spans over one or more files and groups them at flush.

@@ -24,11 +24,24 @@ type sorter struct {
 	buf    []byte // the held records: uvarint key length, uvarint value length, key, value
 	offs   []int  // each held record's offset in buf
 	runs   []string
-	seq    uint64 // records added: the stable tie-break, appended to keys
+	seq    uint64        // records added: the stable tie-break, appended to keys
+	w      *bufio.Writer // the runs' writer, reused
 }
 
-// mergeFanIn bounds the runs read at once (a 64 KiB buffer each).
-const mergeFanIn = 64
+// writer is the sorter's run writer, reset onto f.
+func (s *sorter) writer(f *os.File) *bufio.Writer {
+	if s.w == nil {
+		s.w = bufio.NewWriterSize(f, min(64<<10, max(4<<10, s.budget)))
+	}
+	s.w.Reset(f)
+	return s.w
+}
+
+// mergeFanIn bounds the runs read at once, runBuffer the read buffer of each.
+const (
+	mergeFanIn = 64
+	runBuffer  = 16 << 10
+)
 
 // defaultSortBudget is the bytes of records a sorter holds in memory.
 const defaultSortBudget = 32 << 20
@@ -45,6 +58,9 @@ func (s *sorter) add(key, val []byte) error {
 	var seq [8]byte
 	binary.BigEndian.PutUint64(seq[:], s.seq)
 	s.seq++
+	if s.buf == nil { // the budget at once, rather than doubling past it
+		s.buf = make([]byte, 0, s.budget)
+	}
 	s.offs = append(s.offs, len(s.buf))
 	s.buf = binary.AppendUvarint(s.buf, uint64(len(key)+8))
 	s.buf = binary.AppendUvarint(s.buf, uint64(len(val)))
@@ -95,7 +111,7 @@ func (s *sorter) spill() error {
 		return err
 	}
 	s.runs = append(s.runs, f.Name())
-	w := bufio.NewWriterSize(f, 64<<10)
+	w := s.writer(f)
 	for _, off := range s.offs {
 		k, v := s.record(off)
 		if err := writeRecord(w, k, v); err != nil {
@@ -181,7 +197,7 @@ func (s *sorter) mergeRuns() error {
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(f, 64<<10)
+	w := s.writer(f)
 	for {
 		k, v, ok, err := m.next()
 		if err == nil && ok {
@@ -274,7 +290,7 @@ func openMerge(names []string) (*merge, error) {
 			m.close()
 			return nil, err
 		}
-		r := &runReader{f: f, r: bufio.NewReaderSize(f, 64<<10)}
+		r := &runReader{f: f, r: bufio.NewReaderSize(f, runBuffer)}
 		m.rs = append(m.rs, r)
 		ok, err := r.next()
 		if err != nil {

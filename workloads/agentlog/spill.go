@@ -58,8 +58,12 @@ func (s *sorter) add(key, val []byte) error {
 	var seq [8]byte
 	binary.BigEndian.PutUint64(seq[:], s.seq)
 	s.seq++
-	if s.buf == nil { // the budget at once, rather than doubling past it
-		s.buf = make([]byte, 0, s.budget)
+	// Grown by hand so that it never holds much more than the budget
+	// (append's doubling would reach twice it).
+	if need := len(s.buf) + len(key) + len(val) + 28; need > cap(s.buf) {
+		nb := make([]byte, len(s.buf), max(need, min(max(2*cap(s.buf), 64<<10), s.budget)))
+		copy(nb, s.buf)
+		s.buf = nb
 	}
 	s.offs = append(s.offs, len(s.buf))
 	s.buf = binary.AppendUvarint(s.buf, uint64(len(key)+8))

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -230,9 +231,10 @@ func expectedPlans(t *testing.T, sc *scenario.Scenario, seed uint64) (map[string
 	return want, cached
 }
 
-// TestOTLPDeterministic: the same seed writes the same bytes, and compare
-// writes each policy's run as resources of its own service.name, the
-// baseline's jobs first, with trace ids that differ between the runs.
+// TestOTLPDeterministic: the same seed writes the same bytes, the run's
+// other outputs are those of a run without --otlp, and compare writes
+// each policy's run as resources of its own service.name, the baseline's
+// jobs first, with trace ids that differ between the runs.
 func TestOTLPDeterministic(t *testing.T) {
 	dir := t.TempDir()
 	var files [3][]byte
@@ -242,7 +244,7 @@ func TestOTLPDeterministic(t *testing.T) {
 			cmd = "compare"
 		}
 		path := filepath.Join(dir, "spans.jsonl")
-		if out, stderr, code := runSim(t, cmd, "--scenario", otlpScenario, "--out", filepath.Join(dir, "out"), "--otlp", path); code != 0 {
+		if out, stderr, code := runSim(t, cmd, "--scenario", otlpScenario, "--out", filepath.Join(dir, fmt.Sprintf("out-%d", i)), "--otlp", path); code != 0 {
 			t.Fatalf("%s: exit %d: %s%s", cmd, code, out, stderr)
 		}
 		var err error
@@ -252,6 +254,20 @@ func TestOTLPDeterministic(t *testing.T) {
 	}
 	if string(files[0]) != string(files[1]) {
 		t.Error("two runs of the same seed wrote different span files")
+	}
+	plain := filepath.Join(dir, "plain")
+	if out, stderr, code := runSim(t, "run", "--scenario", otlpScenario, "--out", plain); code != 0 {
+		t.Fatalf("run: exit %d: %s%s", code, out, stderr)
+	}
+	for _, name := range []string{"summary.json", "series.csv", "batches.csv"} {
+		with, err1 := os.ReadFile(filepath.Join(dir, "out-0", name))
+		without, err2 := os.ReadFile(filepath.Join(plain, name))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if string(with) != string(without) {
+			t.Errorf("%s of a run with --otlp differs from that of a run without", name)
+		}
 	}
 	var services []string
 	traces := map[string]string{}

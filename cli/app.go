@@ -27,6 +27,7 @@ func newApp() *cli.App {
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
 	reportFlag := &cli.BoolFlag{Name: "report", Usage: "also write report.html, report.md and figures/ into --out (as sim report does)"}
 	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print summary.json on stdout instead of the tables"}
+	otlpFlag := &cli.StringFlag{Name: "otlp", Usage: "also write the jobs and their calls as OpenTelemetry GenAI spans (OTLP/JSON lines, for Jaeger or Grafana Tempo) to this file; compare: the first seed's runs, one resource each"}
 	profileFlags, startProfile, stopProfile := profiling()
 	app := &cli.App{
 		Name:                 "sim",
@@ -44,8 +45,8 @@ func newApp() *cli.App {
 		Commands: []*cli.Command{{
 			Name:      "run",
 			Usage:     "run one policy on a scenario and print the per-lane table",
-			UsageText: "sim run [--scenario FILE] [--policy NAME] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag,
+			UsageText: "sim run [--scenario FILE] [--policy NAME] [--seed N] [--out DIR] [--trace FILE [--skip-invalid]] [--otlp FILE]",
+			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag, otlpFlag,
 				&cli.StringFlag{Name: "policy", Usage: "policy: " + strings.Join(scenario.PolicyNames(), " or "), Value: "fixed-lane"}),
 			Action: func(c *cli.Context) error {
 				if p := c.String("policy"); !scenario.IsPolicy(p) {
@@ -56,13 +57,14 @@ func newApp() *cli.App {
 					return err
 				}
 				return runCommand(c.App.Writer, options{budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
-					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy"), json: c.Bool("json"), report: c.Bool("report")})
+					top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), policy: c.String("policy"), json: c.Bool("json"), report: c.Bool("report"),
+					otlp: c.String("otlp")})
 			},
 		}, {
 			Name:      "compare",
 			Usage:     "run the fixed-lane baseline and the scheduler on the identical job stream, in parallel, and compare lane by lane",
-			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K [--shard I/N]] [--variant A --variant B ... | --policy A --policy B ...] [--out DIR] [--trace FILE [--skip-invalid]]",
-			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag,
+			UsageText: "sim compare [--scenario FILE] [--seed N] [--seeds K [--shard I/N]] [--variant A --variant B ... | --policy A --policy B ...] [--out DIR] [--trace FILE [--skip-invalid]] [--otlp FILE]",
+			Flags: append(budgetFlags(), scenarioFlag, seedFlag, outFlag, topFlag, traceFlag, skipFlag, reportFlag, jsonFlag, otlpFlag,
 				&cli.IntFlag{Name: "seeds", Usage: "also run seeds N+1 .. N+K-1 and report each lane's multiplier as a mean with a 95% confidence interval", Value: 1},
 				&cli.StringSliceFlag{Name: "variant", Usage: "run these scenario variants (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler"},
 				&cli.StringSliceFlag{Name: "policy", Usage: "run these policies (repeat the flag; the first is the baseline) instead of fixed-lane and scheduler: " + strings.Join(scenario.PolicyNames(), ", ")},
@@ -90,6 +92,7 @@ type options struct {
 	stderr                       io.Writer // the app's ErrWriter: progress and "wrote" lines
 	budget                       scenario.Budget
 	usage                        string // the command's usage, for a bad --variant
+	otlp                         string // --otlp: the spans file, "" none
 }
 
 // prepare loads the scenario and, with --trace, opens the trace for the
@@ -164,6 +167,7 @@ type simulated struct {
 	dir    string
 	report bool
 	stderr io.Writer
+	otlp   *otlpOut // --otlp, nil without
 }
 
 // simulate runs specs in parallel (sim.ExecuteAll), on trace's jobs if
@@ -177,9 +181,19 @@ func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written in
 	for i := range policies {
 		policies[i] = specs[i].Label()
 	}
+	if o.otlp == "-" {
+		return nil, errOTLPStdout
+	}
 	ow, err := results.NewOutputWriter(dir, sc.Catalogue(), policies)
 	if err != nil {
 		return nil, err
+	}
+	var spans *otlpOut
+	if o.otlp != "" {
+		if spans, err = newOTLPOut(o.otlp, sc, specs, written); err != nil {
+			ow.Abort()
+			return nil, err
+		}
 	}
 	for i := range specs {
 		specs[i].Rows = results.Discard
@@ -194,9 +208,12 @@ func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written in
 	}
 	if err != nil {
 		ow.Abort()
+		if spans != nil {
+			spans.abort()
+		}
 		return nil, err
 	}
-	return &simulated{runs: runs, out: ow, dir: dir, report: o.report, stderr: stderr}, nil
+	return &simulated{runs: runs, out: ow, dir: dir, report: o.report, stderr: stderr, otlp: spans}, nil
 }
 
 // commit writes the headline (if any) and summary.json beside the
@@ -204,6 +221,13 @@ func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written in
 // directory, then swaps the directory in: the run and its report are
 // replaced together or not at all.
 func (s *simulated) commit(summary results.Summary, headline *results.Headline) error {
+	if s.otlp != nil {
+		if err := s.otlp.commit(); err != nil {
+			s.out.Abort()
+			return err
+		}
+		fmt.Fprintf(s.stderr, "wrote %s\n", s.otlp.target)
+	}
 	if headline != nil {
 		if err := s.out.WriteJSON(results.HeadlineFile, *headline); err != nil {
 			s.out.Abort()
@@ -412,10 +436,11 @@ func compareAction(c *cli.Context) error {
 			return err
 		}
 	}
-	if sh.N > 1 && (c.Bool("report") || c.Bool("json")) {
-		return usageErrorf(c, "--shard: --report and --json apply to the merged directory (sim merge, then sim report)")
+	if sh.N > 1 && (c.Bool("report") || c.Bool("json") || c.IsSet("otlp")) {
+		return usageErrorf(c, "--shard: --report, --json and --otlp apply to the unsharded compare (the first seed's runs)")
 	}
 	return compareCommand(c.App.Writer, options{usage: usageOf(c), budget: budget, stderr: c.App.ErrWriter, scenario: c.String("scenario"), seed: c.Uint64("seed"), dir: c.String("out"),
 		top: c.Int("top"), trace: c.String("trace"), skipInvalid: c.Bool("skip-invalid"), seeds: c.Int("seeds"),
-		variants: c.StringSlice("variant"), policies: c.StringSlice("policy"), json: c.Bool("json"), shard: sh, report: c.Bool("report")})
+		variants: c.StringSlice("variant"), policies: c.StringSlice("policy"), json: c.Bool("json"), shard: sh, report: c.Bool("report"),
+		otlp: c.String("otlp")})
 }

@@ -162,7 +162,7 @@ func checkArgs(c *cli.Context, want int) error {
 
 // pathFlags name a file or directory: an empty one is refused (--out ""
 // tried to swap the working directory itself for the run's outputs).
-var pathFlags = []string{"out", "in", "scenario", "trace"}
+var pathFlags = []string{"out", "in", "scenario", "trace", "otlp"}
 
 // budgetFlags are run's and compare's limits on the size of a run.
 func budgetFlags() []cli.Flag {

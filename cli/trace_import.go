@@ -69,14 +69,13 @@ func traceImport(stdout io.Writer, format agentlog.Format, scenarioRef string, m
 	if err != nil {
 		return err
 	}
-	col, err := agentlog.Collect(format, paths)
-	if err != nil {
-		return err
-	}
-	for _, p := range col.Skipped {
-		fmt.Fprintf(stdout, "skipped: %v\n", p)
-	}
-	jobs, err := col.Jobs(sc.Catalogue(), mapping)
+	// Streamed: the logs' records go through sorts on disk, so memory does
+	// not grow with the logs; problems are listed as found, notes once the
+	// trace is written.
+	s, skipped, err := agentlog.Import(format, paths, agentlog.ImportOptions{Catalogue: sc.Catalogue(), Mapping: mapping,
+		Skip: func(p *agentlog.Problem) { fmt.Fprintf(stdout, "skipped: %v\n", p) },
+		Note: func(n string) { fmt.Fprintf(stdout, "note: %s\n", n) },
+	}, func(write func(io.Writer) error) error { return results.WriteAtomic(out, write) })
 	if err != nil {
 		var nj *agentlog.NoJobsError
 		if errors.As(err, &nj) {
@@ -84,15 +83,8 @@ func traceImport(stdout io.Writer, format agentlog.Format, scenarioRef string, m
 		}
 		return err
 	}
-	for _, n := range col.Notes {
-		fmt.Fprintf(stdout, "note: %s\n", n)
-	}
-	if err := results.WriteAtomic(out, func(w io.Writer) error { return agentlog.WriteJobs(w, jobs) }); err != nil {
-		return err
-	}
-	s := col.Summarise()
 	fmt.Fprintf(stdout, "imported %d jobs (%d turns, %d calls, %d tool calls of which %d failed) from %s logs to %s; %d records could not be used\n",
-		s.Jobs, s.Turns, s.Calls, s.Tools, s.FailedTools, format, out, len(col.Skipped))
+		s.Jobs, s.Turns, s.Calls, s.Tools, s.FailedTools, format, out, skipped)
 	return nil
 }
 

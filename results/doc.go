@@ -17,5 +17,6 @@
 // directory staged and swapped in whole, locked against a second writer
 // (flock on a file beside it), refusing a folder holding anything sim does
 // not write, with a resumable staging directory for sweeps and AbortAll
-// for a signal; invocation.go the command a summary records.
+// for a signal; invocation.go the command a summary records; otlp.go a
+// run's jobs as OpenTelemetry GenAI spans (SpanSink, OTLPWriter: --otlp).
 package results

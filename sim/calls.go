@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 )
 
@@ -123,6 +124,9 @@ func (w *World) send(c int32) {
 	cached := cs.kind == jobCall && w.cacheSplit(cs)
 	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
+	if w.tr != nil && cs.kind == jobCall {
+		w.traceTry(c, cs, v)
+	}
 	switch v {
 	case rejectedKey:
 		w.logCall(cs, LogCallKey429)
@@ -248,6 +252,9 @@ func (w *World) callDone(c int32) {
 	w.rec.busy(model, w.prov.models[model].busy)
 	w.rec.counts.CallsAnswered++
 	w.logCall(cs, LogCallAnswer)
+	if w.tr != nil && cs.kind == jobCall {
+		w.tr.ended(c, cs, w.now(), false)
+	}
 	w.serveWaiting(model)
 	w.rec.answered(cs)
 	if cs.kind == productionCall {
@@ -266,6 +273,10 @@ func (w *World) failCall(c int32) {
 	cs := &w.calls[c]
 	w.rec.failed(cs)
 	w.logCall(cs, LogCallFail)
+	if w.tr != nil && cs.kind == jobCall {
+		w.tr.event(c, cs, w.now(), results.EventGaveUp, 0)
+		w.tr.ended(c, cs, w.now(), true)
+	}
 	if cs.kind == productionCall {
 		w.freeC = append(w.freeC, c)
 		return

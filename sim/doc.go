@@ -38,6 +38,9 @@
 // progress only at change points; a batch is pruned from the books when its
 // last job is done. Options.Log records every job and call event so tests
 // check conservation and quotas from the data rather than from counters.
+// Options.Spans receives each job as it ends, with its calls' tries and
+// its tool steps (spans.go; the --otlp output); unset, the world keeps
+// nothing for it and pays a nil check where a call or job changes.
 // ExecuteAll runs several specs in parallel and summarises each as soon as
 // it ends.
 //

@@ -70,6 +70,7 @@ func TestWorldReadsNoRecorderState(t *testing.T) {
 		"logOn":  "whether to build a log record at all",
 		"counts": "the event budget's error message",
 		"prices": "the run's output says whether it bills",
+		"names":  "the span sink (--otlp, an output) names a job's model",
 	}
 	fset := token.NewFileSet()
 	files, err := filepath.Glob("*.go")

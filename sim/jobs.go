@@ -164,6 +164,9 @@ func (w *World) start(id policies.JobID) {
 	n.waiting--
 	n.running++
 	w.rec.jobStarted(j, n.running)
+	if w.tr != nil {
+		w.tr.begin(slot)
+	}
 	w.eng.postAfter(FromDuration(w.sc.Containers.Startup), evContainerReady, slot)
 }
 
@@ -221,7 +224,11 @@ func (w *World) nextTurn(slot int32) {
 	model := j.model
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)
-		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, j.agent.MaxTokens(), u))
+		c := w.newCall(jobCall, slot, model, in, out, j.agent.MaxTokens(), u)
+		if w.tr != nil {
+			w.tr.made(slot, c, j.agent.Turn(), w.now(), &w.calls[c])
+		}
+		w.enqueueCall(c)
 	}
 	w.updateGatewayOnly(j, before)
 	w.dispatch(model)
@@ -257,6 +264,9 @@ func (w *World) callEnded(c int32, answered bool) {
 		return
 	}
 	tool := j.agent.EndTurn()
+	if w.tr != nil {
+		w.tr.tool(slot, j.agent.Turn(), w.now(), FromDuration(tool))
+	}
 	j.phase = jobTool
 	w.updateGatewayOnly(j, before)
 	w.eng.postAfter(FromDuration(tool), evToolDone, slot)
@@ -265,6 +275,9 @@ func (w *World) callEnded(c int32, answered bool) {
 // finish ends a job: it releases its container and may chain a grading job.
 func (w *World) finish(slot int32) {
 	j := w.running.at(slot)
+	if w.tr != nil {
+		w.tr.finish(w, slot) // before jobEnded, which may prune the job's batch
+	}
 	w.containersUsed--
 	n := &w.load[j.model]
 	n.running--

@@ -25,6 +25,9 @@ type RunSpec struct {
 	// Rows, if set, receives the run's series.csv and batches.csv rows as
 	// they are made (World.StreamRows); otherwise the world keeps them.
 	Rows results.RowSink
+	// Spans, if set, receives each of the run's jobs as it ends (the
+	// --otlp output); it is called from the run's goroutine.
+	Spans results.SpanSink
 	// Done, if set, is called (from the run's goroutine) with the run's
 	// summary as soon as ExecuteAll has it, before the other runs end.
 	Done func(results.Run)
@@ -61,7 +64,7 @@ func Execute(sc *scenario.Scenario, spec RunSpec) (w *World, err error) {
 			}
 		}()
 	}
-	w, err = NewWorld(sc, Options{Seed: spec.Seed, Policy: pol, Source: spec.Source, Progress: spec.Progress, Variant: spec.Variant})
+	w, err = NewWorld(sc, Options{Seed: spec.Seed, Policy: pol, Source: spec.Source, Progress: spec.Progress, Variant: spec.Variant, Spans: spec.Spans})
 	if err != nil {
 		return nil, err
 	}

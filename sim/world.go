@@ -47,6 +47,9 @@ type Options struct {
 	Progress func(now, end Time)
 	// Variant, if set, names the run (Measured) after a scenario variant.
 	Variant *scenario.Variant
+	// Spans, if set, receives each job as it ends, with its calls and
+	// tool steps (the --otlp output).
+	Spans results.SpanSink
 }
 
 // World is one run: the engine, the simulated system and the policy driving
@@ -70,6 +73,7 @@ type World struct {
 	prod   []productionStream
 	rec    recorder
 	alerts alerts
+	tr     *tracer // nil unless Options.Spans
 
 	// Jobs and calls live in slot tables that only grow. A job waits in
 	// jobs and moves to running when it takes a container: running holds
@@ -123,6 +127,9 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 		w.rec.streams(int32(i), w.prov.models[i].streams)
 	}
 	w.fallible, _ = opts.Policy.(policies.Fallible)
+	if opts.Spans != nil {
+		w.tr = &tracer{sink: opts.Spans}
+	}
 	w.alerts = newAlerts(sc, &w.prov)
 	w.source = opts.Source
 	if w.source == nil {

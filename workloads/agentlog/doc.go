@@ -39,9 +39,14 @@
 // invoke_agent ancestor (the job, named by its gen_ai.conversation.id);
 // without one, to its conversation id; without that, to its trace. A job's
 // project is the agent's name, else its resource's service.name. The
-// grouping needs every
-// span, in any order over all the files, so a few fields of each span are
-// kept until the end: memory grows with the spans, not their attributes.
+// grouping needs every span, in any order over all the files, so the
+// spans go through an external sort (spill.go: records held up to a
+// budget, sorted runs in temporary files, a k-way merge) by trace; each
+// trace's calls and tools are grouped in memory and sorted again by job,
+// so memory is the sorts' budget and the largest trace and job, not the
+// file. Import, sim trace import's path, sorts the jobs too (by id, to
+// number repeated ids; by arrival, the trace's order) instead of holding
+// them as Collect does.
 //
 // TraceLab round traces (TraceLab): round_trace.jsonl, one LLM round a
 // line, grouped by session_id (a session's lines need not be together). A

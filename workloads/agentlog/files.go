@@ -69,10 +69,22 @@ func hasExt(format Format, name string) bool {
 // JSON at all); a record that cannot be used goes to sink.Skip. Inspect
 // samples are handed over as each is read; OTLP spans and TraceLab rounds
 // are grouped into sessions once every file is read, since the records of
-// one job may come anywhere in the input.
+// one job may come anywhere in the input (OTLP spans through sorts on disk,
+// in the system's temporary directory: see Import).
 func ReadFiles(format Format, files []string, sink Sink) error {
+	return readFiles(format, files, sink, "", 0)
+}
+
+// readFiles is ReadFiles with the OTLP sorts' directory and memory budget
+// ("" and 0: the defaults).
+func readFiles(format Format, files []string, sink Sink, dir string, budget int) error {
 	if sink.Skip == nil {
 		sink.Skip = func(*Problem) {}
+	}
+	if format != OTLP && sink.Session != nil { // sessions come in input order
+		var n int64
+		session := sink.Session
+		sink.Session = func(s *Session) { s.order = n; n++; session(s) }
 	}
 	switch format {
 	case Inspect:
@@ -83,7 +95,7 @@ func ReadFiles(format Format, files []string, sink Sink) error {
 		}
 		return nil
 	case OTLP:
-		return readOTLPFiles(files, sink)
+		return readOTLPFiles(files, sink, dir, budget)
 	case TraceLab:
 		return readTraceLabFiles(files, sink)
 	}

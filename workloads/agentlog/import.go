@@ -34,6 +34,7 @@ func Collect(format Format, paths []string) (*Collection, error) {
 		Skip:    func(p *Problem) { c.Skipped = append(c.Skipped, p) },
 		Note:    func(s string) { c.Notes = append(c.Notes, s) },
 	})
+	slices.SortStableFunc(c.Sessions, func(a, b *Session) int { return cmp.Compare(a.order, b.order) })
 	return c, err
 }
 
@@ -172,18 +173,7 @@ func WriteJobs(w io.Writer, jobs []Job) error {
 		if err := j.Plan.Validate("plan"); err != nil {
 			return fmt.Errorf("job %s: %v", j.ID, err)
 		}
-		b = append(b[:0], `{"v":`...)
-		b = strconv.AppendInt(b, workloads.TraceVersion, 10)
-		b = appendString(b, "id", j.ID)
-		b = append(b, `,"arrival_s":`...)
-		b = appendSeconds(b, j.Arrival)
-		b = appendString(b, "account", j.Account)
-		b = appendString(b, "project", j.Project)
-		b = appendString(b, "batch", j.Batch)
-		b = appendString(b, "model", j.Model)
-		b = append(b, `,"plan":`...)
-		b = j.Plan.AppendJSON(b)
-		b = append(b, "}\n"...)
+		b = appendJobLine(b[:0], j.ID, j.Arrival, j.Account, j.Project, j.Batch, j.Model, string(j.Plan.AppendJSON(nil)))
 		if _, err := bw.Write(b); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,7 +101,44 @@ func importAll(t *testing.T, format Format, mapping map[string]string, paths ...
 	if err != nil || len(rep.Errors) > 0 || rep.PlanJobs != len(jobs) {
 		t.Fatalf("written trace: %v %v (%d plan jobs of %d)", err, rep.Errors, rep.PlanJobs, len(jobs))
 	}
+	checkStreamed(t, format, mapping, paths, col, b.String())
 	return gs, skipped
+}
+
+// checkStreamed: Import, in memory or through sorts spilling every few
+// records, writes the trace that Collect, Jobs and WriteJobs give, with
+// the same problems and notes in the same order.
+func checkStreamed(t *testing.T, format Format, mapping map[string]string, paths []string, col *Collection, trace string) {
+	t.Helper()
+	type result struct {
+		Trace          string
+		Skipped, Notes []string
+		Summary        Summary
+	}
+	var want result
+	want.Trace, want.Summary = trace, col.Summarise()
+	for _, p := range col.Skipped {
+		want.Skipped = append(want.Skipped, p.Error())
+	}
+	want.Notes = col.Notes
+	for _, budget := range []int{0, 200} {
+		var res result
+		var b strings.Builder
+		sum, n, err := Import(format, paths, ImportOptions{Catalogue: testCatalogue, Mapping: mapping, TempDir: t.TempDir(), SortBudget: budget,
+			Skip: func(p *Problem) { res.Skipped = append(res.Skipped, p.Error()) },
+			Note: func(s string) { res.Notes = append(res.Notes, s) }},
+			func(write func(io.Writer) error) error { return write(&b) })
+		if err != nil {
+			t.Fatalf("Import (sort budget %d): %v", budget, err)
+		}
+		res.Trace, res.Summary = b.String(), sum
+		if n != len(res.Skipped) {
+			t.Errorf("Import counted %d skipped, reported %d", n, len(res.Skipped))
+		}
+		if diff := cmp.Diff(want, res); diff != "" {
+			t.Errorf("Import (sort budget %d) against Collect, Jobs, WriteJobs (-want +got):\n%s", budget, diff)
+		}
+	}
 }
 
 // checkSkipped compares the skipped records with wanted prefixes (where

@@ -2,8 +2,10 @@ package agentlog
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -48,50 +50,88 @@ const (
 	kindTool           // execute_tool
 )
 
-// otlpNode is what is kept of each span until the end of the input:
-// spans of one job may come in any order and any file position, so the
-// grouping waits for all of them. Only these few fields are kept.
+// otlpNode is what is kept of each span until its trace is grouped: its
+// place in the input (seq), its links and what makes a call or a tool.
 type otlpNode struct {
-	trace, parent string
-	kind          spanKind
-	start, end    int64
-	conv, agent   string // gen_ai.conversation.id, gen_ai.agent.name
-	call          *Call
-	tool          *Tool
-	where         string
-	file          string
-	service       string // the resource's service.name: the project when no agent names one
+	seq         int64
+	id, parent  string
+	kind        spanKind
+	start, end  int64
+	conv, agent string // gen_ai.conversation.id, gen_ai.agent.name
+	call        *Call
+	tool        *Tool
+	file, line  int    // index in otlpReader.files, and the span's line
+	service     string // the resource's service.name: the project when no agent names one
 }
 
-// otlpReader collects spans over one or more files and groups them at Flush.
+// otlpReader reads spans over one or more files and groups them at flush.
+// Spans of one job may come in any order and at any place in any file,
+// so nothing can be grouped before the end; instead of holding the spans,
+// it sorts them by trace on disk (sorter: bounded chunks in memory, runs
+// in temporary files, a k-way merge), groups each trace's spans (held
+// while the trace is), sorts the calls and tools by job the same way and
+// builds each job from its records: memory is bounded by the sort budget
+// and the largest trace and job, not by the file.
 type otlpReader struct {
-	spans   map[string]*otlpNode // by trace id + span id
-	order   []string             // keys in input order, for deterministic output
-	service string               // service.name of the resource being read (written before its spans)
+	files    []string
+	service  string  // service.name of the resource being read (written before its spans)
+	seq      int64   // spans and problems so far: the input order
+	spans    *sorter // by trace id, then input order
+	problems *sorter // by (stage, input order)
+	skip     func(*Problem)
+	dir      string // for the sorts' temporary files
+	budget   int
+	err      error // a sort's, stopping the reading
+}
+
+func newOTLPReader(dir string, budget int) *otlpReader {
+	r := &otlpReader{spans: newSorter(dir, budget), problems: newSorter(dir, budget/8), dir: dir, budget: budget}
+	r.skip = func(p *Problem) { r.addProblem(0, r.seq, p); r.seq++ }
+	return r
+}
+
+func (r *otlpReader) close() { r.spans.close(); r.problems.close() }
+
+// addProblem keeps a problem for the end, in (stage, pos) order: the
+// problems of reading first, in input order, then those of grouping.
+func (r *otlpReader) addProblem(stage int64, pos int64, p *Problem) {
+	k := keyInt(keyInt(nil, stage), pos)
+	var e enc
+	e.str(p.File)
+	e.int(int64(p.Line))
+	e.str(p.Path)
+	e.str(p.Msg)
+	if err := r.problems.add(k, e.b); err != nil && r.err == nil {
+		r.err = err
+	}
 }
 
 // readOTLPFiles reads every file before grouping: a job's spans may be
 // spread over several exports.
-func readOTLPFiles(names []string, sink Sink) error {
-	r := &otlpReader{spans: map[string]*otlpNode{}}
+func readOTLPFiles(names []string, sink Sink, dir string, budget int) error {
+	r := newOTLPReader(dir, budget)
+	defer r.close()
 	for _, name := range names {
 		f, err := openFile(name)
 		if err != nil {
 			return err
 		}
-		err = r.read(f, name, sink)
+		err = r.read(f, name, Sink{Skip: r.skip})
 		f.Close()
+		if err == nil {
+			err = r.err
+		}
 		if err != nil {
 			return err
 		}
 	}
-	r.flush(sink)
-	return nil
+	return r.flush(sink)
 }
 
 // read reads an OTLP/JSON file: one ExportTraceServiceRequest, or one per
 // line (the OTLP file exporter's JSON Lines). Each span is decoded alone.
 func (r *otlpReader) read(in io.Reader, name string, sink Sink) error {
+	r.files = append(r.files, name)
 	br := bufio.NewReaderSize(in, 64<<10)
 	s := newStream(br)
 	for n := 0; ; n++ {
@@ -290,9 +330,9 @@ func (r *otlpReader) add(sp *otlpSpan, name string, line int, sink Sink) {
 		}
 	}
 	m := attrs(sp.Attributes)
-	n := &otlpNode{trace: trace, parent: parent, kind: kindOf(attrString(m, "gen_ai.operation.name"), sp.Name),
+	n := otlpNode{seq: r.seq, id: id, parent: parent, kind: kindOf(attrString(m, "gen_ai.operation.name"), sp.Name),
 		conv: attrString(m, "gen_ai.conversation.id"), agent: attrString(m, "gen_ai.agent.name"),
-		where: fmt.Sprintf("%s:%d", name, line), file: name, service: r.service}
+		file: len(r.files) - 1, line: line, service: r.service}
 	if n.start, err = unixNano(sp.Start); err != nil {
 		bad("startTimeUnixNano", "%v", err)
 		return
@@ -322,13 +362,77 @@ func (r *otlpReader) add(sp *otlpSpan, name string, line int, sink Sink) {
 	case kindTool:
 		n.tool = &Tool{Start: n.start, End: n.end, Name: attrString(m, "gen_ai.tool.name"), Failed: failed}
 	}
-	key := trace + id
-	if _, dup := r.spans[key]; dup {
-		bad("spanId", "repeated span %s in trace %s", id, trace)
-		return
+	r.seq++
+	if err := r.spans.add([]byte(trace), n.encode(nil)); err != nil && r.err == nil {
+		r.err = err
 	}
-	r.spans[key] = n
-	r.order = append(r.order, key)
+}
+
+// encode appends the node as a sort record's value.
+func (n *otlpNode) encode(b []byte) []byte {
+	e := enc{b}
+	e.int(n.seq)
+	e.str(n.id)
+	e.str(n.parent)
+	e.int(int64(n.kind))
+	e.int(n.start)
+	e.int(n.end)
+	e.str(n.conv)
+	e.str(n.agent)
+	e.int(int64(n.file))
+	e.int(int64(n.line))
+	e.str(n.service)
+	e.part(n.call, n.tool)
+	return e.b
+}
+
+// part appends a call's or a tool's fields, after a byte saying which.
+func (e *enc) part(c *Call, t *Tool) {
+	switch {
+	case c != nil:
+		e.int(int64(kindCall))
+		e.str(c.Model)
+		e.str(c.Provider)
+		for _, v := range []int{c.In, c.Out, c.CacheRead, c.CacheWrite, c.MaxTokens} {
+			e.int(int64(v))
+		}
+	case t != nil:
+		e.int(int64(kindTool))
+		e.str(t.Name)
+		f := int64(0)
+		if t.Failed {
+			f = 1
+		}
+		e.int(f)
+	default:
+		e.int(int64(kindOther))
+	}
+}
+
+// part reads what enc.part wrote; start and end are the span's.
+func (d *dec) part(start, end int64) (*Call, *Tool) {
+	switch spanKind(d.int()) {
+	case kindCall:
+		c := &Call{Start: start, End: end, Model: d.str(), Provider: d.str()}
+		for _, v := range []*int{&c.In, &c.Out, &c.CacheRead, &c.CacheWrite, &c.MaxTokens} {
+			*v = int(d.int())
+		}
+		return c, nil
+	case kindTool:
+		return nil, &Tool{Start: start, End: end, Name: d.str(), Failed: d.int() == 1}
+	}
+	return nil, nil
+}
+
+func decodeNode(b []byte) (otlpNode, error) {
+	d := dec{b: b}
+	n := otlpNode{seq: d.int(), id: d.str(), parent: d.str(), kind: spanKind(d.int()), start: d.int(), end: d.int(),
+		conv: d.str(), agent: d.str(), file: int(d.int()), line: int(d.int()), service: d.str()}
+	n.call, n.tool = d.part(n.start, n.end)
+	if d.bad {
+		return n, errBadRun
+	}
+	return n, nil
 }
 
 // otlpCall reads an inference span's attributes, new names first, then
@@ -377,69 +481,130 @@ func orMissing(err error, what string) error {
 
 // flush groups the spans into sessions: a call or tool belongs to its
 // outermost invoke_agent ancestor; without one, to its conversation id;
-// without that, to its trace.
-func (r *otlpReader) flush(sink Sink) {
-	type group struct {
-		sess  *Session
-		first int // input position, for the order of output
+// without that, to its trace. Sessions go to sink in the order of their
+// groups' keys, each with its first span's input position (Session.order);
+// then every problem, in input order.
+func (r *otlpReader) flush(sink Sink) error {
+	jobs := newSorter(r.dir, r.budget)
+	defer jobs.close()
+	trace := ""
+	var nodes []otlpNode
+	var err error
+	if err = r.spans.each(func(k, v []byte) error {
+		if string(k) != trace {
+			if err := r.groupTrace(trace, nodes, jobs); err != nil {
+				return err
+			}
+			trace, nodes = string(k), nodes[:0]
+		}
+		n, err := decodeNode(v)
+		nodes = append(nodes, n)
+		return err
+	}); err == nil {
+		err = r.groupTrace(trace, nodes, jobs)
 	}
-	groups := map[string]*group{}
-	var keys []string
-	agentOf := map[string]string{} // span key → outermost agent key ("" none)
-	var root func(key string, depth int) string
-	root = func(key string, depth int) string {
-		if a, ok := agentOf[key]; ok {
+	if err == nil {
+		err = r.buildSessions(jobs, sink)
+	}
+	if err != nil {
+		return fmt.Errorf("OTLP import: %w", err)
+	}
+	return r.problems.each(func(_, v []byte) error {
+		d := dec{b: v}
+		p := &Problem{File: d.str(), Line: int(d.int()), Path: d.str(), Msg: d.str()}
+		if d.bad {
+			return errBadRun
+		}
+		sink.Skip(p)
+		return nil
+	})
+}
+
+// groupTrace files each call and tool of one trace's spans (in input
+// order) under its job's key: a repeated span is reported and dropped.
+func (r *otlpReader) groupTrace(trace string, nodes []otlpNode, jobs *sorter) error {
+	if len(nodes) == 0 {
+		return nil
+	}
+	index := make(map[string]int, len(nodes))
+	keep := nodes[:0]
+	for _, n := range nodes {
+		if _, dup := index[n.id]; dup {
+			r.addProblem(0, n.seq, problem(r.files[n.file], n.line, "spanId", "repeated span %s in trace %s", n.id, trace))
+			continue
+		}
+		index[n.id] = len(keep)
+		keep = append(keep, n)
+	}
+	nodes = keep
+	agentOf := make(map[int]int, len(nodes)) // node → its outermost agent node, -1 none
+	var root func(i, depth int) int
+	root = func(i, depth int) int {
+		if a, ok := agentOf[i]; ok {
 			return a
 		}
-		n := r.spans[key]
-		a := ""
+		n := &nodes[i]
+		a := -1
 		if n.parent != "" && depth < 1000 {
-			if _, ok := r.spans[n.trace+n.parent]; ok {
-				a = root(n.trace+n.parent, depth+1)
+			if p, ok := index[n.parent]; ok {
+				a = root(p, depth+1)
 			}
 		}
-		if a == "" && n.kind == kindAgent {
-			a = key
+		if a < 0 && n.kind == kindAgent {
+			a = i
 		}
-		agentOf[key] = a
+		agentOf[i] = a
 		return a
 	}
-	for pos, key := range r.order {
-		n := r.spans[key]
+	var key []byte
+	var e enc
+	for i := range nodes {
+		n := &nodes[i]
 		if n.call == nil && n.tool == nil {
 			continue
 		}
 		gk, id, project, start := "", "", nonEmpty(n.service, "otlp"), int64(0)
-		if a := root(key, 0); a != "" {
-			an := r.spans[a]
-			gk, start = "agent:"+a, an.start
+		if a := root(i, 0); a >= 0 {
+			an := &nodes[a]
+			gk, start = "agent:"+trace+an.id, an.start
 			id = an.conv
 			if id == "" {
-				id = an.trace + "/" + a[len(an.trace):]
+				id = trace + "/" + an.id
 			}
 			project = nonEmpty(an.agent, nonEmpty(an.service, project))
 		} else if n.conv != "" {
 			gk, id = "conv:"+n.conv, n.conv
 		} else {
-			gk, id = "trace:"+n.trace, n.trace
+			gk, id = "trace:"+trace, trace
 		}
-		g := groups[gk]
-		if g == nil {
-			g = &group{sess: &Session{ID: id, Project: project, Batch: baseName(n.file), Start: start, Where: n.where}, first: pos}
-			groups[gk] = g
-			keys = append(keys, gk)
-		}
-		if n.call != nil {
-			g.sess.Calls = append(g.sess.Calls, *n.call)
-		} else {
-			g.sess.Tools = append(g.sess.Tools, *n.tool)
+		key = keyInt(keyStr(key[:0], gk), n.seq)
+		e.b = e.b[:0]
+		e.str(id)
+		e.str(project)
+		e.int(start)
+		e.int(int64(n.file))
+		e.int(int64(n.line))
+		e.int(n.start)
+		e.int(n.end)
+		e.part(n.call, n.tool)
+		if err := jobs.add(key, e.b); err != nil {
+			return err
 		}
 	}
-	for _, gk := range keys {
-		s := groups[gk].sess
+	return r.err
+}
+
+// buildSessions makes a session of each job's records (in input order).
+func (r *otlpReader) buildSessions(jobs *sorter, sink Sink) error {
+	var s *Session
+	var group []byte
+	done := func() {
+		if s == nil {
+			return
+		}
 		if len(s.Calls) == 0 {
-			sink.Skip(problem(s.Where, 0, "", "job %s: tool spans but no usable inference span", s.ID))
-			continue
+			r.addProblem(1, s.order, problem(s.Where, 0, "", "job %s: tool spans but no usable inference span", s.ID))
+			return
 		}
 		if first := minStart(s.Calls); s.Start == 0 || s.Start > first {
 			s.Start = first
@@ -447,5 +612,33 @@ func (r *otlpReader) flush(sink Sink) {
 		slices.SortStableFunc(s.Calls, func(a, b Call) int { return cmp.Compare(a.Start, b.Start) })
 		sink.Session(s)
 	}
-	r.spans, r.order = nil, nil
+	err := jobs.each(func(k, v []byte) error {
+		gk, pos := k[:len(k)-8], int64(binary.BigEndian.Uint64(k[len(k)-8:])^(1<<63))
+		d := dec{b: v}
+		id, project, start, file, line := d.str(), d.str(), d.int(), int(d.int()), int(d.int())
+		cs, ce := d.int(), d.int()
+		c, t := d.part(cs, ce)
+		if d.bad || file < 0 || file >= len(r.files) {
+			return errBadRun
+		}
+		if s == nil || !bytes.Equal(gk, group) {
+			done()
+			group = append(group[:0], gk...)
+			s = &Session{ID: id, Project: project, Batch: baseName(r.files[file]), Start: start,
+				Where: fmt.Sprintf("%s:%d", r.files[file], line), order: pos}
+		}
+		if c != nil {
+			s.Calls = append(s.Calls, *c)
+		} else if t != nil {
+			s.Tools = append(s.Tools, *t)
+		}
+		return nil
+	})
+	if err == nil {
+		done()
+	}
+	if err == nil {
+		err = r.err
+	}
+	return err
 }

@@ -81,6 +81,10 @@ type Session struct {
 	// Settings are the concurrency limits the log's run had (Inspect's
 	// header), nil when the format records none.
 	Settings *Settings
+	// order is the session's place in the input: the OTLP reader hands
+	// sessions over in the order of its sort, each with its first span's
+	// position; the other readers in input order.
+	order int64
 }
 
 // Settings are an Inspect eval's concurrency limits; 0 means not set.

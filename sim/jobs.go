@@ -235,7 +235,7 @@ func (w *World) nextTurn(slot int32) {
 	model := j.model
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)
-		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, j.agent.MaxTokens(), u))
+		w.enqueueCall(w.newCall(jobCall, slot, model, in, out, j.agent.MaxTokens(), j.agent.Recorded(), u))
 	}
 	w.updateGatewayOnly(j, before)
 	w.dispatch(model)

@@ -209,6 +209,16 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 // MaxTokens is the max_tokens the job's calls ask for (0: none).
 func (a *Agent) MaxTokens() int { return a.b.MaxTokens }
 
+// Recorded is what the plan recorded of the call NextCall drew last
+// beyond its tokens (zero for a drawn behaviour, or a call without a
+// record).
+func (a *Agent) Recorded() CallRecord {
+	if p := a.b.Plan; p != nil && a.call > 0 {
+		return p.Turns[a.turn-1].Record(int(a.call) - 1)
+	}
+	return CallRecord{}
+}
+
 // EndTurn returns the tool step that follows the turn (drawn by NextTurn
 // from the (seed, turn | 1<<40) stream) and grows the context by the turn's
 // outputs and the tool's tokens.

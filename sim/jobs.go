@@ -92,6 +92,10 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 		w.err = fmt.Errorf("job %d: model index %d outside the catalogue", job.ID, job.Model)
 		return
 	}
+	if b := job.Behaviour; b != nil && b.Batch {
+		w.batchArrive(job)
+		return
+	}
 	slot := w.jobs.take()
 	id := w.nextID
 	w.nextID++

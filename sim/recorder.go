@@ -140,6 +140,14 @@ const (
 	LogJobFail    // the job ended failed (a call could never succeed)
 	LogCallKey429 // rejected by the gateway on the call's virtual key
 	LogSample     // a series sample: fairness windows are read at these
+	// A batch job's request (batch.go): sent to its batch pool, enqueued
+	// in it, completed, expired at the window's end, or refused (larger
+	// than the pool's token limit).
+	LogBatchSubmit
+	LogBatchEnqueue
+	LogBatchDone
+	LogBatchExpire
+	LogBatchRefuse
 )
 
 func newRecorder(sc *scenario.Scenario, eng *Engine, log bool) recorder {

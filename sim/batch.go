@@ -1,0 +1,218 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/evalsched/lab/internal/ring"
+	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/workloads"
+)
+
+// The batch lane. A job of a batch class (workloads.Behaviour.Batch) is
+// one deferrable call: on arrival it goes to the batch API of the
+// organisation its model bills to (scenario organisations[].batch), not
+// to the policy, a container or the gateway. The pool holds a request
+// from when it is enqueued until it completes or expires; a request that
+// would take the pool past its limit of enqueued requests or input
+// tokens is held, first come first served, until earlier ones leave; one
+// larger than the token limit alone is refused. An enqueued request
+// completes after a lognormal draw from the pool's own stream, or
+// expires at the end of the window when the draw is beyond it. The pool
+// is apart from the synchronous quotas: its calls count in no quota
+// window, which is what moving them there buys production.
+
+// batchPool is one batch API pool: an organisation's, or one model's in it.
+type batchPool struct {
+	org            int
+	model          int32 // -1: the organisation's pool
+	limReq, limTok int64 // 0: no limit
+	window         Time
+	mu, sigma      float64 // ln seconds of the completion time
+	factor         float64 // price factor
+	rn             *rand.Rand
+	enqReq, enqTok int64
+	held           ring.Ring[int32] // requests waiting for room, in order
+	raw            results.BatchLaneRaw
+}
+
+// batchReq is one batch request: a batch job's call.
+type batchReq struct {
+	pool     int32
+	model    int32
+	in, out  int32
+	job      policies.JobID
+	arrival  Time
+	expires  bool
+	enqueued bool
+}
+
+// newBatchPools builds the pools of every organisation with a batch API and
+// each model's pool index (-1: its evaluation organisation has none).
+func newBatchPools(sc *scenario.Scenario, prov *Provider, seed uint64) ([]batchPool, []int32) {
+	var pools []batchPool
+	of := make([]int32, len(prov.models))
+	for i := range of {
+		of[i] = -1
+	}
+	names := sc.Catalogue()
+	for k := range sc.Organisations {
+		o := &sc.Organisations[k]
+		b := o.Batch
+		if b == nil {
+			continue
+		}
+		add := func(model int32, stream string) int32 {
+			pools = append(pools, batchPool{org: k, model: model, limReq: int64(b.EnqueuedRequests), limTok: int64(b.EnqueuedTokens),
+				window: FromDuration(b.Window), mu: math.Log(b.Median.Seconds()), sigma: b.Sigma, factor: b.PriceFactor,
+				rn:  rand.New(rand.NewPCG(workloads.Stream(seed, stream), 5)),
+				raw: results.BatchLaneRaw{Org: o.Name, LimitRequests: b.EnqueuedRequests, LimitTokens: b.EnqueuedTokens}})
+			return int32(len(pools) - 1)
+		}
+		shared := int32(-1)
+		for m := range prov.models {
+			if prov.models[m].evalOrg != k {
+				continue
+			}
+			switch {
+			case b.Scope == scenario.BatchScopeModel:
+				of[m] = add(int32(m), "batch/"+o.Name+"/"+names[m])
+				pools[of[m]].raw.Model = names[m]
+			case shared < 0:
+				shared = add(-1, "batch/"+o.Name)
+				of[m] = shared
+			default:
+				of[m] = shared
+			}
+		}
+	}
+	return pools, of
+}
+
+// batchArrive sends a batch job's call to its model's batch pool.
+func (w *World) batchArrive(job workloads.Job) {
+	pi := w.batchOf[job.Model]
+	if pi < 0 {
+		w.err = fmt.Errorf("job %d: its class goes to a batch API (batch: true), and model %s bills to an organisation without one (organisations[].batch)",
+			job.ID, w.sc.Catalogue()[job.Model])
+		return
+	}
+	var a workloads.Agent
+	a.Start(job.Behaviour, job.Seed, w.agentSrc)
+	a.NextTurn(w.agentSrc)
+	in, out, _ := a.NextCall(w.agentSrc)
+	id := w.nextID
+	w.nextID++
+	r := takeSlot(&w.batchReqs, &w.freeB)
+	w.batchReqs[r] = batchReq{pool: pi, model: int32(job.Model), in: int32(in), out: int32(out), job: id, arrival: w.now()}
+	p := &w.batch[pi]
+	p.raw.Submitted++
+	w.logBatch(r, LogBatchSubmit)
+	switch {
+	case p.limTok > 0 && int64(in) > p.limTok:
+		p.raw.Refused++
+		w.logBatch(r, LogBatchRefuse)
+		w.freeB = append(w.freeB, r)
+	case p.held.Len() == 0 && p.fits(int64(in)):
+		w.batchEnqueue(r)
+	default:
+		p.held.Push(r)
+	}
+}
+
+// fits says whether a request of in input tokens may be enqueued now.
+func (p *batchPool) fits(in int64) bool {
+	return (p.limReq == 0 || p.enqReq+1 <= p.limReq) && (p.limTok == 0 || p.enqTok+in <= p.limTok)
+}
+
+// batchEnqueue puts a request in its pool and schedules its completion or
+// expiry.
+func (w *World) batchEnqueue(r int32) {
+	b := &w.batchReqs[r]
+	p := &w.batch[b.pool]
+	b.enqueued = true
+	p.enqReq++
+	p.enqTok += int64(b.in)
+	p.raw.PeakRequests = max(p.raw.PeakRequests, p.enqReq)
+	p.raw.PeakTokens = max(p.raw.PeakTokens, p.enqTok)
+	w.logBatch(r, LogBatchEnqueue)
+	d := math.Exp(p.mu + p.sigma*p.rn.NormFloat64()) // seconds
+	at := p.window
+	if d*1e6 < float64(p.window) {
+		at = max(FromSeconds(d), 1)
+	} else {
+		b.expires = true
+	}
+	w.eng.postAfter(at, evBatchDone, r)
+}
+
+// batchDone: a batch request completed or expired; held requests take the
+// room it leaves.
+func (w *World) batchDone(r int32) {
+	b := &w.batchReqs[r]
+	p := &w.batch[b.pool]
+	p.enqReq--
+	p.enqTok -= int64(b.in)
+	if b.expires {
+		p.raw.Expired++
+		w.logBatch(r, LogBatchExpire)
+	} else {
+		p.raw.Completed++
+		w.logBatch(r, LogBatchDone)
+		if w.rec.inWindow() {
+			p.raw.Latencies = append(p.raw.Latencies, (w.now() - b.arrival).Seconds())
+			in, out := float64(b.in), float64(b.out)
+			p.raw.InputTokens += in
+			p.raw.OutputTokens += out
+			if w.rec.prices != nil {
+				pr := &w.rec.prices[b.model]
+				sync := in*pr[0] + out*pr[3]
+				p.raw.SyncDollars += sync
+				p.raw.Dollars += sync * p.factor
+			}
+		}
+	}
+	w.freeB = append(w.freeB, r)
+	for p.held.Len() > 0 && p.fits(int64(w.batchReqs[*p.held.Peek()].in)) {
+		w.batchEnqueue(p.held.Pop())
+	}
+}
+
+// logBatch records a batch request's event in the log, if kept: CountIn
+// and CountOut are its input and output tokens.
+func (w *World) logBatch(r int32, ev LogEvent) {
+	if !w.rec.logOn {
+		return
+	}
+	b := &w.batchReqs[r]
+	w.rec.log = append(w.rec.log, LogRecord{T: w.now(), Event: ev, Job: b.job, Call: -1, Model: b.model,
+		Org: int32(w.batch[b.pool].org), Tokens: b.in + b.out, CountIn: b.in, CountOut: b.out})
+}
+
+// BatchLanes is each batch pool with any request, as measured so far.
+func (w *World) BatchLanes() []results.BatchLaneRaw {
+	var out []results.BatchLaneRaw
+	for i := range w.batch {
+		p := &w.batch[i]
+		if p.raw.Submitted == 0 {
+			continue
+		}
+		raw := p.raw
+		raw.Latencies = append([]float64(nil), p.raw.Latencies...)
+		raw.Held, raw.Enqueued = int64(p.held.Len()), p.enqReq
+		for wl := range w.rec.quota.use {
+			u := w.rec.quota.use[wl][p.org]
+			raw.AllRequests += u[0]
+			raw.AllTokens += u[1]
+			if wl > 0 {
+				raw.ProdRequests += u[0]
+				raw.ProdTokens += u[1]
+			}
+		}
+		out = append(out, raw)
+	}
+	return out
+}

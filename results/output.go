@@ -9,7 +9,7 @@ const SeriesCSVHeader = "policy,t_s,model,running,limit,gateway_depth,provider_i
 const SeriesCSVQuotaColumns = "rejected_429,quota_use,gateway_backoff"
 
 // SeriesCSVCacheColumns follow the quota columns in series.csv: of the
-// model's evaluation calls answered since the previous sample, the share of
+// model's evaluation calls answered since its previous row, the share of
 // their input tokens read from the prompt cache, and their cache misses
 // caused by the gateway and by the tool step (docs/reference/metrics.md).
 // A reader refuses a series.csv without them.

@@ -13,8 +13,8 @@ import (
 // a call missed its job's cache when its job's previous accept was longer
 // ago than the lifetime, by the gateway when the call was made within the
 // lifetime of that accept, else by the tool step. Bucketed by the sample
-// that follows the call's answer, every series row carries its bucket's
-// read share and misses.
+// that follows the call's answer, every series row carries the read share
+// and misses of the buckets since the model's previous row.
 func TestCacheSeriesFromTheLog(t *testing.T) {
 	on := true
 	const life = 20 * time.Second
@@ -82,12 +82,25 @@ func TestCacheSeriesFromTheLog(t *testing.T) {
 	if misses[cacheMissGateway] == 0 || misses[cacheMissTool] == 0 {
 		t.Fatalf("misses by cause %v: the test needs both causes", misses)
 	}
+	// A model's row covers the samples since its previous row: a sample
+	// with nothing going on on the model writes none.
+	prev := map[int32]int64{}
 	rows, read := 0, 0
 	for _, row := range w.Series() {
-		k := [2]int64{int64(FromSeconds(row.T) / interval), int64(row.Model)}
-		b := buckets[k]
-		if b == nil {
-			b = &bucket{}
+		k := int64(FromSeconds(row.T) / interval)
+		from, ok := prev[row.Model]
+		if !ok {
+			from = -1
+		}
+		prev[row.Model] = k
+		var b bucket
+		for i := from + 1; i <= k; i++ {
+			if x := buckets[[2]int64{i, int64(row.Model)}]; x != nil {
+				b.in += x.in
+				b.read += x.read
+				b.gateway += x.gateway
+				b.tool += x.tool
+			}
 		}
 		want := float32(0)
 		if b.in > 0 {

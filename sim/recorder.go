@@ -53,8 +53,8 @@ type laneMeter struct {
 	// rejectedSinceSample counts 429s (evaluation and production, whole
 	// run) since the previous series row.
 	rejectedSinceSample int
-	// The cache since the previous series row (whole run): input and
-	// cache-read tokens of the evaluation calls answered, and their
+	// The cache since the model's previous series row (whole run): input
+	// and cache-read tokens of the evaluation calls answered, and their
 	// misses by cause.
 	cacheInSince, cacheReadSince    int64
 	missGatewaySince, missToolSince int32
@@ -388,10 +388,8 @@ func (w *World) sample() {
 	for i := range w.rec.lanes {
 		m, model := &w.rec.lanes[i], int32(i)
 		jobs, depth, inflight := w.load[i], w.gw.Depth(model), w.prov.models[i].inflight
-		if jobs.running == 0 && depth == 0 && inflight == 0 && jobs.waiting == 0 && m.rejectedSinceSample == 0 &&
-			m.cacheReadSince == 0 && m.missGatewaySince == 0 && m.missToolSince == 0 {
-			m.cacheInSince = 0 // nothing read: a later row's share is of its own calls
-			continue
+		if jobs.running == 0 && depth == 0 && inflight == 0 && jobs.waiting == 0 && m.rejectedSinceSample == 0 {
+			continue // the cache counts carry to the model's next row
 		}
 		use := w.prov.quotaUse(model, now)
 		row := results.SeriesRow{

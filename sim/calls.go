@@ -133,7 +133,7 @@ func (w *World) send(c int32) {
 	cs := &w.calls[c]
 	cs.attempts++
 	w.rec.counts.Tries++
-	cached := cs.kind == jobCall && w.cacheSplit(cs)
+	cached := cs.kind == jobCall && w.prov.models[cs.model].caches && w.cacheSplit(cs)
 	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
 	switch v {
@@ -257,7 +257,9 @@ func (w *World) callDone(c int32) {
 	cs := &w.calls[c]
 	model := cs.model
 	w.prov.done(model)
-	w.prov.answered(model, w.now(), cs.tokens(), cs.source())
+	if w.prov.models[model].settles {
+		w.prov.answered(model, w.now(), cs.tokens(), cs.source())
+	}
 	w.rec.busy(model, w.prov.models[model].busy)
 	w.rec.counts.CallsAnswered++
 	w.logCall(cs, LogCallAnswer)

@@ -154,6 +154,9 @@ func runCommand(out io.Writer, o options) error {
 	if err := report.WriteRunBillTable(out, run, top); err != nil {
 		return err
 	}
+	if err := report.WriteBatchTable(out, []results.Run{run}); err != nil {
+		return err
+	}
 	report.WriteProductionTable(out, summary)
 	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
 	return nil
@@ -412,6 +415,9 @@ func writeComparison(out io.Writer, sc *scenario.Scenario, o options, summary re
 				return err
 			}
 		}
+	}
+	if err := report.WriteBatchTable(out, runs); err != nil {
+		return err
 	}
 	for _, r := range runs {
 		fmt.Fprintln(out, report.FairnessLine(r.Policy, r.Fairness))

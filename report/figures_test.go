@@ -158,7 +158,7 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Scenario: "x",
 				Runs: []results.Run{run("fixed-lane", 0, 3600), run("scheduler", 0, 3600)}, Comparison: []results.LaneComparison{}}
 			simtest.WriteSummary(t, dir, s)
-			simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVHeader+"\n")
+			simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVColumns+"\n")
 			simtest.WriteFile(t, dir, "batches.csv", results.BatchesCSVHeader+"\n")
 		},
 		"zero-length window": func(t *testing.T, dir string) {
@@ -166,7 +166,7 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 				Runs: []results.Run{run("fixed-lane", 0, 0, lane("m", 0)), run("scheduler", 0, 0, lane("m", 0))}}
 			s.Comparison = results.Compare(s.Runs[0], s.Runs[1])
 			simtest.WriteSummary(t, dir, s)
-			simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVHeader+"\nfixed-lane,0,m,0,-1,0,0,0\nscheduler,0,m,0,0,0,0,0\n")
+			simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVHeader+","+results.SeriesCSVCacheColumns+"\nfixed-lane,0,m,0,-1,0,0,0,0,0,0\nscheduler,0,m,0,0,0,0,0,0,0,0\n")
 			simtest.WriteFile(t, dir, "batches.csv", results.BatchesCSVHeader+"\nscheduler,0,b1,m,large,0,0,0\n")
 		},
 		"lane with no completions": func(t *testing.T, dir string) {
@@ -180,7 +180,7 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 				Lanes: []results.LaneWindow{{Model: "stuck", Backlogged: 2, Admitted: 4, Jain: 0.5, JainTokens: 0.6}}, TierAdmitted: map[string]int64{"1": 0, "3": 0}},
 				{Start: 900, End: 1500, Backlogged: 3, JainCrossLane: 1, TierAdmitted: map[string]int64{"2": 4}}}
 			simtest.WriteSummary(t, dir, s)
-			simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVHeader+"\nscheduler,10,stuck,3,3,0,0,9\nscheduler,20,stuck,3,4,0,0,9\n")
+			simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVHeader+","+results.SeriesCSVCacheColumns+"\nscheduler,10,stuck,3,3,0,0,9,0,0,0\nscheduler,20,stuck,3,4,0,0,9,0,0,0\n")
 			simtest.WriteFile(t, dir, "batches.csv", results.BatchesCSVHeader+"\nscheduler,10,b1,stuck,small_behind_large,5,0,0\n")
 		},
 		"single run without comparison": func(t *testing.T, dir string) {
@@ -194,8 +194,8 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 			c.Rejected429 = 70
 			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{run("fixed-lane", 0, 600, a, b), run("scheduler", 0, 600, c)}}
 			simtest.WriteSummary(t, dir, s)
-			simtest.WriteFile(t, dir, "series.csv", strings.Replace(results.SeriesCSVHeader, "waiting", "waiting,rejected_429", 1)+
-				"\nfixed-lane,10,a,1,-1,0,0,0,3\nscheduler,10,a,1,5,0,0,0,30\nscheduler,20,a,1,5,0,0,0,0\n")
+			simtest.WriteFile(t, dir, "series.csv", strings.Replace(results.SeriesCSVHeader, "waiting", "waiting,rejected_429", 1)+","+results.SeriesCSVCacheColumns+
+				"\nfixed-lane,10,a,1,-1,0,0,0,3,0,0,0\nscheduler,10,a,1,5,0,0,0,30,0,0,0\nscheduler,20,a,1,5,0,0,0,0,0,0,0\n")
 		},
 	}
 }

@@ -150,6 +150,9 @@ func buildReport(o *input, figs []Figure, version string) *report {
 	} else if new != nil {
 		r.Tables = append(r.Tables, laneTable(*new))
 	}
+	if t := batchTable(s); len(t.Rows) > 0 {
+		r.Tables = append(r.Tables, t)
+	}
 	if t, ok := seedsTable(s); ok {
 		r.Tables = append(r.Tables, t)
 	}

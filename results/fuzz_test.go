@@ -14,12 +14,12 @@ import (
 func FuzzOutputs(f *testing.F) {
 	summary := `{"schema": "evalsched-summary", "schema_version": 1, "scenario": "s", "seed": 1,
   "runs": [{"policy": "scheduler", "window_s": [0, 600], "jobs_arrived": 3, "jobs_completed": 2}]}`
-	series := SeriesCSVHeader + "\nscheduler,10,m,1,2,0,0,0\nscheduler,20,m,1,2,0,0,0\n"
+	series := SeriesCSVHeader + "," + SeriesCSVCacheColumns + "\nscheduler,10,m,1,2,0,0,0,0,0,0\nscheduler,20,m,1,2,0,0,0,0.5,1,0\n"
 	batches := BatchesCSVHeader + "\nscheduler,10,b,m,large,5,1,0\n"
 	f.Add([]byte(summary), []byte(series), []byte(batches))
 	f.Add([]byte("{}"), []byte(""), []byte(""))
 	f.Add([]byte(summary), []byte(series[:len(series)-5]), []byte(batches))
-	f.Add([]byte(summary), []byte(SeriesCSVHeader+"\nscheduler,NaN,m,1,2,0,0,0\nother,1e308,m,1,2,0,0,0\n"), []byte(batches))
+	f.Add([]byte(summary), []byte(SeriesCSVHeader+","+SeriesCSVCacheColumns+"\nscheduler,NaN,m,1,2,0,0,0,0,0,0\nother,1e308,m,1,2,0,0,0,2,0,0\n"), []byte(batches))
 	f.Fuzz(func(t *testing.T, s, se, ba []byte) {
 		dir := t.TempDir()
 		for name, data := range map[string][]byte{"summary.json": s, "series.csv": se, "batches.csv": ba} {

@@ -57,7 +57,11 @@ type SeriesRecord struct {
 	Depth    int32
 	Inflight int32
 	Waiting  int32
-	Extra    []float64
+	// The cache columns (SeriesCSVCacheColumns): required, a series.csv
+	// without them is refused.
+	CacheReadShare                  float64
+	CacheMissGateway, CacheMissTool int32
+	Extra                           []float64
 }
 
 // BatchRecord is one row of batches.csv.
@@ -330,7 +334,8 @@ func (f *fields) i32(c column) int32 {
 
 // seriesColumns are series.csv's columns a SeriesRecord holds, in the
 // order addSeries reads them; the file's others are its Extra.
-var seriesColumns = []string{"policy", "model", "t_s", "running", "limit", "gateway_depth", "provider_inflight", "waiting"}
+var seriesColumns = []string{"policy", "model", "t_s", "running", "limit", "gateway_depth", "provider_inflight", "waiting",
+	"cache_read_share", "cache_miss_gateway", "cache_miss_tool"}
 
 func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 	if o.seriesCols == nil {
@@ -346,7 +351,8 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 	c := o.seriesCols
 	f := fields{rec: rec}
 	r := SeriesRecord{Policy: f.str(c[0]), Model: f.str(c[1]), T: f.num(c[2]), Running: f.i32(c[3]),
-		Limit: f.i32(c[4]), Depth: f.i32(c[5]), Inflight: f.i32(c[6]), Waiting: f.i32(c[7])}
+		Limit: f.i32(c[4]), Depth: f.i32(c[5]), Inflight: f.i32(c[6]), Waiting: f.i32(c[7]),
+		CacheReadShare: f.num(c[8]), CacheMissGateway: f.i32(c[9]), CacheMissTool: f.i32(c[10])}
 	if f.err != nil {
 		return f.err
 	}
@@ -359,10 +365,14 @@ func (o *Outputs) addSeries(col map[string]int, header, rec []string) error {
 	for _, v := range []struct {
 		name string
 		v    int32
-	}{{"running", r.Running}, {"gateway_depth", r.Depth}, {"provider_inflight", r.Inflight}, {"waiting", r.Waiting}} {
+	}{{"running", r.Running}, {"gateway_depth", r.Depth}, {"provider_inflight", r.Inflight}, {"waiting", r.Waiting},
+		{"cache_miss_gateway", r.CacheMissGateway}, {"cache_miss_tool", r.CacheMissTool}} {
 		if v.v < 0 {
 			return field.Errorf(v.name, "%d: a count is >= 0", v.v)
 		}
+	}
+	if !(r.CacheReadShare >= 0 && r.CacheReadShare <= 1) {
+		return field.Errorf("cache_read_share", "%g: a share is in [0, 1]", r.CacheReadShare)
 	}
 	if r.Limit < -1 {
 		return field.Errorf("limit", "%d: a limit is >= 0, or -1 for none", r.Limit)

@@ -50,16 +50,16 @@ func TestLoadOutputs(t *testing.T) {
 func TestLoadOutputsExtraColumnsAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	simtest.WriteSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{{Policy: "p", Window: [2]float64{0, 600}}}})
-	simtest.WriteFile(t, dir, "series.csv", "t_s,policy,model,running,limit,gateway_depth,provider_inflight,waiting,rejected_429\n10,p,m,1,2,3,4,5,6\n")
+	simtest.WriteFile(t, dir, "series.csv", "t_s,policy,model,running,limit,gateway_depth,provider_inflight,waiting,rejected_429,cache_miss_tool,cache_miss_gateway,cache_read_share\n10,p,m,1,2,3,4,5,6,7,8,0.25\n")
 	o, err := results.LoadOutputs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(o.SeriesExtra) != 1 || o.SeriesExtra[0] != "rejected_429" || len(o.Series) != 1 || o.Series[0].Extra[0] != 6 ||
-		o.Series[0].T != 10 || o.Series[0].Waiting != 5 {
+		o.Series[0].T != 10 || o.Series[0].Waiting != 5 || o.Series[0].CacheMissTool != 7 || o.Series[0].CacheMissGateway != 8 || o.Series[0].CacheReadShare != 0.25 {
 		t.Errorf("extra columns: %+v %+v", o.SeriesExtra, o.Series)
 	}
-	simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVHeader+"\np,10,m,x,2,3,4,5\n")
+	simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVHeader+","+results.SeriesCSVCacheColumns+"\np,10,m,x,2,3,4,5,0,0,0\n")
 	if _, err := results.LoadOutputs(dir); err == nil || !strings.Contains(err.Error(), "series.csv:2") {
 		t.Errorf("bad number: %v", err)
 	}
@@ -96,7 +96,8 @@ func TestLoadOutputsNamesOtherDirectories(t *testing.T) {
 func TestLoadOutputsRefuses(t *testing.T) {
 	run := results.Run{Policy: "p", Window: [2]float64{60, 600}, JobsArrived: 3, JobsCompleted: 2}
 	good := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{run}}
-	series := results.SeriesCSVHeader + "\np,10,m,1,2,3,4,5\np,20,m,1,2,3,4,5\n"
+	head := results.SeriesCSVHeader + "," + results.SeriesCSVCacheColumns
+	series := head + "\np,10,m,1,2,3,4,5,0.5,0,0\np,20,m,1,2,3,4,5,0,1,2\n"
 	batches := results.BatchesCSVHeader + "\np,10,b,m,large,5,1,0\n"
 	for _, tc := range []struct {
 		name            string
@@ -109,12 +110,15 @@ func TestLoadOutputsRefuses(t *testing.T) {
 		{name: "cut summary", raw: `{"schema": "evalsched-summary", "runs": [`, want: field.Error{File: "summary.json", Line: 1, Msg: "cut short (the JSON ends before its value does): not a complete file"}},
 		{name: "newer version", summary: &results.Summary{Schema: "evalsched-summary", SchemaVersion: 2, Runs: []results.Run{run}}, want: field.Error{File: "summary.json", Path: "schema_version", Msg: "2: this tool reads versions 1 to 1"}},
 		{name: "a run twice", summary: &results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{run, run}}, want: field.Error{File: "summary.json", Path: "runs[1].policy", Msg: `"p" given twice`}},
-		{name: "time NaN", series: results.SeriesCSVHeader + "\np,NaN,m,1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Path: "t_s", Msg: "NaN is not a time within the run (0 to 600 s)"}},
-		{name: "time past the run", series: results.SeriesCSVHeader + "\np,1e308,m,1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Path: "t_s", Msg: "1e+308 is not a time within the run (0 to 600 s)"}},
-		{name: "another run's rows", series: results.SeriesCSVHeader + "\nq,10,m,1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Path: "policy", Msg: `"q" is not a run of summary.json (have p): rows of another run`}},
-		{name: "rows back in time", series: series + "p,10,m,1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 4, Path: "t_s", Msg: "10 after 20: the run's rows are in time order (rows of another run?)"}},
+		{name: "time NaN", series: head + "\np,NaN,m,1,2,3,4,5,0,0,0\n", want: field.Error{File: "series.csv", Line: 2, Path: "t_s", Msg: "NaN is not a time within the run (0 to 600 s)"}},
+		{name: "time past the run", series: head + "\np,1e308,m,1,2,3,4,5,0,0,0\n", want: field.Error{File: "series.csv", Line: 2, Path: "t_s", Msg: "1e+308 is not a time within the run (0 to 600 s)"}},
+		{name: "another run's rows", series: head + "\nq,10,m,1,2,3,4,5,0,0,0\n", want: field.Error{File: "series.csv", Line: 2, Path: "policy", Msg: `"q" is not a run of summary.json (have p): rows of another run`}},
+		{name: "rows back in time", series: series + "p,10,m,1,2,3,4,5,0,0,0\n", want: field.Error{File: "series.csv", Line: 4, Path: "t_s", Msg: "10 after 20: the run's rows are in time order (rows of another run?)"}},
 		{name: "cut series", series: series[:len(series)-4], want: field.Error{File: "series.csv", Line: 3, Msg: "cut short: its last line has no end (a file sim wrote ends every line)"}},
-		{name: "negative count", series: results.SeriesCSVHeader + "\np,10,m,-1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Path: "running", Msg: "-1: a count is >= 0"}},
+		{name: "no cache columns", series: results.SeriesCSVHeader + "\np,10,m,1,2,3,4,5\n", want: field.Error{File: "series.csv", Line: 2, Msg: `no column "cache_read_share"`}},
+		{name: "share above one", series: head + "\np,10,m,1,2,3,4,5,1.5,0,0\n", want: field.Error{File: "series.csv", Line: 2, Path: "cache_read_share", Msg: "1.5: a share is in [0, 1]"}},
+		{name: "negative misses", series: head + "\np,10,m,1,2,3,4,5,0,0,-1\n", want: field.Error{File: "series.csv", Line: 2, Path: "cache_miss_tool", Msg: "-1: a count is >= 0"}},
+		{name: "negative count", series: head + "\np,10,m,-1,2,3,4,5,0,0,0\n", want: field.Error{File: "series.csv", Line: 2, Path: "running", Msg: "-1: a count is >= 0"}},
 		{name: "done past started", batches: results.BatchesCSVHeader + "\np,10,b,m,large,5,1,3\n", want: field.Error{File: "batches.csv", Line: 2, Path: "jobs", Msg: "jobs 5, started 1, done 3: want 0 <= done <= started <= jobs"}},
 		{name: "unknown batch class", batches: results.BatchesCSVHeader + "\np,10,b,m,huge,5,1,1\n", want: field.Error{File: "batches.csv", Line: 2, Path: "class", Msg: `unknown "huge" (want large or small_behind_large)`}},
 		{name: "empty batches", batches: "", want: field.Error{File: "batches.csv", Msg: "empty: sim writes a header line (cut short?)"}},

@@ -8,5 +8,15 @@ const SeriesCSVHeader = "policy,t_s,model,running,limit,gateway_depth,provider_i
 // evaluation calls waiting out a backoff at the gateway.
 const SeriesCSVQuotaColumns = "rejected_429,quota_use,gateway_backoff"
 
+// SeriesCSVCacheColumns follow the quota columns in series.csv: of the
+// model's evaluation calls answered since its previous row, the share of
+// their input tokens read from the prompt cache, and their cache misses
+// caused by the gateway and by the tool step (docs/reference/metrics.md).
+// A reader refuses a series.csv without them.
+const SeriesCSVCacheColumns = "cache_read_share,cache_miss_gateway,cache_miss_tool"
+
+// SeriesCSVColumns is series.csv's whole header, as sim writes it.
+const SeriesCSVColumns = SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "," + SeriesCSVCacheColumns
+
 // BatchesCSVHeader is the header of batches.csv: progress of tracked batches.
 const BatchesCSVHeader = "policy,t_s,batch,model,class,jobs,started,done"

@@ -77,6 +77,13 @@ type SeriesRow struct {
 	// Backoff is the number of the model's evaluation calls waiting out a
 	// backoff at the gateway (not in gateway_depth, the queue).
 	Backoff int32
+	// CacheReadShare is the share of the input tokens of the model's
+	// evaluation calls answered since the model's previous row that was read
+	// from the prompt cache (0 when none was answered); CacheMissGateway
+	// and CacheMissTool count those calls that missed the cache entry
+	// their job had, by cause.
+	CacheReadShare                  float32
+	CacheMissGateway, CacheMissTool int32
 }
 
 // ProductionStats is one replayed production stream over the whole run.

@@ -87,7 +87,7 @@ func NewOutputWriter(dir string, models []string, policies []string) (*OutputWri
 			p      *part
 			name   string
 			header string
-		}{{&r.series, "series.csv", SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n"}, {&r.batches, "batches.csv", BatchesCSVHeader + "\n"}} {
+		}{{&r.series, "series.csv", SeriesCSVColumns + "\n"}, {&r.batches, "batches.csv", BatchesCSVHeader + "\n"}} {
 			f, err := os.CreateTemp(stage.Dir, "."+pt.name+".part*")
 			if err != nil {
 				o.Abort()
@@ -126,6 +126,12 @@ func (r *RunWriter) SeriesRow(s SeriesRow) {
 	b = strconv.AppendFloat(b, float64(s.QuotaUse), 'f', 4, 32)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(s.Backoff), 10)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, float64(s.CacheReadShare), 'f', 4, 32)
+	for _, v := range [...]int32{s.CacheMissGateway, s.CacheMissTool} {
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(v), 10)
+	}
 	r.buf = append(b, '\n')
 	r.series.write(r.buf)
 }
@@ -206,7 +212,7 @@ func (o *OutputWriter) Finish(s Summary) (stage *StagedDir, err error) {
 	}
 	names := []string{"series.csv", "batches.csv"}
 	if len(o.runs) == 0 {
-		for i, header := range []string{SeriesCSVHeader + "," + SeriesCSVQuotaColumns + "\n", BatchesCSVHeader + "\n"} {
+		for i, header := range []string{SeriesCSVColumns + "\n", BatchesCSVHeader + "\n"} {
 			if err := WriteFileAtomic(filepath.Join(o.stage.Dir, names[i]), []byte(header)); err != nil {
 				return nil, err
 			}

@@ -38,6 +38,7 @@ type RunData struct {
 	Quota         *QuotaRun
 	Alerts        []AlertEpisode
 	Guards        *GuardStats
+	BatchLanes    []BatchLaneRaw
 }
 
 // Summary is the content of summary.json.
@@ -112,6 +113,8 @@ type Run struct {
 	Quota  *QuotaRun      `json:"quota_run,omitempty"`
 	Alerts []AlertEpisode `json:"alerts,omitempty"`
 	Guards *GuardStats    `json:"guards,omitempty"`
+	// BatchLanes is each batch pool (scenarios with organisations[].batch).
+	BatchLanes []BatchLane `json:"batch_lanes,omitempty"`
 }
 
 // Lane is one model's metrics over the measurement window.
@@ -248,6 +251,9 @@ func Summarize(d RunData) Run {
 	run.Convergence = Convergence(d.Series, d.Models, d.Targets, d.Disturbances, d.WindowEnd)
 	run.Disturbances = append([]Disturbance{}, d.Disturbances...)
 	run.QuotaUse, run.Quota, run.Alerts, run.Guards = d.QuotaUse, d.Quota, d.Alerts, d.Guards
+	for _, b := range d.BatchLanes {
+		run.BatchLanes = append(run.BatchLanes, summarizeBatch(b, (d.WindowEnd-d.WindowStart)/3600))
+	}
 	if run.Convergence == nil {
 		run.Convergence = []ConvergenceRow{}
 	}

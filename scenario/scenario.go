@@ -153,6 +153,8 @@ type OrgConfig struct {
 	Cache *CacheConfig `yaml:"cache" json:"cache,omitempty"`
 	// Reserve keeps a share of every quota for production (meters.go).
 	Reserve *ReserveConfig `yaml:"reserve" json:"reserve,omitempty"`
+	// Batch is the organisation's batch API (batch.go; nil: none).
+	Batch *BatchConfig `yaml:"batch" json:"batch,omitempty"`
 }
 
 // ModelConfig is one model deployment and its gateway lane.

@@ -29,7 +29,7 @@ func (s *Scenario) build() error {
 	for _, step := range []func() error{
 		s.validateRun, s.Gateway.validate, s.validateOrganisations, s.validateSizes, s.buildCatalogue,
 		s.validateModels, s.validateQuotaKeys, s.validateEvents, s.validateProduction, s.loadProduction,
-		s.validateWorkload, s.validatePolicies, s.validateLimits,
+		s.validateWorkload, s.checkBatchClasses, s.validatePolicies, s.validateLimits,
 	} {
 		if err := step(); err != nil {
 			return err
@@ -50,6 +50,9 @@ func (s *Scenario) applyDefaults() {
 	s.Gateway.applyDefaults()
 	for i := range s.Organisations {
 		s.Organisations[i].applyPreset()
+		if b := s.Organisations[i].Batch; b != nil {
+			b.applyDefaults()
+		}
 	}
 	for i := range s.Production {
 		p := &s.Production[i]
@@ -180,6 +183,11 @@ func (s *Scenario) validateOrganisations() error {
 		}
 		if err := o.validateMeters(p); err != nil {
 			return err
+		}
+		if b := o.Batch; b != nil {
+			if err := b.validate(p + ".batch"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -78,6 +78,12 @@ func TestScenarioErrorText(t *testing.T) {
 			"dir/bad.yaml:27: policies.scheduler.controller: want a string, got a list"},
 		{"production tokens past int32", "workload:", "production:\n  - {name: p, model: a, rate_per_hour: 10, prompt_tokens: 2147483648, output_tokens: 10}\nworkload:",
 			"dir/bad.yaml:14: production[0].prompt_tokens: at most 1e+07, got 2.147483648e+09 (the limit guards the simulator's integers and clock)"},
+		{"batch job of two turns", "x: {turns: 2}", "x: {turns: 2, batch: true}", "dir/bad.yaml:22: workload.behaviours.x.batch: a batch job is a single call: turns must be 1"},
+		{"batch judge without a batch API", "x: {turns: 2}", "x: {turns: 2, grading: {probability: 1, judge: a, behaviour: g}}\n    g: {turns: 1, batch: true}",
+			"dir/bad.yaml:23: workload.behaviours.g.batch: the class grades on a (behaviours.x.grading.judge), whose organisation has no batch API (organisations[].batch)"},
+		{"batch window past a week", "{name: o, rpm: 100}", "{name: o, rpm: 100, batch: {window: 200h}}", "dir/bad.yaml:6: organisations[0].batch.window: must be in (0, 168h], got 200h0m0s"},
+		{"batch limit not whole", "{name: o, rpm: 100}", "{name: o, rpm: 100, batch: {enqueued_tokens: 1.5}}", "dir/bad.yaml:6: organisations[0].batch.enqueued_tokens: must be a whole number >= 0 (0 = no limit), got 1.5"},
+		{"unknown batch preset", "{name: o, rpm: 100}", "{name: o, rpm: 100, batch: {preset: google}}", `dir/bad.yaml:6: organisations[0].batch.preset: unknown "google" (want anthropic, openai)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(scenariotest.Valid, tc.old) {

@@ -10,6 +10,11 @@ package sim
 // gateway when the cache would have lived had the call not waited there
 // (queue and backoff) and else by the time before the call was made (the
 // tool step, and the previous turn's service).
+//
+// A call whose trace record carries a cache read or write keeps them as
+// recorded, whether or not its organisation caches: the log says what the
+// provider did, and the model's split is only for calls without one. Its
+// use still refreshes the job's entry, for the job's calls that have none.
 
 // Why a call missed a cache entry its job had (callState.miss).
 const (
@@ -18,12 +23,16 @@ const (
 	cacheMissTool
 )
 
-// cacheSplit sets an evaluation call's cache read and write for a try now,
-// and reports whether its organisation caches.
+// cacheSplit sets an evaluation call's cache read and write for a try now
+// (a recorded call keeps its own), and reports whether its organisation
+// caches.
 func (w *World) cacheSplit(cs *callState) bool {
 	org := w.prov.models[cs.model].evalOrg
 	if org < 0 || !w.prov.rules[org].cache {
 		return false
+	}
+	if cs.recorded {
+		return true
 	}
 	life := w.prov.rules[org].lifetime
 	j := w.running.at(cs.owner)

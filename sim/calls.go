@@ -4,6 +4,7 @@ import (
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/workloads"
 )
 
 // A call's path: created by its owner → (evaluation calls) queued at the
@@ -37,8 +38,11 @@ type callState struct {
 	// maxOut is the max_tokens the call asks for (0: none); cacheRead and
 	// cacheWrite the part of in read from and written to the prompt cache
 	// at its last try, miss why it missed a cache it had (cacheMiss*).
+	// recorded: cacheRead and cacheWrite are a trace's record, replayed
+	// as recorded at every try instead of the cache model's split.
 	maxOut, cacheRead, cacheWrite int32
 	miss                          uint8
+	recorded                      bool
 	// base and jitter are the call's unloaded latency in seconds and the
 	// factor of its variation draw, computed when the call is made: their
 	// arithmetic (a division, a normal quantile and an exponential) then
@@ -50,11 +54,20 @@ type callState struct {
 	serial       int64
 }
 
-// newCall takes a call slot.
-func (w *World) newCall(kind callKind, owner, model int32, in, out, maxOut int, u float64) int32 {
+// newCall takes a call slot. rec is what a trace recorded of the call
+// (zero: nothing): its max_tokens replaces maxOut, and its cache read and
+// write, when it has either, are the call's at every try.
+func (w *World) newCall(kind callKind, owner, model int32, in, out, maxOut int, rec workloads.CallRecord, u float64) int32 {
 	c := takeSlot(&w.calls, &w.freeC)
+	if rec.MaxTokens > 0 {
+		maxOut = rec.MaxTokens
+	}
 	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: int32(in), out: int32(out), maxOut: int32(maxOut),
 		base: w.prov.base(model, out), jitter: w.prov.jitter(model, u), serial: w.serial, born: w.now()}
+	if rec.CacheRead > 0 || rec.CacheWrite > 0 {
+		cs := &w.calls[c]
+		cs.cacheRead, cs.cacheWrite, cs.recorded = int32(rec.CacheRead), int32(rec.CacheWrite), true
+	}
 	w.serial++
 	w.rec.counts.CallsCreated++
 	w.logCall(&w.calls[c], LogCallCreate)
@@ -121,7 +134,7 @@ func (w *World) send(c int32) {
 	cs := &w.calls[c]
 	cs.attempts++
 	w.rec.counts.Tries++
-	cached := cs.kind == jobCall && w.cacheSplit(cs)
+	cached := cs.kind == jobCall && w.prov.models[cs.model].caches && w.cacheSplit(cs)
 	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
 	if w.tr != nil && cs.kind == jobCall {
@@ -248,7 +261,9 @@ func (w *World) callDone(c int32) {
 	cs := &w.calls[c]
 	model := cs.model
 	w.prov.done(model)
-	w.prov.answered(model, w.now(), cs.tokens(), cs.source())
+	if w.prov.models[model].settles {
+		w.prov.answered(model, w.now(), cs.tokens(), cs.source())
+	}
 	w.rec.busy(model, w.prov.models[model].busy)
 	w.rec.counts.CallsAnswered++
 	w.logCall(cs, LogCallAnswer)

@@ -91,6 +91,10 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 		w.err = fmt.Errorf("job %d: model index %d outside the catalogue", job.ID, job.Model)
 		return
 	}
+	if b := job.Behaviour; b != nil && b.Batch {
+		w.batchArrive(job)
+		return
+	}
 	slot := w.jobs.take()
 	id := w.nextID
 	w.nextID++
@@ -224,7 +228,7 @@ func (w *World) nextTurn(slot int32) {
 	model := j.model
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)
-		c := w.newCall(jobCall, slot, model, in, out, j.agent.MaxTokens(), u)
+		c := w.newCall(jobCall, slot, model, in, out, j.agent.MaxTokens(), j.agent.Recorded(), u)
 		if w.tr != nil {
 			w.tr.made(slot, c, j.agent.Turn(), w.now(), &w.calls[c])
 		}

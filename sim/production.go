@@ -98,7 +98,7 @@ func (w *World) productionArrival(i int32) {
 	p := &w.prod[i]
 	call := p.next
 	w.pullProduction(i)
-	c := w.newCall(productionCall, i, p.model, call.In, call.Out, 0, 0.5)
+	c := w.newCall(productionCall, i, p.model, call.In, call.Out, 0, workloads.CallRecord{}, 0.5)
 	w.rec.prod[i].arrived++
 	w.send(c)
 }

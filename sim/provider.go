@@ -38,6 +38,11 @@ type deployment struct {
 	streams   int              // current, after capacity events
 	latFactor float64
 	jit       latencyJitter // cfg.Jitter, compiled once
+	// caches: evaluation calls bill to an organisation with a prompt
+	// cache; settles: an organisation of the model counts output when a
+	// call is answered (at_end, or max_tokens given back). Read on every
+	// try and answer, so a scenario without them skips the calls.
+	caches, settles bool
 }
 
 // verdict is the provider's answer to one try of a call.
@@ -92,6 +97,13 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		d.streams = d.cfg.Streams
 		d.latFactor = 1
 		d.jit = compileJitter(d.cfg.Jitter)
+		d.caches = d.evalOrg >= 0 && p.rules[d.evalOrg].cache
+		for _, org := range []int{d.org, d.evalOrg} {
+			if org >= 0 {
+				out := p.rules[org].output
+				d.settles = d.settles || out == scenario.OutputAtEnd || out == scenario.OutputReconciled
+			}
+		}
 	}
 	return p
 }

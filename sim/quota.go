@@ -51,7 +51,7 @@ type quotaWindow struct {
 	// underLimit: admission while below the limit, whatever the try's size
 	// (AdmitUnderLimit); else the try must fit (AdmitFit).
 	underLimit bool
-	reset      Time // fixed: the next reset instant
+	resetAt    Time // fixed: the next reset instant
 	log        *quotaLog
 	next       int64 // the log's index of the first entry not yet expired here
 	held       int   // entries from next on that the window counts
@@ -185,7 +185,7 @@ func newQuotaPool(p poolSpec) quotaPool {
 			if span == 24*Hour && p.dailyReset != nil {
 				at = FromDuration(*p.dailyReset)
 			}
-			q.reset = nextReset(FromDuration(p.clock), at, span)
+			q.resetAt = nextReset(FromDuration(p.clock), at, span)
 		case scenario.MeterTokenBucket:
 			// Full a day before the run: declared history drains it.
 			b := newTokenBucket(limit, span, -24*Hour)
@@ -208,6 +208,9 @@ func newQuotaPool(p poolSpec) quotaPool {
 			pool.logs = append(pool.logs, l)
 		}
 		l.windows = append(l.windows, q)
+		if !q.fixed {
+			l.rolling = append(l.rolling, q)
+		}
 		q.log = l
 	}
 	return pool
@@ -224,48 +227,20 @@ func nextReset(clock, at, span Time) Time {
 	return d
 }
 
-func (q *quotaWindow) expire(now Time) {
-	if q.bucket != nil {
-		q.bucket.advance(now)
-	}
-	l := q.log
-	if q.fixed {
-		if now >= q.reset {
-			q.next, q.held = l.end(), 0
-			q.wc, q.wf = q.next, 0
-			q.sum, q.bySrc = 0, [numSources]float64{}
-			clear(q.byModel)
-			for q.reset <= now {
-				q.reset += q.span
-			}
-			l.trim()
-		}
+// reset drops a fixed window's entries when its reset instant has passed
+// (rolling windows and buckets are expired by their log, quotaLog.expire).
+func (q *quotaWindow) reset(now Time) {
+	if now < q.resetAt {
 		return
 	}
-	for ; q.next < l.end(); q.next++ {
-		e := l.at(q.next)
-		if e.t+q.span > now {
-			break
-		}
-		if !q.holds(e.kind) {
-			continue
-		}
-		a := q.of(e)
-		q.held--
-		q.sum -= a
-		q.bySrc[e.src] -= a
-		if e.model >= 0 {
-			q.byModel[e.model] -= a
-		}
-		if q.next < q.wc {
-			q.wf -= a
-		}
+	l := q.log
+	q.next, q.held = l.end(), 0
+	q.wc, q.wf = q.next, 0
+	q.sum, q.bySrc = 0, [numSources]float64{}
+	clear(q.byModel)
+	for q.resetAt <= now {
+		q.resetAt += q.span
 	}
-	if q.wc < q.next {
-		q.wc, q.wf = q.next, 0
-	}
-	// Every amount is whole, so the sums fall back to exactly 0 as the
-	// window empties: no reset against float drift is needed.
 	l.trim()
 }
 
@@ -290,7 +265,7 @@ func (q *quotaWindow) wait(now Time, amt float64) Time {
 		return 0
 	}
 	if q.fixed {
-		return q.reset - now
+		return q.resetAt - now
 	}
 	// The shortest run of held entries from next whose freeing lets amt
 	// in ends at the entry that frees last: move wc right until the run
@@ -347,15 +322,22 @@ func (o *quotaPool) check(now Time, tokens float64) Time {
 	return o.checkCost(now, tryCost{in: tokens})
 }
 
+// expire brings every window up to now (quotaLog.expire).
+func (o *quotaPool) expire(now Time) {
+	for _, l := range o.logs {
+		l.expire(now)
+	}
+}
+
 // checkCost is check for a try of cost c.
 func (o *quotaPool) checkCost(now Time, c tryCost) Time {
 	if o.budget > 0 && o.spent+c.in+c.out > o.budget {
 		return neverFits
 	}
+	o.expire(now)
 	var retryAfter Time
 	for i := range o.windows {
 		q := &o.windows[i]
-		q.expire(now)
 		d := q.wait(now, q.amount(c))
 		if d == neverFits {
 			return neverFits
@@ -397,9 +379,9 @@ func (o *quotaPool) push(e quotaEntry) {
 // cannot leave the share free at all is let go, to be checked as usual).
 func (o *quotaPool) reserveWait(now Time, c tryCost, share float64) Time {
 	var wait Time
+	o.expire(now)
 	for i := range o.windows {
 		q := &o.windows[i]
-		q.expire(now)
 		free := max(0, math.Ceil(share*q.limit)-q.bySrc[srcProd])
 		// The share is kept whole whatever the admission rule: the try
 		// must fit beside it.
@@ -420,9 +402,7 @@ func (o *quotaPool) countOutput(now Time, out float64, src source, model int32) 
 	if out <= 0 {
 		return
 	}
-	for i := range o.windows {
-		o.windows[i].expire(now)
-	}
+	o.expire(now)
 	o.spent += out
 	o.push(newTry(now, out, src, model, entryOut))
 }

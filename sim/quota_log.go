@@ -9,7 +9,61 @@ type quotaLog struct {
 	entries pagedQueue[quotaEntry]
 	base    int64
 	windows []*quotaWindow
+	// rolling are the windows that are not fixed (rolling windows and
+	// token buckets, whose entries give the readings): entries leave them
+	// at the same instant (one span after they were counted) and they are
+	// always expired together (quotaPool.expire), so they share a cursor
+	// and expire walks their entries once for all of them.
+	rolling []*quotaWindow
 	hist    []float64 // the history entries' requests or tokens (whole), by their amt
+}
+
+// expire brings every window of the log up to now: the entries older than
+// a span leave the rolling windows (one walk, see rolling), a fixed window
+// resets when its reset instant has passed, a bucket refills.
+func (l *quotaLog) expire(now Time) {
+	for _, q := range l.windows {
+		if q.fixed {
+			q.reset(now) // trims the log itself
+		} else if q.bucket != nil {
+			q.bucket.advance(now)
+		}
+	}
+	if len(l.rolling) == 0 {
+		return
+	}
+	first := l.rolling[0]
+	next, end, span := first.next, l.end(), first.span
+	for ; next < end; next++ {
+		e := l.at(next)
+		if e.t+span > now {
+			break
+		}
+		for _, q := range l.rolling {
+			if !q.holds(e.kind) {
+				continue
+			}
+			a := q.of(e)
+			q.held--
+			q.sum -= a
+			q.bySrc[e.src] -= a
+			if e.model >= 0 {
+				q.byModel[e.model] -= a
+			}
+			if next < q.wc {
+				q.wf -= a
+			}
+		}
+	}
+	for _, q := range l.rolling {
+		q.next = next
+		if q.wc < next {
+			q.wc, q.wf = next, 0
+		}
+	}
+	// Every amount is whole, so the sums fall back to exactly 0 as the
+	// window empties: no reset against float drift is needed.
+	l.trim()
 }
 
 func (l *quotaLog) end() int64 { return l.base + int64(l.entries.len()) }

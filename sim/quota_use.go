@@ -10,9 +10,9 @@ import (
 // use is the fullest window's share of its limit at now.
 func (o *quotaPool) use(now Time) float64 {
 	u := 0.0
+	o.expire(now)
 	for i := range o.windows {
 		q := &o.windows[i]
-		q.expire(now)
 		if q.bucket != nil {
 			u = max(u, q.bucket.used(now))
 			continue
@@ -51,7 +51,7 @@ func (o *quotaPool) modelUse(now Time, model int32) (by [scenario.NumDims]float6
 // modelLive is model's sum at now, leaving out entries that have expired
 // (as live does: reading must not move the window).
 func (q *quotaWindow) modelLive(now Time, model int32) float64 {
-	if q.fixed && now >= q.reset {
+	if q.fixed && now >= q.resetAt {
 		return 0
 	}
 	v := q.byModel[model]
@@ -70,7 +70,7 @@ func (q *quotaWindow) modelLive(now Time, model int32) float64 {
 // live is the window's sums at now, leaving out entries that have expired.
 func (q *quotaWindow) live(now Time) (float64, [numSources]float64) {
 	if q.fixed {
-		if now >= q.reset {
+		if now >= q.resetAt {
 			return 0, [numSources]float64{}
 		}
 		return q.sum, q.bySrc
@@ -132,7 +132,7 @@ func (o *quotaPool) seedHistory(h *scenario.QuotaHistory, clock time.Duration) {
 		q := l.windows[0] // the log's windows share span, fixedness and reset
 		for m := range w {
 			t := -Time(1440-m) * Minute
-			if q.fixed && t < q.reset-q.span {
+			if q.fixed && t < q.resetAt-q.span {
 				continue
 			}
 			if x := cumReq[m+1] - cumReq[m]; x > 0 {
@@ -143,7 +143,5 @@ func (o *quotaPool) seedHistory(h *scenario.QuotaHistory, clock time.Duration) {
 			}
 		}
 	}
-	for i := range o.windows {
-		o.windows[i].expire(0)
-	}
+	o.expire(0)
 }

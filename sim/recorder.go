@@ -59,6 +59,11 @@ type laneMeter struct {
 	// rejectedSinceSample counts 429s (evaluation and production, whole
 	// run) since the previous series row.
 	rejectedSinceSample int
+	// The cache since the model's previous series row (whole run): input
+	// and cache-read tokens of the evaluation calls answered, and their
+	// misses by cause.
+	cacheInSince, cacheReadSince    int64
+	missGatewaySince, missToolSince int32
 	// limits are the model's series rows with a limit, as runs of
 	// consecutive samples with one limit (with StreamRows), and the range
 	// of those limits.
@@ -141,6 +146,14 @@ const (
 	LogJobFail    // the job ended failed (a call could never succeed)
 	LogCallKey429 // rejected by the gateway on the call's virtual key
 	LogSample     // a series sample: fairness windows are read at these
+	// A batch job's request (batch.go): sent to its batch pool, enqueued
+	// in it, completed, expired at the window's end, or refused (larger
+	// than the pool's token limit).
+	LogBatchSubmit
+	LogBatchEnqueue
+	LogBatchDone
+	LogBatchExpire
+	LogBatchRefuse
 )
 
 func newRecorder(sc *scenario.Scenario, eng *Engine, log bool) recorder {
@@ -327,8 +340,18 @@ func (r *recorder) answered(cs *callState) {
 		pm := r.prodMinute(cs.owner)
 		pm.served++
 		pm.latencies = append(pm.latencies, float32(lat))
-	} else if r.inWindow() {
-		m := &r.lanes[cs.model]
+		return
+	}
+	m := &r.lanes[cs.model]
+	m.cacheInSince += int64(cs.in)
+	m.cacheReadSince += int64(cs.cacheRead)
+	switch cs.miss {
+	case cacheMissGateway:
+		m.missGatewaySince++
+	case cacheMissTool:
+		m.missToolSince++
+	}
+	if r.inWindow() {
 		m.calls++
 		m.tokens += float64(cs.in) + float64(cs.out)
 		if r.prices != nil {
@@ -380,14 +403,18 @@ func (w *World) sample() {
 		m, model := &w.rec.lanes[i], int32(i)
 		jobs, depth, inflight := w.load[i], w.gw.Depth(model), w.prov.models[i].inflight
 		if jobs.running == 0 && depth == 0 && inflight == 0 && jobs.waiting == 0 && m.rejectedSinceSample == 0 {
-			continue
+			continue // the cache counts carry to the model's next row
 		}
 		use := w.prov.quotaUse(model, now)
 		row := results.SeriesRow{
 			T: t, Model: model, Running: int32(jobs.running), Limit: int32(w.limits[i]),
 			Depth: int32(depth), Inflight: int32(inflight), Waiting: int32(jobs.waiting),
 			Rejected429: int32(m.rejectedSinceSample), QuotaUse: float32(use), Backoff: int32(w.gw.Backoff(model)),
-			Streams: int32(w.prov.models[i].streams),
+			Streams:          int32(w.prov.models[i].streams),
+			CacheMissGateway: m.missGatewaySince, CacheMissTool: m.missToolSince,
+		}
+		if m.cacheInSince > 0 {
+			row.CacheReadShare = float32(float64(m.cacheReadSince) / float64(m.cacheInSince))
 		}
 		w.rec.rows.SeriesRow(row)
 		if w.rec.mem == nil && row.Limit != results.NoLimit {
@@ -395,6 +422,7 @@ func (w *World) sample() {
 			m.conv = append(m.conv, convSample{row.Depth, row.Inflight, row.Waiting, row.Streams})
 		}
 		m.rejectedSinceSample = 0
+		m.cacheInSince, m.cacheReadSince, m.missGatewaySince, m.missToolSince = 0, 0, 0, 0
 	}
 	w.rec.fairSample(now+FromDuration(w.sc.SeriesInterval) > w.rec.end)
 	w.rec.samples++

@@ -107,6 +107,7 @@ func (w *World) Measured() results.RunData {
 		Quota:         w.quotaRun(),
 		Alerts:        w.Alerts(),
 		Guards:        w.GuardStats(),
+		BatchLanes:    w.BatchLanes(),
 	}
 }
 

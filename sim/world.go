@@ -26,6 +26,7 @@ const (
 	evProduction     // A: production stream index
 	evPace           // A: model whose pacing key may allow a call again
 	evStaleStart     // A: gateway.stale spell index
+	evBatchDone      // A: batch request slot
 )
 
 // Epoch is the wall-clock instant virtual time zero maps to when a policy is
@@ -88,6 +89,12 @@ type World struct {
 	calls   []callState
 	freeC   []int32
 	serial  int64
+	// The batch lane (batch.go): pools, each model's pool (-1: none),
+	// and the request table.
+	batch     []batchPool
+	batchOf   []int32
+	batchReqs []batchReq
+	freeB     []int32
 
 	containersUsed int
 	plan           policies.Plan
@@ -126,6 +133,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 		w.limits[i] = int(results.NoLimit)
 		w.rec.streams(int32(i), w.prov.models[i].streams)
 	}
+	w.batch, w.batchOf = newBatchPools(sc, &w.prov, opts.Seed)
 	w.fallible, _ = opts.Policy.(policies.Fallible)
 	if opts.Spans != nil {
 		w.tr = &tracer{sink: opts.Spans}
@@ -252,6 +260,8 @@ func (w *World) Handle(ev Event) {
 		w.capacityChange(int(ev.A))
 	case evStaleStart:
 		w.gw.staleStart(w.now())
+	case evBatchDone:
+		w.batchDone(ev.A)
 	default:
 		panic(fmt.Sprintf("sim: unknown event kind %d", ev.Kind))
 	}

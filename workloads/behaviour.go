@@ -32,6 +32,11 @@ type Behaviour struct {
 	PhaseSwitch *PhaseSwitch `yaml:"phase_switch,omitempty" json:"phase_switch,omitempty"`
 	// Grading optionally chains a grading job on a judge model.
 	Grading *Grading `yaml:"grading,omitempty" json:"grading,omitempty"`
+	// Batch sends the class's jobs to the batch API of the organisation
+	// their model bills to (scenario organisations[].batch) instead of
+	// the gateway and a container: a deferrable single call (turns and
+	// fan-out 1, no phase switch, no grading; its tool time is not run).
+	Batch bool `yaml:"batch,omitempty" json:"batch,omitempty"`
 	// Plan, when set, replaces every distribution above: the job makes
 	// exactly the calls the plan lists (see CallPlan). Only job traces set
 	// it (PlanBehaviour); a scenario cannot.
@@ -92,6 +97,19 @@ func (b *Behaviour) Validate(path string) error {
 	}
 	if b.MaxTokens < 0 || b.MaxTokens > MaxTokens {
 		return field.Errorf(path+".max_tokens", "must be in [0, %d] (0 = none), got %d", int(MaxTokens), b.MaxTokens)
+	}
+	if b.Batch {
+		for _, d := range []struct {
+			name string
+			dist *Dist
+		}{{"turns", &b.Turns}, {"fanout", &b.Fanout}} {
+			if d.dist.Kind != "fixed" || d.dist.Value != 1 {
+				return field.Errorf(path+".batch", "a batch job is a single call: %s must be 1", d.name)
+			}
+		}
+		if b.PhaseSwitch != nil || b.Grading != nil {
+			return field.Errorf(path+".batch", "a batch job is a single call: no phase_switch or grading")
+		}
 	}
 	if g := b.Grading; g != nil {
 		if !(g.Probability >= 0 && g.Probability <= 1) {
@@ -208,6 +226,16 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 
 // MaxTokens is the max_tokens the job's calls ask for (0: none).
 func (a *Agent) MaxTokens() int { return a.b.MaxTokens }
+
+// Recorded is what the plan recorded of the call NextCall drew last
+// beyond its tokens (zero for a drawn behaviour, or a call without a
+// record).
+func (a *Agent) Recorded() CallRecord {
+	if p := a.b.Plan; p != nil && a.call > 0 {
+		return p.Turns[a.turn-1].Record(int(a.call) - 1)
+	}
+	return CallRecord{}
+}
 
 // EndTurn returns the tool step that follows the turn (drawn by NextTurn
 // from the (seed, turn | 1<<40) stream) and grows the context by the turn's

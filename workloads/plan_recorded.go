@@ -10,10 +10,10 @@ import (
 // provider's prompt cache, and the call's output cap (max_tokens). Zero
 // means not recorded.
 //
-// The simulator does not read these yet: every quota meter and the
-// latency model count a call's In and Out tokens only (cache-aware
-// metering is a separate issue). A trace carries them so that an imported
-// run keeps what its log said, and so that behaviour fitting can read them.
+// The simulator replays them as recorded: a call with a cache read or
+// write counts those in the quota meters and the bill instead of the
+// cache model's split, and a call with a max_tokens asks for it (sim,
+// cache.go). Behaviour fitting reads them too.
 type CallRecord struct {
 	CacheRead, CacheWrite, MaxTokens int
 }

@@ -30,7 +30,7 @@ func TestBaselineStudyGolden(t *testing.T) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s is stale: `go test ./cmd/sim -run TestBaselineStudyGolden -update` (or `sim study`) rewrites it", path)
+		t.Errorf("%s is stale: `go test ./cli -run TestBaselineStudyGolden -update` (or `sim study`) rewrites it", path)
 	}
 }
 

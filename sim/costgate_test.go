@@ -31,7 +31,7 @@ import (
 // costGateMargin), the margin between the highest unchanged run and the
 // slowed build (costgate_slow) where the two can be told apart.
 var (
-	costGateRatio  = map[string]float64{"LabMMc/lab": 2.60, "World/fixed-lane": 0.91, "World/scheduler": 3.08}
+	costGateRatio  = map[string]float64{"LabMMc/lab": 2.60, "World/fixed-lane": 1.02, "World/scheduler": 3.08}
 	costGateMargin = map[string]float64{"LabMMc/lab": 0.20, "World/fixed-lane": 0.12, "World/scheduler": 0.12}
 )
 

@@ -43,6 +43,8 @@ var Studies = []Study{
 		File: "docs/studies/baseline.md", Seeds: true, Cheap: true, Generate: GenerateBaselineStudy},
 	{Name: "incident-0214", Summary: "the 02:14 incident and its remedies: production's outage, the evaluation's burn, each remedy on the identical streams",
 		File: "docs/studies/incident-0214.md", Cheap: true, Generate: GenerateIncidentStudy},
+	{Name: "quota-bound-lanes", Summary: "the scheduler on lanes bound by a quota shared with production, against fixed-lane, over ten seeds",
+		File: "docs/studies/quota-bound-lanes.md", Generate: GenerateQuotaBoundStudy},
 }
 
 // StudyByName finds a study in the registry.
@@ -70,16 +72,24 @@ type studyArm struct {
 	Variant string
 }
 
-// runArms runs every arm on every seed (all at once, at most GOMAXPROCS at
-// a time) and returns runs[k][a], seed k's run of arm a. sc, if not nil,
-// replaces the scenario of the policy arms (a scenario with an overlay).
+// runArms runs every arm on every seed of sc (all at once, at most
+// GOMAXPROCS at a time) and returns runs[k][a], seed k's run of arm a.
 func runArms(sc *scenario.Scenario, arms []studyArm, seeds []uint64) ([][]results.Run, error) {
+	return runArmsRows(sc, arms, seeds, nil)
+}
+
+// runArmsRows is runArms with rows(k, a), if set, receiving seed k's arm
+// a's series rows.
+func runArmsRows(sc *scenario.Scenario, arms []studyArm, seeds []uint64, rows func(k, a int) results.RowSink) ([][]results.Run, error) {
 	var specs []sim.RunSpec
-	for _, seed := range seeds {
-		for _, a := range arms {
-			spec := sim.RunSpec{Policy: a.Policy, Seed: seed, Rows: results.Discard}
-			if a.Variant != "" {
-				v, err := sc.Variant(a.Variant)
+	for k, seed := range seeds {
+		for a, arm := range arms {
+			spec := sim.RunSpec{Policy: arm.Policy, Seed: seed, Rows: results.Discard}
+			if rows != nil {
+				spec.Rows = rows(k, a)
+			}
+			if arm.Variant != "" {
+				v, err := sc.Variant(arm.Variant)
 				if err != nil {
 					return nil, err
 				}

@@ -45,6 +45,8 @@ var Studies = []Study{
 		File: "docs/studies/incident-0214.md", Cheap: true, Generate: GenerateIncidentStudy},
 	{Name: "quota-bound-lanes", Summary: "the scheduler on lanes bound by a quota shared with production, against fixed-lane, over ten seeds",
 		File: "docs/studies/quota-bound-lanes.md", Generate: GenerateQuotaBoundStudy},
+	{Name: "meters", Summary: "what changes when the quotas are metered as the providers meter them (today's meter against the presets)",
+		File: "docs/studies/meters.md", Generate: GenerateMetersStudy},
 }
 
 // StudyByName finds a study in the registry.

@@ -171,4 +171,3 @@ func clip(s string, ok bool) string {
 	}
 	return s
 }
-

@@ -156,8 +156,8 @@ func quotaBoundStudy(sc *scenario.Scenario, runs [][]results.Run, peakOf func(k,
 	// Sums over seeds.
 	type sums struct {
 		prodFailed, prodFailedMin, prod429, anth429, gpt429 int64
-		gwHours                                            float64
-		peakLo, peakHi                                     int
+		gwHours                                             float64
+		peakLo, peakHi                                      int
 	}
 	sum := func(a int) sums {
 		var s sums

@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/evalsched/lab/results"
@@ -151,6 +152,17 @@ func GenerateMetersStudy(StudyOptions) (string, error) {
 		}
 		all = append(all, mr)
 	}
+	// The control for the anthropic preset on the incident: today's meter
+	// with fit admission alone (the bucket preset takes fit, see meterArm).
+	inc, err := scenario.LoadScenario("incident-0214")
+	if err != nil {
+		return "", err
+	}
+	fit, err := inc.Variant("fit-admission")
+	if err != nil {
+		return "", err
+	}
+	specs = append(specs, sim.RunSpec{Seed: 1, Variant: fit, Rows: results.Discard})
 	runs, err := sim.ExecuteAll(all[0].sc, specs, nil)
 	if err != nil {
 		return "", err
@@ -158,7 +170,7 @@ func GenerateMetersStudy(StudyOptions) (string, error) {
 	for i, s := range slots {
 		all[s.c].runs[s.m][s.k][s.a] = runs[i]
 	}
-	return metersStudy(all), nil
+	return metersStudy(all, runs[len(runs)-1]), nil
 }
 
 // costPerJob is dollars per completed job of the lane: its bill's when it
@@ -192,7 +204,7 @@ func firstProduction429(r results.Run) int {
 	return first
 }
 
-func metersStudy(all []meterRuns) string {
+func metersStudy(all []meterRuns, fitControl results.Run) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("# What changes under the providers' meters\n\n")
@@ -381,6 +393,27 @@ func metersStudy(all []meterRuns) string {
 			x, t := mr.cells[m], mr.cells[0]
 			same = same && x.prodOld429 == t.prodOld429 && x.prodNew429 == t.prodNew429 && x.outOld == t.outOld && x.outNew == t.outNew &&
 				x.crossOld == t.crossOld && math.Abs(x.mult/t.mult-1) < moveBy
+		}
+	}
+	for _, mr := range all {
+		if mr.sc.Name != "incident-0214" {
+			continue
+		}
+		t, a := mr.cells[0], mr.cells[slices.Index(MeterPresets, "anthropic")]
+		var fitOutage int64
+		for _, pr := range fitControl.Production {
+			fitOutage += pr.OutageMinutes
+		}
+		if a.outOld < t.outOld {
+			p("\nOn the incident the `anthropic` preset changes two things: token buckets and, with them, `fit` admission in place of the scenario's `under_limit`. The control, today's meter with `fit` admission alone (the incident's `fit-admission` variant, seed 1), has %s outage minutes against %s on today's meter and %s under the preset", count(fitOutage), count(t.outOld), count(a.outOld))
+			switch {
+			case fitOutage == a.outOld:
+				p(": the admission rule alone accounts for the change.\n")
+			case t.outOld-fitOutage >= fitOutage-a.outOld:
+				p(": the admission rule takes most of the outage away, the buckets the rest.\n")
+			default:
+				p(": the buckets take most of the outage away, the admission rule the rest.\n")
+			}
 		}
 	}
 	if same {

@@ -141,6 +141,16 @@ func TestQuotaBoundStudyVerdicts(t *testing.T) {
 	if got := strings.Contains(text, "**Not met: gpt-5.5**"); got != (hi < 1) {
 		t.Errorf("\"Not met: gpt-5.5\" in the study: %v; its interval's top is %g", got, hi)
 	}
+	// The pinned control: ordering is neutral exactly when its interval holds 1.
+	_, ctl, _ := studyTable(t, text, "| arm | gpt-5.5 ÷ fixed-lane |")
+	for arm, c := range ctl {
+		if strings.HasPrefix(arm, "gpt-5.5 pinned") {
+			_, lo, hi := ciCell(t, c[1])
+			if got := strings.Contains(text, "**Ordering is neutral:**"); got != (lo <= 1 && 1 <= hi) {
+				t.Errorf("\"Ordering is neutral\" in the study: %v; the pinned arm's interval is [%g, %g]", got, lo, hi)
+			}
+		}
+	}
 	// The blocked-share sentence: every lane's scheduler top below fixed-lane's bottom.
 	_, blocked, border := studyTable(t, text, "| lane | fixed-lane | scheduler | old signal |")
 	below := true

@@ -19,15 +19,80 @@ var quotaBoundArms = []string{"quota-fixed-lane", "quota-scheduler", "quota-sche
 // each lane's multiplier (each seed is a 4 h run of 241 models).
 const QuotaBoundSeeds = 10
 
-// peakRows keeps each model's highest running count of a run's series.
-type peakRows struct{ peak []int32 }
+// The controls: settings of the scheduler the study varies on the
+// quota-scheduler arm, each with what it tells.
+var quotaBoundControls = []studyArm{
+	// The quota probe off: raises near a quota at the depth signal's pace
+	// (quota_dead_time equal to the default dead time, 3 ticks of 10 s).
+	{Variant: "quota-scheduler", Label: "probe-off", Overlay: "policies: {scheduler: {quota_dead_time: 30s}}"},
+	// gpt-5.5's limit pinned at fixed-lane's cap: is the shortfall the
+	// order the scheduler runs jobs in, or the concurrency it settles at?
+	{Variant: "quota-scheduler", Label: "pinned-60", Overlay: "policies: {scheduler: {models: {gpt-5.5: {min_limit: 60, max_limit: 60}}}}"},
+	// No lowering on persistent 429s.
+	{Variant: "quota-scheduler", Label: "no-lower", Overlay: "policies: {scheduler: {reject_lower_after: 100000}}"},
+}
 
-func (p *peakRows) SeriesRow(r results.SeriesRow) {
-	if int(r.Model) < len(p.peak) {
-		p.peak[r.Model] = max(p.peak[r.Model], r.Running)
+// laneSeries keeps what the study reads of a run's series rows: each
+// model's highest running count and the fullest window and the calls
+// waiting (queued or in backoff) at it; after the warm-up each model's
+// mean window use and calls in backoff; and the highest and mean sum of
+// running jobs over the models of group.
+type laneSeries struct {
+	warmup                 float64
+	group                  []bool
+	peak                   []int32
+	useAtPeak              []float32
+	waitAtPeak             []int32
+	useSum, backoffSum     []float64
+	rows                   []int
+	t                      float64
+	sum, sumPeak, sumTotal float64
+	sums                   int
+}
+
+func newLaneSeries(models int, warmup float64, group []bool) *laneSeries {
+	return &laneSeries{warmup: warmup, group: group, peak: make([]int32, models), useAtPeak: make([]float32, models), waitAtPeak: make([]int32, models),
+		useSum: make([]float64, models), backoffSum: make([]float64, models), rows: make([]int, models), t: -1}
+}
+
+func (p *laneSeries) SeriesRow(r results.SeriesRow) {
+	m := int(r.Model)
+	if m >= len(p.peak) {
+		return
+	}
+	if r.Running > p.peak[m] {
+		p.peak[m], p.useAtPeak[m], p.waitAtPeak[m] = r.Running, r.QuotaUse, r.Depth+r.Backoff
+	}
+	if r.T < p.warmup {
+		return
+	}
+	p.useSum[m] += float64(r.QuotaUse)
+	p.backoffSum[m] += float64(r.Backoff)
+	p.rows[m]++
+	if r.T != p.t {
+		p.closeSum()
+		p.t = r.T
+	}
+	if p.group[m] {
+		p.sum += float64(r.Running)
 	}
 }
-func (p *peakRows) BatchRow(results.BatchProgressRow) {}
+
+func (p *laneSeries) closeSum() {
+	if p.t >= 0 {
+		p.sumPeak = max(p.sumPeak, p.sum)
+		p.sumTotal += p.sum
+		p.sums++
+	}
+	p.sum = 0
+}
+
+func (p *laneSeries) BatchRow(results.BatchProgressRow) {}
+
+func (p *laneSeries) meanUse(m int) float64 { return results.Ratio(p.useSum[m], float64(p.rows[m])) }
+func (p *laneSeries) meanBackoff(m int) float64 {
+	return results.Ratio(p.backoffSum[m], float64(p.rows[m]))
+}
 
 // GenerateQuotaBoundStudy runs the four arms on seeds 1–10 of
 // azure-production and writes docs/studies/quota-bound-lanes.md.
@@ -40,23 +105,40 @@ func GenerateQuotaBoundStudy(StudyOptions) (string, error) {
 	for i, v := range quotaBoundArms {
 		arms[i] = studyArm{Variant: v}
 	}
+	arms = append(arms, quotaBoundControls...)
 	catalogue := sc.Catalogue()
-	peaks := make([][]*peakRows, QuotaBoundSeeds)
-	for k := range peaks {
-		peaks[k] = make([]*peakRows, len(arms))
+	group := make([]bool, len(catalogue))
+	for i, m := range sc.ModelConfigs() {
+		group[i] = m.Org == "anthropic"
+	}
+	series := make([][]*laneSeries, QuotaBoundSeeds)
+	for k := range series {
+		series[k] = make([]*laneSeries, len(arms))
 		for a := range arms {
-			peaks[k][a] = &peakRows{peak: make([]int32, len(catalogue))}
+			series[k][a] = newLaneSeries(len(catalogue), sc.Warmup.Seconds(), group)
 		}
 	}
-	runs, err := runArmsRows(sc, arms, studySeeds(1, QuotaBoundSeeds), func(k, a int) results.RowSink { return peaks[k][a] })
+	runs, err := runArmsRows(sc, arms, studySeeds(1, QuotaBoundSeeds), func(k, a int) results.RowSink { return series[k][a] })
 	if err != nil {
 		return "", err
 	}
-	peakOf := func(k, a int, model string) int {
-		return int(peaks[k][a].peak[slices.Index(catalogue, model)])
+	for _, per := range series {
+		for _, s := range per {
+			s.closeSum()
+		}
 	}
-	return quotaBoundStudy(sc, runs, peakOf), nil
+	q := quotaBoundSeries{series: series, index: func(model string) int { return slices.Index(catalogue, model) }}
+	return quotaBoundStudy(sc, runs, q), nil
 }
+
+// quotaBoundSeries is what the study read of the runs' series:
+// series[k][a] for seed k's arm a.
+type quotaBoundSeries struct {
+	series [][]*laneSeries
+	index  func(model string) int
+}
+
+func (q quotaBoundSeries) peak(k, a int, model string) int { return int(q.series[k][a].peak[q.index(model)]) }
 
 func laneOf(r results.Run, model string) results.Lane {
 	for _, l := range r.Lanes {
@@ -67,10 +149,11 @@ func laneOf(r results.Run, model string) results.Lane {
 	return results.Lane{Model: model}
 }
 
-func quotaBoundStudy(sc *scenario.Scenario, runs [][]results.Run, peakOf func(k, a int, model string) int) string {
+func quotaBoundStudy(sc *scenario.Scenario, runs [][]results.Run, q quotaBoundSeries) string {
+	peakOf := q.peak
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	const fl, sch, hold, old = 0, 1, 2, 3
+	const fl, sch, hold, old, probeOff, pinned, noLower = 0, 1, 2, 3, 4, 5, 6
 	n := len(runs)
 	var anthropic, openai []string
 	for _, m := range sc.ModelConfigs() {
@@ -227,6 +310,42 @@ func quotaBoundStudy(sc *scenario.Scenario, runs [][]results.Run, peakOf func(k,
 	}
 	p("\n")
 
+	rng := func(lo, hi float64, f string) string {
+		if fmt.Sprintf(f, lo) == fmt.Sprintf(f, hi) {
+			return fmt.Sprintf(f, lo)
+		}
+		return fmt.Sprintf(f+"–"+f, lo, hi)
+	}
+	{
+		useLo, useHi, waitLo, waitHi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for k := range runs {
+			ls := q.series[k][sch]
+			for _, m := range anthropic {
+				i := q.index(m)
+				useLo, useHi = min(useLo, float64(ls.useAtPeak[i])), max(useHi, float64(ls.useAtPeak[i]))
+				waitLo, waitHi = min(waitLo, float64(ls.waitAtPeak[i])), max(waitHi, float64(ls.waitAtPeak[i]))
+			}
+		}
+		p("At each Anthropic lane's highest running count under the scheduler (every lane and seed) the organisation's fullest window was %s%% full, with %s of that lane's calls queued or in backoff.\n\n", rng(100*useLo, 100*useHi, "%.0f"), rng(waitLo, waitHi, "%.0f"))
+		sumRange := func(a int) (mlo, mhi, plo, phi float64) {
+			mlo, mhi, plo, phi = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+			for k := range runs {
+				ls := q.series[k][a]
+				mean := results.Ratio(ls.sumTotal, float64(ls.sums))
+				mlo, mhi, plo, phi = min(mlo, mean), max(mhi, mean), min(plo, ls.sumPeak), max(phi, ls.sumPeak)
+			}
+			return
+		}
+		capSum := 0
+		for _, m := range anthropic {
+			capSum += caps[m]
+		}
+		smlo, smhi, splo, sphi := sumRange(sch)
+		fmlo, fmhi, fplo, fphi := sumRange(fl)
+		p("Summed over the %d Anthropic lanes after the warm-up, the scheduler runs %s jobs on average (the range over seeds; fixed-lane %s) and at most %s (fixed-lane %s; its caps sum to %d).\n\n",
+			len(anthropic), rng(smlo, smhi, "%.0f"), rng(fmlo, fmhi, "%.0f"), rng(splo, sphi, "%.0f"), rng(fplo, fphi, "%.0f"), capSum)
+	}
+
 	// Tokens decomposition for gpt-5.5.
 	ratioOver := func(models []string) (gm, lo, hi float64) {
 		var xs []float64
@@ -252,6 +371,68 @@ func quotaBoundStudy(sc *scenario.Scenario, runs [][]results.Run, peakOf func(k,
 	p("| gpt-5.5 tokens/h (`token_multiplier`) | %s |\n", ci(g.Tokens))
 	p("| openai evaluation tokens/h (%s) | %.2f× (%.2f×–%.2f× per seed) |\n", strings.Join(evalOpenAI, " + "), oa, oaLo, oaHi)
 	p("| Anthropic evaluation tokens/h (%d lanes) | %.2f× (%.2f×–%.2f× per seed) |\n\n", len(anthropic), an, anLo, anHi)
+	gi := q.index("gpt-5.5")
+	over := func(a int, f func(k int) float64) string {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for k := range runs {
+			x := f(k)
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		return rng(lo, hi, "%.2f")
+	}
+	overInt := func(a int, f func(k int) float64) string {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for k := range runs {
+			x := f(k)
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		return rng(lo, hi, "%.0f")
+	}
+	p("What the lane does, range over the seeds (`series.csv` rows after the warm-up; per completed job from the summary):\n\n")
+	p("| gpt-5.5 | fixed-lane | scheduler |\n|---|---:|---:|\n")
+	p("| mean use of the fullest openai window (`quota_use`) | %s | %s |\n", over(fl, func(k int) float64 { return q.series[k][fl].meanUse(gi) }), over(sch, func(k int) float64 { return q.series[k][sch].meanUse(gi) }))
+	p("| mean calls waiting out a 429 (`gateway_backoff`) | %s | %s |\n", overInt(fl, func(k int) float64 { return q.series[k][fl].meanBackoff(gi) }), overInt(sch, func(k int) float64 { return q.series[k][sch].meanBackoff(gi) }))
+	perJob := func(a int, f func(l results.Lane) float64) string {
+		return overInt(a, func(k int) float64 {
+			l := laneOf(runs[k][a], "gpt-5.5")
+			return results.Ratio(f(l), float64(l.Completed))
+		})
+	}
+	ctr := func(l results.Lane) float64 { return l.ContainerSeconds }
+	gw := func(l results.Lane) float64 { return l.GatewayWaitContainerSeconds }
+	p("| container seconds per completed job | %s | %s |\n", perJob(fl, ctr), perJob(sch, ctr))
+	p("| of them waiting at the gateway | %s | %s |\n\n", perJob(fl, gw), perJob(sch, gw))
+
+	// Controls.
+	ctl := []struct {
+		a    int
+		name string
+	}{{sch, "the scheduler (default)"}, {probeOff, "`quota_dead_time: 30s` (the quota probe off)"},
+		{pinned, "gpt-5.5 pinned at fixed-lane's cap (`min_limit` = `max_limit` = 60)"}, {noLower, "`reject_lower_after: 100000` (no lowering on persistent 429s)"}}
+	ctlStat := map[int]results.MultiplierStat{}
+	anthBlocked := func(a int) float64 { // the mean over lanes of each lane's mean blocked share
+		var x float64
+		for _, m := range anthropic {
+			x += share(a, m).mean / float64(len(anthropic))
+		}
+		return x
+	}
+	var C [7]sums
+	C[fl] = S[0]
+	for _, c := range ctl {
+		ctlStat[c.a] = stat(c.a)["gpt-5.5"]
+		C[c.a] = sum(c.a)
+	}
+	p("## Settings of the scheduler, measured\n\n")
+	p("The `quota-scheduler` arm with one setting changed, on the same %d seeds (fixed-lane for reference):\n\n", n)
+	p("| arm | gpt-5.5 ÷ fixed-lane | highest running on an Anthropic lane | production failed calls | production 429s | Anthropic lanes' 429s | Anthropic blocked share |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	p("| fixed-lane | - | %s | %s | %s | %s | %.1f%% |\n", count(int64(S[0].peakHi)), count(S[0].prodFailed), count(S[0].prod429), count(S[0].anth429), 100*anthBlocked(fl))
+	for _, c := range ctl {
+		st := ctlStat[c.a]
+		p("| %s | %s | %s | %s | %s | %s | %.1f%% |\n", c.name, ci(&st.RatioStat), rng(float64(C[c.a].peakLo), float64(C[c.a].peakHi), "%.0f"),
+			count(C[c.a].prodFailed), count(C[c.a].prod429), count(C[c.a].anth429), 100*anthBlocked(c.a))
+	}
+	p("\nThe blocked share is the mean over the Anthropic lanes of each lane's mean over the seeds (as in the table above); the highest running count the range over seeds.\n\n")
 
 	// Verdicts.
 	p("## What the numbers say\n\n")
@@ -290,6 +471,30 @@ func quotaBoundStudy(sc *scenario.Scenario, runs [][]results.Run, peakOf func(k,
 		p("The openai organisation's evaluation tokens are %.2f× fixed-lane's and the Anthropic lanes' %.2f×. Every rule that presses harder on a quota shared with production gives production more 429s; a controller for a quota-bound lane that keeps such a backlog without the runaway is left open.\n", oa, an)
 	} else {
 		p("- **gpt-5.5** is %s in jobs (%s in tokens): not below fixed-lane beyond noise.\n", ci(&g.RatioStat), ci(g.Tokens))
+	}
+	if C[probeOff].peakHi > C[sch].peakHi {
+		p("- **The quota probe lowers the peaks:** with raises near a quota at the depth signal's pace (`quota_dead_time: 30s`) the highest running count on an Anthropic lane is %s–%s against %s–%s, production fails %s calls against %s and the Anthropic lanes see %s 429s against %s.\n",
+			count(int64(C[probeOff].peakLo)), count(int64(C[probeOff].peakHi)), count(int64(C[sch].peakLo)), count(int64(C[sch].peakHi)),
+			count(C[probeOff].prodFailed), count(C[sch].prodFailed), count(C[probeOff].anth429), count(C[sch].anth429))
+	} else {
+		p("- **The quota probe does not lower the peaks here:** with `quota_dead_time: 30s` the highest running count on an Anthropic lane is %s–%s against %s–%s.\n",
+			count(int64(C[probeOff].peakLo)), count(int64(C[probeOff].peakHi)), count(int64(C[sch].peakLo)), count(int64(C[sch].peakHi)))
+	}
+	if st := ctlStat[pinned]; st.Low != nil && *st.Low <= 1 && 1 <= *st.High {
+		p("- **Ordering is neutral:** with gpt-5.5's limit pinned at fixed-lane's cap the scheduler's gpt-5.5 is %s of fixed-lane's, an interval containing 1: the shortfall is the concurrency the scheduler's 429 rules settle at, not the order it runs jobs in.\n", ci(&st.RatioStat))
+	} else {
+		st := ctlStat[pinned]
+		p("- **Pinned at fixed-lane's cap** the scheduler's gpt-5.5 is %s of fixed-lane's: the concurrency alone does not close the gap.\n", ci(&st.RatioStat))
+	}
+	{
+		st := ctlStat[noLower]
+		p("- **Without lowering on persistent 429s** gpt-5.5 is %s, with the Anthropic lanes' blocked share at %.1f%% (fixed-lane %.1f%%, the default %.1f%%) and production's 429s at %s (fixed-lane %s, the default %s)",
+			ci(&st.RatioStat), 100*anthBlocked(noLower), 100*anthBlocked(fl), 100*anthBlocked(sch), count(C[noLower].prod429), count(S[0].prod429), count(S[1].prod429))
+		if st.Low != nil && *st.Low <= 1 && anthBlocked(noLower) > anthBlocked(sch) && C[noLower].prod429 > S[1].prod429 {
+			p(": parity on gpt-5.5 comes with more containers blocked and more 429s for production.\n")
+		} else {
+			p(".\n")
+		}
 	}
 	p("\nThe rules behind the scheduler's numbers, each with the tests that check it: near a quota a raise probes at the quota signal's pace (`policies.scheduler.quota_dead_time`, default 2 min: `TestQuotaProbeSlowsRaisesNearAQuota`, `TestQuotaProbeLowersPeaks`); a raise is held while the windows have no room for it (`roomToRaise` in `policies/signals.go`: `TestRaiseNeedsQuotaHeadroom`, `TestNoHeadroomHoldsEveryController`); each lane keeps up with fixed-lane on a shared organisation (`TestSharedOrgLanesKeepUpWithFixedLane`) and its running jobs do not outgrow the quota (`TestRunningJobsDoNotOutgrowTheQuota`, from the event log).\n")
 	return b.String()

@@ -8,6 +8,7 @@ import (
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
+	"go.yaml.in/yaml/v3"
 )
 
 // A Study writes one file of docs/studies from runs it makes itself: every
@@ -72,6 +73,9 @@ func StudyNames() []string {
 type studyArm struct {
 	Policy  string
 	Variant string
+	// Overlay, if set, is YAML merged onto the variant's scenario (a
+	// setting the study varies), and Label names the arm then.
+	Overlay, Label string
 }
 
 // runArms runs every arm on every seed of sc (all at once, at most
@@ -94,6 +98,17 @@ func runArmsRows(sc *scenario.Scenario, arms []studyArm, seeds []uint64, rows fu
 				v, err := sc.Variant(arm.Variant)
 				if err != nil {
 					return nil, err
+				}
+				if arm.Overlay != "" {
+					var overlay yaml.Node
+					if err := yaml.Unmarshal([]byte(arm.Overlay), &overlay); err != nil {
+						return nil, fmt.Errorf("%s: %w", arm.Label, err)
+					}
+					msc, err := v.Scenario.WithOverlay(&overlay)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", arm.Label, err)
+					}
+					v = &scenario.Variant{Name: arm.Label, Policy: v.Policy, Scenario: msc}
 				}
 				spec.Variant = v
 			}

@@ -138,7 +138,9 @@ type quotaBoundSeries struct {
 	index  func(model string) int
 }
 
-func (q quotaBoundSeries) peak(k, a int, model string) int { return int(q.series[k][a].peak[q.index(model)]) }
+func (q quotaBoundSeries) peak(k, a int, model string) int {
+	return int(q.series[k][a].peak[q.index(model)])
+}
 
 func laneOf(r results.Run, model string) results.Lane {
 	for _, l := range r.Lanes {

@@ -54,7 +54,7 @@ func GenerateBaselineStudy(o StudyOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	command := fmt.Sprintf("sim study baseline --scenario %s --seed %d --seeds %d", name, o.First, o.Seeds)
+	command := fmt.Sprintf("sim study --scenario %s --seed %d --seeds %d baseline", name, o.First, o.Seeds)
 	return BaselineStudy(sc, command, o.First, bySeed), nil
 }
 

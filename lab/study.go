@@ -24,7 +24,7 @@ type Study struct {
 	// a study without them runs what its own method fixes.
 	Seeds bool
 	// Cheap studies are golden-checked by a Go test; the others by
-	// `sim study NAME --check` in .ci/run.
+	// `sim study --check NAME` in .ci/run.
 	Cheap bool
 	// Generate writes the study's Markdown.
 	Generate func(o StudyOptions) (string, error)

@@ -15,9 +15,11 @@ import (
 // The metrics are computed from the harness's own arrays (what the provider
 // served, queued, refused and lost, and the limits in force), never from a
 // controller's internals, and are logged as one markdown table per case;
-// -bakeoff.out FILE writes the tables to FILE:
+// every table of docs/studies/bakeoff.md must be this run's (checkBakeoffDoc),
+// -bakeoff.update rewrites them there and -bakeoff.out FILE writes them all
+// to FILE:
 //
-//	go test ./policies -run TestBakeoff -v -args -bakeoff.out bakeoff.md
+//	go test ./policies -run TestBakeoff -args -bakeoff.update
 //
 // The provider reports what the gateway reports: the depth and the latency
 // (LatencySignals) and the 429s, both as a count (LatencySignals) and as the

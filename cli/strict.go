@@ -22,7 +22,7 @@ const (
 	exitUsage      = 2
 	exitRegression = 3 // gate: a regression, or a checked figure missing
 	exitQuota      = 4 // quota-check: an evaluation passed its share of a daily quota
-	exitStale      = 5 // gate: the baseline does not pin what the gate runs (no verdict)
+	exitStale      = 5 // gate: the baseline does not pin what the gate runs (no verdict); study --check: a study's file is not what it writes
 	exitBusy       = 6 // --out is being written by another sim (its lock is held)
 	exitInfeasible = 7 // tune: no setting evaluated met every constraint
 	// exitSignal + N: stopped by signal N (SIGINT 130, SIGTERM 143).
@@ -44,6 +44,7 @@ func exitCode(err error) int {
 		be *results.BusyError
 		ue *usageError
 		ie *infeasibleError
+		se *staleStudyError
 	)
 	switch {
 	case err == nil:
@@ -52,7 +53,7 @@ func exitCode(err error) int {
 		return exitQuota
 	case errors.As(err, &gf):
 		return exitRegression
-	case errors.As(err, &sb):
+	case errors.As(err, &sb), errors.As(err, &se):
 		return exitStale
 	case errors.As(err, &be):
 		return exitBusy
@@ -88,7 +89,7 @@ func usageOf(c *cli.Context) string {
 
 // positional is how many arguments each command takes after its flags
 // (-1: any number, checked by the command).
-var positional = map[string]int{"completion": 1, "validate": 1, "stats": 1, "sweep": 1, "tune": 1, "gate": 1, "merge": -1}
+var positional = map[string]int{"completion": 1, "validate": 1, "stats": 1, "sweep": 1, "tune": 1, "gate": 1, "merge": -1, "study": -1}
 
 // required is the flag each command cannot do without, and what it names
 // (a usage error if missing, as a missing argument is; urfave/cli's own

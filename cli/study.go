@@ -1,68 +1,173 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/evalsched/lab/lab"
 	"github.com/evalsched/lab/results"
-	"github.com/evalsched/lab/scenario"
-	"github.com/evalsched/lab/sim"
 	"github.com/urfave/cli/v2"
 )
 
-// studyCommand writes docs/studies/baseline.md: the old system's measured
-// state and the multipliers beside the source's table (lab.BaselineStudy).
+// studyCommand writes (or checks) the studies of docs/studies, each from
+// the runs its generator in lab makes (lab.Studies).
 func studyCommand(scenarioFlag, seedFlag cli.Flag) *cli.Command {
 	return &cli.Command{
-		Name:      "study",
-		Usage:     "write the baseline study: the old system's measured state and the multipliers over seeds beside the source's table",
-		UsageText: "sim study [--scenario NAME] [--seed N] [--seeds K] [--out FILE]",
+		Name:  "study",
+		Usage: "write a study of docs/studies from the runs it makes (no NAME: list the studies); --check: fail if the file differs",
+		UsageText: "sim study                                  (list the studies)\n" +
+			"sim study [--out FILE] [--check] NAME      (NAME: " + strings.Join(lab.StudyNames(), ", ") + ")\n" +
+			"sim study [--scenario NAME] [--seed N] [--seeds K] [--out FILE] [--check] baseline\n" +
+			"sim study --all [--check]                  (every study, into docs/studies/; run from the repository's root)",
 		Flags: []cli.Flag{scenarioFlag, seedFlag,
-			&cli.IntFlag{Name: "seeds", Usage: "seeds N .. N+K-1", Value: 10},
-			&cli.StringFlag{Name: "out", Usage: "the study's Markdown file", Value: "docs/studies/baseline.md"}},
+			&cli.IntFlag{Name: "seeds", Usage: "baseline: seeds N .. N+K-1", Value: 10},
+			&cli.StringFlag{Name: "out", Usage: "the study's Markdown file (default: the study's file under docs/studies/)"},
+			&cli.BoolFlag{Name: "check", Usage: "write nothing: exit 5 with a summary of the differences if the file is not what the study writes"},
+			&cli.BoolFlag{Name: "all", Usage: "every study, each into its own file (relative to the working directory: run from the repository's root)"}},
 		Action: func(c *cli.Context) error {
-			name, first, k := c.String("scenario"), c.Uint64("seed"), c.Int("seeds")
-			if name == "" {
-				name = "default"
+			all := c.Bool("all")
+			for _, a := range c.Args().Slice() {
+				if strings.HasPrefix(a, "-") {
+					return usageErrorf(c, "flag %s after an argument: flags go before arguments", a)
+				}
 			}
-			if k < 2 || k > 1000 {
-				return cli.Exit(fmt.Sprintf("sim study: --seeds %d: want 2 .. 1000", k), 2)
+			switch {
+			case c.NArg() > 1:
+				return usageErrorf(c, "sim study: want at most one study name, got %d", c.NArg())
+			case all && c.NArg() > 0:
+				return usageErrorf(c, "sim study: --all takes no study name")
+			case c.NArg() == 0 && !all:
+				listStudies(c.App.Writer)
+				return nil
 			}
-			text, err := baselineStudy(name, first, k)
-			if err != nil {
-				return err
+			var todo []lab.Study
+			if all {
+				if c.IsSet("out") || c.IsSet("scenario") || c.IsSet("seed") || c.IsSet("seeds") {
+					return usageErrorf(c, "sim study --all: --out, --scenario, --seed and --seeds name one study's file and runs")
+				}
+				todo = lab.Studies
+			} else {
+				s, err := lab.StudyByName(c.Args().First())
+				if err != nil {
+					return usageErrorf(c, "sim study: %v", err)
+				}
+				if !s.Seeds && (c.IsSet("scenario") || c.IsSet("seed") || c.IsSet("seeds")) {
+					return usageErrorf(c, "sim study %s: --scenario, --seed and --seeds apply to baseline only (this study runs what its method fixes)", s.Name)
+				}
+				todo = []lab.Study{s}
 			}
-			if err := results.WriteFileAtomic(c.String("out"), []byte(text)); err != nil {
-				return err
+			opt := lab.StudyOptions{Scenario: c.String("scenario"), First: c.Uint64("seed"), Seeds: c.Int("seeds")}
+			if opt.Scenario == "" {
+				opt.Scenario = "default"
 			}
-			fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", c.String("out"))
+			var stale []string
+			for _, s := range todo {
+				out := s.File
+				if c.IsSet("out") {
+					out = c.String("out")
+				}
+				text, err := s.Generate(opt)
+				if err != nil {
+					return fmt.Errorf("sim study %s: %w", s.Name, err)
+				}
+				if c.Bool("check") {
+					if msg := checkStudy(out, text); msg != "" {
+						fmt.Fprintf(c.App.ErrWriter, "%s: %s\n", s.Name, msg)
+						stale = append(stale, out)
+					} else {
+						fmt.Fprintf(c.App.ErrWriter, "%s: %s is what the study writes\n", s.Name, out)
+					}
+					continue
+				}
+				if dir := filepath.Dir(out); dir != "." {
+					if _, err := os.Stat(dir); err != nil {
+						return fmt.Errorf("sim study %s: --out %s: %w", s.Name, out, err)
+					}
+				}
+				if err := results.WriteFileAtomic(out, []byte(text)); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", out)
+			}
+			if len(stale) > 0 {
+				return &staleStudyError{files: stale}
+			}
 			return nil
 		},
 	}
 }
 
-// baselineStudy runs fixed-lane and the scheduler on seeds first .. first+k-1
-// of the scenario and renders the study.
-func baselineStudy(name string, first uint64, k int) (string, error) {
-	sc, err := scenario.LoadScenario(name)
-	if err != nil {
-		return "", err
+func listStudies(w io.Writer) {
+	fmt.Fprintf(w, "studies (sim study NAME writes the file; --check compares it):\n")
+	for _, s := range lab.Studies {
+		fmt.Fprintf(w, "  %-18s %s\n  %-18s → %s\n", s.Name, s.Summary, "", s.File)
 	}
-	var specs []sim.RunSpec
-	for i := range k {
-		for _, pol := range []string{"fixed-lane", "scheduler"} {
-			specs = append(specs, sim.RunSpec{Policy: pol, Seed: first + uint64(i), Rows: results.Discard})
+}
+
+// staleStudyError: `sim study --check` found a file that is not what its
+// study writes (exit 5, as a gate's stale baseline).
+type staleStudyError struct{ files []string }
+
+func (e *staleStudyError) Error() string {
+	return fmt.Sprintf("sim study --check: %s differ from what the studies write (sim study NAME rewrites one, sim study --all every one)", strings.Join(e.files, ", "))
+}
+
+// checkStudy compares the file with the study's text: "" when equal, else
+// a summary of the differences (the first lines that differ).
+func checkStudy(path, want string) string {
+	got, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return path + " is missing"
+	}
+	if err != nil {
+		return err.Error()
+	}
+	if bytes.Equal(got, []byte(want)) {
+		return ""
+	}
+	return path + " differs:\n" + lineDiff(string(got), want, 5)
+}
+
+// lineDiff lists up to limit lines that differ between the file (have) and
+// the generator's text (want), by line number, and how many differ in all.
+func lineDiff(have, want string, limit int) string {
+	h, w := strings.Split(have, "\n"), strings.Split(want, "\n")
+	var b strings.Builder
+	n := 0
+	for i := range len(h) + len(w) {
+		if i >= len(h) && i >= len(w) {
+			break
+		}
+		var hl, wl string
+		hok, wok := i < len(h), i < len(w)
+		if hok {
+			hl = h[i]
+		}
+		if wok {
+			wl = w[i]
+		}
+		if hok == wok && hl == wl {
+			continue
+		}
+		if n++; n <= limit {
+			fmt.Fprintf(&b, "  line %d:\n    file:  %s\n    study: %s\n", i+1, clip(hl, hok), clip(wl, wok))
 		}
 	}
-	runs, err := sim.ExecuteAll(sc, specs, nil)
-	if err != nil {
-		return "", err
+	fmt.Fprintf(&b, "  %d of %d lines differ (the file has %d, the study %d)", n, max(len(h), len(w)), len(h), len(w))
+	return b.String()
+}
+
+func clip(s string, ok bool) string {
+	if !ok {
+		return "(no line)"
 	}
-	bySeed := make([][]results.Run, k)
-	for i := range k {
-		bySeed[i] = runs[2*i : 2*i+2]
+	if r := []rune(s); len(r) > 160 {
+		return string(r[:160]) + "…"
 	}
-	command := strings.Join([]string{"sim study --scenario", name, fmt.Sprintf("--seed %d --seeds %d", first, k)}, " ")
-	return lab.BaselineStudy(sc, command, first, bySeed), nil
+	return s
 }

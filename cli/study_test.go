@@ -10,27 +10,32 @@ import (
 	"github.com/evalsched/lab/results"
 )
 
-// TestBaselineStudyGolden: docs/studies/baseline.md is what `sim study`
-// writes for the default scenario, so the study cannot drift from the
-// scenario or the code. Rewrite it with -update after an intended change.
-func TestBaselineStudyGolden(t *testing.T) {
-	const path = "../docs/studies/baseline.md"
-	got, err := baselineStudy("default", 1, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := results.WriteFileAtomic(path, []byte(got)); err != nil {
-			t.Fatal(err)
+// TestStudyGolden: every cheap study's file (lab.Studies, Cheap) is what
+// its generator writes, so a study cannot drift from the scenarios or the
+// code. The expensive ones are checked by `sim study NAME --check` in
+// .ci/run. `go test ./cli -run TestStudyGolden -update` rewrites the cheap
+// ones; `sim study --all` rewrites every one.
+func TestStudyGolden(t *testing.T) {
+	for _, s := range lab.Studies {
+		if !s.Cheap {
+			continue
 		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s is stale: `go test ./cli -run TestBaselineStudyGolden -update` (or `sim study`) rewrites it", path)
+		t.Run(s.Name, func(t *testing.T) {
+			path := "../" + s.File
+			got, err := s.Generate(lab.StudyOptions{Scenario: "default", First: 1, Seeds: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *update {
+				if err := results.WriteFileAtomic(path, []byte(got)); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if msg := checkStudy(path, got); msg != "" {
+				t.Errorf("%s\n(`go test ./cli -run TestStudyGolden/%s -update` or `sim study %s` rewrites it)", msg, s.Name, s.Name)
+			}
+		})
 	}
 }
 

@@ -8,7 +8,10 @@
 // (compare_summary.go), the quota-check verdict (quota_check.go), the
 // configurations they run (point.go; build.go builds one, blaming a value
 // its overlay set on the file that set it) and the figures they read from
-// a summary (metrics.go, versioned by MetricsVersion).
+// a summary (metrics.go, versioned by MetricsVersion), and the studies of
+// docs/studies (study.go: the registry `sim study` runs; one file per
+// study, each making its own runs and computing every number and verdict
+// it writes).
 //
 // Gate, sweep and tune files are read as strictly as scenarios (input.go):
 // bounded while read, UTF-8 text, one YAML document, no key twice, no

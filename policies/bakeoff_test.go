@@ -15,9 +15,11 @@ import (
 // The metrics are computed from the harness's own arrays (what the provider
 // served, queued, refused and lost, and the limits in force), never from a
 // controller's internals, and are logged as one markdown table per case;
-// -bakeoff.out FILE writes the tables to FILE:
+// every table of docs/studies/bakeoff.md must be this run's (checkBakeoffDoc),
+// -bakeoff.update rewrites them there and -bakeoff.out FILE writes them all
+// to FILE:
 //
-//	go test ./policies -run TestBakeoff -v -args -bakeoff.out bakeoff.md
+//	go test ./policies -run TestBakeoff -args -bakeoff.update
 //
 // The provider reports what the gateway reports: the depth and the latency
 // (LatencySignals) and the 429s, both as a count (LatencySignals) and as the
@@ -30,7 +32,13 @@ import (
 // default genuinely fails, the failure is asserted as a known limitation,
 // so that the table and the test change together if it is ever fixed.
 
-var bakeoffOut = flag.String("bakeoff.out", "", "write the controller bake-off tables (markdown) to this file")
+var (
+	bakeoffOut    = flag.String("bakeoff.out", "", "write the controller bake-off tables (markdown) to this file")
+	bakeoffUpdate = flag.Bool("bakeoff.update", false, "rewrite the tables of docs/studies/bakeoff.md from this run")
+)
+
+// bakeoffDoc is the study whose tables TestBakeoff checks.
+const bakeoffDoc = "../docs/studies/bakeoff.md"
 
 const (
 	bakeTarget = 8    // the harness's target depth (newFluidLoop)
@@ -737,6 +745,7 @@ func bakeCases() []bakeCase {
 // logs (and with -bakeoff.out writes) one table per case.
 func TestBakeoff(t *testing.T) {
 	var out strings.Builder
+	var tables []string
 	for _, bc := range bakeCases() {
 		t.Run(bc.name, func(t *testing.T) {
 			var rows []bakeRow
@@ -761,10 +770,53 @@ func TestBakeoff(t *testing.T) {
 			tab := bakeTable(bc.title, bc.extraCols, rows)
 			t.Log("\n" + tab)
 			out.WriteString(tab + "\n")
+			tables = append(tables, tab)
 		})
 	}
 	if *bakeoffOut != "" {
 		if err := os.WriteFile(*bakeoffOut, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(tables) == len(bakeCases()) && !t.Failed() {
+		checkBakeoffDoc(t, tables)
+	}
+}
+
+// checkBakeoffDoc: every table of docs/studies/bakeoff.md is the one this
+// run makes (found by its "#### title" line, up to the blank line after
+// it), so the study's tables cannot drift from the harness; with
+// -bakeoff.update it rewrites them.
+func checkBakeoffDoc(t *testing.T, tables []string) {
+	b, err := os.ReadFile(bakeoffDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, tab := range tables {
+		head, _, _ := strings.Cut(tab, "\n")
+		i := strings.Index(doc, head+"\n")
+		if i < 0 {
+			t.Errorf("%s: no table %q", bakeoffDoc, head)
+			continue
+		}
+		body := i + len(head) + 2 // past the heading and its blank line
+		end := strings.Index(doc[body:], "\n\n")
+		if end < 0 {
+			end = len(doc) - body
+		} else {
+			end++
+		}
+		if have := doc[i : body+end]; have != tab {
+			if *bakeoffUpdate {
+				doc = doc[:i] + tab + doc[body+end:]
+				continue
+			}
+			t.Errorf("%s: table %q differs from this run: `go test ./policies -run TestBakeoff -args -bakeoff.update` rewrites it\nhave:\n%s\nwant:\n%s", bakeoffDoc, head, have, tab)
+		}
+	}
+	if *bakeoffUpdate {
+		if err := os.WriteFile(bakeoffDoc, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -58,37 +58,14 @@ func remedyTable(s results.Summary) table {
 // outageSpan is the first and the last outage minute of any production
 // stream as times of day ("-" when none): the incident's timeline.
 func outageSpan(prod []results.ProductionStats, clock float64, days bool) string {
-	first, last := -1, -1
-	for _, p := range prod {
-		for _, m := range p.Minutes {
-			if !m.Outage {
-				continue
-			}
-			if first < 0 || m.Minute < first {
-				first = m.Minute
-			}
-			last = max(last, m.Minute)
-		}
-	}
-	if first < 0 {
+	first, last, ok := results.OutageSpan(prod)
+	if !ok {
 		return "-"
 	}
 	return clockTime(clock+60*float64(first), days) + "–" + clockTime(clock+60*float64(last+1), days)
 }
 
-// clockTime reads seconds since Monday 00:00 as a time of day, after the
-// day of the week with days ("Tue 14:05"): in a run of more than a day a
-// time of day alone does not say which day.
-func clockTime(s float64, days bool) string {
-	m := int(s/60) % (24 * 60)
-	hm := fmt.Sprintf("%02d:%02d", m/60, m%60)
-	if days {
-		return weekdays[int(s/86400)%7] + " " + hm
-	}
-	return hm
-}
-
-var weekdays = [7]string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+func clockTime(s float64, days bool) string { return results.ClockTime(s, days) }
 
 // WriteRemedyTable prints the incident and remedy table; nothing when no
 // run has production traffic and quota figures.

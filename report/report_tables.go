@@ -13,21 +13,7 @@ func f1(v float64) string  { return fmt.Sprintf("%.1f", fin(v)) }
 func f2(v float64) string  { return fmt.Sprintf("%.2f", fin(v)) }
 func pct(v float64) string { return fmt.Sprintf("%.0f%%", 100*fin(v)) }
 
-// count formats an integer with thousands separators: 1,015,501.
-func count(n int64) string {
-	s := fmt.Sprint(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
+func count(n int64) string { return results.Count(n) }
 
 // makespan formats a makespan statistic of n finished batches: "-" when
 // none finished (the statistic is then 0, not a time).

@@ -324,6 +324,21 @@ func figureWithStrip(title string, plots []*plot.Plot, strip *plot.Plot, stripH 
 
 // addLine adds a line of xys to p unless it is empty.
 func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, dashed bool) error {
+	var ds []vg.Length
+	if dashed {
+		ds = dashes
+	}
+	return addStyledLine(p, xys, c, width, ds)
+}
+
+// addRunLine adds run ci's line of xys in its colour and dashes.
+func addRunLine(p *plot.Plot, xys plotter.XYs, ci int, width vg.Length) error {
+	return addStyledLine(p, xys, policyColor(ci), width, runDashes(ci))
+}
+
+// addStyledLine adds a line of xys with dashes ds (nil: solid) to p unless
+// it is empty.
+func addStyledLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, ds []vg.Length) error {
 	if len(xys) == 0 {
 		return nil
 	}
@@ -334,10 +349,7 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, dash
 	if err != nil {
 		return err
 	}
-	l.Color, l.Width = c, width
-	if dashed {
-		l.Dashes = dashes
-	}
+	l.Color, l.Width, l.Dashes = c, width, ds
 	p.Add(extremeLine{l})
 	return nil
 }

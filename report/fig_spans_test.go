@@ -197,3 +197,49 @@ func TestSpansOffTheLinesCatches(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsTellApart: every figure of a line per run, for 1 to 17 runs,
+// has an entry for each run, a panel title or a legend entry of its name,
+// and the legend entries of runs differ in colour or dashes.
+func TestRunsTellApart(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4, 5, 10, 14, 17} {
+		t.Run(fmt.Sprint(n, " runs"), func(t *testing.T) {
+			in := manyRuns(t, n)
+			var names []string
+			for i := range in.Summary.Runs {
+				names = append(names, roleName(in.Summary, i))
+			}
+			checked := 0
+			for _, spec := range figureSpecs(in) {
+				if !isLineFigure(spec.name) || strings.HasPrefix(spec.caption, "Not drawn") {
+					continue
+				}
+				checked++
+				lc := paintOf(spec)
+				styles := map[string]string{} // style → the run drawn in it
+				for _, name := range names {
+					found := false
+					for _, e := range lc.entries {
+						if e.name != name {
+							continue
+						}
+						found = true
+						if e.style == "" {
+							continue
+						}
+						if other, ok := styles[e.style]; ok && other != name {
+							t.Errorf("%s: %s and %s have the same line in the legend", spec.name, other, name)
+						}
+						styles[e.style] = name
+					}
+					if !found {
+						t.Errorf("%s: no entry for the run %s (entries %v)", spec.name, name, lc.entries)
+					}
+				}
+			}
+			if checked == 0 {
+				t.Fatal("no line figure drawn")
+			}
+		})
+	}
+}

@@ -109,7 +109,7 @@ func (tl *timelines) addLines(top *plot.Plot, model string) (timelineLines, erro
 		rs := tl.by[seriesKey{pol, model}]
 		out.rows += len(rs)
 		running, limit, depth, r429 := tl.samples(pol, rs)
-		if err := addLine(top, running, c, tl.width(ci), false); err != nil {
+		if err := addRunLine(top, running, ci, tl.width(ci)); err != nil {
 			return out, err
 		}
 		if err := addLine(top, limit, darker(c), tl.width(ci), true); err != nil {
@@ -120,7 +120,7 @@ func (tl *timelines) addLines(top *plot.Plot, model string) (timelineLines, erro
 		out.r429 = append(out.r429, policyXYs{pol, k, r429})
 		out.stats = append(out.stats, st)
 		out.maxDepth, out.total429 = max(out.maxDepth, st.maxDepth), out.total429+st.rejected
-		out.legend = append(out.legend, legendEntry{tl.roles.label(pol), lineThumb(c, vg.Points(3), false)})
+		out.legend = append(out.legend, legendEntry{tl.roles.label(pol), runThumb(ci, vg.Points(3))})
 	}
 	return out, nil
 }
@@ -146,7 +146,7 @@ func (tl *timelines) countPanel(ylabel string, lines []policyXYs) (*plot.Plot, *
 		ci := tl.roles.colorIndex(l.pol, l.k)
 		// addLine only fails on fewer than one point or NaN; samples are
 		// finite and empty lines are skipped.
-		_ = addLine(p, l.xys, policyColor(ci), tl.width(ci), false)
+		_ = addRunLine(p, l.xys, ci, tl.width(ci))
 	}
 	return p, under
 }

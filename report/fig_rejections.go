@@ -217,13 +217,14 @@ func (c seriesColumn) smallMultiples(o *input, lines []runLine, unit string) (fi
 			}
 		}
 	}
+	base := strings.TrimSuffix(lines[0].label, " (baseline)")
 	legend := []legendEntry{
 		{"the panel's run, in its colour", lineThumb(rgb(0x33, 0x33, 0x33), vg.Points(2), false)},
-		{"the baseline, " + lines[0].label + ", faint in the other panels", lineThumb(faintBaseline, vg.Points(2), false)},
+		{"the baseline, " + base + ", faint in the other panels", lineThumb(faintBaseline, vg.Points(2), false)},
 	}
 	w := 10 * vg.Inch
 	caption := c.caption + fmt.Sprintf(" With %d runs (more than %d), a panel per run on the same axes, the baseline (%s) faint in grey in the others.",
-		len(lines), smallMultiplesAbove, lines[0].label)
+		len(lines), smallMultiplesAbove, base)
 	return figSpec{name: c.name, title: c.title, caption: caption, w: w, h: vg.Length(rows)*1.9*vg.Inch + vg.Points(30) + legendHeight(w, legend),
 		draw: figureWithLegend(c.title+" (y: "+c.ylabel+")", grid, legend)}, true, nil
 }

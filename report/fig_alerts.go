@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"image/color"
 	"slices"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 // timeline.
 type alertSpan struct {
 	pol        string
+	label      string  // the run's role label
 	color      int     // policyColor index: the run's
 	start, end float64 // seconds of virtual time
 	key, dim   string
@@ -32,69 +32,66 @@ func alertSpans(s results.Summary, model string) []alertSpan {
 			if len(e.Models) > 0 && !slices.Contains(e.Models, model) {
 				continue
 			}
-			out = append(out, alertSpan{pol: r.Policy, color: i, start: e.Start, end: e.End, key: e.Key, dim: e.Dimension, peak: e.PeakShare})
+			out = append(out, alertSpan{pol: r.Policy, label: roleName(s, i), color: i, start: e.Start, end: e.End, key: e.Key,
+				dim: e.Dimension, peak: e.PeakShare})
 		}
 	}
 	return out
 }
 
-// spanPlotter shades each alert span over the panel's full height in its
-// run's colour (translucent, so the lines stay readable) with a solid strip
-// along the top edge: unlike the data lines and the dotted event marks.
-type spanPlotter struct {
+// alertRowHeight is the height of one run's row in the alert strip.
+const alertRowHeight = 13 // points
+
+// alertStrip is a panel of its own under a timeline's data panels: a row
+// per run that had an alert episode, each episode a bar in the run's
+// colour. Kept out of the data panels, the spans hide no line however
+// many runs there are. Nil when there is no span.
+func alertStrip(spans []alertSpan, scale float64) (*plot.Plot, vg.Length) {
+	if len(spans) == 0 {
+		return nil, 0
+	}
+	var runs []int
+	labels := map[int]string{}
+	for _, s := range spans {
+		if !slices.Contains(runs, s.color) {
+			runs = append(runs, s.color)
+			labels[s.color] = s.label
+		}
+	}
+	slices.Sort(runs)
+	p := newPlot("", "", "quota alerts")
+	p.Y.Label.TextStyle.Font.Size = 9
+	p.Y.Min, p.Y.Max = -0.5, float64(len(runs))-0.5
+	var ticks []plot.Tick
+	for i, ci := range runs {
+		ticks = append(ticks, plot.Tick{Value: float64(len(runs) - 1 - i), Label: labels[ci]}) // the first run on top
+	}
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	p.Y.Tick.Label.Font.Size = 8
+	p.Add(&alertBars{spans: spans, runs: runs, scale: scale})
+	return p, vg.Points(alertRowHeight*float64(len(runs)) + 34)
+}
+
+// alertBars draws each span as a bar on its run's row of the strip.
+type alertBars struct {
 	spans []alertSpan
+	runs  []int // policyColor index of each row, top first
 	scale float64
 }
 
-const spanStrip = 4 // points
-
-func spanFill(ci int) color.Color {
-	r, g, b, _ := policyColor(ci).RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x38}
-}
-
-// Plot implements plot.Plotter. With the spans of more than two runs the
-// full-height shading would stack into an opaque background, so then only
-// the strips are drawn, one row per run from the top edge down.
-func (sp *spanPlotter) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	var runs []int
-	for _, s := range sp.spans {
-		if !slices.Contains(runs, s.color) {
-			runs = append(runs, s.color)
-		}
-	}
-	shade := len(runs) <= 2
-	for _, s := range sp.spans {
-		x0, x1 := max(s.start/sp.scale, p.X.Min), min(s.end/sp.scale, p.X.Max)
+// Plot implements plot.Plotter.
+func (b *alertBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, s := range b.spans {
+		x0, x1 := max(s.start/b.scale, p.X.Min), min(s.end/b.scale, p.X.Max)
 		if x1 <= x0 {
 			continue
 		}
-		r := vg.Rectangle{Min: vg.Point{X: trX(x0), Y: c.Min.Y}, Max: vg.Point{X: trX(x1), Y: c.Max.Y}}
-		if shade {
-			c.SetColor(spanFill(s.color))
-			c.Fill(r.Path())
-		}
-		// one strip per run, stacked down from the top edge, so that
-		// overlapping episodes of different runs stay apart
-		row := slices.Index(runs, s.color)
-		r.Max.Y = c.Max.Y - vg.Points(float64(row)*(spanStrip+1))
-		r.Min.Y = r.Max.Y - vg.Points(spanStrip)
+		y := float64(len(b.runs) - 1 - slices.Index(b.runs, s.color))
+		r := vg.Rectangle{Min: vg.Point{X: trX(x0), Y: trY(y - 0.32)}, Max: vg.Point{X: max(trX(x1), trX(x0)+vg.Points(1)), Y: trY(y + 0.32)}}
 		c.SetColor(policyColor(s.color))
 		c.Fill(r.Path())
 	}
-}
-
-// spanThumb is the legend thumbnail of an alert span.
-type spanThumb struct{}
-
-func (spanThumb) Thumbnail(c *draw.Canvas) {
-	r := vg.Rectangle{Min: c.Min, Max: c.Max}
-	c.SetColor(spanFill(0))
-	c.Fill(r.Path())
-	r.Min.Y = c.Max.Y - vg.Points(2)
-	c.SetColor(grey)
-	c.Fill(r.Path())
 }
 
 // alertCaption describes the spans drawn ("" when there is none).
@@ -107,7 +104,7 @@ func alertCaption(spans []alertSpan) string {
 		parts = append(parts, fmt.Sprintf("%s: %s %s %s–%s (peak %s)", s.pol, s.key, s.dim,
 			formatClock(s.start), formatClock(s.end), pct(s.peak)))
 	}
-	return " Shaded spans with a solid strip on top (with more than two runs, the strips alone, a row per run), in the run's colour: quota alert episodes " +
-		"(evaluation traffic above the alert's share of a quota window production also bills to; runs[].alerts): " +
+	return " Bottom strip, a row per run that had one, in the run's colour and on the same time axis (kept off the data panels so that no line is hidden): " +
+		"quota alert episodes (evaluation traffic above the alert's share of a quota window production also bills to; runs[].alerts): " +
 		strings.Join(parts, "; ") + "."
 }

@@ -25,14 +25,14 @@ func TestAlertSpansOnTheAffectedModel(t *testing.T) {
 		want  []alertSpan
 	}{
 		{"a", []alertSpan{
-			{pol: "no-guard", color: 0, start: 1170, end: 10800, key: "acme", dim: "tpd", peak: 0.82},
-			{pol: "breaker", color: 1, start: 920, end: 930, key: "acme", dim: "tpm", peak: 0.71},
+			{pol: "no-guard", label: "no-guard (old)", color: 0, start: 1170, end: 10800, key: "acme", dim: "tpd", peak: 0.82},
+			{pol: "breaker", label: "breaker (new)", color: 1, start: 920, end: 930, key: "acme", dim: "tpm", peak: 0.71},
 		}},
 		{"b", []alertSpan{
-			{pol: "no-guard", color: 0, start: 60, end: 120, key: "other", dim: "tpm", peak: 0.9},
-			{pol: "breaker", color: 1, start: 920, end: 930, key: "acme", dim: "tpm", peak: 0.71},
+			{pol: "no-guard", label: "no-guard (old)", color: 0, start: 60, end: 120, key: "other", dim: "tpm", peak: 0.9},
+			{pol: "breaker", label: "breaker (new)", color: 1, start: 920, end: 930, key: "acme", dim: "tpm", peak: 0.71},
 		}},
-		{"c", []alertSpan{{pol: "breaker", color: 1, start: 920, end: 930, key: "acme", dim: "tpm", peak: 0.71}}},
+		{"c", []alertSpan{{pol: "breaker", label: "breaker (new)", color: 1, start: 920, end: 930, key: "acme", dim: "tpm", peak: 0.71}}},
 	}
 	for _, c := range cases {
 		t.Run(c.model, func(t *testing.T) {

@@ -217,7 +217,7 @@ func smallBatchPanel(roles policyRoles, pols []string, small *batchTrack, behind
 func batchLines(p *plot.Plot, roles policyRoles, pols []string, b *batchTrack, x func(t float64) float64) ([]legendEntry, error) {
 	var legend []legendEntry
 	for k, pol := range pols {
-		c := policyColor(roles.colorIndex(pol, k))
+		ci := roles.colorIndex(pol, k)
 		var xys plotter.XYs
 		for _, r := range b.rows[pol] {
 			f := 0.0
@@ -226,11 +226,11 @@ func batchLines(p *plot.Plot, roles policyRoles, pols []string, b *batchTrack, x
 			}
 			xys = append(xys, plotter.XY{X: x(r.T), Y: f})
 		}
-		if err := addLine(p, xys, c, vg.Points(1.6), false); err != nil {
+		if err := addRunLine(p, xys, ci, vg.Points(1.6)); err != nil {
 			return nil, err
 		}
 		if len(xys) > 0 {
-			legend = append(legend, legendEntry{roles.label(pol), lineThumb(c, vg.Points(3), false)})
+			legend = append(legend, legendEntry{roles.label(pol), runThumb(ci, vg.Points(3))})
 		}
 	}
 	return legend, nil

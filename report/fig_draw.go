@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,6 +27,58 @@ func plotFigure(name, title, caption string, w, h vg.Length, p *plot.Plot) figSp
 type layoutCanvas struct {
 	vg.Canvas
 	data, legends []vg.Rectangle
+	// paint is every stroke and fill, in drawing order, with the style
+	// it was drawn in: a test finds shapes drawn over data lines.
+	paint  []paintOp
+	width  vg.Length
+	dashes []vg.Length
+	col    color.Color
+	// entries are the names a reader can tell the runs apart by: panel
+	// titles and legend entries.
+	entries []entryMark
+}
+
+// thumbStyle is a line thumbnail's colour and dashes, "" for another.
+func thumbStyle(th plot.Thumbnailer) string {
+	if l, ok := th.(*plotter.Line); ok {
+		r, g, b, a := l.Color.RGBA()
+		return fmt.Sprint(r, g, b, a, l.Dashes)
+	}
+	return ""
+}
+
+// paintOp is one stroke or fill recorded by a layoutCanvas.
+type paintOp struct {
+	fill   bool
+	path   vg.Path
+	col    color.Color
+	width  vg.Length
+	dashes []vg.Length
+}
+
+// entryMark is a panel title or a legend entry recorded by a layoutCanvas.
+type entryMark struct {
+	name  string
+	style string // a legend entry's line colour and dashes; "" for a title or another thumbnail
+}
+
+func (lc *layoutCanvas) SetLineWidth(w vg.Length) { lc.width = w; lc.Canvas.SetLineWidth(w) }
+
+func (lc *layoutCanvas) SetLineDash(d []vg.Length, off vg.Length) {
+	lc.dashes = d
+	lc.Canvas.SetLineDash(d, off)
+}
+
+func (lc *layoutCanvas) SetColor(c color.Color) { lc.col = c; lc.Canvas.SetColor(c) }
+
+func (lc *layoutCanvas) Stroke(p vg.Path) {
+	lc.paint = append(lc.paint, paintOp{path: p, col: lc.col, width: lc.width, dashes: lc.dashes})
+	lc.Canvas.Stroke(p)
+}
+
+func (lc *layoutCanvas) Fill(p vg.Path) {
+	lc.paint = append(lc.paint, paintOp{fill: true, path: p, col: lc.col})
+	lc.Canvas.Fill(p)
 }
 
 // layoutOn is the layoutCanvas c draws on, or nil; the plotting library
@@ -53,6 +106,9 @@ func drawPlot(p *plot.Plot, c draw.Canvas) {
 	if lc := layoutOn(c); lc != nil {
 		dc := p.DataCanvas(c)
 		lc.data = append(lc.data, dc.Rectangle)
+		if p.Title.Text != "" {
+			lc.entries = append(lc.entries, entryMark{name: p.Title.Text})
+		}
 		if r := p.Legend.Rectangle(dc); r.Size().X > 0 && r.Size().Y > 0 {
 			lc.legends = append(lc.legends, r)
 		}
@@ -70,20 +126,12 @@ func barFigure(name, title, caption string, h vg.Length, p *plot.Plot, legend []
 
 // panels draws a figure title and a grid of plots aligned on their axes.
 func panels(dc draw.Canvas, title string, plots [][]*plot.Plot) {
-	if title != "" {
-		st := textStyle(13)
-		st.Font = font.From(boldFont, 13)
-		st.XAlign, st.YAlign = draw.XCenter, draw.YTop
-		dc.FillText(st, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(4)}, title)
-		dc.Max.Y -= st.Height(title) + vg.Points(8)
-	}
+	dc = drawFigureTitle(dc, title)
 	rows := len(plots)
 	if rows == 0 {
 		return
 	}
-	cols := len(plots[0])
-	t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(14), PadY: vg.Points(10),
-		PadTop: vg.Points(2), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(10)}
+	t := panelTiles(rows, len(plots[0]))
 	cs := plot.Align(plots, t, dc)
 	for i := range plots {
 		for j := range plots[i] {
@@ -92,6 +140,25 @@ func panels(dc draw.Canvas, title string, plots [][]*plot.Plot) {
 			}
 		}
 	}
+}
+
+// drawFigureTitle draws a figure's title on top of dc (none when title is
+// empty) and returns what is left under it.
+func drawFigureTitle(dc draw.Canvas, title string) draw.Canvas {
+	if title != "" {
+		st := textStyle(13)
+		st.Font = font.From(boldFont, 13)
+		st.XAlign, st.YAlign = draw.XCenter, draw.YTop
+		dc.FillText(st, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(4)}, title)
+		dc.Max.Y -= st.Height(title) + vg.Points(8)
+	}
+	return dc
+}
+
+// panelTiles are the tiles of a grid of plots in a figure.
+func panelTiles(rows, cols int) draw.Tiles {
+	return draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(14), PadY: vg.Points(10),
+		PadTop: vg.Points(2), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(10)}
 }
 
 // placeholder is a figure that says its data is missing.
@@ -152,6 +219,9 @@ func drawLegendRow(c draw.Canvas, entries []legendEntry) {
 		lc.legends = append(lc.legends, vg.Rectangle{Min: vg.Point{X: x, Y: y - half}, Max: vg.Point{X: x + total - gap, Y: y + half}})
 	}
 	for _, e := range entries {
+		if lc := layoutOn(c); lc != nil {
+			lc.entries = append(lc.entries, entryMark{name: e.name, style: thumbStyle(e.thumb)})
+		}
 		tc := c
 		tc.Min = vg.Point{X: x, Y: y - vg.Points(5)}
 		tc.Max = vg.Point{X: x + thumb, Y: y + vg.Points(5)}
@@ -208,8 +278,67 @@ func figureWithLegend(title string, plots [][]*plot.Plot, legend []legendEntry) 
 	}
 }
 
+// figureWithStrip is figureWithLegend for one column of plots with a
+// strip of height stripH under them (the alert strip of a timeline): the
+// plots share the height left equally, and every data area, the strip's
+// included, starts and ends at the same x.
+func figureWithStrip(title string, plots []*plot.Plot, strip *plot.Plot, stripH vg.Length, legend []legendEntry) func(dc draw.Canvas) {
+	return func(dc draw.Canvas) {
+		rows := legendRows(dc.Max.X-dc.Min.X-vg.Points(10), legend)
+		for i := len(rows) - 1; i >= 0; i-- {
+			row := dc
+			row.Max.Y = dc.Min.Y + vg.Points(20)
+			dc.Min.Y = row.Max.Y
+			drawLegendRow(row, rows[i])
+		}
+		dc = drawFigureTitle(dc, title)
+		t := panelTiles(len(plots), 1)
+		bottom, top := dc, dc
+		bottom.Max.Y = dc.Min.Y + stripH
+		top.Min.Y = bottom.Max.Y
+		grid := make([][]*plot.Plot, len(plots))
+		for i, p := range plots {
+			grid[i] = []*plot.Plot{p}
+		}
+		aligned := plot.Align(grid, t, top)
+		cs := make([]draw.Canvas, 0, len(plots)+1)
+		for i := range plots {
+			cs = append(cs, aligned[i][0])
+		}
+		sc := draw.Crop(bottom, t.PadLeft, -t.PadRight, t.PadBottom, -t.PadY)
+		cs = append(cs, sc)
+		all := append(slices.Clone(plots), strip)
+		var left, right vg.Length
+		for i, p := range all {
+			d := p.DataCanvas(cs[i])
+			left, right = max(left, d.Min.X-cs[i].Min.X), max(right, cs[i].Max.X-d.Max.X)
+		}
+		for i, p := range all {
+			d := p.DataCanvas(cs[i])
+			gl, gr := d.Min.X-cs[i].Min.X, cs[i].Max.X-d.Max.X
+			cs[i].Min.X, cs[i].Max.X = dc.Min.X+t.PadLeft+left-gl, dc.Max.X-t.PadRight-right+gr
+			drawPlot(p, cs[i])
+		}
+	}
+}
+
 // addLine adds a line of xys to p unless it is empty.
 func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, dashed bool) error {
+	var ds []vg.Length
+	if dashed {
+		ds = dashes
+	}
+	return addStyledLine(p, xys, c, width, ds)
+}
+
+// addRunLine adds run ci's line of xys in its colour and dashes.
+func addRunLine(p *plot.Plot, xys plotter.XYs, ci int, width vg.Length) error {
+	return addStyledLine(p, xys, policyColor(ci), width, runDashes(ci))
+}
+
+// addStyledLine adds a line of xys with dashes ds (nil: solid) to p unless
+// it is empty.
+func addStyledLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, ds []vg.Length) error {
 	if len(xys) == 0 {
 		return nil
 	}
@@ -220,10 +349,7 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, dash
 	if err != nil {
 		return err
 	}
-	l.Color, l.Width = c, width
-	if dashed {
-		l.Dashes = dashes
-	}
+	l.Color, l.Width, l.Dashes = c, width, ds
 	p.Add(extremeLine{l})
 	return nil
 }

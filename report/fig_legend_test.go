@@ -23,7 +23,7 @@ var variantNames = []string{"no-guard", "separate-org", "virtual-key", "virtual-
 // manyRuns writes outputs of n runs made from the light-load comparison
 // fixture: run k is a copy of the fixture's run k mod 2 under its own name,
 // with 429s on its first lane and a production stream whose 429s vary
-// with k, and its series and
+// with k, a quota alert over most of the run, and its series and
 // batch rows copied under that name with 429s in every other sample.
 func manyRuns(t *testing.T, n int) *input {
 	t.Helper()
@@ -55,6 +55,9 @@ func manyRuns(t *testing.T, n int) *input {
 		}
 		r.Production = []results.ProductionStats{{Name: "prod", Model: r.Lanes[0].Model, Arrived: 400, Answered: 390,
 			Rejected429: int64(k * 37 % 11 * 10), Failed: 10, OutageMinutes: 5, OutageThreshold: 0.95, Minutes: minutes}}
+		// a quota alert over most of the run, on every model
+		w := r.Window[1] - r.Window[0]
+		r.Alerts = []results.AlertEpisode{{Start: r.Window[0] + float64(k%3)*w/10, End: r.Window[1], Key: "org", Dimension: "rpd", PeakShare: 0.9}}
 		s.Runs = append(s.Runs, r)
 	}
 	if n > 2 {

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -110,6 +112,18 @@ var quotaUseOverTime = seriesColumn{column: "quota_use", combine: math.Max, scal
 		"as a percentage of its limit, from series.csv's quota_use column. Near 100% the provider answers 429: " +
 		"look for the policy that keeps usage pinned at the limit, and for how long."}
 
+// smallMultiplesAbove is the number of runs above which a figure of one
+// line per run is drawn as small multiples: a panel per run on shared
+// axes, the baseline faint in each, since more lines on one plot tangle.
+const smallMultiplesAbove = 3
+
+// runLine is one run's line of a figure of one line per run.
+type runLine struct {
+	label string
+	color color.Color
+	xys   plotter.XYs
+}
+
 // figure draws the column; ok is false when the column is missing or all
 // zero.
 func (c seriesColumn) figure(o *input) (f figSpec, ok bool, err error) {
@@ -118,11 +132,9 @@ func (c seriesColumn) figure(o *input) (f figSpec, ok bool, err error) {
 		return figSpec{}, false, nil
 	}
 	tscale, unit := timeUnit(runEnd(o))
-	p := newPlot("", "time ("+unit+")", c.ylabel)
-	newGrid(p, true, true)
 	roles := newPolicyRoles(o.Summary)
 	any := false
-	var legend []legendEntry
+	var lines []runLine
 	for k, pol := range policies(o) {
 		acc := map[float64]float64{}
 		for _, r := range o.Series {
@@ -136,23 +148,90 @@ func (c seriesColumn) figure(o *input) (f figSpec, ok bool, err error) {
 		if len(xys) == 0 {
 			continue
 		}
-		l, err := plotter.NewLine(xys)
-		if err != nil {
-			return figSpec{}, false, err
-		}
-		l.Color = policyColor(roles.colorIndex(pol, k))
-		l.Width = vg.Points(1.2)
-		p.Add(extremeLine{l})
-		legend = append(legend, legendEntry{roles.label(pol), lineThumb(l.Color, vg.Points(3), false)})
+		lines = append(lines, runLine{label: roles.label(pol), color: policyColor(roles.colorIndex(pol, k)), xys: xys})
 	}
 	if !any {
 		return figSpec{}, false, nil
+	}
+	if len(lines) > smallMultiplesAbove {
+		return c.smallMultiples(o, lines, unit)
+	}
+	p := newPlot("", "time ("+unit+")", c.ylabel)
+	newGrid(p, true, true)
+	var legend []legendEntry
+	for _, rl := range lines {
+		if err := addLine(p, rl.xys, rl.color, vg.Points(1.2), false); err != nil {
+			return figSpec{}, false, err
+		}
+		legend = append(legend, legendEntry{rl.label, lineThumb(rl.color, vg.Points(3), false)})
 	}
 	timeAxis(&p.X, unit, runEnd(o))
 	w := 10 * vg.Inch
 	return figSpec{name: c.name, title: c.title, caption: c.caption, w: w, h: 4*vg.Inch + legendHeight(w, legend),
 		draw: figureWithLegend(c.title, [][]*plot.Plot{{p}}, legend)}, true, nil
 }
+
+// smallMultiples draws lines as a panel per run, three to a row (two for
+// four runs), on the same axes (the y axis named in the title: a label per
+// panel would outgrow the panels); the first line (the baseline) is drawn
+// faint in grey under every other run's.
+func (c seriesColumn) smallMultiples(o *input, lines []runLine, unit string) (figSpec, bool, error) {
+	cols := 3
+	if len(lines) == 4 {
+		cols = 2
+	}
+	rows := (len(lines) + cols - 1) / cols
+	top := 1.0
+	for _, rl := range lines {
+		for _, xy := range rl.xys {
+			top = max(top, xy.Y)
+		}
+	}
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, cols)
+	}
+	for i, rl := range lines {
+		p := newPlot(rl.label, "", "")
+		p.Title.TextStyle.Font.Size = 10
+		p.Title.Padding = vg.Points(3)
+		newGrid(p, true, true)
+		if i > 0 {
+			if err := addLine(p, slices.Clone(lines[0].xys), faintBaseline, vg.Points(0.9), false); err != nil {
+				return figSpec{}, false, err
+			}
+		}
+		if err := addLine(p, rl.xys, rl.color, vg.Points(1.1), false); err != nil {
+			return figSpec{}, false, err
+		}
+		timeAxis(&p.X, unit, runEnd(o))
+		p.X.Label.Text = ""
+		p.Y.Min, p.Y.Max = 0, top*1.05
+		grid[i/cols][i%cols] = p
+	}
+	for k := range cols { // the time axis named under the lowest panel of each column
+		for r := rows - 1; r >= 0; r-- {
+			if grid[r][k] != nil {
+				grid[r][k].X.Label.Text = "time (" + unit + ")"
+				break
+			}
+		}
+	}
+	base := strings.TrimSuffix(lines[0].label, " (baseline)")
+	legend := []legendEntry{
+		{"the panel's run, in its colour", lineThumb(rgb(0x33, 0x33, 0x33), vg.Points(2), false)},
+		{"the baseline, " + base + ", faint in the other panels", lineThumb(faintBaseline, vg.Points(2), false)},
+	}
+	w := 10 * vg.Inch
+	caption := c.caption + fmt.Sprintf(" With %d runs (more than %d), a panel per run on the same axes, the baseline (%s) faint in grey in the others.",
+		len(lines), smallMultiplesAbove, base)
+	return figSpec{name: c.name, title: c.title, caption: caption, w: w, h: vg.Length(rows)*1.9*vg.Inch + vg.Points(30) + legendHeight(w, legend),
+		draw: figureWithLegend(c.title+" (y: "+c.ylabel+")", grid, legend)}, true, nil
+}
+
+// faintBaseline is the colour of the baseline drawn under another run's
+// line in a small multiple.
+var faintBaseline = rgb(0xC4, 0xC4, 0xC4)
 
 // rejectionsCaption says what the 429 bars show: the lanes with the most
 // 429s and how the policies compare on them.

@@ -51,6 +51,21 @@ func rgb(r, g, b uint8) color.Color { return color.RGBA{R: r, G: g, B: b, A: 255
 // blue; distinct for up to 14 runs.
 func policyColor(i int) color.Color { return runColors[i%len(runColors)] }
 
+// runDashes are the dashes of run i's lines: solid for the first
+// len(runColors) runs, dash-dot for the runs whose colour comes round
+// again, so that no two runs look alike on a figure of lines.
+func runDashes(i int) []vg.Length {
+	if i < len(runColors) {
+		return nil
+	}
+	return []vg.Length{vg.Points(7), vg.Points(2), vg.Points(1.5), vg.Points(2)}
+}
+
+// runThumb is the legend thumbnail of run i's line.
+func runThumb(i int, width vg.Length) plot.Thumbnailer {
+	return &plotter.Line{LineStyle: draw.LineStyle{Color: policyColor(i), Width: width, Dashes: runDashes(i)}}
+}
+
 var splitColors = []color.Color{okabeIto[4], okabeIto[6], okabeIto[3], okabeIto[1], okabeIto[2]}
 
 var tierColors = []color.Color{okabeIto[4], okabeIto[2], okabeIto[5], okabeIto[3], okabeIto[6], okabeIto[7]}

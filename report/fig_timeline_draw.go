@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/evalsched/lab/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // figure is model's timeline: running jobs and the limit on top, then a
@@ -20,13 +22,11 @@ func (tl *timelines) figure(model string) (figSpec, error) {
 	title := model + ": running jobs, running-job limit and the calls' wait"
 	top := newPlot("", "", "jobs holding a container")
 	newGrid(top, true, true)
+	// the event marks go under the lines: their labels' boxes hide none
+	under := []*layer{{}}
+	top.Add(under[0])
 	as := alertSpans(tl.o.Summary, model)
-	spans := &spanPlotter{spans: as, scale: tl.scale}
-	if len(as) > 0 {
-		top.Add(spans) // first: under the lines
-	} else {
-		spans = nil
-	}
+	strip, stripH := alertStrip(as, tl.scale)
 	lines, err := tl.addLines(top, model)
 	if err != nil {
 		return figSpec{}, err
@@ -36,31 +36,44 @@ func (tl *timelines) figure(model string) (figSpec, error) {
 	}
 	plots := []*plot.Plot{top}
 	if lines.maxDepth > 0 {
-		plots = append(plots, tl.countPanel("gateway queue (calls)", lines.depth, spans))
+		p, l := tl.countPanel("gateway queue (calls)", lines.depth)
+		plots, under = append(plots, p), append(under, l)
 	}
 	if lines.total429 > 0 {
-		plots = append(plots, tl.countPanel("429s per sample", lines.r429, spans))
+		p, l := tl.countPanel("429s per sample", lines.r429)
+		plots, under = append(plots, p), append(under, l)
 	}
-	events := tl.addMarks(plots, model)
+	marked := plots
+	if strip != nil {
+		marked = append(slices.Clone(plots), strip)
+		under = append(under, &layer{})
+		strip.Add(under[len(under)-1])
+	}
+	events := tl.addMarks(under, model)
 	grid := make([][]*plot.Plot, len(plots))
-	for i, p := range plots {
+	for i, p := range marked {
 		timeAxis(&p.X, tl.unit, tl.end)
 		p.X.Label.Text = ""
+		if p == strip {
+			continue
+		}
 		p.Y.Min = 0
 		p.Y.Max = max(p.Y.Max, 1)
 		grid[i] = []*plot.Plot{p}
 	}
-	plots[len(plots)-1].X.Label.Text = "time (" + tl.unit + ")"
+	marked[len(marked)-1].X.Label.Text = "time (" + tl.unit + ")"
 	top.Y.Max *= 1.12 // headroom for the disturbance labels
 	legend := append(lines.legend, legendEntry{"running jobs, queue, 429s", lineThumb(color.Black, vg.Points(1.4), false)},
 		legendEntry{"running-job limit", lineThumb(color.Black, vg.Points(1.4), true)},
 		legendEntry{"events", markThumb()})
-	if spans != nil {
-		legend = append(legend, legendEntry{"quota alert", spanThumb{}})
-	}
 	h := 3.6*vg.Inch + vg.Length(len(plots)-1)*2.4*vg.Inch
-	return figSpec{name: name, title: title, caption: tl.caption(model, lines, events) + alertCaption(as), w: 10 * vg.Inch, h: h,
-		draw: figureWithLegend(title, grid, legend)}, nil
+	spec := figSpec{name: name, title: title, caption: tl.caption(model, lines, events) + alertCaption(as), w: 10 * vg.Inch, h: h,
+		draw: figureWithLegend(title, grid, legend)}
+	if strip != nil {
+		spec.h += stripH
+		spec.draw = figureWithStrip(title, plots, strip, stripH, legend)
+	}
+	return spec, nil
 }
 
 // timelineLines is what addLines drew and measured, per policy in order.
@@ -96,7 +109,7 @@ func (tl *timelines) addLines(top *plot.Plot, model string) (timelineLines, erro
 		rs := tl.by[seriesKey{pol, model}]
 		out.rows += len(rs)
 		running, limit, depth, r429 := tl.samples(pol, rs)
-		if err := addLine(top, running, c, tl.width(ci), false); err != nil {
+		if err := addRunLine(top, running, ci, tl.width(ci)); err != nil {
 			return out, err
 		}
 		if err := addLine(top, limit, darker(c), tl.width(ci), true); err != nil {
@@ -107,7 +120,7 @@ func (tl *timelines) addLines(top *plot.Plot, model string) (timelineLines, erro
 		out.r429 = append(out.r429, policyXYs{pol, k, r429})
 		out.stats = append(out.stats, st)
 		out.maxDepth, out.total429 = max(out.maxDepth, st.maxDepth), out.total429+st.rejected
-		out.legend = append(out.legend, legendEntry{tl.roles.label(pol), lineThumb(c, vg.Points(3), false)})
+		out.legend = append(out.legend, legendEntry{tl.roles.label(pol), runThumb(ci, vg.Points(3))})
 	}
 	return out, nil
 }
@@ -122,21 +135,31 @@ func (tl *timelines) width(colorIndex int) vg.Length {
 }
 
 // countPanel is a panel of one count per policy over time, on an integer
-// axis, over the alert spans if any.
-func (tl *timelines) countPanel(ylabel string, lines []policyXYs, spans *spanPlotter) *plot.Plot {
+// axis, with a layer under the lines for the event marks.
+func (tl *timelines) countPanel(ylabel string, lines []policyXYs) (*plot.Plot, *layer) {
 	p := newPlot("", "", ylabel)
 	newGrid(p, true, true)
-	if spans != nil {
-		p.Add(spans)
-	}
+	under := &layer{}
+	p.Add(under)
 	p.Y.Tick.Marker = intTicks{}
 	for _, l := range lines {
 		ci := tl.roles.colorIndex(l.pol, l.k)
 		// addLine only fails on fewer than one point or NaN; samples are
 		// finite and empty lines are skipped.
-		_ = addLine(p, l.xys, policyColor(ci), tl.width(ci), false)
+		_ = addRunLine(p, l.xys, ci, tl.width(ci))
 	}
-	return p
+	return p, under
+}
+
+// layer is a place in a plot's drawing order filled in later: the marks
+// known only once every panel exists, drawn under the lines added since.
+type layer struct{ plot.Plotter }
+
+// Plot implements plot.Plotter.
+func (l *layer) Plot(c draw.Canvas, p *plot.Plot) {
+	if l.Plotter != nil {
+		l.Plotter.Plot(c, p)
+	}
 }
 
 func summarizeTimeline(pol string, running, limit, depth, r429 plotter.XYs) timelineStats {
@@ -183,9 +206,9 @@ func (tl *timelines) samples(pol string, rs []results.SeriesRecord) (running, li
 }
 
 // addMarks marks the end of the warm-up and the disturbances that concern
-// model on every panel (labelled on the first) and describes the
+// model in every panel's layer (labelled on the first) and describes the
 // disturbances.
-func (tl *timelines) addMarks(plots []*plot.Plot, model string) (events []string) {
+func (tl *timelines) addMarks(layers []*layer, model string) (events []string) {
 	s := tl.o.Summary
 	marks, bare := &vMarks{}, &vMarks{}
 	if len(s.Runs) > 0 && s.Runs[0].Window[0] > 0 {
@@ -204,9 +227,9 @@ func (tl *timelines) addMarks(plots []*plot.Plot, model string) (events []string
 		bare.add(d.Seconds()/tl.scale, "", c, false)
 		events = append(events, fmt.Sprintf("%s at %s", d.Kind, formatClock(d.Seconds())))
 	}
-	plots[0].Add(marks)
-	for _, p := range plots[1:] {
-		p.Add(bare)
+	layers[0].Plotter = marks
+	for _, l := range layers[1:] {
+		l.Plotter = bare
 	}
 	return events
 }

@@ -15,20 +15,54 @@ import (
 )
 
 // tradeoffRun is one run on the trade-off figure: its evaluation
-// throughput (jobs/h over the measurement window, grading apart) and its
-// production 429s (whole run, every stream).
+// throughput (jobs/h over the measurement window, grading apart) and the
+// harm production took (whole run, every stream): its failed calls or its
+// 429s, as the figure's harm says.
 type tradeoffRun struct {
 	name       string
 	throughput float64
-	prod429    int64
+	harm       int64
 	efficient  bool
+}
+
+// tradeoffHarm is what the trade-off figure counts against production.
+type tradeoffHarm int
+
+const (
+	// harm429 counts production's tries rejected with 429
+	// (runs[].production[].rejected_429): the harm when no production
+	// call gave up, as with production retrying until answered.
+	harm429 tradeoffHarm = iota
+	// harmFailed counts production's calls that gave up
+	// (runs[].production[].failed): what the product's users saw, once
+	// any run had one.
+	harmFailed
+)
+
+// noun is how the figure names the harm: "production 429s", "failed
+// production calls".
+func (h tradeoffHarm) noun() string {
+	if h == harmFailed {
+		return "failed production calls"
+	}
+	return "production 429s"
 }
 
 // tradeoffRuns are the runs with production traffic, each marked
 // efficient when no other run has at least its throughput and at most its
-// production 429s and is better on one of them (the Pareto front, the same
-// one tune draws). Nil unless at least two runs replayed production.
-func tradeoffRuns(s results.Summary) []tradeoffRun {
+// harm to production and is better on one of them (the Pareto front, the
+// same one tune draws). The harm is failed production calls when any run
+// had one, else production 429s. Nil unless at least two runs replayed
+// production.
+func tradeoffRuns(s results.Summary) ([]tradeoffRun, tradeoffHarm) {
+	harm := harm429
+	for _, r := range s.Runs {
+		for _, p := range r.Production {
+			if p.Failed > 0 {
+				harm = harmFailed
+			}
+		}
+	}
 	var runs []tradeoffRun
 	for i, r := range s.Runs {
 		if len(r.Production) == 0 {
@@ -36,26 +70,30 @@ func tradeoffRuns(s results.Summary) []tradeoffRun {
 		}
 		tr := tradeoffRun{name: roleName(s, i), throughput: fin(r.Total.ThroughputPerHour)}
 		for _, p := range r.Production {
-			tr.prod429 += p.Rejected429
+			if harm == harmFailed {
+				tr.harm += p.Failed
+			} else {
+				tr.harm += p.Rejected429
+			}
 		}
 		runs = append(runs, tr)
 	}
 	if len(runs) < 2 {
-		return nil
+		return nil, harm
 	}
 	xs, ys := make([]float64, len(runs)), make([]float64, len(runs))
 	for i, r := range runs {
-		xs[i], ys[i] = r.throughput, float64(r.prod429)
+		xs[i], ys[i] = r.throughput, float64(r.harm)
 	}
 	for _, i := range pareto.Front(xs, ys, pareto.Higher, pareto.Lower) {
 		runs[i].efficient = true
 	}
-	return runs
+	return runs, harm
 }
 
 // tradeoffReading is the figure's one-line reading: which runs are
 // efficient, from the most throughput down.
-func tradeoffReading(runs []tradeoffRun) string {
+func tradeoffReading(runs []tradeoffRun, harm tradeoffHarm) string {
 	var eff []tradeoffRun
 	for _, r := range runs {
 		if r.efficient {
@@ -65,10 +103,10 @@ func tradeoffReading(runs []tradeoffRun) string {
 	slices.SortStableFunc(eff, func(a, b tradeoffRun) int { return cmpDesc(a.throughput, b.throughput) })
 	var parts []string
 	for _, r := range eff {
-		parts = append(parts, fmt.Sprintf("%s (%s jobs/h, %s production 429s)", r.name, perHour(r.throughput), count(r.prod429)))
+		parts = append(parts, fmt.Sprintf("%s (%s jobs/h, %s %s)", r.name, perHour(r.throughput), count(r.harm), harm.noun()))
 	}
-	return fmt.Sprintf("Efficient runs (no other run has at least their evaluation throughput and at most their production 429s, better on one): %s; %d of %d runs.",
-		strings.Join(parts, ", "), len(eff), len(runs))
+	return fmt.Sprintf("Efficient runs (no other run has at least their evaluation throughput and at most their %s, better on one): %s; %d of %d runs.",
+		harm.noun(), strings.Join(parts, ", "), len(eff), len(runs))
 }
 
 // perHour is a throughput at a precision that separates runs: whole jobs
@@ -90,18 +128,18 @@ func cmpDesc(a, b float64) int {
 	return 0
 }
 
-// tradeoffFigures: evaluation throughput against production's 429s, a
-// point per run (policy, controller or remedy variant), labelled with its
+// tradeoffFigures: evaluation throughput against production's failed
+// calls (or its 429s when no production call failed), a point per run (policy, controller or remedy variant), labelled with its
 // name, the efficient runs joined as the front; only when at least two
 // runs replayed production traffic.
 func tradeoffFigures(o *input) ([]figSpec, error) {
-	runs := tradeoffRuns(o.Summary)
+	runs, harm := tradeoffRuns(o.Summary)
 	if runs == nil {
 		return nil, nil
 	}
 	const name = "tradeoff"
-	title := "Trade-off: evaluation throughput against production 429s"
-	p := newPlot("", "evaluation throughput (jobs/h, measurement window)", "production 429s (whole run)")
+	title := "Trade-off: evaluation throughput against " + harm.noun()
+	p := newPlot("", "evaluation throughput (jobs/h, measurement window)", harm.noun()+" (whole run)")
 	newGrid(p, true, true)
 	pts := &labelledPoints{}
 	var front plotter.XYs
@@ -110,7 +148,7 @@ func tradeoffFigures(o *input) ([]figSpec, error) {
 	// one point and one label.
 	spot := map[plotter.XY]int{}
 	for _, r := range runs {
-		at := plotter.XY{X: r.throughput, Y: float64(r.prod429)}
+		at := plotter.XY{X: r.throughput, Y: float64(r.harm)}
 		if i, ok := spot[at]; ok {
 			pts.labels[i] += ", " + r.name
 			continue
@@ -120,7 +158,7 @@ func tradeoffFigures(o *input) ([]figSpec, error) {
 		if r.efficient {
 			front = append(front, at)
 		}
-		maxX, maxY = max(maxX, r.throughput), max(maxY, float64(r.prod429))
+		maxX, maxY = max(maxX, r.throughput), max(maxY, float64(r.harm))
 	}
 	slices.SortFunc(front, func(a, b plotter.XY) int { return cmpDesc(b.X, a.X) })
 	if len(front) > 1 {
@@ -134,7 +172,7 @@ func tradeoffFigures(o *input) ([]figSpec, error) {
 	p.Add(pts)
 	// Room above and to the right for the labels of the outermost points.
 	p.X.Min, p.X.Max = 0, max(1, maxX)*1.12
-	// and below zero, so that the runs with no production 429 sit above the
+	// and below zero, so that the runs with no harm to production sit above the
 	// axis with their names beside them (no tick is drawn below zero).
 	top := max(1, maxY) * 1.12
 	p.Y.Min, p.Y.Max = -0.08*top, top
@@ -143,8 +181,14 @@ func tradeoffFigures(o *input) ([]figSpec, error) {
 		{"efficient (Pareto front)", pointThumb(frontColor, true)},
 		{"dominated by an efficient run", pointThumb(grey, false)},
 	}
-	caption := tradeoffReading(runs) + " Each point is a run: its evaluation jobs completed per hour in the measurement window (grading lanes apart) " +
-		"against the 429s production's calls got over the whole run. Look along the dashed front for the throughput a remedy gives up to protect production."
+	against := "the 429s production's calls got over the whole run (runs[].production[].rejected_429; no production call gave up in any run, " +
+		"so 429s are the harm production saw)"
+	if harm == harmFailed {
+		against = "production's calls that failed over the whole run, giving up after their last try (runs[].production[].failed; " +
+			"a 429 retried until answered costs latency, a failed call is an error the product's users saw)"
+	}
+	caption := tradeoffReading(runs, harm) + " Each point is a run: its evaluation jobs completed per hour in the measurement window (grading lanes apart) " +
+		"against " + against + ". Look along the dashed front for the throughput a remedy gives up to protect production."
 	return []figSpec{{name: name, title: title, caption: caption, w: 10 * vg.Inch, h: 5 * vg.Inch,
 		draw: figureWithLegend(title, [][]*plot.Plot{{p}}, legend)}}, nil
 }

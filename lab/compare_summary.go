@@ -78,6 +78,9 @@ func IsCompareShard(dir string) bool {
 // dir: summary.json assembled as the unsharded run does, series.csv and
 // batches.csv from the shard that ran the first seed.
 func MergeCompare(dir string, shards []string) error {
+	if err := results.CheckOutDir(dir); err != nil { // before the shards are read
+		return err
+	}
 	if err := checkMergeDirs(dir, shards); err != nil {
 		return err
 	}

@@ -119,6 +119,12 @@ func prepare(o options) (*scenario.Scenario, *workloads.Replay, error) {
 }
 
 func runCommand(out io.Writer, o options) error {
+	// An --out the run could not be swapped into is refused before the
+	// scenario and trace are read (results.StageDir checks it again, with
+	// the lock held, before the run).
+	if err := results.CheckOutDir(o.dir); err != nil {
+		return err
+	}
 	sc, trace, err := prepare(o)
 	if err != nil {
 		return err
@@ -258,6 +264,13 @@ func (s *simulated) commit(summary results.Summary, headline *results.Headline) 
 }
 
 func compareCommand(out io.Writer, o options) error {
+	shardDir := o.dir
+	if o.shard.N > 1 {
+		shardDir = filepath.Join(o.dir, fmt.Sprintf("shard-%d", o.shard.I))
+	}
+	if err := results.CheckOutDir(shardDir); err != nil { // as run does
+		return err
+	}
 	sc, trace, err := prepare(o)
 	if err != nil {
 		return err

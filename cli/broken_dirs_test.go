@@ -119,11 +119,12 @@ func summaryFaults() []corruption {
 		set("{}", "{}"), set("[]", "[]"), set("null", "null"), set("a number", "5"),
 		repl("another schema", `"schema": "evalsched-summary"`, `"schema": "evalsched-other"`),
 		repl("no schema", `"schema": "evalsched-summary",`, ``),
-		repl("version 0", `"schema_version": 1`, `"schema_version": 0`),
-		repl("version 99", `"schema_version": 1`, `"schema_version": 99`),
+		repl("version 0", `"schema_version": 2`, `"schema_version": 0`),
+		repl("version 1", `"schema_version": 2`, `"schema_version": 1`),
+		repl("version 99", `"schema_version": 2`, `"schema_version": 99`),
 		repl("no runs", `"runs": [`, `"runs": [], "x": [`),
 		repl("window reversed", `"window_s": [`, `"window_s": [1e9, `),
-		repl("wrong type", `"schema_version": 1`, `"schema_version": "1"`),
+		repl("wrong type", `"schema_version": 2`, `"schema_version": "2"`),
 		corruption{"summary.json trailing value", "summary.json", func(s string) string { return s + "{}\n" }},
 	}
 }
@@ -263,6 +264,19 @@ func TestBrokenMerges(t *testing.T) {
 	for _, c := range textFaults("series.csv") {
 		cases = append(cases, mcase{"first shard's " + c.name, "compare", editFile("shard-0/"+c.file, c.edit), shards, "{d}/shard-0/series.csv"})
 	}
+	// Whole lines cut, added or reordered: only summary.json's record of
+	// the file tells (every shard's folder is read, not only the first's).
+	cases = append(cases,
+		mcase{"first shard's series.csv cut at a line boundary", "compare", editFile("shard-0/series.csv", func(s string) string {
+			header, rows := csvRows(s)
+			return csvJoin(header, rows[:len(rows)/2])
+		}), shards, "{d}/shard-0/series.csv: rows: want "},
+		mcase{"first shard's series.csv reordered", "compare", editFile("shard-0/series.csv", reorderWithinTimes), shards, "{d}/shard-0/series.csv: digest mismatch"},
+		mcase{"second shard's series.csv with the first's rows", "compare", func(d string) {
+			data, _ := os.ReadFile(filepath.Join(d, "shard-0", "series.csv"))
+			os.WriteFile(filepath.Join(d, "shard-1", "series.csv"), data, 0o644)
+		}, shards, "{d}/shard-1/series.csv: rows: want 0 "},
+	)
 	for i, tc := range cases {
 		t.Run(fmt.Sprintf("%03d %s %s", i, tc.kind, tc.name), func(t *testing.T) {
 			t.Parallel()

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/evalsched/lab/results"
 )
 
 // TestMain lets the test binary act as the sim command, so tests check real
@@ -60,7 +62,7 @@ func TestRunEmbedded(t *testing.T) {
 		} `json:"runs"`
 	}
 	readJSON(t, filepath.Join(dir, "summary.json"), &s)
-	if s.SchemaVersion != 1 || len(s.Runs) != 1 || s.Runs[0].Policy != "fixed-lane" || len(s.Runs[0].Lanes) < 7 {
+	if s.SchemaVersion != results.SchemaVersion || len(s.Runs) != 1 || s.Runs[0].Policy != "fixed-lane" || len(s.Runs[0].Lanes) < 7 {
 		t.Fatalf("summary.json misses the documented fields: %+v", s)
 	}
 	series, err := os.ReadFile(filepath.Join(dir, "series.csv"))

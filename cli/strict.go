@@ -14,7 +14,8 @@ import (
 )
 
 // Exit codes: 0 ok, 1 an error (bad input, a failed run), 2 a usage error
-// (an unknown flag, a bad flag value, an unexpected argument), and the
+// (an unknown flag, a bad flag value, an unexpected argument, an --out that
+// cannot be written: results.OutDirError), and the
 // verdicts and refusals below. The README's table lists them
 // (TestExitCodesDocumented reads it against exitCodes).
 const (
@@ -45,6 +46,7 @@ func exitCode(err error) int {
 		ue *usageError
 		ie *infeasibleError
 		se *staleStudyError
+		oe *results.OutDirError
 	)
 	switch {
 	case err == nil:
@@ -59,7 +61,7 @@ func exitCode(err error) int {
 		return exitBusy
 	case errors.As(err, &ie):
 		return exitInfeasible
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &oe):
 		return exitUsage
 	}
 	return exitError

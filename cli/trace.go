@@ -93,6 +93,11 @@ func traceGen(stdout, dash io.Writer, scenarioRef string, seed uint64, out strin
 			format = f
 		}
 	}
+	if out != "-" {
+		if err := results.CheckOutFile(out); err != nil { // before the trace is made
+			return err
+		}
+	}
 	sc, err := scenario.LoadScenario(scenarioRef)
 	if err != nil {
 		return err

@@ -65,6 +65,9 @@ func traceImportCommand() *cli.Command {
 // traceImport reads the logs, lists what it could not use, and writes the
 // trace; it writes nothing when a model is unknown or no job is usable.
 func traceImport(stdout io.Writer, format agentlog.Format, scenarioRef string, mapping map[string]string, out string, paths []string) error {
+	if err := results.CheckOutFile(out); err != nil { // before the logs are read
+		return err
+	}
 	sc, err := scenario.LoadScenario(scenarioRef)
 	if err != nil {
 		return err

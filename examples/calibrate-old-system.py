@@ -174,6 +174,8 @@ def main():
     ap.add_argument("--check-only", action="store_true", help="only the final check")
     ap.add_argument("--search-seeds", type=int, default=80)
     ap.add_argument("--check-seeds", type=int, default=80, help="0: no check")
+    ap.add_argument("--check-first", type=int, default=1,
+                    help="the check's first seed (past the search seeds for a held-out check)")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--caps", default="4,5,6,7,8,9")
     ap.add_argument("--jobs", type=int, default=2)
@@ -198,7 +200,7 @@ def main():
                 with open(a.scenario, "w") as f:
                     f.write(text)
                 print("written into", a.scenario)
-        bad = check(run, text, lanes, list(range(1, a.check_seeds + 1))) if a.check_seeds > 0 else []
+        bad = check(run, text, lanes, list(range(a.check_first, a.check_first + a.check_seeds))) if a.check_seeds > 0 else []
         print("%d fixed-lane runs" % run.runs)
     if bad:
         print("calibration check failed: %s off target by more than %.0f points" % (", ".join(bad), 100 * TOL))

@@ -78,6 +78,9 @@ func IsCompareShard(dir string) bool {
 // dir: summary.json assembled as the unsharded run does, series.csv and
 // batches.csv from the shard that ran the first seed.
 func MergeCompare(dir string, shards []string) error {
+	if err := results.CheckOutDir(dir); err != nil { // before the shards are read
+		return err
+	}
 	if err := checkMergeDirs(dir, shards); err != nil {
 		return err
 	}
@@ -126,12 +129,22 @@ func MergeCompare(dir string, shards []string) error {
 		}
 		return fmt.Errorf("merge: no shard ran seed %d (give every shard's directory)", all[0].First+uint64(i))
 	}
-	// The first seed's rows are read whole (checked as any output folder
-	// is) before anything is written.
-	if _, err := results.LoadOutputs(firstDir); err != nil {
-		return fmt.Errorf("merge: %w", err)
+	// Every shard's folder is read whole (checked as any output folder is,
+	// its row files against their rows and digests) before anything is
+	// written; the first seed's row files become the merged folder's, with
+	// their records.
+	var files []results.RowFile
+	for _, d := range shards {
+		o, err := results.LoadOutputs(d)
+		if err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+		if d == firstDir {
+			files = o.Summary.Files
+		}
 	}
 	s := CompareSummary(all[0].Scenario, all[0].First, bySeed, all[0].Variants, all[0].Invocation)
+	s.Files = files
 	stage, err := results.StageDir(dir)
 	if err != nil {
 		return err

@@ -361,6 +361,9 @@ func MergeSweep(dir string, shards []string) error {
 	if len(shards) == 0 {
 		return errors.New("merge: name the shard directories")
 	}
+	if err := results.CheckOutDir(dir); err != nil { // before the shards are read
+		return err
+	}
 	if err := checkMergeDirs(dir, shards); err != nil {
 		return err
 	}

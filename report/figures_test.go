@@ -155,14 +155,14 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 		// A summary without runs, and rows holding NaN or Inf, are refused
 		// when the folder is read (results.TestLoadOutputsRefuses).
 		"empty lanes": func(t *testing.T, dir string) {
-			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Scenario: "x",
+			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion, Scenario: "x",
 				Runs: []results.Run{run("fixed-lane", 0, 3600), run("scheduler", 0, 3600)}, Comparison: []results.LaneComparison{}}
 			simtest.WriteSummary(t, dir, s)
 			simtest.WriteFile(t, dir, "series.csv", results.SeriesCSVColumns+"\n")
 			simtest.WriteFile(t, dir, "batches.csv", results.BatchesCSVHeader+"\n")
 		},
 		"zero-length window": func(t *testing.T, dir string) {
-			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1,
+			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 				Runs: []results.Run{run("fixed-lane", 0, 0, lane("m", 0)), run("scheduler", 0, 0, lane("m", 0))}}
 			s.Comparison = results.Compare(s.Runs[0], s.Runs[1])
 			simtest.WriteSummary(t, dir, s)
@@ -172,7 +172,7 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 		"lane with no completions": func(t *testing.T, dir string) {
 			a, b := lane("busy", 50), lane("stuck", 0)
 			b.MeanRunning = 3
-			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1,
+			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 				Runs: []results.Run{run("fixed-lane", 300, 1800, lane("busy", 20), lane("stuck", 0)), run("scheduler", 300, 1800, a, b)}}
 			s.Comparison = results.Compare(s.Runs[0], s.Runs[1])
 			s.Runs[1].Convergence = []results.ConvergenceRow{{Model: "stuck", Disturbance: results.Disturbance{Kind: "slowdown", At: 10 * time.Minute, Model: "stuck"}, Settled: 3, TimeToBand: -1}}
@@ -184,7 +184,7 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 			simtest.WriteFile(t, dir, "batches.csv", results.BatchesCSVHeader+"\nscheduler,10,b1,stuck,small_behind_large,5,0,0\n")
 		},
 		"single run without comparison": func(t *testing.T, dir string) {
-			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{run("fixed-lane", 0, 600, lane("m", 3))}}
+			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion, Runs: []results.Run{run("fixed-lane", 0, 600, lane("m", 3))}}
 			simtest.WriteSummary(t, dir, s)
 		},
 		"429s with a time series": func(t *testing.T, dir string) {
@@ -192,7 +192,7 @@ func degenerateCases() map[string]func(t *testing.T, dir string) {
 			a.Rejected429, b.Rejected429 = 7, 0
 			c := lane("a", 6)
 			c.Rejected429 = 70
-			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{run("fixed-lane", 0, 600, a, b), run("scheduler", 0, 600, c)}}
+			s := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion, Runs: []results.Run{run("fixed-lane", 0, 600, a, b), run("scheduler", 0, 600, c)}}
 			simtest.WriteSummary(t, dir, s)
 			simtest.WriteFile(t, dir, "series.csv", strings.Replace(results.SeriesCSVHeader, "waiting", "waiting,rejected_429", 1)+","+results.SeriesCSVCacheColumns+
 				"\nfixed-lane,10,a,1,-1,0,0,0,3,0,0,0\nscheduler,10,a,1,5,0,0,0,30,0,0,0\nscheduler,20,a,1,5,0,0,0,0,0,0,0\n")
@@ -205,6 +205,7 @@ func TestWriteFiguresDegenerate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			setup(t, dir)
+			simtest.Seal(t, dir)
 			figs, err := report.WriteFigures(dir, filepath.Join(dir, "figures"))
 			if err != nil {
 				t.Fatal(err)

@@ -19,8 +19,13 @@ import (
 // re-run never shows a previous scenario's figures. version names the tool
 // that wrote the report.
 func WriteReport(dir string, version string) error {
-	// Read where the user pointed, before anything is staged: a missing or
-	// broken output is reported at its own path and leaves nothing behind.
+	// A folder the report could not be swapped into is refused before it is
+	// read; then it is read where the user pointed, before anything is
+	// staged: a missing or broken output is reported at its own path and
+	// leaves nothing behind.
+	if err := results.CheckOutDir(dir); err != nil {
+		return err
+	}
 	o, err := results.LoadOutputs(dir)
 	if err != nil {
 		return err

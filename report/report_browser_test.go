@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/internal/browsertest"
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/sim/simtest"
 )
 

@@ -114,6 +114,7 @@ func TestWriteReportDegenerate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			setup(t, dir)
+			simtest.Seal(t, dir)
 			if err := report.WriteReport(dir, ""); err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,11 @@
 // directory's CSV files as runs go (OutputWriter, atomic commit); output.go
 // the CSV headers; load.go reading an output directory back, checked as
 // it is read (summary schema and runs; every row finite, of a run, within
-// its time and in order; no file cut short); outdir.go an output
+// its time and in order; no file cut short); rowfile.go the rows and
+// sha256 summary.json records for each row file, checked against the file
+// as it is read; outcheck.go the check, before anything runs, that an
+// output path could be staged and swapped in (no mount point, no
+// read-only file system); outdir.go an output
 // directory staged and swapped in whole, locked against a second writer
 // (flock on a file beside it), refusing a folder holding anything sim does
 // not write, with a resumable staging directory for sweeps and AbortAll

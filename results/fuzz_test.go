@@ -1,6 +1,9 @@
 package results
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,12 +13,18 @@ import (
 // FuzzOutputs: no output folder (summary.json, series.csv, batches.csv
 // as given) panics LoadOutputs; one it accepts has a summary of this
 // schema with runs, and every row finite, of one of its runs and within
-// that run's time.
+// that run's time, as many as summary.json records.
 func FuzzOutputs(f *testing.F) {
-	summary := `{"schema": "evalsched-summary", "schema_version": 1, "scenario": "s", "seed": 1,
-  "runs": [{"policy": "scheduler", "window_s": [0, 600], "jobs_arrived": 3, "jobs_completed": 2}]}`
 	series := SeriesCSVHeader + "," + SeriesCSVCacheColumns + "\nscheduler,10,m,1,2,0,0,0,0,0,0\nscheduler,20,m,1,2,0,0,0,0.5,1,0\n"
 	batches := BatchesCSVHeader + "\nscheduler,10,b,m,large,5,1,0\n"
+	digest := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return hex.EncodeToString(sum[:])
+	}
+	summary := fmt.Sprintf(`{"schema": "evalsched-summary", "schema_version": %d, "scenario": "s", "seed": 1,
+  "runs": [{"policy": "scheduler", "window_s": [0, 600], "jobs_arrived": 3, "jobs_completed": 2}],
+  "files": [{"name": "series.csv", "rows": 2, "sha256": %q}, {"name": "batches.csv", "rows": 1, "sha256": %q}]}`,
+		SchemaVersion, digest(series), digest(batches))
 	f.Add([]byte(summary), []byte(series), []byte(batches))
 	f.Add([]byte("{}"), []byte(""), []byte(""))
 	f.Add([]byte(summary), []byte(series[:len(series)-5]), []byte(batches))
@@ -49,6 +58,11 @@ func FuzzOutputs(f *testing.F) {
 		}
 		for _, r := range o.Batches {
 			check("batches", r.Policy, r.T)
+		}
+		for _, f := range o.Summary.Files {
+			if have := map[string]int{"series.csv": len(o.Series), "batches.csv": len(o.Batches)}[f.Name]; int64(have) != f.Rows {
+				t.Errorf("accepted %s: %d rows read, summary.json records %d", f.Name, have, f.Rows)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -70,10 +71,11 @@ type BatchRecord struct {
 	BatchProgressRow
 }
 
-// LoadOutputs reads an output directory. summary.json must exist; a missing
-// series.csv or batches.csv reads as no rows (older outputs lack
-// batches.csv). Columns are found by header name, so columns added later are
-// tolerated (kept in SeriesExtra for series.csv).
+// LoadOutputs reads an output directory: summary.json, then series.csv
+// and batches.csv, each checked row by row as it is read and, at its end,
+// against the rows and sha256 summary.json records for it. Columns are
+// found by header name, so columns added later are tolerated (kept in
+// SeriesExtra for series.csv).
 func LoadOutputs(dir string) (*Outputs, error) {
 	o := &Outputs{Dir: dir}
 	if err := ReadJSONFile(filepath.Join(dir, "summary.json"), &o.Summary); err != nil {
@@ -86,11 +88,10 @@ func LoadOutputs(dir string) (*Outputs, error) {
 		}
 		return nil, err
 	}
-	if err := o.checkSummary(filepath.Join(dir, "summary.json")); err != nil {
+	files, err := o.checkSummary(filepath.Join(dir, "summary.json"))
+	if err != nil {
 		return nil, err
 	}
-	// Sized from the files' line counts first: a week's millions of rows
-	// appended into doubling slices held up to three times their size.
 	series, batches := filepath.Join(dir, "series.csv"), filepath.Join(dir, "batches.csv")
 	// The two files are read at once, on two goroutines; an error in
 	// series.csv is reported before one in batches.csv, as when read in turn.
@@ -99,11 +100,11 @@ func LoadOutputs(dir string) (*Outputs, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		o.Batches = make([]BatchRecord, 0, countLines(batches))
-		batchErr = readCSV(batches, o.addBatch)
+		o.Batches = make([]BatchRecord, 0, rowsToHold(batches, files["batches.csv"]))
+		batchErr = readCSV(batches, files["batches.csv"], o.addBatch)
 	}()
-	o.Series = make([]SeriesRecord, 0, countLines(series))
-	seriesErr := readCSV(series, o.addSeries)
+	o.Series = make([]SeriesRecord, 0, rowsToHold(series, files["series.csv"]))
+	seriesErr := readCSV(series, files["series.csv"], o.addSeries)
 	wg.Wait()
 	if seriesErr != nil {
 		return nil, seriesErr
@@ -114,44 +115,65 @@ func LoadOutputs(dir string) (*Outputs, error) {
 	return o, nil
 }
 
+// minRowBytes is the shortest row sim writes in series.csv or batches.csv
+// (eight one-character fields): it bounds the rows a file of its size can
+// hold, so a summary.json claiming more does not size the slices.
+const minRowBytes = 16
+
+// rowsToHold is the rows to make room for: the count summary.json
+// records (sized up front: a week's millions of rows appended into
+// doubling slices held up to three times their size), at most what the
+// file's size allows.
+func rowsToHold(path string, want RowFile) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return min(want.Rows, fi.Size()/minRowBytes+1)
+}
+
 // checkSummary refuses a summary.json that is not one sim wrote whole:
-// another schema (or none: "{}"), a version this tool does not know, no
+// another schema (or none: "{}"), a version this tool does not read, no
 // runs, a run without a policy name or given twice, a window that is not
-// finite and ordered.
-func (o *Outputs) checkSummary(path string) error {
+// finite and ordered, a files list that does not record each row file. It
+// returns the row files' records by name.
+func (o *Outputs) checkSummary(path string) (map[string]RowFile, error) {
 	s := &o.Summary
 	bad := func(at, format string, args ...any) error {
 		return &field.Error{File: path, Path: at, Msg: fmt.Sprintf(format, args...)}
 	}
 	if s.Schema != "evalsched-summary" {
-		return bad("schema", "%q: not a summary.json of sim run or compare (want schema \"evalsched-summary\")", s.Schema)
+		return nil, bad("schema", "%q: not a summary.json of sim run or compare (want schema \"evalsched-summary\")", s.Schema)
 	}
-	if s.SchemaVersion < 1 || s.SchemaVersion > SchemaVersion {
-		return bad("schema_version", "%d: this tool reads versions 1 to %d", s.SchemaVersion, SchemaVersion)
+	if s.SchemaVersion == 1 {
+		return nil, bad("schema_version", "1: written by an earlier sim, before summary.json recorded its row files' rows and digests; this tool reads version %d: rerun the command that wrote the folder", SchemaVersion)
+	}
+	if s.SchemaVersion != SchemaVersion {
+		return nil, bad("schema_version", "%d: this tool reads version %d", s.SchemaVersion, SchemaVersion)
 	}
 	if len(s.Runs) == 0 {
-		return bad("runs", "no runs")
+		return nil, bad("runs", "no runs")
 	}
 	o.runEnd = map[string]float64{}
 	for i, r := range s.Runs {
 		at := fmt.Sprintf("runs[%d]", i)
 		if r.Policy == "" {
-			return bad(at+".policy", "missing")
+			return nil, bad(at+".policy", "missing")
 		}
 		if _, dup := o.runEnd[r.Policy]; dup {
-			return bad(at+".policy", "%q given twice", r.Policy)
+			return nil, bad(at+".policy", "%q given twice", r.Policy)
 		}
 		w := r.Window
 		if !isFinite(w[0]) || !isFinite(w[1]) || w[0] < 0 || w[1] < w[0] {
-			return bad(at+".window_s", "[%g, %g] is not a window of a run", w[0], w[1])
+			return nil, bad(at+".window_s", "[%g, %g] is not a window of a run", w[0], w[1])
 		}
 		if r.JobsCompleted < 0 || r.JobsArrived < 0 || r.JobsCompleted > r.JobsArrived {
-			return bad(at, "jobs_completed %d of jobs_arrived %d", r.JobsCompleted, r.JobsArrived)
+			return nil, bad(at, "jobs_completed %d of jobs_arrived %d", r.JobsCompleted, r.JobsArrived)
 		}
 		o.runEnd[r.Policy] = w[1]
 	}
 	o.seriesLast, o.batchLast = map[string]float64{}, map[string]float64{}
-	return nil
+	return checkFiles(s.Files, bad)
 }
 
 func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -201,12 +223,13 @@ func countLines(path string) int {
 	}
 }
 
-// readCSV calls row for every record after the header; a missing file is no
-// rows.
-func readCSV(path string, row func(col map[string]int, header, rec []string) error) error {
+// readCSV calls row for every record after the header, then checks the
+// file against want, its record in summary.json: the rows read and the
+// sha256 of the bytes, hashed as they are read.
+func readCSV(path string, want RowFile, row func(col map[string]int, header, rec []string) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return &field.Error{File: path, Msg: fmt.Sprintf("missing: summary.json records it (%d rows)", want.Rows)}
 	}
 	if err != nil {
 		return err
@@ -215,7 +238,8 @@ func readCSV(path string, row func(col map[string]int, header, rec []string) err
 	if err := wholeFile(f, path); err != nil {
 		return err
 	}
-	r := csv.NewReader(bufio.NewReaderSize(f, 1<<16))
+	h := sha256.New()
+	r := csv.NewReader(bufio.NewReaderSize(io.TeeReader(f, h), 1<<16))
 	r.ReuseRecord = true
 	header, err := r.Read()
 	if err == io.EOF {
@@ -232,7 +256,7 @@ func readCSV(path string, row func(col map[string]int, header, rec []string) err
 	for line := 2; ; line++ {
 		rec, err := r.Read()
 		if err == io.EOF {
-			return nil
+			return checkRowFile(path, want, int64(line-2), h.Sum(nil))
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)

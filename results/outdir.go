@@ -91,6 +91,21 @@ func LockDir(target string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
+// lockOut checks that target could be staged and swapped in
+// (CheckOutDir) and takes its lock; a lock that cannot be made beside it
+// is an *OutDirError too.
+func lockOut(target string) (unlock func(), err error) {
+	if err := CheckOutDir(target); err != nil {
+		return nil, err
+	}
+	unlock, err = LockDir(target)
+	var busy *BusyError
+	if err != nil && !errors.As(err, &busy) {
+		return nil, &OutDirError{target, fmt.Sprintf("cannot be locked beside itself: %v", err)}
+	}
+	return unlock, err
+}
+
 // ForeignFilesError refuses an --out directory holding files sim did not
 // write (replacing it would delete them).
 type ForeignFilesError struct {
@@ -107,10 +122,11 @@ func (e *ForeignFilesError) Error() string {
 // target that cannot be written fails before anything is simulated.
 //
 // It also takes the directory's lock (LockDir), held until Commit or Abort,
-// and refuses a target that is a mount point (the swap is a rename, which
-// cannot cross file systems: it would fail only after the simulation).
+// and refuses a target that could not be swapped in (CheckOutDir: a mount
+// point, a read-only file system), which would fail only after the
+// simulation.
 func StageDir(target string) (*StagedDir, error) {
-	unlock, err := LockDir(target)
+	unlock, err := lockOut(target)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +147,7 @@ func StageDir(target string) (*StagedDir, error) {
 // is kept when the command fails or stops, so a rerun continues in it;
 // fresh says it was made now. Commit swaps it in as StageDir's does.
 func ResumableStage(target string) (s *StagedDir, fresh bool, err error) {
-	unlock, err := LockDir(target)
+	unlock, err := lockOut(target)
 	if err != nil {
 		return nil, false, err
 	}
@@ -144,9 +160,6 @@ func ResumableStage(target string) (s *StagedDir, fresh bool, err error) {
 		return nil, false, err
 	}
 	clean := filepath.Clean(target)
-	if mountPoint(clean, filepath.Dir(clean)) {
-		return nil, false, fmt.Errorf("%s is a mount point: sim writes an output directory beside it and swaps it in, which cannot cross file systems; give a directory inside it", target)
-	}
 	dir := filepath.Join(filepath.Dir(clean), "."+filepath.Base(clean)+".resume")
 	s = &StagedDir{Target: clean, Dir: dir, unlock: unlock, keep: true}
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
@@ -158,7 +171,7 @@ func ResumableStage(target string) (s *StagedDir, fresh bool, err error) {
 		}
 	} else {
 		if err := os.Mkdir(dir, 0o755); err != nil {
-			return nil, false, fmt.Errorf("%s: cannot write beside it: %w", target, err)
+			return nil, false, &OutDirError{target, fmt.Sprintf("cannot be staged beside itself: %v", err)}
 		}
 		if err := os.WriteFile(filepath.Join(dir, OutputMarker), nil, 0o644); err != nil {
 			os.RemoveAll(dir)
@@ -224,14 +237,11 @@ func stageLocked(target string) (*StagedDir, error) {
 	clean := filepath.Clean(target)
 	parent := filepath.Dir(clean)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
-	}
-	if mountPoint(clean, parent) {
-		return nil, fmt.Errorf("%s is a mount point: sim writes an output directory beside it and swaps it in, which cannot cross file systems; give a directory inside it", target)
+		return nil, &OutDirError{target, fmt.Sprintf("cannot be made: %v", err)}
 	}
 	dir, err := os.MkdirTemp(parent, "."+filepath.Base(clean)+".partial-")
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot write beside it: %w", target, err)
+		return nil, &OutDirError{target, fmt.Sprintf("cannot be staged beside itself: %v", err)}
 	}
 	s := &StagedDir{Target: clean, Dir: dir}
 	if err := os.Chmod(dir, 0o755); err != nil { // MkdirTemp makes it private

@@ -24,15 +24,37 @@ func lockFile(f *os.File) error {
 	return err
 }
 
-// mountPoint reports whether dir (an existing directory) is on another
-// device than its parent.
+// mountPoint reports whether dir (an existing directory or file) is the
+// root of a mount: on another mount than its parent (statx's mount id,
+// which tells a bind mount of the same file system apart), or, where the
+// kernel gives no mount id, on another device.
 func mountPoint(dir, parent string) bool {
-	a, err1 := os.Stat(dir)
-	b, err2 := os.Stat(parent)
-	if err1 != nil || err2 != nil || !a.IsDir() {
+	var a, b unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, dir, 0, unix.STATX_MNT_ID, &a) == nil && unix.Statx(unix.AT_FDCWD, parent, 0, unix.STATX_MNT_ID, &b) == nil {
+		if a.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && a.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+			return true
+		}
+		if a.Mask&b.Mask&unix.STATX_MNT_ID != 0 {
+			return a.Mnt_id != b.Mnt_id
+		}
+	}
+	sa, err1 := os.Stat(dir)
+	sb, err2 := os.Stat(parent)
+	if err1 != nil || err2 != nil {
 		return false
 	}
-	sa, ok1 := a.Sys().(*syscall.Stat_t)
-	sb, ok2 := b.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && sa.Dev != sb.Dev
+	da, ok1 := sa.Sys().(*syscall.Stat_t)
+	db, ok2 := sb.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && da.Dev != db.Dev
+}
+
+// readOnly reports whether dir is on a file system mounted read-only.
+func readOnly(dir string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(dir, &st) == nil && st.Flags&unix.ST_RDONLY != 0
+}
+
+// writable is nil if this process may create entries in dir.
+func writable(dir string) error {
+	return unix.Access(dir, unix.W_OK|unix.X_OK)
 }

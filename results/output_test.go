@@ -69,8 +69,9 @@ func TestCSVRoundTrip(t *testing.T) {
 // naming the file, line and column.
 func TestLoadOutputsFieldError(t *testing.T) {
 	dir := t.TempDir()
-	simtest.WriteSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: 1, Runs: []results.Run{{Policy: "p", Window: [2]float64{0, 600}}}})
+	simtest.WriteSummary(t, dir, results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion, Runs: []results.Run{{Policy: "p", Window: [2]float64{0, 600}}}})
 	simtest.WriteFile(t, dir, "batches.csv", results.BatchesCSVHeader+"\np,10,b,m,large,many,0,0\n")
+	simtest.Seal(t, dir)
 	_, err := results.LoadOutputs(dir)
 	var fe *field.Error
 	if !errors.As(err, &fe) {

@@ -2,8 +2,10 @@ package results
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,11 +65,15 @@ type RunWriter struct {
 	buf     []byte
 }
 
-// part is one temporary file written through a buffer.
+// part is one temporary file written through a buffer; h hashes the
+// bytes as they are written and rows counts the rows (summary.json's
+// files), so the digest takes no second pass over the file.
 type part struct {
-	f   *os.File
-	w   *bufio.Writer
-	err error
+	f    *os.File
+	w    *bufio.Writer
+	err  error
+	h    hash.Hash
+	rows int64
 }
 
 const partBuffer = 256 << 10
@@ -93,7 +99,7 @@ func NewOutputWriter(dir string, models []string, policies []string) (*OutputWri
 				o.Abort()
 				return nil, err
 			}
-			*pt.p = part{f: f, w: bufio.NewWriterSize(f, partBuffer)}
+			*pt.p = part{f: f, w: bufio.NewWriterSize(f, partBuffer), h: sha256.New()}
 			if i == 0 { // the first run's file becomes the output: it holds the header
 				pt.p.write([]byte(pt.header))
 			}
@@ -108,6 +114,7 @@ func (o *OutputWriter) Run(i int) *RunWriter { return o.runs[i] }
 func (p *part) write(b []byte) {
 	if p.err == nil {
 		_, p.err = p.w.Write(b)
+		p.h.Write(b)
 	}
 }
 
@@ -134,6 +141,7 @@ func (r *RunWriter) SeriesRow(s SeriesRow) {
 	}
 	r.buf = append(b, '\n')
 	r.series.write(r.buf)
+	r.series.rows++
 }
 
 // BatchRow writes one batches.csv row.
@@ -151,6 +159,7 @@ func (r *RunWriter) BatchRow(s BatchProgressRow) {
 	}
 	r.buf = append(b, '\n')
 	r.batches.write(r.buf)
+	r.batches.rows++
 }
 
 // appendCSVField appends one field as encoding/csv's Writer writes it
@@ -186,7 +195,8 @@ func csvNeedsQuotes(s string) bool {
 }
 
 // Commit joins the runs' rows into series.csv and batches.csv and writes
-// summary.json. Both CSV files are complete on disk before either is
+// summary.json, recording in its files each row file's rows and sha256.
+// Both CSV files are complete on disk before either is
 // renamed into place, and summary.json is renamed last; on any error
 // (including a write error of a run) every temporary file is removed.
 func (o *OutputWriter) Commit(s Summary) error {
@@ -206,29 +216,29 @@ func (o *OutputWriter) Finish(s Summary) (stage *StagedDir, err error) {
 			o.Abort()
 		}
 	}()
-	summary, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	names := []string{"series.csv", "batches.csv"}
+	names := RowFileNames
+	s.Files = make([]RowFile, len(names))
 	if len(o.runs) == 0 {
 		for i, header := range []string{SeriesCSVColumns + "\n", BatchesCSVHeader + "\n"} {
 			if err := WriteFileAtomic(filepath.Join(o.stage.Dir, names[i]), []byte(header)); err != nil {
 				return nil, err
 			}
+			sum := sha256.Sum256([]byte(header))
+			s.Files[i] = rowFileOf(names[i], 0, sum[:])
 		}
-		if err := WriteFileAtomic(filepath.Join(o.stage.Dir, "summary.json"), append(summary, '\n')); err != nil {
+		if err := writeSummary(filepath.Join(o.stage.Dir, "summary.json"), s); err != nil {
 			return nil, err
 		}
 		return o.stage, nil
 	}
 	var files []*part
-	for _, name := range names {
+	for i, name := range names {
 		p, err := o.join(name)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, p)
+		s.Files[i] = rowFileOf(name, p.rows, p.h.Sum(nil))
 	}
 	for i, p := range files {
 		if err := os.Rename(p.f.Name(), filepath.Join(o.stage.Dir, names[i])); err != nil {
@@ -236,10 +246,19 @@ func (o *OutputWriter) Finish(s Summary) (stage *StagedDir, err error) {
 		}
 		p.f = nil
 	}
-	if err := WriteFileAtomic(filepath.Join(o.stage.Dir, "summary.json"), append(summary, '\n')); err != nil {
+	if err := writeSummary(filepath.Join(o.stage.Dir, "summary.json"), s); err != nil {
 		return nil, err
 	}
 	return o.stage, nil
+}
+
+// writeSummary writes s as summary.json at path, indented as sim writes it.
+func writeSummary(path string, s Summary) error {
+	summary, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, append(summary, '\n'))
 }
 
 // join appends the later runs' part of a file to the first run's, closes
@@ -267,9 +286,11 @@ func (o *OutputWriter) join(name string) (*part, error) {
 		if _, err := p.f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-		if _, err := first.w.ReadFrom(p.f); err != nil {
+		// Hashed as it is copied: the join reads the later parts anyway.
+		if _, err := io.Copy(io.MultiWriter(first.w, first.h), p.f); err != nil {
 			return nil, err
 		}
+		first.rows += p.rows
 	}
 	if err := first.w.Flush(); err != nil {
 		return nil, err

@@ -9,8 +9,9 @@ import (
 )
 
 // SchemaVersion is the version of summary.json; it changes when a field
-// changes meaning or disappears (adding fields keeps it).
-const SchemaVersion = 1
+// changes meaning or disappears (adding fields keeps it), or when a reader
+// must refuse a summary that lacks a field (version 2: files).
+const SchemaVersion = 2
 
 // RunData is one run as the simulator measured it.
 type RunData struct {
@@ -61,6 +62,9 @@ type Summary struct {
 	Variants []VariantComparison `json:"variants,omitempty"`
 	// Invocation is how sim was asked for these outputs (report's reproduce line).
 	Invocation *Invocation `json:"invocation,omitempty"`
+	// Files are the folder's row files as sim wrote them (series.csv,
+	// batches.csv): a reader checks each against its rows and digest.
+	Files []RowFile `json:"files"`
 }
 
 // VariantComparison is one variant against the baseline variant, by lane.

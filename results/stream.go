@@ -22,6 +22,12 @@ type RowSink interface {
 	BatchRow(BatchProgressRow)
 }
 
+// RunNamer is a RowSink that writes the run's name in its rows: the run
+// names itself once its policy is made, before any row.
+type RunNamer interface {
+	NameRun(string)
+}
+
 // MemoryRows is a RowSink that keeps every row (tests, library use).
 type MemoryRows struct {
 	Series  []SeriesRow
@@ -107,6 +113,10 @@ func NewOutputWriter(dir string, models []string, policies []string) (*OutputWri
 	}
 	return o, nil
 }
+
+// NameRun sets the name the run's rows carry; it is called before the
+// first row.
+func (r *RunWriter) NameRun(name string) { r.policy = name }
 
 // Run is the RowSink of the i-th policy.
 func (o *OutputWriter) Run(i int) *RunWriter { return o.runs[i] }

@@ -69,6 +69,9 @@ func Execute(sc *scenario.Scenario, spec RunSpec) (w *World, err error) {
 		return nil, err
 	}
 	if spec.Rows != nil {
+		if n, ok := spec.Rows.(results.RunNamer); ok {
+			n.NameRun(w.runName()) // the rows name the run as summary.json does
+		}
 		w.StreamRows(spec.Rows)
 	}
 	if err := w.Run(); err != nil {
@@ -77,12 +80,21 @@ func Execute(sc *scenario.Scenario, spec RunSpec) (w *World, err error) {
 	return w, nil
 }
 
+// runName is the run's name in every output: its variant's, else the
+// name its policy gives itself (an exec policy's, not the flag's text).
+func (w *World) runName() string {
+	if v := w.opts.Variant; v != nil {
+		return v.Name
+	}
+	return w.pol.Name()
+}
+
 // Measured packs a finished world's measurements for the results package.
 func (w *World) Measured() results.RunData {
 	c := w.Counts()
-	name, variant := w.pol.Name(), (*results.RunVariant)(nil)
+	name, variant := w.runName(), (*results.RunVariant)(nil)
 	if v := w.opts.Variant; v != nil {
-		name, variant = v.Name, &results.RunVariant{Name: v.Name, Policy: v.Policy}
+		variant = &results.RunVariant{Name: v.Name, Policy: v.Policy}
 	}
 	return results.RunData{
 		Policy:        name,

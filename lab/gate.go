@@ -75,7 +75,7 @@ func (t Tolerance) Kind() ToleranceKind {
 // refused by check).
 func (t *Tolerance) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return &yamltree.At{Line: n.Line, Msg: "want a mapping of " + strings.Join(tolKeys, ", ")}
+		return &yamltree.At{Line: n.Line, Column: n.Column, Msg: "want a mapping of " + strings.Join(tolKeys, ", ")}
 	}
 	type plain Tolerance
 	var p plain

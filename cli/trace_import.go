@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads/agentlog"
@@ -107,12 +108,12 @@ func readModelMap(values []string) (map[string]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--map: %v (want a file, or RECORDED=MODEL)", err)
 		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return nil, field.In(v, 0, err)
-		}
-		if len(doc.Content) == 0 {
+		doc, err := yamltree.Parse(data, "a --map file")
+		if errors.Is(err, yamltree.ErrEmpty) {
 			continue
+		}
+		if err != nil {
+			return nil, field.In(v, 0, err)
 		}
 		root := doc.Content[0]
 		if root.Kind != yaml.MappingNode {

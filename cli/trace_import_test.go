@@ -117,3 +117,34 @@ func TestReadModelMap(t *testing.T) {
 		}
 	}
 }
+
+// TestModelMapFileErrors: a broken --map file is refused at its file and
+// line: a syntax error at the line at fault (the YAML parser counts some
+// lines from 0), a second document where it starts; an empty one maps
+// nothing.
+func TestModelMapFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, text, want string }{
+		{"unclosed list", "a: hot-a\nb: [hot-b\nc: hot-a\n", ":2: did not find expected ',' or ']'"},
+		{"second document", "a: hot-a\n---\nb: hot-b\n", ":2: a second YAML document (---): a --map file is one document"},
+		{"empty", "# nothing\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := readModelMap([]string{path})
+			got := ""
+			if err != nil {
+				got = err.Error()
+				if !strings.HasPrefix(got, path) {
+					t.Fatalf("error %q does not name the file", got)
+				}
+			}
+			if diff := cmp.Diff(tc.want, strings.TrimPrefix(got, path)); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,8 +1,7 @@
 package lab
 
 import (
-	"fmt"
-
+	"github.com/evalsched/lab/internal/yamltree"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -23,13 +22,9 @@ var Goals = []Goal{GoalMax, GoalMin, GoalTarget}
 
 // UnmarshalYAML reads a goal, refusing any other word with the list.
 func (g *Goal) UnmarshalYAML(n *yaml.Node) error {
-	for _, ok := range Goals {
-		if n.Kind == yaml.ScalarNode && n.Value == string(ok) {
-			*g = ok
-			return nil
-		}
-	}
-	return &lineError{line: n.Line, msg: fmt.Sprintf("unknown goal %q (have max, min, target)", n.Value)}
+	v, err := yamltree.EnumOf(n, Goals)
+	*g = v
+	return err
 }
 
 // Better reports whether a beats b under a max or min goal (a target
@@ -40,15 +35,6 @@ func (g Goal) Better(a, b float64) bool {
 	}
 	return a > b
 }
-
-// lineError is a value refused while decoding, at its line (decodeStrict
-// adds the file and the field path).
-type lineError struct {
-	line int
-	msg  string
-}
-
-func (e *lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
 // ToleranceKind is how a gate check's limit is found: from the baseline's
 // spread (relative, absolute, k_se; optionally with paired), per seed

@@ -74,6 +74,14 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 			"F:3: metricz: unknown field (have baseline, first_seed, grid, lanes, metrics, overlay, points, policy, scenario, seeds, variant)", func(p string) error { _, err := LoadSweep(p); return err }},
 		{"tune unknown key in a list item", "scenario: light-load\nseeds: 1\nparams:\n  - {key: duration, min: 1, max: 2, unitt: s}\nobjective: {metric: jain, goal: max}\n",
 			"F:4: params[0].unitt: unknown field (have integer, key, log, max, min, unit)", func(p string) error { _, _, _, err := LoadTune(p); return err }},
+		// A tolerance and a goal are read by their own decoders: the same
+		// forms, at the key at fault.
+		{"gate tolerance unknown key", strings.Replace(fmt.Sprintf(gate, "jain"), "{absolute: 0.1}", "{absolute: 0.1, relativ: 2}", 1),
+			"F:7: checks[0].floor.relativ: unknown field (have absolute, k_se, paired, relative, threshold)", loadGate},
+		{"gate tolerance not a number", strings.Replace(fmt.Sprintf(gate, "jain"), "    floor: {absolute: 1}\n", "    floor:\n      absolute: [1]\n", 1),
+			"F:10: checks[1].floor.absolute: want a number, got a list", loadGate},
+		{"tune unknown goal", "scenario: light-load\nseeds: 1\nparams:\n  - {key: duration, min: 1, max: 2}\nobjective: {metric: jain, goal: maximise}\n",
+			"F:5: objective.goal: unknown \"maximise\" (want max, min or target)", func(p string) error { _, _, _, err := LoadTune(p); return err }},
 		{"sweep wrong type", "scenario: light-load\nseeds: abc\n",
 			"F:2: seeds: want a whole number, got \"abc\"", func(p string) error { _, err := LoadSweep(p); return err }},
 	} {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/scenario"
 	"go.yaml.in/yaml/v3"
 )
@@ -74,17 +75,19 @@ func (t Tolerance) Kind() ToleranceKind {
 // refused by check).
 func (t *Tolerance) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return &lineError{line: n.Line, msg: "want a mapping of " + strings.Join(tolKeys, ", ")}
+		return &yamltree.At{Line: n.Line, Column: n.Column, Msg: "want a mapping of " + strings.Join(tolKeys, ", ")}
 	}
 	type plain Tolerance
 	var p plain
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		// at the value's line and column: the path of its key, even in a
+		// flow mapping
 		if !slices.Contains(tolKeys, k.Value) {
-			return &lineError{line: k.Line, msg: fmt.Sprintf("unknown key %q (have %s)", k.Value, strings.Join(tolKeys, ", "))}
+			return &yamltree.At{Line: v.Line, Column: v.Column, Msg: "unknown field (have " + strings.Join(slices.Sorted(slices.Values(tolKeys)), ", ") + ")"}
 		}
 		if v.Kind != yaml.ScalarNode {
-			return &lineError{line: v.Line, msg: fmt.Sprintf("%s: want a number", k.Value)}
+			return &yamltree.At{Line: v.Line, Column: v.Column, Msg: "want a number, got " + kindName(v)}
 		}
 		p.set = append(p.set, k.Value)
 	}

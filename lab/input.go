@@ -46,8 +46,8 @@ func decodeFile[T any](path, what, need string, v *T) (data []byte, root *yaml.N
 	if data, root, err = readChecked(path, what, need, reflect.TypeFor[T]()); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := decodeStrict(path, data, v); err != nil {
-		return nil, nil, nil, err
+	if err := yamltree.Decode(data, root, v); err != nil {
+		return nil, nil, nil, field.In(path, 0, err)
 	}
 	bad = func(at, format string, args ...any) error { return fieldErr(path, root, at, format, args...) }
 	return data, root, bad, nil
@@ -100,22 +100,11 @@ func stripComments(data []byte) []byte {
 // parseFile parses data as exactly one YAML document whose top is a
 // mapping, with no key given twice in any mapping.
 func parseFile(path string, data []byte, what, need string) (*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var root yaml.Node
-	if err := dec.Decode(&root); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &field.Error{File: path, Msg: "empty: " + what + " file needs " + need}
-		}
-		return nil, syntaxError(path, err)
+	root, err := yamltree.Parse(data, what+" file")
+	if err != nil && !errors.Is(err, yamltree.ErrEmpty) {
+		return nil, field.In(path, 0, err)
 	}
-	var next yaml.Node
-	switch err := dec.Decode(&next); {
-	case err == nil:
-		return nil, &field.Error{File: path, Line: next.Line, Msg: "a second YAML document (---): " + what + " file is one document"}
-	case !errors.Is(err, io.EOF):
-		return nil, syntaxError(path, err)
-	}
-	if len(root.Content) == 0 || root.Content[0].Kind == yaml.ScalarNode && root.Content[0].Tag == "!!null" {
+	if err != nil || root.Content[0].Kind == yaml.ScalarNode && root.Content[0].Tag == "!!null" {
 		return nil, &field.Error{File: path, Msg: "empty: " + what + " file needs " + need}
 	}
 	top := root.Content[0]
@@ -128,18 +117,7 @@ func parseFile(path string, data []byte, what, need string) (*yaml.Node, error) 
 	if err := noAliases(path, "", top); err != nil {
 		return nil, err
 	}
-	return &root, nil
-}
-
-// syntaxError is the YAML parser's message as a field error at its line.
-func syntaxError(path string, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlMessage.FindStringSubmatch(msg); m != nil {
-		var line int
-		fmt.Sscan(m[1], &line)
-		return &field.Error{File: path, Line: yamltree.SyntaxLine(line, m[2]), Msg: m[2]}
-	}
-	return &field.Error{File: path, Msg: msg}
+	return root, nil
 }
 
 // noDuplicateKeys refuses a mapping that gives a key twice anywhere in the

@@ -1,16 +1,9 @@
 package lab
 
 import (
-	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"path/filepath"
-	"reflect"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/internal/yamltree"
@@ -81,90 +74,4 @@ func lineIn(data []byte, field string) int {
 		return 0
 	}
 	return yamltree.Line(&root, field)
-}
-
-// decodeStrict decodes YAML data into v, refusing unknown keys, with the
-// file's name in errors.
-func decodeStrict(path string, data []byte, v any) error {
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
-		var le *lineError
-		if errors.As(err, &le) {
-			var root yaml.Node
-			_ = yaml.Unmarshal(data, &root)
-			return &field.Error{File: path, Line: le.line, Path: yamltree.PathAtLine(&root, le.line, ""), Msg: le.msg}
-		}
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			return typeError(path, data, reflect.TypeOf(v).Elem(), te.Errors[0])
-		}
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// yamlMessage is the YAML library's "line N: ..." message; notFound its
-// message for an unknown key.
-var (
-	yamlMessage = regexp.MustCompile(`^line (\d+): (.*)$`)
-	notFound    = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
-)
-
-// typeError turns the YAML library's first decoding message into a field
-// error at the file, line and field path ("gate.yaml:9: checks[0].lane:
-// unknown field (have ...)"), instead of its text naming Go types.
-func typeError(path string, data []byte, t reflect.Type, msg string) error {
-	m := yamlMessage.FindStringSubmatch(msg)
-	if m == nil {
-		return fmt.Errorf("%s: %s", path, msg)
-	}
-	line, _ := strconv.Atoi(m[1])
-	var root yaml.Node
-	_ = yaml.Unmarshal(data, &root) // it decoded up to here
-	fe := &field.Error{File: path, Line: line, Msg: m[2]}
-	if k := notFound.FindStringSubmatch(m[2]); k != nil {
-		fe.Path = yamltree.PathAtLine(&root, line, k[1])
-		fe.Msg = "unknown field"
-		if have := fieldsAt(t, fe.Path); len(have) > 0 {
-			fe.Msg += " (have " + strings.Join(have, ", ") + ")"
-		}
-	} else {
-		fe.Path = yamltree.PathAtLine(&root, line, "")
-	}
-	return fe
-}
-
-// fieldsAt is the keys of the struct that holds the last field of path
-// (a path such as "checks[0].lane") below type t, sorted; nil if the path
-// does not lead through structs and lists.
-func fieldsAt(t reflect.Type, path string) []string {
-	parts := strings.Split(path, ".")
-	for i, part := range parts {
-		name, _, indexed := strings.Cut(part, "[")
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct {
-			return nil
-		}
-		fields := map[string]reflect.Type{}
-		yamltree.Fields(t, fields)
-		if i == len(parts)-1 {
-			return slices.Sorted(maps.Keys(fields))
-		}
-		if t = fields[name]; t == nil {
-			return nil
-		}
-		if indexed {
-			for t.Kind() == reflect.Pointer {
-				t = t.Elem()
-			}
-			if t.Kind() != reflect.Slice {
-				return nil
-			}
-			t = t.Elem()
-		}
-	}
-	return nil
 }

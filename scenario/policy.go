@@ -70,7 +70,7 @@ func RegisterConfigPolicy[C any](name string, f ConfigFactory[C]) {
 			var c C
 			if n != nil {
 				if err := n.Decode(&c); err != nil {
-					return nil, yamlError(nil, err)
+					return nil, yamltree.Err(nil, reflect.TypeFor[C](), err)
 				}
 			}
 			if v, ok := any(c).(interface{ Validate([]string) error }); ok {

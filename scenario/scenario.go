@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -337,10 +336,8 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 		return nil, field.In(file, 0, err)
 	}
 	s := &Scenario{file: file, root: root}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(s); err != nil && !errors.Is(err, io.EOF) {
-		return nil, field.In(file, 0, yamlError(root, err))
+	if err := yamltree.Decode(data, root, s); err != nil {
+		return nil, field.In(file, 0, err)
 	}
 	if err := s.build(); err != nil {
 		return nil, s.locate(err)
@@ -375,28 +372,17 @@ func parseDocument(data []byte) (*yaml.Node, error) {
 	if len(data) > MaxScenarioBytes {
 		return nil, field.Errorf("", "%d bytes: a scenario may have at most %d", len(data), MaxScenarioBytes)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var root yaml.Node
-	if err := dec.Decode(&root); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, field.Errorf("", "empty scenario")
-		}
-		return nil, yamlError(nil, err)
-	}
-	if len(root.Content) == 0 {
+	root, err := yamltree.Parse(data, "a scenario")
+	if errors.Is(err, yamltree.ErrEmpty) {
 		return nil, field.Errorf("", "empty scenario")
 	}
-	var next yaml.Node
-	switch err := dec.Decode(&next); {
-	case err == nil:
-		return nil, &field.Error{Line: next.Line, Msg: "a second YAML document (---): a scenario is one document"}
-	case !errors.Is(err, io.EOF):
-		return nil, yamlError(&root, err)
-	}
-	if err := checkDocument(&root); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	return &root, nil
+	if err := checkDocument(root); err != nil {
+		return nil, err
+	}
+	return root, nil
 }
 
 // Catalogue is the list of model names, explicit models first.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"time"
@@ -256,7 +257,7 @@ func decodeOnto(seq *yaml.Node, i int, path string, v any) error {
 		return nil
 	}
 	if err := seq.Content[i].Decode(v); err != nil {
-		return field.Under(path, yamlError(nil, err))
+		return field.Under(path, yamltree.Err(nil, reflect.TypeOf(v), err))
 	}
 	return nil
 }

@@ -1,13 +1,11 @@
 package scenario
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -231,31 +229,4 @@ func checkDuration(n *yaml.Node, path string) error {
 		return nodeErr(n, path, "must be at most %v (one year), got %s", MaxDuration, n.Value)
 	}
 	return nil
-}
-
-// yamlLine matches the "line N: " yaml puts before its messages, and the
-// "line N, column C: " of the lab's own decoders (yamltree.Enum).
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+)(?:, column (\d+))?: (.*)$`)
-
-// yamlError turns an error of the YAML library into a *field.Error located
-// at its line, with the path of the key on that line when there is one.
-func yamlError(root *yaml.Node, err error) error {
-	msgs := []string{strings.TrimPrefix(err.Error(), "yaml: ")}
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msgs = te.Errors
-	}
-	fe := &field.Error{Msg: msgs[0]}
-	if m := yamlLine.FindStringSubmatch(msgs[0]); m != nil {
-		fe.Line, _ = strconv.Atoi(m[1])
-		fe.Msg = m[3]
-		fe.Line = yamltree.SyntaxLine(fe.Line, fe.Msg)
-		if root != nil {
-			fe.Path = yamltree.PathAtLine(root, fe.Line, "")
-			if col, err := strconv.Atoi(m[2]); err == nil {
-				fe.Path = cmp.Or(yamltree.PathAt(root, fe.Line, col), fe.Path)
-			}
-		}
-	}
-	return fe
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -173,7 +174,7 @@ func decodeScenarioNode(file string, root *yaml.Node) (*Scenario, error) {
 	}
 	s := &Scenario{file: file, root: root}
 	if err := root.Decode(s); err != nil {
-		return nil, field.In(file, 0, yamlError(root, err))
+		return nil, field.In(file, 0, yamltree.Err(root, reflect.TypeFor[Scenario](), err))
 	}
 	if err := s.build(); err != nil {
 		return nil, s.locate(err)

@@ -9,10 +9,9 @@ import (
 )
 
 // Enum reads a scalar node as one of names, the values of a closed set;
-// anything else is an error in the lab's decoding form ("line N, column
-// C: unknown "x" (want a or b)"), so the caller's YAML error translation
-// names the file, line and field (PathAt: the column tells the field among
-// several on one line).
+// anything else is an *At ("line N, column C: unknown "x" (want a or
+// b)"), so Err names the file, line and field (the column tells the field
+// among several on one line).
 func Enum(node *yaml.Node, names ...string) (string, error) {
 	return EnumOf(node, names)
 }
@@ -28,5 +27,5 @@ func EnumOf[T ~string](node *yaml.Node, set []T) (T, error) {
 	if node.Kind != yaml.ScalarNode {
 		v = "a " + map[yaml.Kind]string{yaml.MappingNode: "mapping", yaml.SequenceNode: "list"}[node.Kind]
 	}
-	return "", fmt.Errorf("line %d, column %d: unknown %s (want %s)", node.Line, node.Column, v, enum.List(set))
+	return "", &At{Line: node.Line, Column: node.Column, Msg: fmt.Sprintf("unknown %s (want %s)", v, enum.List(set))}
 }

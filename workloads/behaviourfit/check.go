@@ -1,10 +1,8 @@
 package behaviourfit
 
 import (
-	"bytes"
-
+	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/workloads"
-	"go.yaml.in/yaml/v3"
 )
 
 // Check decodes a behaviour YAML strictly (unknown keys refused, as a
@@ -18,8 +16,12 @@ func Check(b []byte) error {
 	return bh.Validate("behaviour")
 }
 
+// yamlStrict decodes one YAML document strictly, its errors at the line
+// and field path (yamltree).
 func yamlStrict(b []byte, v any) error {
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	return dec.Decode(v)
+	root, err := yamltree.Parse(b, "a behaviour")
+	if err != nil {
+		return err
+	}
+	return yamltree.Decode(b, root, v)
 }

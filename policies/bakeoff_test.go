@@ -14,10 +14,11 @@ import (
 // of adaptive concurrency limits. Each case is a scripted run of 10 s ticks.
 // The metrics are computed from the harness's own arrays (what the provider
 // served, queued, refused and lost, and the limits in force), never from a
-// controller's internals, and are logged as one markdown table per case;
-// every table of docs/studies/bakeoff.md must be this run's (checkBakeoffDoc),
-// -bakeoff.update rewrites them there and -bakeoff.out FILE writes them all
-// to FILE:
+// controller's internals, and are logged as one markdown table per case.
+// docs/studies/bakeoff.md is written whole from the same rows, its prose's
+// numbers and verdicts included (bakeoffStudy, bakeoff_study_test.go); it
+// must be byte for byte this run's (checkBakeoffDoc), -bakeoff.update
+// rewrites it and -bakeoff.out FILE writes the tables alone to FILE:
 //
 //	go test ./policies -run TestBakeoff -args -bakeoff.update
 //
@@ -34,10 +35,10 @@ import (
 
 var (
 	bakeoffOut    = flag.String("bakeoff.out", "", "write the controller bake-off tables (markdown) to this file")
-	bakeoffUpdate = flag.Bool("bakeoff.update", false, "rewrite the tables of docs/studies/bakeoff.md from this run")
+	bakeoffUpdate = flag.Bool("bakeoff.update", false, "rewrite docs/studies/bakeoff.md (tables and prose) from this run")
 )
 
-// bakeoffDoc is the study whose tables TestBakeoff checks.
+// bakeoffDoc is the study TestBakeoff writes and checks.
 const bakeoffDoc = "../docs/studies/bakeoff.md"
 
 const (
@@ -409,6 +410,10 @@ func checkShared(t *testing.T, kind ControllerKind, r bakeRow) {
 	}
 }
 
+// Cases 3 and 4 run lossTicks ticks; in case 4 calls beyond a queue of
+// fastFailAt fail at once.
+const lossTicks, fastFailAt = 300, 40
+
 // Case 3: calls beyond the capacity time out: no queue, no 429, flat latency.
 func caseTimeouts() bakeCase {
 	return bakeCase{
@@ -418,7 +423,7 @@ func caseTimeouts() bakeCase {
 			fr := bakeFluid(mod)
 			fr.loss = lossTimeout
 			l := newFluidLoop(t, kind, fr)
-			l.run(300)
+			l.run(lossTicks)
 			// the right limit keeps the provider busy and loses nothing
 			return bakeRow{m: measure(traceOf(l), bakeSpan{settled: float64(fr.capacity) / float64(fr.callsPerJob)})}
 		},
@@ -452,12 +457,12 @@ func caseFastFail() bakeCase {
 		title:     "4. Dropped calls averaged in at ~0 latency (concurrency-limits #176)",
 		extraCols: []string{"latency ÷ no-load"},
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
-			fr := bakeFluid(func(fr *fluidRun) { fr.loss, fr.lossAt = lossFastFail, 40 })
+			fr := bakeFluid(func(fr *fluidRun) { fr.loss, fr.lossAt = lossFastFail, fastFailAt })
 			if mod != nil {
 				mod(&fr)
 			}
 			l := newFluidLoop(t, kind, fr)
-			l.run(300)
+			l.run(lossTicks)
 			m := measure(traceOf(l), bakeSpan{settled: fr.settled()})
 			return bakeRow{m: m, x: map[string]float64{"latency ÷ no-load": m.latRatio}}
 		},
@@ -495,6 +500,8 @@ func caseFastFail() bakeCase {
 
 // Case 5: a sustained modest overload on a large provider (1,000 streams),
 // latency only (no 429s, no loss).
+const modestCapacity, modestMax, modestTicks = 1000, 5000, 600
+
 func caseModest() bakeCase {
 	return bakeCase{
 		name:      "5 modest overload",
@@ -502,19 +509,19 @@ func caseModest() bakeCase {
 		extraCols: []string{"latency ÷ no-load", "limit growth, last quarter"},
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
 			fr := bakeFluid(func(fr *fluidRun) {
-				fr.capacity = 1000
-				withTune(fr, func(c *SchedulerConfig) { c.MaxLimit = 5000 })
+				fr.capacity = modestCapacity
+				withTune(fr, func(c *SchedulerConfig) { c.MaxLimit = modestMax })
 			})
 			if mod != nil {
 				mod(&fr)
 			}
 			l := newFluidLoop(t, kind, fr)
-			l.run(600)
+			l.run(modestTicks)
 			m := measure(traceOf(l), bakeSpan{settled: fr.settled()})
 			return bakeRow{m: m, x: map[string]float64{"latency ÷ no-load": m.latRatio, "limit growth, last quarter": m.growth}}
 		},
 		check: func(t *testing.T, kind ControllerKind, r bakeRow) {
-			const capacity = 1000
+			const capacity = modestCapacity
 			switch kind {
 			case ControllerGradient:
 				// #134: Gradient2's queue term grows the limit without bound under
@@ -695,7 +702,8 @@ func caseStale() bakeCase {
 				}
 			}
 			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 330, settled: l.fluidRun.settled()}),
-				x: map[string]float64{"raises while stale": float64(raises)}}
+				x: map[string]float64{"raises while stale": float64(raises),
+					"limit before the spell": float64(l.limits[299]), "limit at the spell's end": float64(l.limits[329])}}
 		},
 		check: func(t *testing.T, kind ControllerKind, r bakeRow) {
 			// a frozen reading is never read as room to grow
@@ -709,6 +717,9 @@ func caseStale() bakeCase {
 	}
 }
 
+// bakeJoin is the tick at which B joins in case 2b.
+const bakeJoin = 150
+
 func bakeCases() []bakeCase {
 	return []bakeCase{
 		caseQuota(),
@@ -719,7 +730,7 @@ func bakeCases() []bakeCase {
 					t.Errorf("share of A = %.2f, want 0.35..0.65", v)
 				}
 			}),
-		caseShared("2b shared key, B joins", "2b. Two evaluations on one key, B joins at tick 150 (inspect_ai #4411)", 150, 600,
+		caseShared("2b shared key, B joins", "2b. Two evaluations on one key, B joins at tick 150 (inspect_ai #4411)", bakeJoin, 600,
 			func(t *testing.T, kind ControllerKind, r bakeRow) {
 				checkShared(t, kind, r)
 				// Known limitation: the two integral controllers read one depth
@@ -742,13 +753,15 @@ func bakeCases() []bakeCase {
 }
 
 // TestBakeoff runs every controller through every case, checks each, and
-// logs (and with -bakeoff.out writes) one table per case.
+// logs (and with -bakeoff.out writes) one table per case; the whole study,
+// tables and prose, must be what bakeoffStudy writes from these rows.
 func TestBakeoff(t *testing.T) {
 	var out strings.Builder
-	var tables []string
-	for _, bc := range bakeCases() {
+	cases := bakeCases()
+	rows := bakeResults{}
+	for _, bc := range cases {
 		t.Run(bc.name, func(t *testing.T) {
-			var rows []bakeRow
+			var rs []bakeRow
 			for _, kind := range Controllers {
 				t.Run(string(kind), func(t *testing.T) {
 					r := bc.run(t, kind, nil)
@@ -756,7 +769,7 @@ func TestBakeoff(t *testing.T) {
 					if bc.check != nil {
 						bc.check(t, kind, r)
 					}
-					rows = append(rows, r)
+					rs = append(rs, r)
 				})
 			}
 			for _, c := range bc.controls {
@@ -764,13 +777,13 @@ func TestBakeoff(t *testing.T) {
 					r := bc.run(t, c.kind, c.mod)
 					r.name = c.name + " (control)"
 					c.check(t, r)
-					rows = append(rows, r)
+					rs = append(rs, r)
 				})
 			}
-			tab := bakeTable(bc.title, bc.extraCols, rows)
+			tab := bakeTable(bc.title, bc.extraCols, rs)
 			t.Log("\n" + tab)
 			out.WriteString(tab + "\n")
-			tables = append(tables, tab)
+			rows[bc.name] = rs
 		})
 	}
 	if *bakeoffOut != "" {
@@ -778,48 +791,47 @@ func TestBakeoff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(tables) == len(bakeCases()) && !t.Failed() {
-		checkBakeoffDoc(t, tables)
+	if len(rows) == len(cases) && !t.Failed() {
+		checkBakeoffDoc(t, bakeoffStudy(cases, rows))
 	}
 }
 
-// checkBakeoffDoc: every table of docs/studies/bakeoff.md is the one this
-// run makes (found by its "#### title" line, up to the blank line after
-// it), so the study's tables cannot drift from the harness; with
-// -bakeoff.update it rewrites them.
-func checkBakeoffDoc(t *testing.T, tables []string) {
+// checkBakeoffDoc: docs/studies/bakeoff.md is byte for byte the study this
+// run writes, so neither its tables nor its prose can drift from the
+// harness; with -bakeoff.update it rewrites the file.
+func checkBakeoffDoc(t *testing.T, want string) {
+	if *bakeoffUpdate {
+		if err := os.WriteFile(bakeoffDoc, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	b, err := os.ReadFile(bakeoffDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := string(b)
-	for _, tab := range tables {
-		head, _, _ := strings.Cut(tab, "\n")
-		i := strings.Index(doc, head+"\n")
-		if i < 0 {
-			t.Errorf("%s: no table %q", bakeoffDoc, head)
-			continue
+	if have := string(b); have != want {
+		t.Errorf("%s differs from this run (`go test ./policies -run TestBakeoff -args -bakeoff.update` rewrites it):\n%s",
+			bakeoffDoc, firstDiff(have, want))
+	}
+}
+
+// firstDiff shows the first line at which have and want differ.
+func firstDiff(have, want string) string {
+	h, w := strings.Split(have, "\n"), strings.Split(want, "\n")
+	for i := range max(len(h), len(w)) {
+		var hl, wl string
+		if i < len(h) {
+			hl = h[i]
 		}
-		body := i + len(head) + 2 // past the heading and its blank line
-		end := strings.Index(doc[body:], "\n\n")
-		if end < 0 {
-			end = len(doc) - body
-		} else {
-			end++
+		if i < len(w) {
+			wl = w[i]
 		}
-		if have := doc[i : body+end]; have != tab {
-			if *bakeoffUpdate {
-				doc = doc[:i] + tab + doc[body+end:]
-				continue
-			}
-			t.Errorf("%s: table %q differs from this run: `go test ./policies -run TestBakeoff -args -bakeoff.update` rewrites it\nhave:\n%s\nwant:\n%s", bakeoffDoc, head, have, tab)
+		if hl != wl {
+			return fmt.Sprintf("line %d:\nhave: %s\nwant: %s", i+1, hl, wl)
 		}
 	}
-	if *bakeoffUpdate {
-		if err := os.WriteFile(bakeoffDoc, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return "(line endings differ)"
 }
 
 // TestQuotaCutSticks: a cut by the quota rule must hold for the rivals that

@@ -242,10 +242,10 @@ outside the gateway queue, so the depth reads 0 while 429s arrive on every
 tick. The provider also answers 429 beyond a queue of %d throughout. Field
 report: inspect_ai #5137 (fixed by #5138), a limit frozen after one cut
 because every retry pushed its cooldown on. %s and %s; inspect's rule, which
-debounces from the cut only, cuts %.0f times. After the lift `+"`slowstart`"+` is
+debounces from the cut only, cuts %s. After the lift `+"`slowstart`"+` is
 %s and %s (%s). The control,
 `+"`slowstart`"+` with `+"`ignore_quota`"+`, reads the empty queue and %s (%.0f × the quota's limit, %.0f%% of tries refused).`,
-		fr.capacity/2, q1Spell, q1Ramp, bakeThrottle, verdict, raise, insp.x["cuts under the quota"],
+		fr.capacity/2, q1Spell, q1Ramp, bakeThrottle, verdict, raise, times(insp.x["cuts under the quota"]),
 		busyIn(ss.m), back, strings.Join(slow, ", "), climb, lift(ctl), 100*ctl.m.rate429)
 }
 
@@ -279,6 +279,14 @@ scheduler is told of the 429s in proportion to its calls. One controller
 alone settles at %.0f jobs. Field report: inspect_ai #4411 (the thread was
 not retrieved while writing this). Started together (2a) %s; the total settles at
 %s.`, bakeThrottle, fr.settled(), split, settles)
+}
+
+// times is a count of events: "once", "N times".
+func times(n float64) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%.0f times", n)
 }
 
 // pct is a share as whole percent.

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -228,7 +229,7 @@ func proseQuota(res bakeResults) string {
 	others := res.kinds(c, func(r bakeRow) bool { return r.name != string(ControllerSlowStart) })
 	slices.SortStableFunc(others, func(a, b bakeRow) int { return b.m.toBusy - a.m.toBusy })
 	var slow []string
-	for _, r := range others[:2] {
+	for _, r := range others[:min(2, len(others))] {
 		slow = append(slow, fmt.Sprintf("%s %d", kindName(r.name), r.m.toBusy))
 	}
 	ctl := res.row(c, "slowstart, ignore_quota (control)")
@@ -298,7 +299,7 @@ func proseJoin(res bakeResults) string {
 	all := res.kinds(c, func(bakeRow) bool { return true })
 	shareA := func(r bakeRow) float64 { return r.x["share of A"] }
 	byShare := slices.Clone(all)
-	slices.SortStableFunc(byShare, func(a, b bakeRow) int { return int(math.Round(1e6 * (shareA(a) - shareA(b)))) })
+	slices.SortStableFunc(byShare, func(a, b bakeRow) int { return cmp.Compare(shareA(a), shareA(b)) })
 	fairest := byShare[0]
 	var near []string
 	var keep []bakeRow
@@ -521,11 +522,11 @@ func proseSlowdown(res bakeResults) string {
 	if st.m.revPerH < 30 {
 		cycles = "does not cycle"
 	}
-	return fmt.Sprintf(`7a: capacity halved for 200 ticks, then restored (429s beyond a queue of
+	return fmt.Sprintf(`7a: capacity halved for %d ticks, then restored (429s beyond a queue of
 %d). %s follow (limit while
 halved %s × its settled %.0f jobs) and come back; `+"`slowstart`"+` is %s after the
 recovery. step, the negative control, %s (%.0f reversals/h).`,
-		bakeThrottle, names(follow, " and "), span(follow, "%.2f", during), half, strings.Replace(busyIn(ss.m), "in ", "", 1), cycles, st.m.revPerH)
+		slowTicks, bakeThrottle, names(follow, " and "), span(follow, "%.2f", during), half, strings.Replace(busyIn(ss.m), "in ", "", 1), cycles, st.m.revPerH)
 }
 
 func proseLongJobs(res bakeResults) string {
@@ -545,8 +546,8 @@ func proseLongJobs(res bakeResults) string {
 	if len(saw) > 0 {
 		sawtooth = fmt.Sprintf("; %s keep%s their sawtooth", names(saw, " and\n"), verb(saw, "s", ""))
 	}
-	return fmt.Sprintf(`7b: jobs 5 × as long for 150 ticks. The settled limit depends on calls per
-job, not on length, and %s%s.`, off, sawtooth)
+	return fmt.Sprintf(`7b: jobs %d × as long for %d ticks. The settled limit depends on calls per
+job, not on length, and %s%s.`, longFactor, longTicks, off, sawtooth)
 }
 
 func proseStale(res bakeResults) string {
@@ -568,8 +569,8 @@ func proseStale(res bakeResults) string {
 	if !nearly(float64(ss.m.end), half, 0.05) || ss.m.absErr > 1 || ss.m.revPerH > 4 {
 		settles = fmt.Sprintf("ends at %d, not settled at %.0f", ss.m.end, half)
 	}
-	return fmt.Sprintf(`7c: the depth and latency readings freeze for 30 ticks while the capacity
-halves (and stays halved); the 429 count does not freeze. %s; %s, and `+"`slowstart`"+` %s.`, raise, lowers, settles)
+	return fmt.Sprintf(`7c: the depth and latency readings freeze for %d ticks while the capacity
+halves (and stays halved); the 429 count does not freeze. %s; %s, and `+"`slowstart`"+` %s.`, staleTicks, raise, lowers, settles)
 }
 
 // bakeFixed records what the bake-off found in the code when it was first

@@ -610,11 +610,16 @@ func checkSettles(t *testing.T, r bakeRow, settled float64) {
 	}
 }
 
+// Cases 7a–7c: from tick 300 the capacity halves for slowTicks (7a); jobs
+// run longFactor × as long for longTicks (7b); the readings freeze for
+// staleTicks over a lasting halving (7c).
+const slowTicks, longFactor, longTicks, staleTicks = 200, 5, 150, 30
+
 // Case 7a: the provider slows (capacity halved), then recovers.
 func caseSlowdown() bakeCase {
 	return bakeCase{
 		name:      "7a slowdown",
-		title:     "7a. Provider slowdown (capacity halved for 200 ticks) and recovery",
+		title:     fmt.Sprintf("7a. Provider slowdown (capacity halved for %d ticks) and recovery", slowTicks),
 		extraCols: []string{"limit while halved ÷ its settled"},
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
 			fr := bakeFluid(mod)
@@ -623,11 +628,11 @@ func caseSlowdown() bakeCase {
 			l.run(300)
 			l.capacity /= 2
 			half := l.fluidRun.settled()
-			l.run(200)
-			during := meanLimit(l.limits, 450, 500) / half
+			l.run(slowTicks)
+			during := meanLimit(l.limits, 300+slowTicks-50, 300+slowTicks) / half
 			l.capacity = fr.capacity
 			l.run(200)
-			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 500, settled: fr.settled()}),
+			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 300 + slowTicks, settled: fr.settled()}),
 				x: map[string]float64{"limit while halved ÷ its settled": during}}
 		},
 		check: func(t *testing.T, kind ControllerKind, r bakeRow) {
@@ -655,14 +660,14 @@ func caseSlowdown() bakeCase {
 func caseLongJobs() bakeCase {
 	return bakeCase{
 		name:  "7b long jobs",
-		title: "7b. A burst of long jobs (5× as long for 150 ticks)",
+		title: fmt.Sprintf("7b. A burst of long jobs (%d× as long for %d ticks)", longFactor, longTicks),
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
 			fr := bakeFluid(mod)
 			fr.throttleAt = bakeThrottle
 			l := newFluidLoop(t, kind, fr)
 			l.run(200)
-			l.jobTicks *= 5
-			l.run(150)
+			l.jobTicks *= longFactor
+			l.run(longTicks)
 			l.jobTicks = fr.jobTicks
 			l.run(250)
 			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 200, settled: fr.settled()})}
@@ -683,7 +688,7 @@ func caseLongJobs() bakeCase {
 func caseStale() bakeCase {
 	return bakeCase{
 		name:      "7c stale",
-		title:     "7c. A stale metrics pipeline (readings frozen 30 ticks) over a slowdown",
+		title:     fmt.Sprintf("7c. A stale metrics pipeline (readings frozen %d ticks) over a slowdown", staleTicks),
 		extraCols: []string{"raises while stale"},
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
 			fr := bakeFluid(mod)
@@ -692,18 +697,18 @@ func caseStale() bakeCase {
 			l.run(300)
 			l.stale = true
 			l.capacity /= 2
-			l.run(30)
+			l.run(staleTicks)
 			l.stale = false
-			l.run(170)
+			l.run(200 - staleTicks)
 			raises := 0
-			for k := 300; k < 330; k++ {
+			for k := 300; k < 300+staleTicks; k++ {
 				if l.limits[k] > l.limits[k-1] {
 					raises++
 				}
 			}
-			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 330, settled: l.fluidRun.settled()}),
+			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 300 + staleTicks, settled: l.fluidRun.settled()}),
 				x: map[string]float64{"raises while stale": float64(raises),
-					"limit before the spell": float64(l.limits[299]), "limit at the spell's end": float64(l.limits[329])}}
+					"limit before the spell": float64(l.limits[299]), "limit at the spell's end": float64(l.limits[300+staleTicks-1])}}
 		},
 		check: func(t *testing.T, kind ControllerKind, r bakeRow) {
 			// a frozen reading is never read as room to grow
@@ -730,7 +735,7 @@ func bakeCases() []bakeCase {
 					t.Errorf("share of A = %.2f, want 0.35..0.65", v)
 				}
 			}),
-		caseShared("2b shared key, B joins", "2b. Two evaluations on one key, B joins at tick 150 (inspect_ai #4411)", bakeJoin, 600,
+		caseShared("2b shared key, B joins", fmt.Sprintf("2b. Two evaluations on one key, B joins at tick %d (inspect_ai #4411)", bakeJoin), bakeJoin, 600,
 			func(t *testing.T, kind ControllerKind, r bakeRow) {
 				checkShared(t, kind, r)
 				// Known limitation: the two integral controllers read one depth

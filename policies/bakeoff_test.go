@@ -14,10 +14,11 @@ import (
 // of adaptive concurrency limits. Each case is a scripted run of 10 s ticks.
 // The metrics are computed from the harness's own arrays (what the provider
 // served, queued, refused and lost, and the limits in force), never from a
-// controller's internals, and are logged as one markdown table per case;
-// every table of docs/studies/bakeoff.md must be this run's (checkBakeoffDoc),
-// -bakeoff.update rewrites them there and -bakeoff.out FILE writes them all
-// to FILE:
+// controller's internals, and are logged as one markdown table per case.
+// docs/studies/bakeoff.md is written whole from the same rows, its prose's
+// numbers and verdicts included (bakeoffStudy, bakeoff_study_test.go); it
+// must be byte for byte this run's (checkBakeoffDoc), -bakeoff.update
+// rewrites it and -bakeoff.out FILE writes the tables alone to FILE:
 //
 //	go test ./policies -run TestBakeoff -args -bakeoff.update
 //
@@ -34,10 +35,10 @@ import (
 
 var (
 	bakeoffOut    = flag.String("bakeoff.out", "", "write the controller bake-off tables (markdown) to this file")
-	bakeoffUpdate = flag.Bool("bakeoff.update", false, "rewrite the tables of docs/studies/bakeoff.md from this run")
+	bakeoffUpdate = flag.Bool("bakeoff.update", false, "rewrite docs/studies/bakeoff.md (tables and prose) from this run")
 )
 
-// bakeoffDoc is the study whose tables TestBakeoff checks.
+// bakeoffDoc is the study TestBakeoff writes and checks.
 const bakeoffDoc = "../docs/studies/bakeoff.md"
 
 const (
@@ -409,6 +410,10 @@ func checkShared(t *testing.T, kind ControllerKind, r bakeRow) {
 	}
 }
 
+// Cases 3 and 4 run lossTicks ticks; in case 4 calls beyond a queue of
+// fastFailAt fail at once.
+const lossTicks, fastFailAt = 300, 40
+
 // Case 3: calls beyond the capacity time out: no queue, no 429, flat latency.
 func caseTimeouts() bakeCase {
 	return bakeCase{
@@ -418,7 +423,7 @@ func caseTimeouts() bakeCase {
 			fr := bakeFluid(mod)
 			fr.loss = lossTimeout
 			l := newFluidLoop(t, kind, fr)
-			l.run(300)
+			l.run(lossTicks)
 			// the right limit keeps the provider busy and loses nothing
 			return bakeRow{m: measure(traceOf(l), bakeSpan{settled: float64(fr.capacity) / float64(fr.callsPerJob)})}
 		},
@@ -452,12 +457,12 @@ func caseFastFail() bakeCase {
 		title:     "4. Dropped calls averaged in at ~0 latency (concurrency-limits #176)",
 		extraCols: []string{"latency ÷ no-load"},
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
-			fr := bakeFluid(func(fr *fluidRun) { fr.loss, fr.lossAt = lossFastFail, 40 })
+			fr := bakeFluid(func(fr *fluidRun) { fr.loss, fr.lossAt = lossFastFail, fastFailAt })
 			if mod != nil {
 				mod(&fr)
 			}
 			l := newFluidLoop(t, kind, fr)
-			l.run(300)
+			l.run(lossTicks)
 			m := measure(traceOf(l), bakeSpan{settled: fr.settled()})
 			return bakeRow{m: m, x: map[string]float64{"latency ÷ no-load": m.latRatio}}
 		},
@@ -495,6 +500,8 @@ func caseFastFail() bakeCase {
 
 // Case 5: a sustained modest overload on a large provider (1,000 streams),
 // latency only (no 429s, no loss).
+const modestCapacity, modestMax, modestTicks = 1000, 5000, 600
+
 func caseModest() bakeCase {
 	return bakeCase{
 		name:      "5 modest overload",
@@ -502,19 +509,19 @@ func caseModest() bakeCase {
 		extraCols: []string{"latency ÷ no-load", "limit growth, last quarter"},
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
 			fr := bakeFluid(func(fr *fluidRun) {
-				fr.capacity = 1000
-				withTune(fr, func(c *SchedulerConfig) { c.MaxLimit = 5000 })
+				fr.capacity = modestCapacity
+				withTune(fr, func(c *SchedulerConfig) { c.MaxLimit = modestMax })
 			})
 			if mod != nil {
 				mod(&fr)
 			}
 			l := newFluidLoop(t, kind, fr)
-			l.run(600)
+			l.run(modestTicks)
 			m := measure(traceOf(l), bakeSpan{settled: fr.settled()})
 			return bakeRow{m: m, x: map[string]float64{"latency ÷ no-load": m.latRatio, "limit growth, last quarter": m.growth}}
 		},
 		check: func(t *testing.T, kind ControllerKind, r bakeRow) {
-			const capacity = 1000
+			const capacity = modestCapacity
 			switch kind {
 			case ControllerGradient:
 				// #134: Gradient2's queue term grows the limit without bound under
@@ -603,11 +610,16 @@ func checkSettles(t *testing.T, r bakeRow, settled float64) {
 	}
 }
 
+// Cases 7a–7c: from tick 300 the capacity halves for slowTicks (7a); jobs
+// run longFactor × as long for longTicks (7b); the readings freeze for
+// staleTicks over a lasting halving (7c).
+const slowTicks, longFactor, longTicks, staleTicks = 200, 5, 150, 30
+
 // Case 7a: the provider slows (capacity halved), then recovers.
 func caseSlowdown() bakeCase {
 	return bakeCase{
 		name:      "7a slowdown",
-		title:     "7a. Provider slowdown (capacity halved for 200 ticks) and recovery",
+		title:     fmt.Sprintf("7a. Provider slowdown (capacity halved for %d ticks) and recovery", slowTicks),
 		extraCols: []string{"limit while halved ÷ its settled"},
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
 			fr := bakeFluid(mod)
@@ -616,11 +628,11 @@ func caseSlowdown() bakeCase {
 			l.run(300)
 			l.capacity /= 2
 			half := l.fluidRun.settled()
-			l.run(200)
-			during := meanLimit(l.limits, 450, 500) / half
+			l.run(slowTicks)
+			during := meanLimit(l.limits, 300+slowTicks-50, 300+slowTicks) / half
 			l.capacity = fr.capacity
 			l.run(200)
-			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 500, settled: fr.settled()}),
+			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 300 + slowTicks, settled: fr.settled()}),
 				x: map[string]float64{"limit while halved ÷ its settled": during}}
 		},
 		check: func(t *testing.T, kind ControllerKind, r bakeRow) {
@@ -648,14 +660,14 @@ func caseSlowdown() bakeCase {
 func caseLongJobs() bakeCase {
 	return bakeCase{
 		name:  "7b long jobs",
-		title: "7b. A burst of long jobs (5× as long for 150 ticks)",
+		title: fmt.Sprintf("7b. A burst of long jobs (%d× as long for %d ticks)", longFactor, longTicks),
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
 			fr := bakeFluid(mod)
 			fr.throttleAt = bakeThrottle
 			l := newFluidLoop(t, kind, fr)
 			l.run(200)
-			l.jobTicks *= 5
-			l.run(150)
+			l.jobTicks *= longFactor
+			l.run(longTicks)
 			l.jobTicks = fr.jobTicks
 			l.run(250)
 			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 200, settled: fr.settled()})}
@@ -676,7 +688,7 @@ func caseLongJobs() bakeCase {
 func caseStale() bakeCase {
 	return bakeCase{
 		name:      "7c stale",
-		title:     "7c. A stale metrics pipeline (readings frozen 30 ticks) over a slowdown",
+		title:     fmt.Sprintf("7c. A stale metrics pipeline (readings frozen %d ticks) over a slowdown", staleTicks),
 		extraCols: []string{"raises while stale"},
 		run: func(t *testing.T, kind ControllerKind, mod func(*fluidRun)) bakeRow {
 			fr := bakeFluid(mod)
@@ -685,17 +697,18 @@ func caseStale() bakeCase {
 			l.run(300)
 			l.stale = true
 			l.capacity /= 2
-			l.run(30)
+			l.run(staleTicks)
 			l.stale = false
-			l.run(170)
+			l.run(200 - staleTicks)
 			raises := 0
-			for k := 300; k < 330; k++ {
+			for k := 300; k < 300+staleTicks; k++ {
 				if l.limits[k] > l.limits[k-1] {
 					raises++
 				}
 			}
-			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 330, settled: l.fluidRun.settled()}),
-				x: map[string]float64{"raises while stale": float64(raises)}}
+			return bakeRow{m: measure(traceOf(l), bakeSpan{event: 300 + staleTicks, settled: l.fluidRun.settled()}),
+				x: map[string]float64{"raises while stale": float64(raises),
+					"limit before the spell": float64(l.limits[299]), "limit at the spell's end": float64(l.limits[300+staleTicks-1])}}
 		},
 		check: func(t *testing.T, kind ControllerKind, r bakeRow) {
 			// a frozen reading is never read as room to grow
@@ -709,6 +722,9 @@ func caseStale() bakeCase {
 	}
 }
 
+// bakeJoin is the tick at which B joins in case 2b.
+const bakeJoin = 150
+
 func bakeCases() []bakeCase {
 	return []bakeCase{
 		caseQuota(),
@@ -719,7 +735,7 @@ func bakeCases() []bakeCase {
 					t.Errorf("share of A = %.2f, want 0.35..0.65", v)
 				}
 			}),
-		caseShared("2b shared key, B joins", "2b. Two evaluations on one key, B joins at tick 150 (inspect_ai #4411)", 150, 600,
+		caseShared("2b shared key, B joins", fmt.Sprintf("2b. Two evaluations on one key, B joins at tick %d (inspect_ai #4411)", bakeJoin), bakeJoin, 600,
 			func(t *testing.T, kind ControllerKind, r bakeRow) {
 				checkShared(t, kind, r)
 				// Known limitation: the two integral controllers read one depth
@@ -742,13 +758,15 @@ func bakeCases() []bakeCase {
 }
 
 // TestBakeoff runs every controller through every case, checks each, and
-// logs (and with -bakeoff.out writes) one table per case.
+// logs (and with -bakeoff.out writes) one table per case; the whole study,
+// tables and prose, must be what bakeoffStudy writes from these rows.
 func TestBakeoff(t *testing.T) {
 	var out strings.Builder
-	var tables []string
-	for _, bc := range bakeCases() {
+	cases := bakeCases()
+	rows := bakeResults{}
+	for _, bc := range cases {
 		t.Run(bc.name, func(t *testing.T) {
-			var rows []bakeRow
+			var rs []bakeRow
 			for _, kind := range Controllers {
 				t.Run(string(kind), func(t *testing.T) {
 					r := bc.run(t, kind, nil)
@@ -756,7 +774,7 @@ func TestBakeoff(t *testing.T) {
 					if bc.check != nil {
 						bc.check(t, kind, r)
 					}
-					rows = append(rows, r)
+					rs = append(rs, r)
 				})
 			}
 			for _, c := range bc.controls {
@@ -764,13 +782,13 @@ func TestBakeoff(t *testing.T) {
 					r := bc.run(t, c.kind, c.mod)
 					r.name = c.name + " (control)"
 					c.check(t, r)
-					rows = append(rows, r)
+					rs = append(rs, r)
 				})
 			}
-			tab := bakeTable(bc.title, bc.extraCols, rows)
+			tab := bakeTable(bc.title, bc.extraCols, rs)
 			t.Log("\n" + tab)
 			out.WriteString(tab + "\n")
-			tables = append(tables, tab)
+			rows[bc.name] = rs
 		})
 	}
 	if *bakeoffOut != "" {
@@ -778,48 +796,47 @@ func TestBakeoff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(tables) == len(bakeCases()) && !t.Failed() {
-		checkBakeoffDoc(t, tables)
+	if len(rows) == len(cases) && !t.Failed() {
+		checkBakeoffDoc(t, bakeoffStudy(cases, rows))
 	}
 }
 
-// checkBakeoffDoc: every table of docs/studies/bakeoff.md is the one this
-// run makes (found by its "#### title" line, up to the blank line after
-// it), so the study's tables cannot drift from the harness; with
-// -bakeoff.update it rewrites them.
-func checkBakeoffDoc(t *testing.T, tables []string) {
+// checkBakeoffDoc: docs/studies/bakeoff.md is byte for byte the study this
+// run writes, so neither its tables nor its prose can drift from the
+// harness; with -bakeoff.update it rewrites the file.
+func checkBakeoffDoc(t *testing.T, want string) {
+	if *bakeoffUpdate {
+		if err := os.WriteFile(bakeoffDoc, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	b, err := os.ReadFile(bakeoffDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := string(b)
-	for _, tab := range tables {
-		head, _, _ := strings.Cut(tab, "\n")
-		i := strings.Index(doc, head+"\n")
-		if i < 0 {
-			t.Errorf("%s: no table %q", bakeoffDoc, head)
-			continue
+	if have := string(b); have != want {
+		t.Errorf("%s differs from this run (`go test ./policies -run TestBakeoff -args -bakeoff.update` rewrites it):\n%s",
+			bakeoffDoc, firstDiff(have, want))
+	}
+}
+
+// firstDiff shows the first line at which have and want differ.
+func firstDiff(have, want string) string {
+	h, w := strings.Split(have, "\n"), strings.Split(want, "\n")
+	for i := range max(len(h), len(w)) {
+		var hl, wl string
+		if i < len(h) {
+			hl = h[i]
 		}
-		body := i + len(head) + 2 // past the heading and its blank line
-		end := strings.Index(doc[body:], "\n\n")
-		if end < 0 {
-			end = len(doc) - body
-		} else {
-			end++
+		if i < len(w) {
+			wl = w[i]
 		}
-		if have := doc[i : body+end]; have != tab {
-			if *bakeoffUpdate {
-				doc = doc[:i] + tab + doc[body+end:]
-				continue
-			}
-			t.Errorf("%s: table %q differs from this run: `go test ./policies -run TestBakeoff -args -bakeoff.update` rewrites it\nhave:\n%s\nwant:\n%s", bakeoffDoc, head, have, tab)
+		if hl != wl {
+			return fmt.Sprintf("line %d:\nhave: %s\nwant: %s", i+1, hl, wl)
 		}
 	}
-	if *bakeoffUpdate {
-		if err := os.WriteFile(bakeoffDoc, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return "(line endings differ)"
 }
 
 // TestQuotaCutSticks: a cut by the quota rule must hold for the rivals that

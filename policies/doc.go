@@ -128,7 +128,7 @@
 // known capacity in rivals_test.go; "cycles" below is what that harness and
 // the controllers scenario measure. bakeoff_test.go runs them all through
 // the failures the field has reported (quotas, shared keys, timeouts, fast
-// failures, loaded starts; tables in docs/studies/bakeoff.md).
+// failures, loaded starts) and writes docs/studies/bakeoff.md whole.
 //
 //   - search: raise below T − h, lower above T + τ + h, h = max(1, T/4)
 //     (hysteresis); the step is g·l (at least one job), g starting at

@@ -131,7 +131,6 @@ func bakeoffStudy(cases []bakeCase, res bakeResults) string {
 		}
 		b.WriteString(s.prose + "\n\n" + tables[s.caseName])
 	}
-	b.WriteString(bakeFixed)
 	return b.String()
 }
 
@@ -572,19 +571,3 @@ func proseStale(res bakeResults) string {
 	return fmt.Sprintf(`7c: the depth and latency readings freeze for %d ticks while the capacity
 halves (and stays halved); the 429 count does not freeze. %s; %s, and `+"`slowstart`"+` %s.`, staleTicks, raise, lowers, settles)
 }
-
-// bakeFixed records what the bake-off found in the code when it was first
-// run; its numbers are of the code before the fixes, which the harness no
-// longer runs.
-const bakeFixed = "### Found and fixed by the bake-off\n\n" +
-	"- The quota rule's cut did not stick for the rivals that move a real-valued\n" +
-	"  limit (`slowstart`, `pi`, `gradient`): `controller.rejected` lowered the\n" +
-	"  limit but not the controller's own copy, so the next tick without 429s put\n" +
-	"  it back (`slowstart` 42 → 105 in one tick under a quota at 50 jobs; in 7c\n" +
-	"  it cycled at 106 reversals/h and ended at 1.6 × settled). Regression test:\n" +
-	"  `TestQuotaCutSticks`.\n" +
-	"- With a `QuotaState` (as the simulator's world is), `inspect` never heard a\n" +
-	"  429: the quota rule took every tick that had one, so inspect never left its\n" +
-	"  doubling phase. The quota rule no longer applies to `inspect` when the\n" +
-	"  State reports 429s through `LatencySignals`. Regression test:\n" +
-	"  `TestInspectHearsQuota429s`.\n"

@@ -205,3 +205,27 @@ func TestCIGateCatchesTheCap(t *testing.T) {
 		t.Errorf("lanes named as throughput regressions of small (-want +got):\n%s", diff)
 	}
 }
+
+// TestTourOutputsNest: the tour's commands with their default folders —
+// the gate's out/gate and a sweep's inside compare's out — run one after
+// another in either order: each command's folder is kept when another
+// rewrites the outer one, and sim report reads the outer one back.
+func TestTourOutputsNest(t *testing.T) {
+	dir := t.TempDir()
+	good := gateFile(t, dir, "good.yaml", "{target_depth: 10}")
+	out := filepath.Join(dir, "out")
+	gate := filepath.Join(out, "gate")
+	mustSim(t, nil, "gate", "--out", gate, "--update", "--reason", "first", good)
+	mustSim(t, nil, "compare", "--scenario", "testdata/small.yaml", "--out", out)
+	mustSim(t, nil, "gate", "--out", gate, good)
+	mustSim(t, nil, "compare", "--scenario", "testdata/small.yaml", "--report", "--out", out)
+	mustSim(t, nil, "report", "--in", out)
+	if v := readVerdict(t, gate); !v.Pass {
+		t.Errorf("the gate's verdict after compare rewrote out: %+v", v)
+	}
+	for _, f := range []string{"summary.json", "report.html", "gate/verdict.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -278,7 +278,9 @@ func checkReplaceable(target string) error {
 	for _, e := range entries {
 		name := e.Name()
 		if !slices.Contains(allowed, name) {
-			foreign = append(foreign, name)
+			if !nestedOutput(target, e) {
+				foreign = append(foreign, name)
+			}
 			continue
 		}
 		ok, isDir := simDirs[name]
@@ -321,6 +323,12 @@ func (s *StagedDir) Commit() error {
 		os.RemoveAll(s.Dir)
 		return err
 	}
+	unlockNested, err := lockNested(s.Target)
+	if err != nil {
+		os.RemoveAll(s.Dir)
+		return err
+	}
+	defer unlockNested()
 	if _, err := os.Lstat(s.Target); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Rename(s.Dir, s.Target); err != nil {
 			os.RemoveAll(s.Dir)
@@ -342,7 +350,8 @@ func (s *StagedDir) Commit() error {
 			}
 			s.Dir = old
 		}
-		os.RemoveAll(s.Dir) // now the previous outputs
+		carryNested(s.Dir, s.Target) // s.Dir now holds the previous outputs
+		os.RemoveAll(s.Dir)
 	}
 	return syncPath(filepath.Dir(s.Target))
 }
@@ -426,4 +435,57 @@ func syncPath(path string) error {
 		return err
 	}
 	return nil
+}
+
+// lockName is an output directory's lock file (lockPath).
+var lockName = regexp.MustCompile(`^\.(.+)\.lock$`)
+
+// nestedOutput says whether an entry of dir is another command's output
+// kept inside it (sim gate's default out/gate inside compare's out): a
+// folder sim wrote or is writing (it holds the marker) or an output's
+// lock file. Replacing dir carries these over (carryNested); they are
+// never the user's files.
+func nestedOutput(dir string, e fs.DirEntry) bool {
+	if e.IsDir() {
+		_, err := os.Lstat(filepath.Join(dir, e.Name(), OutputMarker))
+		return err == nil
+	}
+	return e.Type().IsRegular() && lockName.MatchString(e.Name())
+}
+
+// lockNested takes the lock of every output kept inside dir (each has its
+// lock file there), so none is being written while dir is swapped; one
+// held by another sim refuses the swap (a *BusyError).
+func lockNested(dir string) (unlock func(), err error) {
+	var unlocks []func()
+	unlock = func() {
+		for _, u := range unlocks {
+			u()
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		m := lockName.FindStringSubmatch(e.Name())
+		if m == nil || !e.Type().IsRegular() {
+			continue
+		}
+		u, err := LockDir(filepath.Join(dir, m[1]))
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		unlocks = append(unlocks, u)
+	}
+	return unlock, nil
+}
+
+// carryNested moves the outputs kept inside the previous directory old
+// into its replacement dir.
+func carryNested(old, dir string) {
+	entries, _ := os.ReadDir(old)
+	for _, e := range entries {
+		if nestedOutput(old, e) {
+			os.Rename(filepath.Join(old, e.Name()), filepath.Join(dir, e.Name()))
+		}
+	}
 }

@@ -44,6 +44,13 @@ func gateAction(c *cli.Context) error {
 	if c.Bool("update") && len(c.StringSlice("set")) > 0 {
 		return usageErrorf(c, "--set judges a change against the baselines; it cannot --update them (edit the gate file instead)")
 	}
+	for _, f := range []string{c.String("junit"), c.String("markdown")} {
+		if f != "" && f != "-" {
+			if err := results.CheckOutFile(f); err != nil { // before anything runs
+				return err
+			}
+		}
+	}
 	sets, err := parseSets(c)
 	if err != nil {
 		return err

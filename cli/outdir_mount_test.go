@@ -77,6 +77,12 @@ func TestOutOnMountRefused(t *testing.T) {
 		{"sweep", func(o string) []string { return []string{"sweep", "--out", o, "testdata/sweep.yaml"} }, false},
 		{"tune", func(o string) []string { return []string{"tune", "--out", o, "../examples/tune.yaml"} }, false},
 		{"gate", func(o string) []string { return []string{"gate", "--out", o, "../examples/ci-gate.yaml"} }, false},
+		{"gate --junit", func(o string) []string {
+			return []string{"gate", "--out", filepath.Join(root, "gate-out"), "--junit", o, "../examples/ci-gate.yaml"}
+		}, true},
+		{"gate --markdown", func(o string) []string {
+			return []string{"gate", "--out", filepath.Join(root, "gate-out"), "--markdown", o, "../examples/ci-gate.yaml"}
+		}, true},
 		{"merge", func(o string) []string {
 			return []string{"merge", "--out", o, filepath.Join(shards, "shard-0"), filepath.Join(shards, "shard-1")}
 		}, false},

@@ -22,7 +22,7 @@ import (
 // four quotas, rolling or reset daily, burning or not, with history and
 // either admission rule; virtual keys with caps, budgets and pacing;
 // separate evaluation organisations; production generators with their own
-// retries, and request traces replayed as production (../shared/traces);
+// retries, and request traces replayed as production (../shared/traces, or the shipped samples);
 // capacity events, stale metrics, the adaptive gateway limit; grading,
 // phase switches, bursts; guards, alerts and scheduler settings —
 // and check, under both policies, what must hold whatever the combination:
@@ -42,10 +42,7 @@ var (
 )
 
 func TestRandomScenarios(t *testing.T) {
-	traces, err := filepath.Abs("../../shared/traces") // beside the repository, when there
-	if _, statErr := os.Stat(traces); err != nil || statErr != nil {
-		traces = ""
-	}
+	traces := requestTraces(t)
 	for i := *randomScenarioFrom; i < *randomScenarioFrom+*randomScenarios; i++ {
 		text := randomScenario(rand.New(rand.NewPCG(uint64(i), 0x72616e64)), traces)
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
@@ -225,9 +222,27 @@ func checkFixedDays(t *testing.T, who string, tries []try, limits [scenario.NumD
 	}
 }
 
+// requestTraces are the request traces a random scenario may replay as
+// production ("PATH FORMAT"): the whole public traces beside the repository
+// when they are there, else the samples the repository ships.
+func requestTraces(t *testing.T) []string {
+	if shared, err := filepath.Abs("../../shared/traces"); err == nil {
+		if _, err := os.Stat(shared); err == nil {
+			return []string{shared + "/AzureLLMInferenceTrace_conv.csv azure", shared + "/AzureLLMInferenceTrace_code.csv azure",
+				shared + "/mooncake_conversation_trace.jsonl mooncake"}
+		}
+	}
+	samples, err := filepath.Abs("../workloads/testdata/traces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("no ../shared/traces beside the repository: replaying the shipped samples in %s instead", samples)
+	return []string{samples + "/AzureLLMInferenceTrace_code.sample.csv azure", samples + "/mooncake_conversation_trace.sample.jsonl mooncake"}
+}
+
 // randomScenario draws a small valid scenario combining features at random;
-// traces is the directory of the public request traces ("" if absent).
-func randomScenario(r *rand.Rand, traces string) string {
+// traces are the request traces it may replay ("PATH FORMAT").
+func randomScenario(r *rand.Rand, traces []string) string {
 	var b strings.Builder
 	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
 	chance := func(p float64) bool { return r.Float64() < p }
@@ -357,16 +372,15 @@ func randomScenario(r *rand.Rand, traces string) string {
 	// Production generators on random models, and request traces replayed
 	// as production when the public traces are there.
 	nProd, nTrace := r.IntN(3), 0
-	if traces != "" && chance(0.3) {
+	if len(traces) > 0 && chance(0.3) {
 		nTrace = 1
 	}
 	if nProd+nTrace > 0 {
 		b.WriteString("production:\n")
 		for i := range nTrace {
-			trace := pick("AzureLLMInferenceTrace_conv.csv azure", "AzureLLMInferenceTrace_code.csv azure", "mooncake_conversation_trace.jsonl mooncake")
-			file, format, _ := strings.Cut(trace, " ")
-			fmt.Fprintf(&b, "  - {name: t%d, trace: %s/%s, format: %s, model: m%d, speedup: %d, loop: %t, max_attempts: %d}\n",
-				i, traces, file, format, r.IntN(nModel), 1+r.IntN(8), chance(0.5), r.IntN(4))
+			file, format, _ := strings.Cut(pick(traces...), " ")
+			fmt.Fprintf(&b, "  - {name: t%d, trace: %s, format: %s, model: m%d, speedup: %d, loop: %t, max_attempts: %d}\n",
+				i, file, format, r.IntN(nModel), 1+r.IntN(8), chance(0.5), r.IntN(4))
 		}
 		for i := range nProd {
 			fmt.Fprintf(&b, "  - name: p%d\n    model: m%d\n    rate_per_hour: %d\n    prompt_tokens: %s\n    output_tokens: %d\n",

@@ -14,13 +14,7 @@ import (
 func TestDocLinksResolve(t *testing.T) {
 	root := "../.."
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
-	pages := []string{filepath.Join(root, "README.md"), filepath.Join(root, "bench", "README.md")}
-	filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			pages = append(pages, p)
-		}
-		return nil
-	})
+	pages := docPages(root)
 	checked := 0
 	for _, page := range pages {
 		text, err := os.ReadFile(page)
@@ -50,13 +44,7 @@ func TestDocLinksResolve(t *testing.T) {
 func TestDocPathsExist(t *testing.T) {
 	root := "../.."
 	path := regexp.MustCompile(`(?:^|[\s\x60(])((?:examples|scenario/scenarios|notebooks|bench|cli/testdata|workloads/testdata|results/baselines)/[A-Za-z0-9_./-]+\.(?:yaml|yml|sh|py|ipynb|json|jsonl|csv|gz))`)
-	pages := []string{filepath.Join(root, "README.md"), filepath.Join(root, "bench", "README.md")}
-	filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			pages = append(pages, p)
-		}
-		return nil
-	})
+	pages := docPages(root)
 	checked := 0
 	for _, page := range pages {
 		text, err := os.ReadFile(page)
@@ -73,4 +61,16 @@ func TestDocPathsExist(t *testing.T) {
 	if checked < 10 {
 		t.Fatalf("only %d paths checked: the pattern missed the docs", checked)
 	}
+}
+
+// docPages are the README, bench/README.md and every page under docs/.
+func docPages(root string) []string {
+	pages := []string{filepath.Join(root, "README.md"), filepath.Join(root, "bench", "README.md")}
+	filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			pages = append(pages, p)
+		}
+		return nil
+	})
+	return pages
 }

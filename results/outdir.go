@@ -350,7 +350,11 @@ func (s *StagedDir) Commit() error {
 			}
 			s.Dir = old
 		}
-		carryNested(s.Dir, s.Target) // s.Dir now holds the previous outputs
+		// s.Dir now holds the previous outputs: the nested ones go over
+		// first, and if one cannot, nothing of it is removed.
+		if err := carryNested(s.Dir, s.Target); err != nil {
+			return fmt.Errorf("%s: an output kept inside it could not be carried over (%v); the previous directory is kept as %s", s.Target, err, s.Dir)
+		}
 		os.RemoveAll(s.Dir)
 	}
 	return syncPath(filepath.Dir(s.Target))
@@ -481,11 +485,17 @@ func lockNested(dir string) (unlock func(), err error) {
 
 // carryNested moves the outputs kept inside the previous directory old
 // into its replacement dir.
-func carryNested(old, dir string) {
-	entries, _ := os.ReadDir(old)
+func carryNested(old, dir string) error {
+	entries, err := os.ReadDir(old)
+	if err != nil {
+		return err
+	}
 	for _, e := range entries {
 		if nestedOutput(old, e) {
-			os.Rename(filepath.Join(old, e.Name()), filepath.Join(dir, e.Name()))
+			if err := os.Rename(filepath.Join(old, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }

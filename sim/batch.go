@@ -25,10 +25,16 @@ import (
 // is apart from the synchronous quotas: its calls count in no quota
 // window, which is what moving them there buys production.
 
+// Named sentinels of the batch lane's tables.
+const (
+	noBatchPool int32 = -1 // a model whose evaluation organisation has no batch API
+	orgPool     int32 = -1 // batchPool.model of an organisation-wide pool
+)
+
 // batchPool is one batch API pool: an organisation's, or one model's in it.
 type batchPool struct {
 	org            int
-	model          int32 // -1: the organisation's pool
+	model          int32 // orgPool: the organisation's pool
 	limReq, limTok int64 // 0: no limit
 	window         Time
 	mu, sigma      float64 // ln seconds of the completion time
@@ -51,12 +57,12 @@ type batchReq struct {
 }
 
 // newBatchPools builds the pools of every organisation with a batch API and
-// each model's pool index (-1: its evaluation organisation has none).
+// each model's pool index (noBatchPool: its evaluation organisation has none).
 func newBatchPools(sc *scenario.Scenario, prov *Provider, seed uint64) ([]batchPool, []int32) {
 	var pools []batchPool
 	of := make([]int32, len(prov.models))
 	for i := range of {
-		of[i] = -1
+		of[i] = noBatchPool
 	}
 	names := sc.Catalogue()
 	for k := range sc.Organisations {
@@ -72,7 +78,7 @@ func newBatchPools(sc *scenario.Scenario, prov *Provider, seed uint64) ([]batchP
 				raw: results.BatchLaneRaw{Org: o.Name, LimitRequests: b.EnqueuedRequests, LimitTokens: b.EnqueuedTokens}})
 			return int32(len(pools) - 1)
 		}
-		shared := int32(-1)
+		shared := noBatchPool
 		for m := range prov.models {
 			if prov.models[m].evalOrg != k {
 				continue
@@ -81,8 +87,8 @@ func newBatchPools(sc *scenario.Scenario, prov *Provider, seed uint64) ([]batchP
 			case b.Scope == scenario.BatchScopeModel:
 				of[m] = add(int32(m), "batch/"+o.Name+"/"+names[m])
 				pools[of[m]].raw.Model = names[m]
-			case shared < 0:
-				shared = add(-1, "batch/"+o.Name)
+			case shared == noBatchPool:
+				shared = add(orgPool, "batch/"+o.Name)
 				of[m] = shared
 			default:
 				of[m] = shared
@@ -95,7 +101,7 @@ func newBatchPools(sc *scenario.Scenario, prov *Provider, seed uint64) ([]batchP
 // batchArrive sends a batch job's call to its model's batch pool.
 func (w *World) batchArrive(job workloads.Job) {
 	pi := w.batchOf[job.Model]
-	if pi < 0 {
+	if pi == noBatchPool {
 		w.err = fmt.Errorf("job %d: its class goes to a batch API (batch: true), and model %s bills to an organisation without one (organisations[].batch)",
 			job.ID, w.sc.Catalogue()[job.Model])
 		return

@@ -89,7 +89,7 @@ type World struct {
 	calls   []callState
 	freeC   []int32
 	serial  int64
-	// The batch lane (batch.go): pools, each model's pool (-1: none),
+	// The batch lane (batch.go): pools, each model's pool (noBatchPool: none),
 	// and the request table.
 	batch     []batchPool
 	batchOf   []int32

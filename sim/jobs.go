@@ -171,7 +171,11 @@ func (w *World) start(id policies.JobID) {
 	if w.tr != nil {
 		w.tr.begin(slot)
 	}
-	w.eng.postAfter(FromDuration(w.sc.Containers.Startup), evContainerReady, slot)
+	startup := FromDuration(w.sc.Containers.Startup)
+	if p := j.behaviour.Plan; p != nil {
+		startup += FromDuration(p.Setup) // the job's own setup before its first call
+	}
+	w.eng.postAfter(startup, evContainerReady, slot)
 }
 
 // containerReady: the job's container has started; its first turn begins.
@@ -229,6 +233,9 @@ func (w *World) nextTurn(slot int32) {
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)
 		c := w.newCall(jobCall, slot, model, in, out, j.agent.MaxTokens(), j.agent.Recorded(), u)
+		if b := j.agent.Base(); b > 0 {
+			w.calls[c].base = b
+		}
 		if w.tr != nil {
 			w.tr.made(slot, c, j.agent.Turn(), w.now(), &w.calls[c])
 		}

@@ -224,6 +224,17 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 	return a.context, out, unit(src)
 }
 
+// Base is the plan's unloaded latency in seconds of the call NextCall
+// drew last (PlanTurn.Base), 0 when the plan sets none.
+func (a *Agent) Base() float64 {
+	if p := a.b.Plan; p != nil && a.call > 0 {
+		if t := &p.Turns[a.turn-1]; int(a.call) <= len(t.Base) {
+			return t.Base[a.call-1]
+		}
+	}
+	return 0
+}
+
 // MaxTokens is the max_tokens the job's calls ask for (0: none).
 func (a *Agent) MaxTokens() int { return a.b.MaxTokens }
 

@@ -14,6 +14,10 @@ import (
 // Agent follows it exactly; only each call's latency variation is drawn.
 type CallPlan struct {
 	Turns []PlanTurn
+	// Setup is the job's own work between its start and its first call
+	// (a sandbox's setup, the solver's code), 0 for none. A replay of a
+	// recorded run sets it; traces do not carry it.
+	Setup time.Duration
 }
 
 // PlanTurn is one turn of a CallPlan: parallel calls, then Tool of tool time.
@@ -23,6 +27,11 @@ type PlanTurn struct {
 	// Recorded is nil, or one CallRecord per call (see CallRecord): what an
 	// imported log recorded beside the tokens. Add calls with AddCall.
 	Recorded []CallRecord
+	// Base is nil, or one unloaded latency in seconds per call, replacing
+	// the model's ttft + output / decode_rate for that call (a replay's
+	// out-of-sample prediction of each call; > 0). The provider's load
+	// slowdown and jitter still apply. Traces do not carry it.
+	Base []float64
 }
 
 // PlanCall is one LLM call: input and output tokens.

@@ -12,25 +12,45 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // inspectHeader is the part of an EvalLog's header the importer reads.
 type inspectHeader struct {
-	Eval struct {
-		EvalID string `json:"eval_id"`
-		RunID  string `json:"run_id"`
-		Task   string `json:"task"`
-		Model  string `json:"model"`
-		Config struct {
+	Status string `json:"status"`
+	Eval   struct {
+		EvalID   string            `json:"eval_id"`
+		RunID    string            `json:"run_id"`
+		Task     string            `json:"task"`
+		Model    string            `json:"model"`
+		Created  string            `json:"created"`
+		Packages map[string]string `json:"packages"`
+		Config   struct {
 			MaxSamples   *int `json:"max_samples"`
 			MaxSandboxes *int `json:"max_sandboxes"`
+			MaxTasks     *int `json:"max_tasks"`
+			Epochs       *int `json:"epochs"`
 		} `json:"config"`
+		// ModelGenerateConfig holds max_connections in logs that record
+		// the model's generate config in the eval spec.
+		ModelGenerateConfig struct {
+			MaxConnections *int `json:"max_connections"`
+		} `json:"model_generate_config"`
+		Dataset struct {
+			SampleIDs []json.RawMessage `json:"sample_ids"`
+		} `json:"dataset"`
 	} `json:"eval"`
 	Plan struct {
 		Config struct {
 			MaxConnections *int `json:"max_connections"`
 		} `json:"config"`
 	} `json:"plan"`
+	Stats struct {
+		StartedAt string `json:"started_at"`
+	} `json:"stats"`
+
+	run *Run // built once from the fields above (inspectRun)
 }
 
 // inspectSample is the part of a sample the importer reads.
@@ -62,6 +82,7 @@ type inspectEvent struct {
 			TotalTokens  *int `json:"total_tokens"`
 			CacheRead    *int `json:"input_tokens_cache_read"`
 			CacheWrite   *int `json:"input_tokens_cache_write"`
+			Reasoning    *int `json:"reasoning_tokens"`
 		} `json:"usage"`
 	} `json:"output"`
 	Config struct {
@@ -145,6 +166,7 @@ func readInspectZipFrom(r io.ReaderAt, size int64, file string, sink Sink) error
 	if err != nil {
 		return fmt.Errorf("%s: not a .eval zip: %v", file, err)
 	}
+	z.RegisterDecompressor(zipZstd, zstdDecompressor)
 	var h inspectHeader
 	var samples []*zip.File
 	haveHeader := false
@@ -177,17 +199,50 @@ func readInspectZipFrom(r io.ReaderAt, size int64, file string, sink Sink) error
 }
 
 func decodeMember(f *zip.File, v any) error {
+	if f.UncompressedSize64 > MaxMemberBytes {
+		return fmt.Errorf("member of %d bytes, above the %d-byte bound on one member", f.UncompressedSize64, int64(MaxMemberBytes))
+	}
 	rc, err := f.Open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	dec := json.NewDecoder(rc)
+	// The header's size can lie; the bound holds on what is inflated.
+	lr := &io.LimitedReader{R: rc, N: MaxMemberBytes + 1}
+	dec := json.NewDecoder(lr)
 	if err := dec.Decode(v); err != nil {
+		if lr.N <= 0 {
+			return fmt.Errorf("member inflates past the %d-byte bound on one member", int64(MaxMemberBytes))
+		}
 		return fmt.Errorf("invalid JSON: %s", jsonMsg(err))
 	}
 	return nil
 }
+
+// MaxMemberBytes bounds one inflated .eval member (a sample): a zip bomb
+// is refused, not read into memory.
+const MaxMemberBytes = 1 << 30
+
+// zipZstd is the zip method id of Zstandard (APPNOTE 4.4.5: 93), which
+// inspect_ai writes .eval members with from 0.3.206 (CHANGELOG: "Eval
+// Logs: Enable zstd compression by default for writing logs"; read
+// 2026-12-06).
+const zipZstd = 93
+
+// zstdDecompressor inflates a zstd member (github.com/klauspost/compress/zstd:
+// a maintained, pure-Go decoder), its window bounded so a crafted frame
+// cannot ask for gigabytes.
+func zstdDecompressor(r io.Reader) io.ReadCloser {
+	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<27))
+	if err != nil {
+		return io.NopCloser(errReader{err})
+	}
+	return d.IOReadCloser()
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // inspectSession turns a sample into a Session, reporting each event it
 // cannot use. where locates the sample (file and line, or zip member;
@@ -209,8 +264,9 @@ func inspectSession(h *inspectHeader, smp *inspectSample, file string, line int,
 	if batch == "" {
 		batch = baseName(file)
 	}
+	run := inspectRun(h, file)
 	sess := &Session{ID: fmt.Sprintf("%s/%s/%s/e%d", batch, task, id, smp.Epoch), Project: task, Batch: batch, Where: joinWhere(file, line, path),
-		Settings: &Settings{MaxSamples: deref(h.Eval.Config.MaxSamples), MaxSandboxes: deref(h.Eval.Config.MaxSandboxes), MaxConnections: deref(h.Plan.Config.MaxConnections)}}
+		Settings: &run.Settings, Run: run, Order: sampleOrder(run, string(smp.ID), smp.Epoch)}
 	start := int64(0)
 	if smp.StartedAt != "" {
 		if t, err := parseTime(smp.StartedAt); err == nil {
@@ -243,6 +299,14 @@ func inspectSession(h *inspectHeader, smp *inspectSample, file string, line int,
 				if earliest == 0 || t < earliest {
 					earliest = t
 				}
+				latest = max(latest, t)
+				if kind.Event == "sample_init" && sess.Admitted == 0 {
+					sess.Admitted = t
+				}
+			}
+		}
+		if e.Completed != "" {
+			if t, err := parseTime(e.Completed); err == nil {
 				latest = max(latest, t)
 			}
 		}
@@ -283,6 +347,10 @@ func inspectSession(h *inspectHeader, smp *inspectSample, file string, line int,
 		start = minStart(sess.Calls)
 	}
 	sess.Start = start
+	sess.Ended = max(latest, sess.Calls[len(sess.Calls)-1].End)
+	for _, c := range sess.Calls {
+		sess.Ended = max(sess.Ended, c.End)
+	}
 	if retried > 0 {
 		sink.note("%s: %d calls were retried (their interval includes the retries)", sess.ID, retried)
 	}
@@ -318,6 +386,7 @@ func inspectCall(e *inspectEvent, h *inspectHeader) (Call, string) {
 		}
 	case o.Time != nil:
 		end = start + secondsNs(*o.Time) // older logs: no completed
+		c.EndEstimated = true
 	default:
 		return c, "no end time (neither completed nor output.time)"
 	}
@@ -335,6 +404,8 @@ func inspectCall(e *inspectEvent, h *inspectHeader) (Call, string) {
 	// output as Inspect adds them) settles which; without it, an input
 	// smaller than its cached parts cannot include them.
 	switch {
+	case deref(u.Reasoning) > 0 && u.TotalTokens != nil && *u.TotalTokens == in+*u.OutputTokens+deref(u.Reasoning):
+		// Google's convention (see below): total holds the reasoning.
 	case u.TotalTokens != nil && *u.TotalTokens-*u.OutputTokens >= in:
 		in = *u.TotalTokens - *u.OutputTokens
 	case in < read+write:
@@ -350,9 +421,25 @@ func inspectCall(e *inspectEvent, h *inspectHeader) (Call, string) {
 	if model == "" {
 		return c, "no model"
 	}
-	c = Call{Start: start, End: end, Model: model, In: in, Out: *u.OutputTokens, Retries: e.Retries}
-	if e.WorkingTime != nil && *e.WorkingTime > 0 {
+	out := *u.OutputTokens
+	// Google's usage counts reasoning apart from output (total = input +
+	// output + reasoning); OpenAI's and Anthropic's output includes it.
+	// Reasoning is generated (and billed) as output, so it is output here.
+	if r := deref(u.Reasoning); r > 0 && u.TotalTokens != nil && *u.TotalTokens == *u.InputTokens+*u.OutputTokens+r {
+		out += r
+		in = *u.InputTokens
+		if in < read+write {
+			in += read + write
+		}
+	}
+	c = Call{Start: start, End: end, Model: model, In: in, Out: out, Retries: e.Retries, EndEstimated: c.EndEstimated}
+	switch {
+	case e.WorkingTime != nil && *e.WorkingTime > 0:
 		c.Working = time.Duration(secondsNs(*e.WorkingTime))
+	case o.Time != nil && *o.Time > 0:
+		// output.time is the successful try's time in every version
+		// (working_time, from 0.3.71, is the same figure).
+		c.Working = time.Duration(secondsNs(*o.Time))
 	}
 	c.CacheRead, c.CacheWrite, c.MaxTokens = read, write, deref(e.Config.MaxTokens)
 	if i := strings.IndexByte(model, '/'); i > 0 {
@@ -449,4 +536,52 @@ func joinWhere(file string, line int, path string) string {
 		s += ": " + path
 	}
 	return s
+}
+
+// inspectRun is the log's Run, built once per header.
+func inspectRun(h *inspectHeader, file string) *Run {
+	if h.run != nil {
+		return h.run
+	}
+	conn := deref(h.Plan.Config.MaxConnections)
+	if conn == 0 {
+		conn = deref(h.Eval.ModelGenerateConfig.MaxConnections)
+	}
+	r := &Run{File: logFile(file), RunID: h.Eval.RunID, EvalID: h.Eval.EvalID, Task: h.Eval.Task, Model: h.Eval.Model,
+		Version: h.Eval.Packages["inspect_ai"], Status: h.Status,
+		Settings: Settings{MaxSamples: deref(h.Eval.Config.MaxSamples), MaxSandboxes: deref(h.Eval.Config.MaxSandboxes), MaxConnections: conn},
+		MaxTasks: deref(h.Eval.Config.MaxTasks), Epochs: deref(h.Eval.Config.Epochs)}
+	if t, err := parseTime(h.Eval.Created); err == nil {
+		r.Created = t
+	}
+	if t, err := parseTime(h.Stats.StartedAt); err == nil {
+		r.Started = t
+	}
+	for _, id := range h.Eval.Dataset.SampleIDs {
+		r.Samples = append(r.Samples, strings.Trim(string(id), `"`))
+	}
+	h.run = r
+	return r
+}
+
+// logFile is the log's path without a zip member.
+func logFile(where string) string {
+	if i := strings.Index(where, ".eval:"); i >= 0 {
+		return where[:i+len(".eval")]
+	}
+	return where
+}
+
+// sampleOrder is a sample's place in the harness's queue: epoch-major,
+// then the dataset's order (inspect_ai src/inspect_ai/_eval/task/run.py
+// builds its sample list epoch by epoch over the dataset); -1 when the
+// header does not list the dataset's ids.
+func sampleOrder(r *Run, rawID string, epoch int) int {
+	id := strings.Trim(rawID, `"`)
+	for i, s := range r.Samples {
+		if s == id {
+			return max(0, epoch-1)*len(r.Samples) + i
+		}
+	}
+	return -1
 }

@@ -55,9 +55,14 @@ type Call struct {
 	In, Out    int
 	workloads.CallRecord
 	Retries int
-	// Working is the successful try's time (Inspect working_time), 0
-	// when not recorded: the provider's own latency, without waits.
+	// Working is the successful try's time (Inspect working_time, else
+	// output.time), 0 when not recorded: the provider's own latency,
+	// without waits.
 	Working time.Duration
+	// EndEstimated: the log did not record the call's end (Inspect before
+	// 0.3.71 writes no completed); End is Start + Working, which leaves out
+	// any wait for a connection and any failed try.
+	EndEstimated bool
 }
 
 // Tool is one tool execution. Tools do not make a plan's tool time (that is
@@ -81,6 +86,16 @@ type Session struct {
 	// Settings are the concurrency limits the log's run had (Inspect's
 	// header), nil when the format records none.
 	Settings *Settings
+	// Run is what the log says of the run that wrote the session (Inspect
+	// logs), nil when the format records none. Sessions of one log share it.
+	Run *Run
+	// Admitted is when the harness started the sample (Inspect's
+	// sample_init, written once the sample holds its max_samples slot),
+	// Ended the sample's last event; Unix ns, 0 when not recorded.
+	Admitted, Ended int64
+	// Order is the sample's place in the order the harness queues its
+	// samples (epoch-major, then dataset order), -1 when not known.
+	Order int
 	// order is the session's place in the input: the OTLP reader hands
 	// sessions over in the order of its sort, each with its first span's
 	// position; the other readers in input order.
@@ -92,16 +107,40 @@ type Settings struct {
 	MaxSamples, MaxSandboxes, MaxConnections int
 }
 
+// Run is what an Inspect log's header says of its run.
+type Run struct {
+	File    string
+	RunID   string // one inspect process (an eval of several tasks, an eval-set) shares it
+	EvalID  string
+	Task    string
+	Model   string
+	Version string // inspect_ai's, as recorded ("" when not)
+	Status  string // success, cancelled, error, started
+	// Created and Started (stats.started_at) are Unix ns, 0 when not recorded.
+	Created, Started int64
+	Settings
+	MaxTasks, Epochs int // 0: not set
+	// Samples is the dataset's sample ids in order (their JSON text).
+	Samples []string
+}
+
 // Turn is a set of calls whose [Start, End] intervals overlap (chained:
 // a call joins the turn when it starts before the turn's latest end).
 type Turn struct {
 	Calls      []Call
 	Start, End int64
+	joinBy     int64 // a call starting before this joins the turn
 }
 
 // Turns sorts the calls by start (then end) and groups them into turns.
 // Two calls of which one starts exactly when the other ends are in
-// different turns: nothing was in flight between them.
+// different turns: nothing was in flight between them. A call joins a
+// turn only when the log shows it was made while the turn's calls were
+// outstanding: before a recorded end, or, where the end is only
+// estimated (EndEstimated), before the middle of the estimated interval —
+// an estimated end is off by the clock's and the timer's disagreement
+// (a few milliseconds), which must not make two sequential calls a
+// fan-out.
 func Turns(calls []Call) []Turn {
 	cs := slices.Clone(calls)
 	slices.SortStableFunc(cs, func(a, b Call) int {
@@ -112,15 +151,25 @@ func Turns(calls []Call) []Turn {
 	})
 	var turns []Turn
 	for _, c := range cs {
-		if n := len(turns); n > 0 && c.Start < turns[n-1].End {
+		if n := len(turns); n > 0 && c.Start < turns[n-1].joinBy {
 			t := &turns[n-1]
 			t.Calls = append(t.Calls, c)
 			t.End = max(t.End, c.End)
+			t.joinBy = max(t.joinBy, joinBy(c))
 			continue
 		}
-		turns = append(turns, Turn{Calls: []Call{c}, Start: c.Start, End: c.End})
+		turns = append(turns, Turn{Calls: []Call{c}, Start: c.Start, End: c.End, joinBy: joinBy(c)})
 	}
 	return turns
+}
+
+// joinBy is the time before which a call starting is made while c is
+// outstanding (see Turns).
+func joinBy(c Call) int64 {
+	if c.EndEstimated {
+		return c.Start + (c.End-c.Start)/2
+	}
+	return c.End
 }
 
 // Plan is the session's call plan: a turn per set of overlapping calls,

@@ -1,0 +1,362 @@
+package predict
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/evalsched/lab/workloads/agentlog"
+)
+
+// Options are a check's settings.
+type Options struct {
+	Seeds   int      // latency draws (seeds 1..Seeds); 0: 20
+	Folds   int      // k of the k-fold fit; 0: 5
+	FitFrom []string // fit latency on these logs instead (no folds)
+	WhatIf  WhatIf   // replay under other settings too
+}
+
+// Figure is one figure of a run: recorded, predicted (the median over the
+// seeds) with its 90% interval (the seeds' 5th and 95th percentiles), and
+// the relative error (predicted − recorded) / recorded. Recorded and
+// Error are null where the log's version does not record the figure.
+type Figure struct {
+	Recorded  *float64   `json:"recorded"`
+	Predicted float64    `json:"predicted"`
+	Interval  [2]float64 `json:"interval_90"`
+	Error     *float64   `json:"error"`
+	Inside    *bool      `json:"inside_interval"`
+}
+
+// Figures are a run's figures (see Measures).
+type Figures struct {
+	Makespan     Figure `json:"makespan_s"`
+	InFlightMean Figure `json:"in_flight_mean"`
+	InFlightMax  Figure `json:"in_flight_max"`
+	WaitingMean  Figure `json:"waiting_mean"`
+	SampleP50    Figure `json:"sample_duration_p50_s"`
+	SampleP90    Figure `json:"sample_duration_p90_s"`
+	LatencyP50   Figure `json:"call_latency_p50_s"`
+	LatencyP90   Figure `json:"call_latency_p90_s"`
+}
+
+func (f *Figures) each() []struct {
+	name string
+	fig  *Figure
+	pick func(Measures) float64
+} {
+	return []struct {
+		name string
+		fig  *Figure
+		pick func(Measures) float64
+	}{
+		{"makespan_s", &f.Makespan, func(m Measures) float64 { return m.Makespan }},
+		{"in_flight_mean", &f.InFlightMean, func(m Measures) float64 { return m.InFlightMean }},
+		{"in_flight_max", &f.InFlightMax, func(m Measures) float64 { return m.InFlightMax }},
+		{"waiting_mean", &f.WaitingMean, func(m Measures) float64 { return m.WaitingMean }},
+		{"sample_duration_p50_s", &f.SampleP50, func(m Measures) float64 { return m.SampleP50 }},
+		{"sample_duration_p90_s", &f.SampleP90, func(m Measures) float64 { return m.SampleP90 }},
+		{"call_latency_p50_s", &f.LatencyP50, func(m Measures) float64 { return m.LatencyP50 }},
+		{"call_latency_p90_s", &f.LatencyP90, func(m Measures) float64 { return m.LatencyP90 }},
+	}
+}
+
+// RunResult is one process's check.
+type RunResult struct {
+	Run     string   `json:"run"`
+	Logs    []string `json:"logs"`
+	Version string   `json:"inspect_ai_version"`
+	Status  []string `json:"status"`
+	Harness Harness  `json:"harness"`
+	Samples int      `json:"samples"`
+	Calls   int      `json:"calls"`
+	Fits    []*Fit   `json:"latency"`
+	Figures Figures  `json:"figures"`
+	// WhatIf is the replay under the what-if settings, with the figures'
+	// validation errors (Figures) as their error band; nil without one.
+	WhatIf *WhatIfResult `json:"what_if,omitempty"`
+}
+
+// WhatIfResult is a run replayed under other settings.
+type WhatIfResult struct {
+	Harness Harness `json:"harness"`
+	Policy  string  `json:"policy"`
+	Figures Figures `json:"figures"`
+}
+
+// Accuracy is one figure's error over the runs that record it.
+type Accuracy struct {
+	Runs        int      `json:"runs"`
+	MedianAbs   *float64 `json:"median_abs_error"`
+	P90Abs      *float64 `json:"p90_abs_error"`
+	Covered     int      `json:"inside_interval"` // runs whose recorded value is inside the 90% interval
+	LargeRuns   int      `json:"runs_50_calls"`   // runs of 50 calls or more
+	LargeWithin int      `json:"runs_50_calls_within_20pct"`
+}
+
+// Report is a check over one or more processes.
+type Report struct {
+	Schema  int                 `json:"schema"`
+	Seeds   int                 `json:"seeds"`
+	Folds   int                 `json:"folds"`
+	Runs    []*RunResult        `json:"runs"`
+	Summary map[string]Accuracy `json:"summary"`
+	Skipped []string            `json:"skipped"`
+}
+
+// Check predicts each process of the logs at paths and scores the
+// prediction against what the logs recorded.
+func Check(paths []string, opt Options) (*Report, error) {
+	if opt.Seeds <= 0 {
+		opt.Seeds = 20
+	}
+	if opt.Folds <= 0 {
+		opt.Folds = 5
+	}
+	procs, skipped, err := Load(paths)
+	if err != nil {
+		return nil, err
+	}
+	var from []*Process
+	if len(opt.FitFrom) > 0 {
+		if from, _, err = Load(opt.FitFrom); err != nil {
+			return nil, fmt.Errorf("--fit-from: %w", err)
+		}
+	}
+	rep := &Report{Schema: 1, Seeds: opt.Seeds, Folds: opt.Folds, Summary: map[string]Accuracy{}, Skipped: []string{}}
+	for _, p := range skipped {
+		rep.Skipped = append(rep.Skipped, p.Error())
+	}
+	for _, p := range procs {
+		r, err := checkProcess(p, from, opt)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", p.Name(), err)
+		}
+		rep.Runs = append(rep.Runs, r)
+	}
+	rep.summarise()
+	return rep, nil
+}
+
+func checkProcess(p *Process, from []*Process, opt Options) (*RunResult, error) {
+	h := HarnessOf(p)
+	r := &RunResult{Run: p.ID, Version: h.Version, Harness: h, Samples: len(p.Samples)}
+	for _, l := range p.Logs {
+		r.Logs = append(r.Logs, l.File)
+		r.Status = append(r.Status, l.Status)
+	}
+	for _, s := range p.Samples {
+		r.Calls += s.Calls
+	}
+	fits, err := fitProcess(p, h, from, opt.Folds)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range p.Models {
+		r.Fits = append(r.Fits, fits[m])
+	}
+	rec := recordedMeasures(p)
+	runs, err := simulateSeeds(p, h, fits, WhatIf{}, opt.Seeds)
+	if err != nil {
+		return nil, err
+	}
+	r.Figures = figures(rec, runs, true)
+	if opt.WhatIf != (WhatIf{}) {
+		wh := opt.WhatIf.apply(h)
+		wruns, err := simulateSeeds(p, wh, fits, opt.WhatIf, opt.Seeds)
+		if err != nil {
+			return nil, fmt.Errorf("what-if: %w", err)
+		}
+		pol := opt.WhatIf.Policy
+		if pol == "" {
+			pol = "inspect"
+		}
+		r.WhatIf = &WhatIfResult{Harness: wh, Policy: pol, Figures: figures(rec, wruns, false)}
+	}
+	return r, nil
+}
+
+func simulateSeeds(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seeds int) ([]Measures, error) {
+	var out []Measures
+	for s := 1; s <= seeds; s++ {
+		m, err := simulate(p, h, fits, w, uint64(s))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// figures pairs the recorded figures with the seeds' predictions; score:
+// the errors are the prediction's (false for a what-if, which predicts
+// another run than the one recorded).
+func figures(rec Measures, runs []Measures, score bool) Figures {
+	var f Figures
+	for _, e := range f.each() {
+		var vs []float64
+		for _, m := range runs {
+			vs = append(vs, e.pick(m))
+		}
+		fig := e.fig
+		fig.Predicted = round(quantile(vs, 0.5))
+		fig.Interval = [2]float64{round(quantile(vs, 0.05)), round(quantile(vs, 0.95))}
+		if r := e.pick(rec); !math.IsNaN(r) {
+			rv := round(r)
+			fig.Recorded = &rv
+			if score && r != 0 {
+				er := round((fig.Predicted - r) / r)
+				in := r >= quantile(vs, 0.05) && r <= quantile(vs, 0.95)
+				fig.Error, fig.Inside = &er, &in
+			}
+		}
+	}
+	return f
+}
+
+// round keeps 4 significant digits: outputs stable across platforms' last bits.
+func round(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	d := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*d) / d
+}
+
+// fitProcess fits each model's latency: k-fold by sample on the process's
+// own calls, or on other logs' calls (from).
+func fitProcess(p *Process, h Harness, from []*Process, k int) (map[string]*Fit, error) {
+	fits := map[string]*Fit{}
+	if len(from) > 0 {
+		pooled := map[string][]obs{}
+		known := map[string]bool{}
+		for _, q := range from {
+			o, lk := observations(q, HarnessOf(q))
+			for m, cs := range o {
+				pooled[m] = append(pooled[m], cs...)
+				known[m] = lk[m]
+			}
+		}
+		for _, m := range p.Models {
+			f, err := fitLatency(m, pooled[m], 1, known[m])
+			if err != nil {
+				return nil, fmt.Errorf("--fit-from: %w", err)
+			}
+			f.From = "other logs (--fit-from)"
+			f.fold = map[int]int{}
+			fits[m] = f
+		}
+		return fits, nil
+	}
+	o, lk := observations(p, h)
+	for _, m := range p.Models {
+		f, err := fitLatency(m, o[m], k, lk[m])
+		if err != nil {
+			return nil, err
+		}
+		fits[m] = f
+	}
+	return fits, nil
+}
+
+// observations are each model's calls with a recorded provider time, and
+// whether the load at the provider is recorded for the model (every call
+// of its pool records its end).
+func observations(p *Process, h Harness) (map[string][]obs, map[string]bool) {
+	type span struct{ from, to int64 }
+	pools := map[string][]span{}
+	exact := map[string]bool{}
+	for _, s := range p.Samples {
+		for _, t := range s.Turns {
+			for _, c := range t.Calls {
+				pl := poolOf(h, c.Model)
+				if _, ok := exact[pl]; !ok {
+					exact[pl] = true
+				}
+				w := c.Working.Nanoseconds()
+				if w <= 0 || c.EndEstimated {
+					exact[pl] = false
+				}
+				pools[pl] = append(pools[pl], span{c.End - max(w, 0), c.End})
+			}
+		}
+	}
+	starts, ends := map[string][]int64{}, map[string][]int64{}
+	for pl, ss := range pools {
+		for _, s := range ss {
+			starts[pl] = append(starts[pl], s.from)
+			ends[pl] = append(ends[pl], s.to)
+		}
+		slices.Sort(starts[pl])
+		slices.Sort(ends[pl])
+	}
+	load := func(pl string, t int64) float64 {
+		a := sort.Search(len(starts[pl]), func(i int) bool { return starts[pl][i] > t })
+		b := sort.Search(len(ends[pl]), func(i int) bool { return ends[pl][i] > t })
+		return float64(a - b)
+	}
+	out := map[string][]obs{}
+	lk := map[string]bool{}
+	for i, s := range p.Samples {
+		for _, t := range s.Turns {
+			for _, c := range t.Calls {
+				if c.Working <= 0 {
+					continue
+				}
+				pl := poolOf(h, c.Model)
+				o := obs{sample: i, in: float64(c.In), out: float64(c.Out), lat: c.Working.Seconds()}
+				if exact[pl] {
+					o.load = load(pl, c.End-c.Working.Nanoseconds())
+				}
+				out[c.Model] = append(out[c.Model], o)
+				lk[c.Model] = exact[pl]
+			}
+		}
+	}
+	return out, lk
+}
+
+// summarise computes each figure's accuracy over the runs.
+func (rep *Report) summarise() {
+	var f Figures
+	for _, e := range f.each() {
+		var errs []float64
+		a := Accuracy{}
+		for _, r := range rep.Runs {
+			fig := figureOf(r, e.name)
+			if fig.Error == nil {
+				continue
+			}
+			a.Runs++
+			ae := math.Abs(*fig.Error)
+			errs = append(errs, ae)
+			if *fig.Inside {
+				a.Covered++
+			}
+			if r.Calls >= 50 {
+				a.LargeRuns++
+				if ae <= 0.2 {
+					a.LargeWithin++
+				}
+			}
+		}
+		if len(errs) > 0 {
+			md, p90 := round(quantile(errs, 0.5)), round(quantile(errs, 0.9))
+			a.MedianAbs, a.P90Abs = &md, &p90
+		}
+		rep.Summary[e.name] = a
+	}
+}
+
+// figureOf is the named figure of a run.
+func figureOf(r *RunResult, name string) *Figure {
+	for _, x := range r.Figures.each() {
+		if x.name == name {
+			return x.fig
+		}
+	}
+	return nil
+}
+
+var _ = agentlog.Inspect

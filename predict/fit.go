@@ -1,0 +1,279 @@
+package predict
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// obs is one call the latency model learns from or predicts: its sample
+// (the unit of the folds), tokens, the provider's time for its successful
+// try (seconds), and the calls at its pool's provider when it started
+// (itself included; 0: not recorded).
+type obs struct {
+	sample  int
+	in, out float64
+	lat     float64
+	load    float64
+}
+
+// Form is a latency model's regressors.
+type Form int
+
+// The forms, simplest first.
+const (
+	FormMean Form = iota // latency = a
+	FormOut              // a + c·output
+	FormInOut            // a + b·input + c·output
+)
+
+func (f Form) String() string {
+	return [...]string{"mean", "a + c·out", "a + b·in + c·out"}[f]
+}
+
+// loadGrid is the load slopes tried: latency × (1 + β · calls at the
+// provider). 0 first: a slope is kept only when it predicts held-out
+// calls better.
+var loadGrid = []float64{0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2}
+
+// Fit is a model's latency model, fitted k-fold by sample: each fold's
+// coefficients come from the other folds' samples, and a call is
+// predicted by its own sample's fold.
+type Fit struct {
+	Model string `json:"model"`
+	Calls int    `json:"calls"`
+	Folds int    `json:"folds"`
+	// From says what the model was fitted on: "k-fold by sample", "other
+	// logs" (--fit-from) or "in sample" (one sample: no held-out data).
+	From string  `json:"fitted_on"`
+	Form string  `json:"form"`
+	Load float64 `json:"load_slope"` // β
+	// Coef are the coefficients fitted on all the calls (a, b, c in
+	// seconds and seconds per token), for display; Sigma the log-residual
+	// spread of the multiplicative variation.
+	Coef  [3]float64 `json:"coef"`
+	Sigma float64    `json:"sigma"`
+	// The held-out error per call: median and mean absolute percentage
+	// error of the predicted latency, and the ratio of the predicted to
+	// the recorded sum minus 1.
+	MdAPE float64 `json:"mdape"`
+	MAPE  float64 `json:"mape"`
+	Bias  float64 `json:"bias"`
+
+	form  Form
+	folds []foldModel // by fold
+	fold  map[int]int // sample → fold
+}
+
+type foldModel struct {
+	coef  [3]float64
+	sigma float64
+}
+
+// predict is the mean latency of a call of sample s with tokens in, out
+// (before load), and the spread of its variation.
+func (f *Fit) predict(s int, in, out float64) (mean, sigma float64) {
+	fm := f.folds[0]
+	if k, ok := f.fold[s]; ok {
+		fm = f.folds[k]
+	}
+	return evalForm(f.form, fm.coef, in, out), fm.sigma
+}
+
+func evalForm(form Form, c [3]float64, in, out float64) float64 {
+	v := c[0]
+	switch form {
+	case FormOut:
+		v += c[2] * out
+	case FormInOut:
+		v += c[1]*in + c[2]*out
+	}
+	return max(v, 0.01) // a latency is positive: a negative intercept must not make it 0
+}
+
+// fitLatency fits model's latency on calls, k-fold by sample.
+func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) {
+	if len(calls) == 0 {
+		return nil, fmt.Errorf("model %s: no call records the provider's time for its try (working_time or output.time)", model)
+	}
+	samples := []int{}
+	for _, c := range calls {
+		if !slices.Contains(samples, c.sample) {
+			samples = append(samples, c.sample)
+		}
+	}
+	sort.Ints(samples)
+	f := &Fit{Model: model, Calls: len(calls), fold: map[int]int{}}
+	k = min(k, len(samples))
+	if k < 2 {
+		f.From, k = "in sample (one sample: no held-out data)", 1
+	} else {
+		f.From = fmt.Sprintf("%d-fold by sample", k)
+	}
+	f.Folds = k
+	for i, s := range samples {
+		f.fold[s] = i % k
+	}
+	grid := loadGrid
+	if !loadKnown {
+		grid = loadGrid[:1]
+	}
+	best := math.Inf(1)
+	for form := FormMean; form <= FormInOut; form++ {
+		for _, beta := range grid {
+			folds, ok := f.fitFolds(calls, k, form, beta)
+			if !ok {
+				continue
+			}
+			score := f.heldOutError(calls, form, beta, folds)
+			if score < best*(1-1e-3) { // a more complex model must do better
+				best = score
+				f.form, f.Load, f.folds = form, beta, folds
+			}
+		}
+	}
+	if f.folds == nil {
+		return nil, fmt.Errorf("model %s: no latency model fits its %d calls", model, len(calls))
+	}
+	f.Form = f.form.String()
+	all, _ := solve(calls, -1, nil, f.form, f.Load)
+	f.Coef = all
+	var apes []float64
+	var sumP, sumR float64
+	for _, c := range calls {
+		m, _ := f.predict(c.sample, c.in, c.out)
+		p := m * (1 + f.Load*c.load)
+		apes = append(apes, math.Abs(p-c.lat)/c.lat)
+		sumP, sumR = sumP+p, sumR+c.lat
+	}
+	f.MdAPE, f.MAPE, f.Bias = quantile(apes, 0.5), mean(apes), sumP/sumR-1
+	f.Sigma = f.folds[0].sigma
+	return f, nil
+}
+
+// fitFolds fits the form on each fold's complement (on all calls when k is 1).
+func (f *Fit) fitFolds(calls []obs, k int, form Form, beta float64) ([]foldModel, bool) {
+	folds := make([]foldModel, k)
+	for i := range k {
+		hold := i
+		if k == 1 {
+			hold = -1
+		}
+		c, ok := solve(calls, hold, f.fold, form, beta)
+		if !ok {
+			return nil, false
+		}
+		// The variation's spread: the training calls' log residuals.
+		var rs []float64
+		for _, o := range calls {
+			if hold >= 0 && f.fold[o.sample] == hold {
+				continue
+			}
+			p := evalForm(form, c, o.in, o.out) * (1 + beta*o.load)
+			rs = append(rs, math.Log(o.lat/p))
+		}
+		folds[i] = foldModel{coef: c, sigma: stddev(rs)}
+	}
+	return folds, true
+}
+
+// heldOutError is the mean absolute error of each call's prediction by
+// the fold that held its sample out, over the mean latency.
+func (f *Fit) heldOutError(calls []obs, form Form, beta float64, folds []foldModel) float64 {
+	var e, s float64
+	for _, c := range calls {
+		fm := folds[f.fold[c.sample]%len(folds)]
+		p := evalForm(form, fm.coef, c.in, c.out) * (1 + beta*c.load)
+		e += math.Abs(p - c.lat)
+		s += c.lat
+	}
+	return e / s
+}
+
+// solve fits form by least squares on lat / (1 + β·load) over the calls
+// not in fold hold (-1: all); ok is false when a slope comes out
+// negative or the system is singular.
+func solve(calls []obs, hold int, fold map[int]int, form Form, beta float64) ([3]float64, bool) {
+	var out [3]float64
+	cols := []int{0}
+	switch form {
+	case FormOut:
+		cols = []int{0, 2}
+	case FormInOut:
+		cols = []int{0, 1, 2}
+	}
+	var rows [][]float64
+	var ys []float64
+	for _, c := range calls {
+		if hold >= 0 && fold[c.sample] == hold {
+			continue
+		}
+		x := []float64{1, c.in, c.out}
+		r := make([]float64, len(cols))
+		for j, col := range cols {
+			r[j] = x[col]
+		}
+		rows = append(rows, r)
+		ys = append(ys, c.lat/(1+beta*c.load))
+	}
+	if len(rows) < len(cols)+1 {
+		return out, false
+	}
+	A := mat.NewDense(len(rows), len(cols), nil)
+	for i, r := range rows {
+		A.SetRow(i, r)
+	}
+	y := mat.NewVecDense(len(ys), ys)
+	var b mat.VecDense
+	if err := b.SolveVec(A, y); err != nil {
+		return out, false
+	}
+	for j, col := range cols {
+		out[col] = b.AtVec(j)
+		if col > 0 && out[col] < 0 {
+			return out, false
+		}
+	}
+	return out, true
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+func stddev(v []float64) float64 {
+	if len(v) < 2 {
+		return 0
+	}
+	m := mean(v)
+	s := 0.0
+	for _, x := range v {
+		s += (x - m) * (x - m)
+	}
+	return math.Sqrt(s / float64(len(v)-1))
+}
+
+// quantile is the q-quantile of v by linear interpolation (NaN for none).
+func quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
+}

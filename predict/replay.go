@@ -1,0 +1,226 @@
+package predict
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/evalsched/lab/policies"
+	"github.com/evalsched/lab/scenario"
+	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/workloads"
+)
+
+// WhatIf changes what the replay runs under; the zero value replays the
+// run as it was configured.
+type WhatIf struct {
+	MaxConnections int    // > 0: every pool's size
+	MaxSamples     int    // > 0: each task's bound
+	MaxTasks       int    // > 0: tasks at once
+	Adaptive       bool   // adaptive connections on
+	Policy         string // "": the harness (inspect); else a registered policy
+}
+
+func (w WhatIf) apply(h Harness) Harness {
+	if w.MaxConnections > 0 {
+		h.MaxConnections, h.Adaptive = w.MaxConnections, false
+		if w.MaxSamples == 0 && !h.explicitSamples() {
+			h.MaxSamples = w.MaxConnections
+		}
+	}
+	if w.MaxSamples > 0 {
+		h.MaxSamples = w.MaxSamples
+	}
+	if w.MaxTasks > 0 {
+		h.MaxTasks = w.MaxTasks
+	}
+	if w.Adaptive && !h.Adaptive {
+		h.Adaptive, h.AdaptiveMin, h.AdaptiveMax = true, adaptiveMinNew, adaptiveMax
+		if w.MaxConnections == 0 {
+			h.MaxConnections = adaptiveStart
+		}
+		if w.MaxSamples == 0 && !h.explicitSamples() {
+			h.MaxSamples = adaptiveStart + adaptiveBuffer
+		}
+	}
+	return h
+}
+
+// explicitSamples: the log set max_samples.
+func (h Harness) explicitSamples() bool {
+	for _, w := range h.Why {
+		if strings.HasPrefix(w, "max_samples ") && strings.HasSuffix(w, "set in the log") {
+			return true
+		}
+	}
+	return false
+}
+
+// poolOf names a model's connection pool under the harness.
+func poolOf(h Harness, model string) string {
+	if h.PoolBy == "provider" {
+		if i := strings.IndexByte(model, '/'); i > 0 {
+			return model[:i]
+		}
+	}
+	return model
+}
+
+// streams is each pool's provider streams in the replay: more than any
+// pool can hold, so the provider never queues a call and its load
+// slowdown is linear in the calls it serves (slowdown knee 0).
+const streams = 1_000_000
+
+// slowdownMax is the scenario's largest slowdown factor (scenario checks).
+const slowdownMax = 1000
+
+// sim is one simulated run of a process: the figures it measured.
+type simRun struct {
+	m Measures
+}
+
+// simulate replays the process once with the latency draws of seed.
+func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64) (Measures, error) {
+	pools, poolIdx := []string{}, map[string]int{}
+	for _, s := range p.Samples {
+		pl := poolOf(h, s.Model)
+		if _, ok := poolIdx[pl]; !ok {
+			poolIdx[pl] = len(pools)
+			pools = append(pools, pl)
+		}
+	}
+	beta := make([]float64, len(pools))
+	for _, s := range p.Samples {
+		if f := fits[s.Model]; f != nil {
+			beta[poolIdx[poolOf(h, s.Model)]] = f.Load
+		}
+	}
+	sc, err := replayScenario(p, h, pools, beta, w)
+	if err != nil {
+		return Measures{}, fmt.Errorf("the replay's scenario: %v", err)
+	}
+	src := &jobSource{}
+	for i, s := range p.Samples {
+		plan, err := samplePlan(s, i, fits, seed)
+		if err != nil {
+			return Measures{}, err
+		}
+		src.jobs = append(src.jobs, workloads.Job{ID: int64(i), Account: "inspect", Project: fmt.Sprintf("task%03d", s.Task),
+			Batch: fmt.Sprintf("task%03d", s.Task), Model: poolIdx[poolOf(h, s.Model)], Behaviour: workloads.PlanBehaviour(plan),
+			Seed: uint64(i + 1), Judge: -1})
+	}
+	name := w.Policy
+	if name == "" {
+		name = "inspect"
+	}
+	pol, err := scenario.NewPolicy(name, sc)
+	if err != nil {
+		return Measures{}, err
+	}
+	world, err := sim.NewWorld(sc, sim.Options{Seed: seed, Policy: pol, Source: src, Log: true})
+	if err != nil {
+		return Measures{}, err
+	}
+	if err := world.Run(); err != nil {
+		return Measures{}, err
+	}
+	return simMeasures(world.Log(), len(p.Samples))
+}
+
+// samplePlan is the sample's call plan with each call's unloaded latency
+// drawn for seed: the mean its fold's model predicts, times a lognormal
+// variation of mean 1 and the fold's spread.
+func samplePlan(s *Sample, idx int, fits map[string]*Fit, seed uint64) (*workloads.CallPlan, error) {
+	h := fnv.New64a()
+	h.Write([]byte(s.ID))
+	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
+	plan := &workloads.CallPlan{Setup: s.Setup, Turns: make([]workloads.PlanTurn, len(s.Turns))}
+	for i, t := range s.Turns {
+		pt := &plan.Turns[i]
+		for _, c := range t.Calls {
+			f := fits[c.Model]
+			if f == nil {
+				return nil, fmt.Errorf("sample %s: no latency model for %s", s.ID, c.Model)
+			}
+			pt.AddCall(workloads.PlanCall{In: c.In, Out: c.Out}, c.CallRecord)
+			mu, sigma := f.predict(idx, float64(c.In), float64(c.Out))
+			pt.Base = append(pt.Base, mu*math.Exp(sigma*rng.NormFloat64()-sigma*sigma/2))
+		}
+		switch {
+		case i < len(s.Gaps):
+			pt.Tool = s.Gaps[i]
+		case i == len(s.Turns)-1:
+			pt.Tool = s.Trailing
+		}
+	}
+	return plan, nil
+}
+
+// replayScenario is the replay's world: a pool (lab model) per connection
+// pool with the harness's in-flight limit, providers that never queue
+// (their load slowdown the fitted β), no quotas, containers enough for
+// every sample (max_sandboxes when set), and the harness policy's
+// settings.
+func replayScenario(p *Process, h Harness, pools []string, beta []float64, w WhatIf) (*scenario.Scenario, error) {
+	var work time.Duration
+	for _, s := range p.Samples {
+		work += s.Setup + s.Trailing
+		for _, g := range s.Gaps {
+			work += g
+		}
+		for _, t := range s.Turns {
+			for _, c := range t.Calls {
+				work += 20 * max(c.Working, time.Second)
+			}
+		}
+	}
+	containers := len(p.Samples)
+	if sb := p.Logs[0].MaxSandboxes; sb > 0 {
+		containers = min(containers, sb)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: replay\nduration: %ds\nwarmup: 0s\n", int64((work + time.Hour).Seconds()))
+	fmt.Fprintf(&b, "containers: {capacity: %d, startup: 0s, price_per_hour: 0}\n", containers)
+	fmt.Fprintf(&b, "organisations: [{name: none}]\n")
+	fmt.Fprintf(&b, "model_defaults: {org: none, streams: %d, inflight_limit: %d, jitter: {dist: none}}\nmodels:\n", streams, h.MaxConnections)
+	for i, pl := range pools {
+		fmt.Fprintf(&b, "  - {name: %q, ttft: 1s, decode_rate: 100", pl)
+		if beta[i] > 0 {
+			// latency × (1 + (max−1)·busy/streams) = × (1 + β·busy) while
+			// busy < streams (≥ 4,995 at β ≤ 0.2: more than any pool holds).
+			fmt.Fprintf(&b, ", streams: %d, slowdown: {knee: 0, max: %d}", int(math.Round(slowdownMax-1)/beta[i]), slowdownMax)
+		}
+		b.WriteString("}\n")
+	}
+	fmt.Fprintf(&b, "workload:\n  accounts: 1\n  projects_per_account: 1\n  models: {hot: [%q], hot_share: 1}\n", pools[0])
+	fmt.Fprintf(&b, "  batches: {rate_per_hour: 0}\n  background: {rate_per_hour: 0}\n  behaviours: {replay: {turns: 1}}\n")
+	if h.Adaptive {
+		// The lab's adaptive limit (AIMD) with inspect_ai's defaults: cut
+		// ×0.8 debounced by a 15 s cooldown, up to max; inspect's slow start
+		// (doubling per clean round) is not modelled: growth is additive.
+		fmt.Fprintf(&b, "gateway: {adaptive_limit: {enabled: true, decrease: 0.8, increase: 1, window: 15s, max_factor: %g}}\n",
+			float64(h.AdaptiveMax)/float64(h.MaxConnections))
+	}
+	fmt.Fprintf(&b, "policies:\n  fixed_lane: {global_cap: %d}\n  inspect: {max_samples: %d, max_tasks: %d}\n", containers, h.MaxSamples, h.MaxTasks)
+	return scenario.ParseScenario("replay", []byte(b.String()))
+}
+
+type jobSource struct {
+	jobs []workloads.Job
+	i    int
+}
+
+func (s *jobSource) Next() (workloads.Job, bool) {
+	if s.i >= len(s.jobs) {
+		return workloads.Job{}, false
+	}
+	s.i++
+	return s.jobs[s.i-1], true
+}
+
+func (s *jobSource) Err() error { return nil }
+
+var _ policies.Policy = (*policies.Inspect)(nil)

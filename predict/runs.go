@@ -1,0 +1,190 @@
+package predict
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/evalsched/lab/workloads/agentlog"
+)
+
+// Process is one inspect process: the logs sharing a run_id (one `inspect
+// eval` of several tasks, an eval-set), which share the process's
+// connection pools, replayed together.
+type Process struct {
+	ID      string
+	Logs    []*agentlog.Run // in the order their tasks were created
+	Samples []*Sample       // task by task, each task's in queue order
+	Models  []string        // sorted
+	// Start is the process's start (the earliest log created/started),
+	// Unix ns: the samples are queued then.
+	Start int64
+}
+
+// Sample is one sample's own work, as the replay takes it: what it was
+// given, never when it ran.
+type Sample struct {
+	ID    string
+	Task  int // index in Process.Logs
+	Model string
+	Turns []agentlog.Turn
+	// Setup is the time from the sample's admission to its first call,
+	// Gaps[i] from turn i's last answer to turn i+1's first call, and
+	// Trailing from the last answer to the sample's end (scoring without
+	// a model, teardown): the sample's own work between calls.
+	Setup, Trailing time.Duration
+	Gaps            []time.Duration
+	Calls           int
+	// Recorded: the sample's admission and end, Unix ns (0: not
+	// recorded), for scoring only.
+	Admitted, Ended int64
+	session         *agentlog.Session
+}
+
+// Load reads Inspect logs (files and directories) and groups their
+// samples into processes.
+func Load(paths []string) ([]*Process, []*agentlog.Problem, error) {
+	col, err := agentlog.Collect(agentlog.Inspect, paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(col.Sessions) == 0 {
+		return nil, col.Skipped, &agentlog.NoJobsError{Skipped: len(col.Skipped)}
+	}
+	byID := map[string]*Process{}
+	var procs []*Process
+	for _, s := range col.Sessions {
+		run := s.Run
+		key := run.RunID
+		if key == "" {
+			key = run.File // a log without a run_id is its own process
+		}
+		p := byID[key]
+		if p == nil {
+			p = &Process{ID: key}
+			byID[key] = p
+			procs = append(procs, p)
+		}
+		task := slices.Index(p.Logs, run)
+		if task < 0 {
+			task = len(p.Logs)
+			p.Logs = append(p.Logs, run)
+		}
+		p.Samples = append(p.Samples, newSample(s, task))
+	}
+	for _, p := range procs {
+		p.finish()
+	}
+	slices.SortFunc(procs, func(a, b *Process) int { return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID, b.ID)) })
+	return procs, col.Skipped, nil
+}
+
+// finish orders the process's tasks and samples and sets its start.
+func (p *Process) finish() {
+	// Tasks in creation order (then file name); samples within a task in
+	// the harness's queue order (then id).
+	order := make([]int, len(p.Logs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		la, lb := p.Logs[a], p.Logs[b]
+		return cmp.Or(cmp.Compare(la.Created, lb.Created), strings.Compare(la.File, lb.File))
+	})
+	rank := make([]int, len(order))
+	logs := make([]*agentlog.Run, len(order))
+	for r, i := range order {
+		rank[i] = r
+		logs[r] = p.Logs[i]
+	}
+	p.Logs = logs
+	for _, s := range p.Samples {
+		s.Task = rank[s.Task]
+	}
+	slices.SortStableFunc(p.Samples, func(a, b *Sample) int {
+		oa, ob := a.session.Order, b.session.Order
+		if oa < 0 {
+			oa = 1 << 30
+		}
+		if ob < 0 {
+			ob = 1 << 30
+		}
+		return cmp.Or(cmp.Compare(a.Task, b.Task), cmp.Compare(oa, ob), strings.Compare(a.ID, b.ID))
+	})
+	seen := map[string]bool{}
+	for _, s := range p.Samples {
+		for _, t := range s.Turns {
+			for _, c := range t.Calls {
+				seen[c.Model] = true
+			}
+		}
+	}
+	for m := range seen {
+		p.Models = append(p.Models, m)
+	}
+	slices.Sort(p.Models)
+	for _, l := range p.Logs {
+		for _, t := range []int64{l.Created, l.Started} {
+			if t > 0 && (p.Start == 0 || t < p.Start) {
+				p.Start = t
+			}
+		}
+	}
+}
+
+// newSample takes a session's own work: its turns (a fan-out only where
+// the log shows calls made while others were outstanding) and the time
+// between them.
+func newSample(s *agentlog.Session, task int) *Sample {
+	turns := agentlog.Turns(s.Calls)
+	smp := &Sample{ID: s.ID, Task: task, Turns: turns, Calls: len(s.Calls), Admitted: s.Admitted, Ended: s.Ended, session: s}
+	count := map[string]int{}
+	for _, c := range s.Calls {
+		count[c.Model]++
+	}
+	best := -1
+	for m, n := range count {
+		if n > best || (n == best && m < smp.Model) {
+			smp.Model, best = m, n
+		}
+	}
+	if s.Admitted > 0 {
+		smp.Setup = time.Duration(max(0, turns[0].Start-s.Admitted))
+	}
+	for i := 0; i+1 < len(turns); i++ {
+		smp.Gaps = append(smp.Gaps, time.Duration(max(0, turns[i+1].Start-turns[i].End)))
+	}
+	if last := turns[len(turns)-1].End; s.Ended > last {
+		smp.Trailing = time.Duration(s.Ended - last)
+	}
+	return smp
+}
+
+// Version is the process's inspect_ai version (its first log's).
+func (p *Process) Version() string {
+	for _, l := range p.Logs {
+		if l.Version != "" {
+			return l.Version
+		}
+	}
+	return ""
+}
+
+// Name is a short name for the process: its first log's file name, with
+// the count of the others.
+func (p *Process) Name() string {
+	n := baseName(p.Logs[0].File)
+	if len(p.Logs) > 1 {
+		n += fmt.Sprintf(" (+%d logs)", len(p.Logs)-1)
+	}
+	return n
+}
+
+func baseName(f string) string {
+	if i := strings.LastIndexByte(f, '/'); i >= 0 {
+		return f[i+1:]
+	}
+	return f
+}

@@ -1,31 +1,66 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 
-	"github.com/evalsched/lab/sim/replaycheck"
+	"github.com/evalsched/lab/predict"
+	"github.com/evalsched/lab/results"
 	"github.com/urfave/cli/v2"
 )
 
 // replay-check takes one or more Inspect logs (checked by the command).
 func init() { positional["replay-check"] = -1 }
 
-// traceReplayCheckCommand is `sim trace replay-check`: an Inspect log
-// replayed under its own settings, against what it recorded
-// (sim/replaycheck, docs/studies/replay-check.md).
+// traceReplayCheckCommand is `sim trace replay-check`: the runs of Inspect
+// logs predicted from what they were given and their samples' own work,
+// scored against what they recorded (predict/, docs/reference/replay-check.md).
 func traceReplayCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "replay-check",
-		Usage:     "replay an Inspect log's samples under its concurrency settings, with latency fitted from its calls, and report the error against the log",
-		UsageText: "sim trace replay-check LOG|DIR...",
+		Usage:     "predict the runs of Inspect logs (the harness's own scheduling, latency fitted out of sample) and state the error against what they recorded; --max-connections etc. replay them under other settings",
+		UsageText: "sim trace replay-check [--json FILE] [--seeds N] [--fit-from LOG]... [--max-connections N] [--max-samples N] [--max-tasks N] [--adaptive] [--policy NAME] LOG|DIR...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "json", Usage: "write the report as JSON to `FILE` (docs/reference/replay-check.md)"},
+			&cli.IntFlag{Name: "seeds", Value: 20, Usage: "latency draws (seeds 1..`N`): the 90% interval is their 5th to 95th percentile"},
+			&cli.IntFlag{Name: "folds", Value: 5, Usage: "fit call latency `K`-fold by sample: each sample's calls predicted by a fit without it"},
+			&cli.StringSliceFlag{Name: "fit-from", Usage: "fit call latency on these other `LOG`s instead of k-fold within the run"},
+			&cli.IntFlag{Name: "max-connections", Usage: "what if: every connection pool of size `N`"},
+			&cli.IntFlag{Name: "max-samples", Usage: "what if: each task runs at most `N` samples at once"},
+			&cli.IntFlag{Name: "max-tasks", Usage: "what if: at most `N` tasks at once"},
+			&cli.BoolFlag{Name: "adaptive", Usage: "what if: adaptive connections (inspect_ai >= 0.3.221's default)"},
+			&cli.StringFlag{Name: "policy", Usage: "what if: the lab's policy `NAME` (sim policies) admits the samples instead of the harness"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageErrorf(c, "missing argument: the Inspect logs (.eval or .json) to replay")
 			}
-			rep, err := replaycheck.Check(c.Args().Slice())
+			for _, f := range []string{"seeds", "folds", "max-connections", "max-samples", "max-tasks"} {
+				if c.Int(f) < 0 || (c.Int(f) == 0 && (f == "seeds" || f == "folds") && c.IsSet(f)) {
+					return usageErrorf(c, "--%s: want a positive number, got %d", f, c.Int(f))
+				}
+			}
+			if c.Int("seeds") > 1000 {
+				return usageErrorf(c, "--seeds: at most 1000, got %d", c.Int("seeds"))
+			}
+			opt := predict.Options{Seeds: c.Int("seeds"), Folds: c.Int("folds"), FitFrom: c.StringSlice("fit-from"),
+				WhatIf: predict.WhatIf{MaxConnections: c.Int("max-connections"), MaxSamples: c.Int("max-samples"), MaxTasks: c.Int("max-tasks"),
+					Adaptive: c.Bool("adaptive"), Policy: c.String("policy")}}
+			rep, err := predict.Check(c.Args().Slice(), opt)
 			if err != nil {
 				return err
+			}
+			if path := c.String("json"); path != "" {
+				b, err := json.MarshalIndent(rep, "", "  ")
+				if err != nil {
+					return err
+				}
+				if err := results.WriteFileAtomic(path, append(b, '\n')); err != nil {
+					return err
+				}
 			}
 			printReplayCheck(c.App.Writer, rep)
 			return nil
@@ -33,20 +68,86 @@ func traceReplayCheckCommand() *cli.Command {
 	}
 }
 
-func printReplayCheck(w io.Writer, rep *replaycheck.Report) {
-	for _, p := range rep.Skipped {
-		fmt.Fprintf(w, "skipped: %v\n", p)
+func printReplayCheck(w io.Writer, rep *predict.Report) {
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "skipped: %s\n", s)
 	}
-	s := rep.Settings
-	fmt.Fprintf(w, "settings: max_samples %d, max_sandboxes %d, max_connections %d (0: unset) → %d containers, in-flight limit %d a model\n",
-		s.MaxSamples, s.MaxSandboxes, s.MaxConnections, rep.Containers, rep.InflightLimit)
-	for _, l := range rep.Latency {
-		fmt.Fprintf(w, "latency %s: ttft %.3f s + output / %.1f tokens/s (least squares over %d calls' working time, R² %.2f)\n", l.Model, l.TTFT.Seconds(), l.DecodeRate, l.Calls, l.R2)
+	for _, r := range rep.Runs {
+		h := r.Harness
+		fmt.Fprintf(w, "run %s: %d log(s), inspect_ai %s, %d samples, %d calls\n", r.Run, len(r.Logs), orNA(r.Version), r.Samples, r.Calls)
+		fmt.Fprintf(w, "  harness: max_connections %d (a pool per %s%s), max_samples %d a task, max_tasks %d\n", h.MaxConnections, h.PoolBy, adaptiveNote(h), h.MaxSamples, h.MaxTasks)
+		for _, f := range r.Fits {
+			fmt.Fprintf(w, "  latency %s: %s, β %.3g, fitted %s on %d calls (%s); held out: MdAPE %.1f%%, MAPE %.1f%%, sum %+.1f%%\n",
+				f.Model, f.Form, f.Load, f.From, f.Calls, f.Target, 100*f.MdAPE, 100*f.MAPE, 100*f.Bias)
+		}
+		printFigures(w, "  ", r.Figures, true)
+		if wi := r.WhatIf; wi != nil {
+			fmt.Fprintf(w, "  what if (policy %s, max_connections %d%s, max_samples %d, max_tasks %d):\n", wi.Policy, wi.Harness.MaxConnections, adaptiveNote(wi.Harness), wi.Harness.MaxSamples, wi.Harness.MaxTasks)
+			printWhatIf(w, "    ", wi.Figures, r.Figures)
+		}
 	}
-	fmt.Fprintf(w, "%-60s %10s %10s %7s %10s %10s\n", "sample", "recorded_s", "sim_s", "APE", "rec_wait_s", "sim_wait_s")
-	for _, r := range rep.Samples {
-		fmt.Fprintf(w, "%-60s %10.2f %10.2f %6.1f%% %10.2f %10.2f\n", r.ID, r.Recorded, r.Simulated, 100*r.APE, r.RecordedWait, r.SimulatedWait)
+	if len(rep.Runs) > 1 {
+		fmt.Fprintf(w, "over %d runs (absolute relative error; inside: recorded value inside the 90%% interval):\n", len(rep.Runs))
+		for _, name := range []string{"makespan_s", "in_flight_mean", "waiting_mean", "sample_duration_p50_s", "call_latency_p50_s"} {
+			a := rep.Summary[name]
+			if a.Runs == 0 {
+				fmt.Fprintf(w, "  %-22s not recorded by any run\n", name)
+				continue
+			}
+			fmt.Fprintf(w, "  %-22s median %5.1f%%, p90 %5.1f%%, inside %d of %d; runs of >= 50 calls within 20%%: %d of %d\n",
+				name, 100**a.MedianAbs, 100**a.P90Abs, a.Covered, a.Runs, a.LargeWithin, a.LargeRuns)
+		}
 	}
-	fmt.Fprintf(w, "samples %d: MdAPE %.1f%%, MAPE %.1f%%, correlation %.3f; makespan recorded %.1f s, simulated %.1f s; wait before service recorded %.1f s, simulated %.1f s\n",
-		len(rep.Samples), 100*rep.MdAPE, 100*rep.MAPE, rep.Correlation, rep.RecordedMakespan, rep.SimulatedMakespan, rep.RecordedWait, rep.SimulatedWait)
+}
+
+func adaptiveNote(h predict.Harness) string {
+	if h.Adaptive {
+		return ", adaptive"
+	}
+	return ""
+}
+
+func orNA(s string) string {
+	if s == "" {
+		return "(not recorded)"
+	}
+	return s
+}
+
+func figureRows(f predict.Figures) []struct {
+	name string
+	fig  predict.Figure
+} {
+	return []struct {
+		name string
+		fig  predict.Figure
+	}{{"makespan s", f.Makespan}, {"in flight mean", f.InFlightMean}, {"in flight max", f.InFlightMax}, {"waiting mean", f.WaitingMean},
+		{"sample p50 s", f.SampleP50}, {"sample p90 s", f.SampleP90}, {"latency p50 s", f.LatencyP50}, {"latency p90 s", f.LatencyP90}}
+}
+
+func printFigures(w io.Writer, ind string, f predict.Figures, score bool) {
+	fmt.Fprintf(w, "%s%-15s %10s %10s %21s %8s\n", ind, "figure", "recorded", "predicted", "90% interval", "error")
+	for _, r := range figureRows(f) {
+		rec, errS := "not rec.", "n/a"
+		if r.fig.Recorded != nil {
+			rec = fmt.Sprintf("%.2f", *r.fig.Recorded)
+		}
+		if r.fig.Error != nil {
+			errS = fmt.Sprintf("%+.1f%%", 100**r.fig.Error)
+		}
+		fmt.Fprintf(w, "%s%-15s %10s %10.2f %21s %8s\n", ind, r.name, rec, r.fig.Predicted, fmt.Sprintf("[%.2f, %.2f]", r.fig.Interval[0], r.fig.Interval[1]), errS)
+	}
+}
+
+func printWhatIf(w io.Writer, ind string, f, valid predict.Figures) {
+	fmt.Fprintf(w, "%s%-15s %10s %21s %14s\n", ind, "figure", "predicted", "90% interval", "validation err")
+	vrows := figureRows(valid)
+	for i, r := range figureRows(f) {
+		band := "not rec."
+		if e := vrows[i].fig.Error; e != nil {
+			band = fmt.Sprintf("±%.1f%%", 100*math.Abs(*e))
+		}
+		fmt.Fprintf(w, "%s%-15s %10.2f %21s %14s\n", ind, r.name, r.fig.Predicted, fmt.Sprintf("[%.2f, %.2f]", r.fig.Interval[0], r.fig.Interval[1]), band)
+	}
+	_ = strings.TrimSpace
 }

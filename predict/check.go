@@ -2,7 +2,9 @@ package predict
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 
@@ -180,7 +182,12 @@ func checkProcess(p *Process, from []*Process, opt Options) (*RunResult, error) 
 func simulateSeeds(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seeds int) ([]Measures, error) {
 	var out []Measures
 	for s := 1; s <= seeds; s++ {
-		m, err := simulate(p, h, fits, w, uint64(s))
+		rng := rand.New(rand.NewPCG(uint64(s), 0x626f6f74)) // "boot"
+		drawn := map[string]*Fit{}
+		for _, m := range slices.Sorted(maps.Keys(fits)) {
+			drawn[m] = fits[m].resampled(rng)
+		}
+		m, err := simulate(p, h, drawn, w, uint64(s))
 		if err != nil {
 			return nil, err
 		}
@@ -296,6 +303,27 @@ func observations(p *Process, h Harness) (map[string][]obs, map[string]bool) {
 		b := sort.Search(len(ends[pl]), func(i int) bool { return ends[pl][i] > t })
 		return float64(a - b)
 	}
+	// The calls issued and not answered (holding or waiting for a
+	// connection) at each instant, per pool.
+	istarts, iends := map[string][]int64{}, map[string][]int64{}
+	for _, s := range p.Samples {
+		for _, t := range s.Turns {
+			for _, c := range t.Calls {
+				pl := poolOf(h, c.Model)
+				istarts[pl] = append(istarts[pl], c.Start)
+				iends[pl] = append(iends[pl], c.End)
+			}
+		}
+	}
+	for pl := range istarts {
+		slices.Sort(istarts[pl])
+		slices.Sort(iends[pl])
+	}
+	outstanding := func(pl string, t int64) int {
+		a := sort.Search(len(istarts[pl]), func(i int) bool { return istarts[pl][i] >= t }) // issued before t
+		b := sort.Search(len(iends[pl]), func(i int) bool { return iends[pl][i] > t })      // answered by t
+		return a - b
+	}
 	out := map[string][]obs{}
 	lk := map[string]bool{}
 	for i, s := range p.Samples {
@@ -305,9 +333,18 @@ func observations(p *Process, h Harness) (map[string][]obs, map[string]bool) {
 					continue
 				}
 				pl := poolOf(h, c.Model)
-				o := obs{sample: i, in: float64(c.In), out: float64(c.Out), lat: c.Working.Seconds()}
+				o := obs{sample: i, in: float64(c.In), out: float64(c.Out), lat: c.Working.Seconds(), provider: c.Working.Seconds()}
 				if exact[pl] {
 					o.load = load(pl, c.End-c.Working.Nanoseconds())
+					// A call issued while fewer than max_connections calls
+					// were outstanding took a connection at once: its whole
+					// time from generate() to completion held the connection
+					// (inspect_ai model/_model.py generate: the pool is held
+					// around _generate, its retries and the SDK's overhead;
+					// output.time is only the successful HTTP request).
+					if !h.Adaptive && outstanding(pl, c.Start) < h.MaxConnections {
+						o.lat, o.free = float64(c.End-c.Start)/1e9, true
+					}
 				}
 				out[c.Model] = append(out[c.Model], o)
 				lk[c.Model] = exact[pl]

@@ -3,6 +3,7 @@ package predict
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 
@@ -16,8 +17,13 @@ import (
 type obs struct {
 	sample  int
 	in, out float64
-	lat     float64
+	lat     float64 // the time the call held its connection, seconds (provider time when not known)
 	load    float64
+	// provider is the successful try's time (output.time); free marks a
+	// call recorded taking its connection at once, whose lat is its whole
+	// hold.
+	provider float64
+	free     bool
 }
 
 // Form is a latency model's regressors.
@@ -49,6 +55,11 @@ type Fit struct {
 	// From says what the model was fitted on: "k-fold by sample", "other
 	// logs" (--fit-from) or "in sample" (one sample: no held-out data).
 	From string  `json:"fitted_on"`
+	// Target is what is predicted: a call's connection hold, or its
+	// provider time when the hold is not recorded; ProviderShare the share
+	// of the hold at the provider (output.time over the hold).
+	Target        string  `json:"target"`
+	ProviderShare float64 `json:"provider_share"`
 	Form string  `json:"form"`
 	Load float64 `json:"load_slope"` // β
 	// Coef are the coefficients fitted on all the calls (a, b, c in
@@ -66,6 +77,37 @@ type Fit struct {
 	form  Form
 	folds []foldModel // by fold
 	fold  map[int]int // sample → fold
+	data  []obs       // the calls fitted on
+}
+
+// resampled is the fit with each fold's coefficients refitted on a
+// bootstrap resample (by sample) of its training samples: a seed's draw
+// of the coefficients' own uncertainty, so the interval over seeds holds
+// the latency model's error as well as the calls' variation.
+func (f *Fit) resampled(rng *rand.Rand) *Fit {
+	g := *f
+	g.folds = slices.Clone(f.folds)
+	for k := range g.folds {
+		bySample := map[int][]obs{}
+		var ids []int
+		for _, c := range f.data {
+			if len(g.folds) > 1 && f.fold[c.sample] == k {
+				continue
+			}
+			if _, ok := bySample[c.sample]; !ok {
+				ids = append(ids, c.sample)
+			}
+			bySample[c.sample] = append(bySample[c.sample], c)
+		}
+		var train []obs
+		for range ids {
+			train = append(train, bySample[ids[rng.IntN(len(ids))]]...)
+		}
+		if c, ok := solve(train, -1, nil, f.form, f.Load); ok {
+			g.folds[k].coef = c
+		}
+	}
+	return &g
 }
 
 type foldModel struct {
@@ -99,6 +141,21 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 	if len(calls) == 0 {
 		return nil, fmt.Errorf("model %s: no call records the provider's time for its try (working_time or output.time)", model)
 	}
+	// The hold time is known on the calls that took a connection at once:
+	// fit on those when there are enough; the share of the hold spent at
+	// the provider (output.time) turns a hold into provider time.
+	var free []obs
+	var hold, prov float64
+	for _, c := range calls {
+		if c.free {
+			free = append(free, c)
+			hold, prov = hold+c.lat, prov+c.provider
+		}
+	}
+	share := 1.0
+	if len(free) >= max(10, len(calls)/5) {
+		calls, share = free, prov/hold
+	}
 	samples := []int{}
 	for _, c := range calls {
 		if !slices.Contains(samples, c.sample) {
@@ -106,7 +163,12 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 		}
 	}
 	sort.Ints(samples)
-	f := &Fit{Model: model, Calls: len(calls), fold: map[int]int{}}
+	f := &Fit{Model: model, Calls: len(calls), fold: map[int]int{}, ProviderShare: round(share)}
+	if share < 1 {
+		f.Target = "connection hold (generate() to completion, calls that took a connection at once)"
+	} else {
+		f.Target = "provider time (output.time)"
+	}
 	k = min(k, len(samples))
 	if k < 2 {
 		f.From, k = "in sample (one sample: no held-out data)", 1
@@ -139,6 +201,7 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 		return nil, fmt.Errorf("model %s: no latency model fits its %d calls", model, len(calls))
 	}
 	f.Form = f.form.String()
+	f.data = calls
 	all, _ := solve(calls, -1, nil, f.form, f.Load)
 	f.Coef = all
 	var apes []float64

@@ -95,7 +95,9 @@ func recordedMeasures(p *Process) Measures {
 }
 
 // simMeasures reads the same figures off a replay's event log.
-func simMeasures(log []sim.LogRecord, samples int) (Measures, error) {
+// share is each pool's provider share of a connection hold (Fit.ProviderShare):
+// the provider's part is the hold's last share.
+func simMeasures(log []sim.LogRecord, samples int, share []float64) (Measures, error) {
 	created := map[int64]int64{}
 	accepted := map[int64]int64{}
 	start := map[int64]int64{}
@@ -117,7 +119,11 @@ func simMeasures(log []sim.LogRecord, samples int) (Measures, error) {
 		case sim.LogCallAccept:
 			accepted[r.Call] = t
 		case sim.LogCallAnswer:
-			a := accepted[r.Call]
+			sh := 1.0
+			if int(r.Model) < len(share) && share[r.Model] > 0 {
+				sh = share[r.Model]
+			}
+			a := t - int64(sh*float64(t-accepted[r.Call]))
 			provider = append(provider, interval{a, t})
 			issued = append(issued, interval{created[r.Call], t})
 			lat = append(lat, sim.Time(t-a).Duration().Seconds())

@@ -92,10 +92,11 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 			pools = append(pools, pl)
 		}
 	}
-	beta := make([]float64, len(pools))
+	beta, share := make([]float64, len(pools)), make([]float64, len(pools))
 	for _, s := range p.Samples {
 		if f := fits[s.Model]; f != nil {
 			beta[poolIdx[poolOf(h, s.Model)]] = f.Load
+			share[poolIdx[poolOf(h, s.Model)]] = f.ProviderShare
 		}
 	}
 	sc, err := replayScenario(p, h, pools, beta, w)
@@ -127,7 +128,7 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 	if err := world.Run(); err != nil {
 		return Measures{}, err
 	}
-	return simMeasures(world.Log(), len(p.Samples))
+	return simMeasures(world.Log(), len(p.Samples), share)
 }
 
 // samplePlan is the sample's call plan with each call's unloaded latency

@@ -4,7 +4,9 @@
 // The arrows (a package may import the ones listed, and internal/*):
 //
 //	cmd/sim   → cli: the sim command's main, one line
-//	cli       → lab, report, sim, scenario, results, workloads, extpolicy, policies
+//	cli       → lab, predict, report, sim, scenario, results, workloads, extpolicy, policies
+//	predict   → sim, scenario, results, workloads, policies: reading, fitting and
+//	            predicting a real run (Inspect logs)
 //	extpolicy → policies: a policy in another process (the policy protocol)
 //	lab       → sim, scenario, results
 //	report    → results

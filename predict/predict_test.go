@@ -1,0 +1,155 @@
+package predict
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+// realRuns are the 18 MIT-licensed Inspect logs of ../shared/realruns,
+// shipped with their provenance (testdata/realruns/README.md).
+const realRuns = "testdata/realruns"
+
+func checkRealRuns(t *testing.T) *Report {
+	t.Helper()
+	rep, err := Check([]string{realRuns}, Options{Seeds: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestRealRunsPredicted holds the prediction to its goals over the real
+// runs (a run is a process: the logs of one run_id together): the median
+// absolute error of the makespan and of the mean calls at the provider at
+// most 10%, every run of 50 calls or more within 20%. The coverage of the
+// 90% interval is logged (its goal, 80% of the runs, is not met: see
+// docs/reference/replay-check.md).
+func TestRealRunsPredicted(t *testing.T) {
+	rep := checkRealRuns(t)
+	if len(rep.Runs) != 12 {
+		t.Fatalf("%d runs, want 12 processes (18 logs: an eval of three tasks and two eval-sets of three logs each)", len(rep.Runs))
+	}
+	for _, name := range []string{"makespan_s", "in_flight_mean"} {
+		a := rep.Summary[name]
+		t.Logf("%s: median |error| %.3f, p90 %.3f, inside the 90%% interval %d of %d, runs of >= 50 calls within 20%%: %d of %d",
+			name, *a.MedianAbs, *a.P90Abs, a.Covered, a.Runs, a.LargeWithin, a.LargeRuns)
+		if *a.MedianAbs > 0.10 {
+			t.Errorf("%s: median absolute error %.3f > 0.10", name, *a.MedianAbs)
+		}
+		if a.LargeWithin != a.LargeRuns {
+			t.Errorf("%s: %d of %d runs of 50 calls or more within 20%%", name, a.LargeWithin, a.LargeRuns)
+		}
+	}
+	for _, r := range rep.Runs {
+		// No pool over its limit: the most calls at once never exceeds the
+		// pool, shared by every task of the process.
+		pools := map[string]bool{}
+		for _, f := range r.Fits {
+			pools[poolOf(r.Harness, f.Model)] = true
+		}
+		if lim := float64(r.Harness.MaxConnections * len(pools)); r.Figures.InFlightMax.Interval[1] > lim {
+			t.Errorf("run %s: %g calls at once over %d pools of max_connections %d", r.Run, r.Figures.InFlightMax.Interval[1], len(pools), r.Harness.MaxConnections)
+		}
+	}
+}
+
+// TestOneProcessOnePool: the three logs of the 2025-09-23 process share
+// one gpt-4o-mini pool of 10; replayed together, the calls at the provider
+// never exceed 10 while the three tasks run at once.
+func TestOneProcessOnePool(t *testing.T) {
+	rep, err := Check([]string{realRuns + "/2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval",
+		realRuns + "/2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval",
+		realRuns + "/2025-09-23T08-09-58-04-00_theory-of-mind_bbB4eRCx2rFJLyPH42Cj9r.eval"}, Options{Seeds: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || len(rep.Runs[0].Logs) != 3 {
+		t.Fatalf("want one run of 3 logs, got %d runs", len(rep.Runs))
+	}
+	r := rep.Runs[0]
+	if r.Harness.MaxTasks != 4 || r.Harness.MaxConnections != 10 {
+		t.Errorf("harness %+v, want max_tasks 4 (set) and max_connections 10 (default)", r.Harness)
+	}
+	if got := r.Figures.InFlightMax.Predicted; got != 10 {
+		t.Errorf("most calls at once %g, want 10 (the shared pool, full)", got)
+	}
+	// The pool is shared: many calls wait for a connection (recorded 4.65
+	// on average); three separate pools would leave almost none waiting.
+	if w := r.Figures.WaitingMean.Predicted; w < 2 {
+		t.Errorf("mean calls waiting %g: the tasks do not share their pool", w)
+	}
+}
+
+// TestDeterministic: the same logs and seeds give byte-identical reports.
+func TestDeterministic(t *testing.T) {
+	var out [2][]byte
+	for i := range out {
+		rep, err := Check([]string{realRuns + "/2025-09-15T15-07-21-04-00_popularity_TrR56PVX4fHPUViCDMPg8g.eval"}, Options{Seeds: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i], _ = json.Marshal(rep)
+	}
+	if !bytes.Equal(out[0], out[1]) {
+		t.Fatal("two checks of one log differ")
+	}
+}
+
+// TestNotRecordedIsNull: a log of inspect_ai 0.3.58 records no call's end:
+// the calls waiting for a connection are not recorded there (null), never 0.
+func TestNotRecordedIsNull(t *testing.T) {
+	rep, err := Check([]string{realRuns + "/2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval"}, Options{Seeds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Runs[0].Figures.WaitingMean
+	if f.Recorded != nil || f.Error != nil {
+		t.Errorf("waiting mean recorded %v error %v, want null (0.3.58 writes no completed)", f.Recorded, f.Error)
+	}
+	b, _ := json.Marshal(f)
+	if !bytes.Contains(b, []byte(`"recorded":null`)) {
+		t.Errorf("JSON %s, want recorded null", b)
+	}
+}
+
+// TestLatencyHeldOut: each call's latency is predicted by a fold that did
+// not see its sample: planting an absurd latency on one sample's calls
+// changes the predictions of other samples, never its own fold's model.
+func TestLatencyHeldOut(t *testing.T) {
+	var calls []obs
+	for s := range 20 {
+		for k := range 3 {
+			out := float64(10 * (s + k + 1))
+			calls = append(calls, obs{sample: s, out: out, lat: 0.5 + out/100})
+		}
+	}
+	f, err := fitLatency("m", calls, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Exact data: every held-out prediction is exact.
+	if f.MAPE > 1e-9 {
+		t.Fatalf("MAPE %g on exact data", f.MAPE)
+	}
+	// Sample 0's calls 100× slower: sample 0's own prediction must not move
+	// (its fold held it out), the other folds' must.
+	for i := range calls {
+		if calls[i].sample == 0 {
+			calls[i].lat *= 100
+		}
+	}
+	folds, ok := f.fitFolds(calls, 5, FormOut, 0)
+	if !ok {
+		t.Fatal("no fit")
+	}
+	own := folds[f.fold[0]]
+	if got := evalForm(FormOut, own.coef, 0, 100); math.Abs(got-1.5) > 1e-6 {
+		t.Errorf("sample 0's fold predicts %g s for 100 tokens, want 1.5 (a fit without sample 0)", got)
+	}
+	other := folds[f.fold[1]]
+	if got := evalForm(FormOut, other.coef, 0, 100); math.Abs(got-1.5) < 1e-3 {
+		t.Errorf("sample 1's fold predicts %g: the planted sample did not reach the other folds", got)
+	}
+}

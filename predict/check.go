@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"time"
 	"slices"
 	"sort"
 
@@ -129,6 +130,27 @@ func Check(paths []string, opt Options) (*Report, error) {
 	rep := &Report{Schema: 1, Seeds: opt.Seeds, Folds: opt.Folds, Summary: map[string]Accuracy{}, Skipped: []string{}}
 	for _, p := range skipped {
 		rep.Skipped = append(rep.Skipped, p.Error())
+	}
+	// The harness's own time to hand a freed slot to the next sample, per
+	// process; each process takes the median of the others' (leave one
+	// run out: never its own recorded starts).
+	handoffs := make([]float64, len(procs))
+	for i, p := range procs {
+		handoffs[i] = handoffOf(p)
+	}
+	for _, q := range from {
+		handoffs = append(handoffs, handoffOf(q))
+	}
+	for i, p := range procs {
+		var others []float64
+		for j, v := range handoffs {
+			if j != i && !math.IsNaN(v) {
+				others = append(others, v)
+			}
+		}
+		if len(others) > 0 {
+			p.Handoff = time.Duration(quantile(others, 0.5) * 1e9)
+		}
 	}
 	for _, p := range procs {
 		r, err := checkProcess(p, from, opt)
@@ -397,3 +419,34 @@ func figureOf(r *RunResult, name string) *Figure {
 }
 
 var _ = agentlog.Inspect
+
+// handoffOf is the mean time from a sample's end to the next sample's
+// admission that followed it (within a second), over the process's
+// samples admitted after the first wave: the harness's own overhead of
+// starting a sample (NaN: none measured).
+func handoffOf(p *Process) float64 {
+	var ends []int64
+	for _, s := range p.Samples {
+		if s.Ended > 0 {
+			ends = append(ends, s.Ended)
+		}
+	}
+	slices.Sort(ends)
+	var gaps []float64
+	for _, s := range p.Samples {
+		if s.Admitted == 0 {
+			continue
+		}
+		i := sort.Search(len(ends), func(i int) bool { return ends[i] > s.Admitted+int64(time.Millisecond)/2 })
+		if i == 0 {
+			continue
+		}
+		if g := s.Admitted - ends[i-1]; g < int64(time.Second) {
+			gaps = append(gaps, max(0, float64(g)/1e9))
+		}
+	}
+	if len(gaps) == 0 {
+		return math.NaN()
+	}
+	return mean(gaps)
+}

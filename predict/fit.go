@@ -104,7 +104,8 @@ func (f *Fit) resampled(rng *rand.Rand) *Fit {
 			train = append(train, bySample[ids[rng.IntN(len(ids))]]...)
 		}
 		if c, ok := solve(train, -1, nil, f.form, f.Load); ok {
-			g.folds[k].coef = c
+			g.folds[k] = foldModel{coef: c}
+			g.folds[k].variation(train, -1, nil, f.form, f.Load)
 		}
 	}
 	return &g
@@ -113,16 +114,22 @@ func (f *Fit) resampled(rng *rand.Rand) *Fit {
 type foldModel struct {
 	coef  [3]float64
 	sigma float64
+	// ratios are the training calls' latency over its prediction, scaled
+	// to mean 1: a call's variation is drawn from them (the residuals'
+	// own shape, outliers as often as they came, not a lognormal's tail
+	// on every call).
+	ratios    []float64
+	bandwidth float64
 }
 
 // predict is the mean latency of a call of sample s with tokens in, out
-// (before load), and the spread of its variation.
-func (f *Fit) predict(s int, in, out float64) (mean, sigma float64) {
-	fm := f.folds[0]
+// (before load), and its fold's model (whose draw is the call's variation).
+func (f *Fit) predict(s int, in, out float64) (mean float64, fm *foldModel) {
+	fm = &f.folds[0]
 	if k, ok := f.fold[s]; ok {
-		fm = f.folds[k]
+		fm = &f.folds[k]
 	}
-	return evalForm(f.form, fm.coef, in, out), fm.sigma
+	return evalForm(f.form, fm.coef, in, out), fm
 }
 
 func evalForm(form Form, c [3]float64, in, out float64) float64 {
@@ -229,18 +236,43 @@ func (f *Fit) fitFolds(calls []obs, k int, form Form, beta float64) ([]foldModel
 		if !ok {
 			return nil, false
 		}
-		// The variation's spread: the training calls' log residuals.
-		var rs []float64
-		for _, o := range calls {
-			if hold >= 0 && f.fold[o.sample] == hold {
-				continue
-			}
-			p := evalForm(form, c, o.in, o.out) * (1 + beta*o.load)
-			rs = append(rs, math.Log(o.lat/p))
-		}
-		folds[i] = foldModel{coef: c, sigma: stddev(rs)}
+		folds[i] = foldModel{coef: c}
+		folds[i].variation(calls, hold, f.fold, form, beta)
 	}
 	return folds, true
+}
+
+// variation sets the fold's variation from its training calls (all but
+// fold hold; -1: all): their latency over its prediction, scaled to mean 1,
+// and the spread of its logarithm (reported).
+func (fm *foldModel) variation(calls []obs, hold int, fold map[int]int, form Form, beta float64) {
+	var rs, logs []float64
+	for _, o := range calls {
+		if hold >= 0 && fold[o.sample] == hold {
+			continue
+		}
+		r := o.lat / (evalForm(form, fm.coef, o.in, o.out) * (1 + beta*o.load))
+		rs, logs = append(rs, r), append(logs, math.Log(r))
+	}
+	m := mean(rs)
+	for i := range rs {
+		rs[i] /= m
+	}
+	fm.ratios, fm.sigma = rs, stddev(logs)
+	// A smoothed bootstrap: a drawn ratio is spread by a lognormal kernel
+	// of Silverman's bandwidth (1.06 σ n^-1/5 on the log scale), so a few
+	// calls' residuals do not bound the draws by their largest.
+	fm.bandwidth = 1.06 * fm.sigma * math.Pow(float64(max(len(rs), 1)), -0.2)
+}
+
+// draw is a call's variation: a training ratio, spread by the kernel,
+// its mean kept at 1.
+func (fm *foldModel) draw(rng *rand.Rand) float64 {
+	if len(fm.ratios) == 0 {
+		return 1
+	}
+	h := fm.bandwidth
+	return fm.ratios[rng.IntN(len(fm.ratios))] * math.Exp(h*rng.NormFloat64()-h*h/2)
 }
 
 // heldOutError is the mean absolute error of each call's prediction by

@@ -109,6 +109,7 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 		if err != nil {
 			return Measures{}, err
 		}
+		plan.Setup += p.Handoff
 		src.jobs = append(src.jobs, workloads.Job{ID: int64(i), Account: "inspect", Project: fmt.Sprintf("task%03d", s.Task),
 			Batch: fmt.Sprintf("task%03d", s.Task), Model: poolIdx[poolOf(h, s.Model)], Behaviour: workloads.PlanBehaviour(plan),
 			Seed: uint64(i + 1), Judge: -1})
@@ -132,8 +133,8 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 }
 
 // samplePlan is the sample's call plan with each call's unloaded latency
-// drawn for seed: the mean its fold's model predicts, times a lognormal
-// variation of mean 1 and the fold's spread.
+// drawn for seed: the mean its fold's model predicts, times a variation
+// drawn from the fold's training residual ratios (mean 1, smoothed).
 func samplePlan(s *Sample, idx int, fits map[string]*Fit, seed uint64) (*workloads.CallPlan, error) {
 	h := fnv.New64a()
 	h.Write([]byte(s.ID))
@@ -147,8 +148,8 @@ func samplePlan(s *Sample, idx int, fits map[string]*Fit, seed uint64) (*workloa
 				return nil, fmt.Errorf("sample %s: no latency model for %s", s.ID, c.Model)
 			}
 			pt.AddCall(workloads.PlanCall{In: c.In, Out: c.Out}, c.CallRecord)
-			mu, sigma := f.predict(idx, float64(c.In), float64(c.Out))
-			pt.Base = append(pt.Base, mu*math.Exp(sigma*rng.NormFloat64()-sigma*sigma/2))
+			mu, fm := f.predict(idx, float64(c.In), float64(c.Out))
+			pt.Base = append(pt.Base, max(mu*fm.draw(rng), 0.001))
 		}
 		switch {
 		case i < len(s.Gaps):

@@ -21,6 +21,9 @@ type Process struct {
 	// Start is the process's start (the earliest log created/started),
 	// Unix ns: the samples are queued then.
 	Start int64
+	// Handoff is the harness's own time to start a sample in a freed slot,
+	// estimated from other runs (Check), added to each sample's setup.
+	Handoff time.Duration
 }
 
 // Sample is one sample's own work, as the replay takes it: what it was

@@ -9,19 +9,19 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/evalsched/lab/lab"
+	"github.com/evalsched/lab/studies"
 	"github.com/evalsched/lab/results"
 	"github.com/urfave/cli/v2"
 )
 
 // studyCommand writes (or checks) the studies of docs/studies, each from
-// the runs its generator in lab makes (lab.Studies).
+// the runs its generator in lab makes (studies.Studies).
 func studyCommand(scenarioFlag, seedFlag cli.Flag) *cli.Command {
 	return &cli.Command{
 		Name:  "study",
 		Usage: "write a study of docs/studies from the runs it makes (no NAME: list the studies); --check: fail if the file differs",
 		UsageText: "sim study                                  (list the studies)\n" +
-			"sim study [--out FILE] [--check] NAME      (NAME: " + strings.Join(lab.StudyNames(), ", ") + ")\n" +
+			"sim study [--out FILE] [--check] NAME      (NAME: " + strings.Join(studies.StudyNames(), ", ") + ")\n" +
 			"sim study [--scenario NAME] [--seed N] [--seeds K] [--out FILE] [--check] baseline\n" +
 			"sim study --all [--check]                  (every study, into docs/studies/; run from the repository's root)",
 		Flags: []cli.Flag{scenarioFlag, seedFlag,
@@ -45,23 +45,23 @@ func studyCommand(scenarioFlag, seedFlag cli.Flag) *cli.Command {
 				listStudies(c.App.Writer)
 				return nil
 			}
-			var todo []lab.Study
+			var todo []studies.Study
 			if all {
 				if c.IsSet("out") || c.IsSet("scenario") || c.IsSet("seed") || c.IsSet("seeds") {
 					return usageErrorf(c, "sim study --all: --out, --scenario, --seed and --seeds name one study's file and runs")
 				}
-				todo = lab.Studies
+				todo = studies.Studies
 			} else {
-				s, err := lab.StudyByName(c.Args().First())
+				s, err := studies.StudyByName(c.Args().First())
 				if err != nil {
 					return usageErrorf(c, "sim study: %v", err)
 				}
 				if !s.Seeds && (c.IsSet("scenario") || c.IsSet("seed") || c.IsSet("seeds")) {
 					return usageErrorf(c, "sim study %s: --scenario, --seed and --seeds apply to baseline only (this study runs what its method fixes)", s.Name)
 				}
-				todo = []lab.Study{s}
+				todo = []studies.Study{s}
 			}
-			opt := lab.StudyOptions{Scenario: c.String("scenario"), First: c.Uint64("seed"), Seeds: c.Int("seeds")}
+			opt := studies.StudyOptions{Scenario: c.String("scenario"), First: c.Uint64("seed"), Seeds: c.Int("seeds")}
 			if opt.Scenario == "" {
 				opt.Scenario = "default"
 			}
@@ -104,7 +104,7 @@ func studyCommand(scenarioFlag, seedFlag cli.Flag) *cli.Command {
 
 func listStudies(w io.Writer) {
 	fmt.Fprintf(w, "studies (sim study NAME writes the file; --check compares it):\n")
-	for _, s := range lab.Studies {
+	for _, s := range studies.Studies {
 		fmt.Fprintf(w, "  %-18s %s\n  %-18s → %s\n", s.Name, s.Summary, "", s.File)
 	}
 }

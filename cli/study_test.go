@@ -6,23 +6,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalsched/lab/lab"
+	"github.com/evalsched/lab/studies"
 	"github.com/evalsched/lab/results"
 )
 
-// TestStudyGolden: every cheap study's file (lab.Studies, Cheap) is what
+// TestStudyGolden: every cheap study's file (studies.Studies, Cheap) is what
 // its generator writes, so a study cannot drift from the scenarios or the
 // code. The expensive ones are checked by `sim study NAME --check` in
 // .ci/run. `go test ./cli -run TestStudyGolden -update` rewrites the cheap
 // ones; `sim study --all` rewrites every one.
 func TestStudyGolden(t *testing.T) {
-	for _, s := range lab.Studies {
+	for _, s := range studies.Studies {
 		if !s.Cheap {
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			path := "../" + s.File
-			got, err := s.Generate(lab.StudyOptions{Scenario: "default", First: 1, Seeds: 10})
+			got, err := s.Generate(studies.StudyOptions{Scenario: "default", First: 1, Seeds: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +48,7 @@ func TestBaselineStudyVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range lab.SourceTable {
+	for _, s := range studies.SourceTable {
 		var row string
 		for _, line := range strings.Split(string(text), "\n") {
 			if strings.HasPrefix(line, "| "+s.Model+" | ") && strings.Contains(line, "×") {

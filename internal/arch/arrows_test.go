@@ -17,7 +17,8 @@ const module = "github.com/evalsched/lab"
 // allowed is each top package's arrows (see doc.go).
 var allowed = map[string][]string{
 	"cmd/sim":   {"cli"},
-	"cli":       {"lab", "predict", "report", "sim", "scenario", "results", "workloads", "extpolicy", "policies"},
+	"cli":       {"lab", "predict", "studies", "report", "sim", "scenario", "results", "workloads", "extpolicy", "policies"},
+	"studies":   {"predict", "sim", "scenario", "results"},
 	"predict":   {"sim", "scenario", "results", "workloads", "policies"},
 	"extpolicy": {"policies"},
 	"lab":       {"sim", "scenario", "results"},

@@ -4,7 +4,8 @@
 // The arrows (a package may import the ones listed, and internal/*):
 //
 //	cmd/sim   → cli: the sim command's main, one line
-//	cli       → lab, predict, report, sim, scenario, results, workloads, extpolicy, policies
+//	cli       → lab, predict, studies, report, sim, scenario, results, workloads, extpolicy, policies
+//	studies   → predict, sim, scenario, results: the generated studies of docs/studies
 //	predict   → sim, scenario, results, workloads, policies: reading, fitting and
 //	            predicting a real run (Inspect logs)
 //	extpolicy → policies: a policy in another process (the policy protocol)

@@ -1,6 +1,7 @@
-package lab
+package studies
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -205,7 +206,7 @@ func BaselineStudy(sc *scenario.Scenario, command string, first uint64, runsBySe
 	}
 	p("\n`(all)` is the evaluation lanes (every lane but the judge's); `(grading)` the judge's lane, reported apart.\n\n")
 
-	slices.SortStableFunc(order, func(a, b ranked) int { return cmpFloat(b.lab, a.lab) })
+	slices.SortStableFunc(order, func(a, b ranked) int { return cmp.Compare(b.lab, a.lab) })
 	var names []string
 	for _, o := range order {
 		names = append(names, fmt.Sprintf("%s %.1f×", o.model, o.lab))

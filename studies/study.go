@@ -1,4 +1,4 @@
-package lab
+package studies
 
 import (
 	"fmt"
@@ -36,6 +36,9 @@ type StudyOptions struct {
 	Scenario string
 	First    uint64
 	Seeds    int
+	// Root is the repository's root, where a study finds the files it
+	// reads ("": the working directory).
+	Root string
 }
 
 // Studies is the registry, in the order `sim study` lists them.
@@ -48,6 +51,8 @@ var Studies = []Study{
 		File: "docs/studies/quota-bound-lanes.md", Generate: GenerateQuotaBoundStudy},
 	{Name: "meters", Summary: "what changes when the quotas are metered as the providers meter them (today's meter against the presets)",
 		File: "docs/studies/meters.md", Generate: GenerateMetersStudy},
+	{Name: "replay", Summary: "the real Inspect runs predicted from their logs against what they recorded, and what they would have taken at 4, 10 and 32 connections, adaptive and under the scheduler",
+		File: "docs/studies/replay.md", Generate: GenerateReplayStudy},
 }
 
 // StudyByName finds a study in the registry.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/evalsched/lab/predict"
 	"github.com/evalsched/lab/results"
@@ -22,7 +21,7 @@ func traceReplayCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "replay-check",
 		Usage:     "predict the runs of Inspect logs (the harness's own scheduling, latency fitted out of sample) and state the error against what they recorded; --max-connections etc. replay them under other settings",
-		UsageText: "sim trace replay-check [--json FILE] [--seeds N] [--fit-from LOG]... [--max-connections N] [--max-samples N] [--max-tasks N] [--adaptive] [--policy NAME] LOG|DIR...",
+		UsageText: "sim trace replay-check [--json FILE] [--seeds N] [--fit-from LOG]... [--max-connections N] [--max-samples N] [--max-tasks N] [--adaptive] [--policy NAME] [--quota MAPPING] [--prices MAPPING] LOG|DIR...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "json", Usage: "write the report as JSON to `FILE` (docs/reference/replay-check.md)"},
 			&cli.IntFlag{Name: "seeds", Value: 20, Usage: "latency draws (seeds 1..`N`): the 90% interval is their 5th to 95th percentile"},
@@ -33,6 +32,8 @@ func traceReplayCheckCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-tasks", Usage: "what if: at most `N` tasks at once"},
 			&cli.BoolFlag{Name: "adaptive", Usage: "what if: adaptive connections (inspect_ai >= 0.3.221's default)"},
 			&cli.StringFlag{Name: "policy", Usage: "what if: the lab's policy `NAME` (sim policies) admits the samples instead of the harness"},
+			&cli.StringFlag{Name: "quota", Usage: "what if: each provider's organisation has these quotas, a YAML flow `MAPPING` of organisation keys, e.g. '{rpm: 500, tpm: 200000}' or '{preset: anthropic, itpm: 30000, otpm: 8000, rpm: 50}' (docs/reference/scenario.md)"},
+			&cli.StringFlag{Name: "prices", Usage: "what if: every model's prices, a YAML flow `MAPPING` in dollars per million tokens, e.g. '{input: 2.5, output: 10}': the cost per sample"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -48,7 +49,7 @@ func traceReplayCheckCommand() *cli.Command {
 			}
 			opt := predict.Options{Seeds: c.Int("seeds"), Folds: c.Int("folds"), FitFrom: c.StringSlice("fit-from"),
 				WhatIf: predict.WhatIf{MaxConnections: c.Int("max-connections"), MaxSamples: c.Int("max-samples"), MaxTasks: c.Int("max-tasks"),
-					Adaptive: c.Bool("adaptive"), Policy: c.String("policy")}}
+					Adaptive: c.Bool("adaptive"), Policy: c.String("policy"), Quota: c.String("quota"), Prices: c.String("prices")}}
 			rep, err := predict.Check(c.Args().Slice(), opt)
 			if err != nil {
 				return err
@@ -84,6 +85,9 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 		if wi := r.WhatIf; wi != nil {
 			fmt.Fprintf(w, "  what if (policy %s, max_connections %d%s, max_samples %d, max_tasks %d):\n", wi.Policy, wi.Harness.MaxConnections, adaptiveNote(wi.Harness), wi.Harness.MaxSamples, wi.Harness.MaxTasks)
 			printWhatIf(w, "    ", wi.Figures, r.Figures)
+			if wi.CostPerSample != nil {
+				fmt.Fprintf(w, "    cost per sample $%.4g (the run's tokens at --prices; failed tries not billed)\n", *wi.CostPerSample)
+			}
 		}
 	}
 	if len(rep.Runs) > 1 {
@@ -122,7 +126,8 @@ func figureRows(f predict.Figures) []struct {
 		name string
 		fig  predict.Figure
 	}{{"makespan s", f.Makespan}, {"in flight mean", f.InFlightMean}, {"in flight max", f.InFlightMax}, {"waiting mean", f.WaitingMean},
-		{"sample p50 s", f.SampleP50}, {"sample p90 s", f.SampleP90}, {"latency p50 s", f.LatencyP50}, {"latency p90 s", f.LatencyP90}}
+		{"sample p50 s", f.SampleP50}, {"sample p90 s", f.SampleP90}, {"latency p50 s", f.LatencyP50}, {"latency p90 s", f.LatencyP90},
+		{"429s", f.Throttled}}
 }
 
 func printFigures(w io.Writer, ind string, f predict.Figures, score bool) {
@@ -149,5 +154,4 @@ func printWhatIf(w io.Writer, ind string, f, valid predict.Figures) {
 		}
 		fmt.Fprintf(w, "%s%-15s %10.2f %21s %14s\n", ind, r.name, r.fig.Predicted, fmt.Sprintf("[%.2f, %.2f]", r.fig.Interval[0], r.fig.Interval[1]), band)
 	}
-	_ = strings.TrimSpace
 }

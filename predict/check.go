@@ -5,7 +5,11 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
+
+	"github.com/evalsched/lab/scenario"
+	"go.yaml.in/yaml/v3"
 	"slices"
 	"sort"
 
@@ -42,6 +46,7 @@ type Figures struct {
 	SampleP90    Figure `json:"sample_duration_p90_s"`
 	LatencyP50   Figure `json:"call_latency_p50_s"`
 	LatencyP90   Figure `json:"call_latency_p90_s"`
+	Throttled    Figure `json:"throttled_429s"`
 }
 
 func (f *Figures) each() []struct {
@@ -62,6 +67,7 @@ func (f *Figures) each() []struct {
 		{"sample_duration_p90_s", &f.SampleP90, func(m Measures) float64 { return m.SampleP90 }},
 		{"call_latency_p50_s", &f.LatencyP50, func(m Measures) float64 { return m.LatencyP50 }},
 		{"call_latency_p90_s", &f.LatencyP90, func(m Measures) float64 { return m.LatencyP90 }},
+		{"throttled_429s", &f.Throttled, func(m Measures) float64 { return m.Throttled }},
 	}
 }
 
@@ -85,7 +91,12 @@ type RunResult struct {
 type WhatIfResult struct {
 	Harness Harness `json:"harness"`
 	Policy  string  `json:"policy"`
+	Quota   string  `json:"quota,omitempty"`
 	Figures Figures `json:"figures"`
+	// CostPerSample is the tokens' bill at the what-if's prices over the
+	// samples, dollars (the tokens are the run's own; failed tries are
+	// not billed); null without --prices.
+	CostPerSample *float64 `json:"cost_per_sample"`
 }
 
 // Accuracy is one figure's error over the runs that record it.
@@ -196,7 +207,14 @@ func checkProcess(p *Process, from []*Process, opt Options) (*RunResult, error) 
 		if pol == "" {
 			pol = "inspect"
 		}
-		r.WhatIf = &WhatIfResult{Harness: wh, Policy: pol, Figures: figures(rec, wruns, false)}
+		r.WhatIf = &WhatIfResult{Harness: wh, Policy: pol, Quota: opt.WhatIf.Quota, Figures: figures(rec, wruns, false)}
+		if opt.WhatIf.Prices != "" {
+			c, err := costPerSample(p, opt.WhatIf.Prices)
+			if err != nil {
+				return nil, err
+			}
+			r.WhatIf.CostPerSample = &c
+		}
 	}
 	return r, nil
 }
@@ -449,4 +467,25 @@ func handoffOf(p *Process) float64 {
 		return math.NaN()
 	}
 	return mean(gaps)
+}
+
+// costPerSample bills the process's recorded tokens at prices (a YAML flow
+// mapping of scenario.Prices, dollars per million tokens) per sample.
+func costPerSample(p *Process, prices string) (float64, error) {
+	var pr scenario.Prices
+	dec := yaml.NewDecoder(strings.NewReader(prices))
+	dec.KnownFields(true)
+	if err := dec.Decode(&pr); err != nil {
+		return 0, fmt.Errorf("--prices %q: %v (want e.g. {input: 2.5, output: 10, cache_read: 1.25, cache_write: 3.125})", prices, err)
+	}
+	var usd float64
+	for _, s := range p.Samples {
+		for _, t := range s.Turns {
+			for _, c := range t.Calls {
+				plain := c.In - c.CacheRead - c.CacheWrite
+				usd += (float64(plain)*pr.Input + float64(c.CacheRead)*pr.CacheRead + float64(c.CacheWrite)*pr.CacheWrite + float64(c.Out)*pr.Output) / 1e6
+			}
+		}
+	}
+	return round(usd / float64(len(p.Samples))), nil
 }

@@ -24,6 +24,9 @@ type Measures struct {
 	// time for the successful try) quantiles, seconds.
 	SampleP50, SampleP90   float64
 	LatencyP50, LatencyP90 float64
+	// Throttled is the tries refused by a quota (429s); not recorded by a
+	// log (its retries do not say which were rate limits).
+	Throttled float64
 }
 
 // interval is [from, to) in ns (recorded) or virtual ticks (simulated).
@@ -80,7 +83,7 @@ func recordedMeasures(p *Process) Measures {
 			}
 		}
 	}
-	m := Measures{Makespan: float64(hi-lo) / 1e9}
+	m := Measures{Makespan: float64(hi-lo) / 1e9, Throttled: math.NaN()}
 	m.InFlightMean, m.InFlightMax = occupancy(provider, lo, hi)
 	issuedMean, _ := occupancy(issued, lo, hi)
 	m.WaitingMean = issuedMean - m.InFlightMean
@@ -104,7 +107,7 @@ func simMeasures(log []sim.LogRecord, samples int, share []float64) (Measures, e
 	var provider, issued []interval
 	var lat, dur []float64
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-	finished := 0
+	finished, throttled := 0, 0
 	for _, r := range log {
 		t := int64(r.T)
 		switch r.Event {
@@ -118,6 +121,8 @@ func simMeasures(log []sim.LogRecord, samples int, share []float64) (Measures, e
 			lo = min(lo, t)
 		case sim.LogCallAccept:
 			accepted[r.Call] = t
+		case sim.LogCall429, sim.LogCallKey429:
+			throttled++
 		case sim.LogCallAnswer:
 			sh := 1.0
 			if int(r.Model) < len(share) && share[r.Model] > 0 {
@@ -133,7 +138,7 @@ func simMeasures(log []sim.LogRecord, samples int, share []float64) (Measures, e
 	if finished != samples {
 		return Measures{}, fmt.Errorf("%d of %d samples finished in the replay", finished, samples)
 	}
-	m := Measures{Makespan: sim.Time(hi - lo).Duration().Seconds()}
+	m := Measures{Makespan: sim.Time(hi - lo).Duration().Seconds(), Throttled: float64(throttled)}
 	m.InFlightMean, m.InFlightMax = occupancy(provider, lo, hi)
 	issuedMean, _ := occupancy(issued, lo, hi)
 	m.WaitingMean = issuedMean - m.InFlightMean

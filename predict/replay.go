@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,11 @@ type WhatIf struct {
 	MaxTasks       int    // > 0: tasks at once
 	Adaptive       bool   // adaptive connections on
 	Policy         string // "": the harness (inspect); else a registered policy
+	// Quota is a YAML flow mapping of organisation keys (rpm, tpm, itpm,
+	// otpm, preset, ...) given to each provider's organisation; Prices
+	// one of model prices (input, output, cache_read, cache_write, in
+	// dollars per million tokens) given to every model.
+	Quota, Prices string
 }
 
 func (w WhatIf) apply(h Harness) Harness {
@@ -101,6 +107,9 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 	}
 	sc, err := replayScenario(p, h, pools, beta, w)
 	if err != nil {
+		if w.Quota != "" || w.Prices != "" {
+			return Measures{}, fmt.Errorf("--quota %q / --prices %q do not make a valid organisation and model: %v", w.Quota, w.Prices, err)
+		}
 		return Measures{}, fmt.Errorf("the replay's scenario: %v", err)
 	}
 	src := &jobSource{}
@@ -186,10 +195,48 @@ func replayScenario(p *Process, h Harness, pools []string, beta []float64, w Wha
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: replay\nduration: %ds\nwarmup: 0s\n", int64((work + time.Hour).Seconds()))
 	fmt.Fprintf(&b, "containers: {capacity: %d, startup: 0s, price_per_hour: 0}\n", containers)
-	fmt.Fprintf(&b, "organisations: [{name: none}]\n")
-	fmt.Fprintf(&b, "model_defaults: {org: none, streams: %d, inflight_limit: %d, jitter: {dist: none}}\nmodels:\n", streams, h.MaxConnections)
+	// An organisation per provider: the quota a what-if gives applies to
+	// each provider's account (no quota: none).
+	var orgs []string
+	orgOf := map[string]string{}
+	for _, pl := range pools {
+		o := pl
+		if i := strings.IndexByte(pl, '/'); i > 0 {
+			o = pl[:i]
+		}
+		if !slices.Contains(orgs, o) {
+			orgs = append(orgs, o)
+		}
+		orgOf[pl] = o
+	}
+	b.WriteString("organisations:\n")
+	for _, o := range orgs {
+		if w.Quota != "" {
+			fmt.Fprintf(&b, "  - {name: %q, %s}\n", o, strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(w.Quota), "{"), "}"))
+		} else {
+			fmt.Fprintf(&b, "  - {name: %q}\n", o)
+		}
+	}
+	// inspect_ai's retry (model/_retry.py model_retry_config, 0.3.133 …
+	// 0.3.241): tenacity wait_exponential_jitter(initial=3, max=1800,
+	// jitter=3), i.e. 3·2^(n−1) s plus up to 3 s; as the gateway's
+	// backoff: base 6 s less up to half, doubling, at most 30 min. Inspect
+	// holds the connection while it backs off; the lab's gateway frees it.
+	b.WriteString("gateway: {retry: {base: 6s, max: 30m, multiplier: 2, jitter: 0.5, honour_retry_after: false}")
+	if h.Adaptive {
+		// The lab's adaptive limit (AIMD) with inspect_ai's defaults: cut
+		// ×0.8 debounced by a 15 s cooldown, up to max; inspect's slow start
+		// (doubling per clean round) is not modelled: growth is additive.
+		fmt.Fprintf(&b, ", adaptive_limit: {enabled: true, decrease: 0.8, increase: 1, window: 15s, max_factor: %g}",
+			float64(h.AdaptiveMax)/float64(h.MaxConnections))
+	}
+	b.WriteString("}\n")
+	fmt.Fprintf(&b, "model_defaults: {streams: %d, inflight_limit: %d, jitter: {dist: none}}\nmodels:\n", streams, h.MaxConnections)
 	for i, pl := range pools {
-		fmt.Fprintf(&b, "  - {name: %q, ttft: 1s, decode_rate: 100", pl)
+		fmt.Fprintf(&b, "  - {name: %q, org: %q, ttft: 1s, decode_rate: 100", pl, orgOf[pl])
+		if w.Prices != "" {
+			fmt.Fprintf(&b, ", prices: %s", strings.TrimSpace(w.Prices))
+		}
 		if beta[i] > 0 {
 			// latency × (1 + (max−1)·busy/streams) = × (1 + β·busy) while
 			// busy < streams (≥ 4,995 at β ≤ 0.2: more than any pool holds).
@@ -199,13 +246,6 @@ func replayScenario(p *Process, h Harness, pools []string, beta []float64, w Wha
 	}
 	fmt.Fprintf(&b, "workload:\n  accounts: 1\n  projects_per_account: 1\n  models: {hot: [%q], hot_share: 1}\n", pools[0])
 	fmt.Fprintf(&b, "  batches: {rate_per_hour: 0}\n  background: {rate_per_hour: 0}\n  behaviours: {replay: {turns: 1}}\n")
-	if h.Adaptive {
-		// The lab's adaptive limit (AIMD) with inspect_ai's defaults: cut
-		// ×0.8 debounced by a 15 s cooldown, up to max; inspect's slow start
-		// (doubling per clean round) is not modelled: growth is additive.
-		fmt.Fprintf(&b, "gateway: {adaptive_limit: {enabled: true, decrease: 0.8, increase: 1, window: 15s, max_factor: %g}}\n",
-			float64(h.AdaptiveMax)/float64(h.MaxConnections))
-	}
 	fmt.Fprintf(&b, "policies:\n  fixed_lane: {global_cap: %d}\n  inspect: {max_samples: %d, max_tasks: %d}\n", containers, h.MaxSamples, h.MaxTasks)
 	return scenario.ParseScenario("replay", []byte(b.String()))
 }

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/evalsched/lab/studies"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/studies"
 	"github.com/urfave/cli/v2"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/evalsched/lab/studies"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/studies"
 )
 
 // TestStudyGolden: every cheap study's file (studies.Studies, Cheap) is what

@@ -51,8 +51,8 @@ type Inspect struct {
 }
 
 type inspectTask struct {
-	queue   ring.Ring[JobID]
-	running int
+	queue          ring.Ring[JobID]
+	running        int
 	admitted, done bool
 }
 

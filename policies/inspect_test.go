@@ -10,7 +10,7 @@ import (
 
 type freeState struct{ free int }
 
-func (s freeState) Running(ModelID) int                    { return 0 }
+func (s freeState) Running(ModelID) int                   { return 0 }
 func (s freeState) GatewayDepth(ModelID) (int, time.Time) { return 0, time.Time{} }
 func (s freeState) FreeContainers() int                   { return s.free }
 

@@ -31,9 +31,9 @@ type Form int
 
 // The forms, simplest first.
 const (
-	FormMean Form = iota // latency = a
-	FormOut              // a + c·output
-	FormInOut            // a + b·input + c·output
+	FormMean  Form = iota // latency = a
+	FormOut               // a + c·output
+	FormInOut             // a + b·input + c·output
 )
 
 func (f Form) String() string {
@@ -54,14 +54,14 @@ type Fit struct {
 	Folds int    `json:"folds"`
 	// From says what the model was fitted on: "k-fold by sample", "other
 	// logs" (--fit-from) or "in sample" (one sample: no held-out data).
-	From string  `json:"fitted_on"`
+	From string `json:"fitted_on"`
 	// Target is what is predicted: a call's connection hold, or its
 	// provider time when the hold is not recorded; ProviderShare the share
 	// of the hold at the provider (output.time over the hold).
 	Target        string  `json:"target"`
 	ProviderShare float64 `json:"provider_share"`
-	Form string  `json:"form"`
-	Load float64 `json:"load_slope"` // β
+	Form          string  `json:"form"`
+	Load          float64 `json:"load_slope"` // β
 	// Coef are the coefficients fitted on all the calls (a, b, c in
 	// seconds and seconds per token), for display; Sigma the log-residual
 	// spread of the multiplicative variation.

@@ -382,7 +382,13 @@ func observations(p *Process, h Harness) (map[string][]obs, map[string]bool) {
 					// (inspect_ai model/_model.py generate: the pool is held
 					// around _generate, its retries and the SDK's overhead;
 					// output.time is only the successful HTTP request).
-					if !h.Adaptive && outstanding(pl, c.Start) < h.MaxConnections {
+					// Under adaptive connections the limit moves: below
+					// its floor a connection was free for certain.
+					limit := h.MaxConnections
+					if h.Adaptive {
+						limit = h.AdaptiveMin
+					}
+					if outstanding(pl, c.Start) < limit {
 						o.lat, o.free = float64(c.End-c.Start)/1e9, true
 					}
 				}

@@ -43,7 +43,7 @@ func (f Form) String() string {
 // loadGrid is the load slopes tried: latency × (1 + β · calls at the
 // provider). 0 first: a slope is kept only when it predicts held-out
 // calls better.
-var loadGrid = []float64{0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2}
+var loadGrid = []float64{0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1}
 
 // Fit is a model's latency model, fitted k-fold by sample: each fold's
 // coefficients come from the other folds' samples, and a call is

@@ -101,8 +101,12 @@ func HarnessOf(p *Process) Harness {
 		h.MaxSamples = first.MaxSamples
 		h.Why = append(h.Why, fmt.Sprintf("max_samples %d: set in the log", h.MaxSamples))
 	case h.Adaptive:
-		h.MaxSamples = adaptiveStart + adaptiveBuffer
-		h.Why = append(h.Why, fmt.Sprintf("max_samples unset under adaptive connections: start + buffer = %d (DynamicSampleLimiter; its following the controller is not modelled)", h.MaxSamples))
+		// DynamicSampleLimiter follows its model's controller at
+		// controller.concurrency + BUFFER, from start + BUFFER up to max +
+		// BUFFER; the lab's policy holds one bound: the ceiling, so the
+		// pool (which the controller moves) is what limits.
+		h.MaxSamples = adaptiveMax + adaptiveBuffer
+		h.Why = append(h.Why, fmt.Sprintf("max_samples unset under adaptive connections: the sample limiter follows the pool's limit + %d, up to %d (DynamicSampleLimiter, _eval/task/run.py create_sample_semaphore); held at that ceiling here", adaptiveBuffer, h.MaxSamples))
 	default:
 		h.MaxSamples = h.MaxConnections
 		h.Why = append(h.Why, fmt.Sprintf("max_samples unset: max_connections %d (_eval/task/run.py create_sample_semaphore)", h.MaxSamples))

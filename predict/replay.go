@@ -49,7 +49,7 @@ func (w WhatIf) apply(h Harness) Harness {
 			h.MaxConnections = adaptiveStart
 		}
 		if w.MaxSamples == 0 && !h.explicitSamples() {
-			h.MaxSamples = adaptiveStart + adaptiveBuffer
+			h.MaxSamples = adaptiveMax + adaptiveBuffer
 		}
 	}
 	return h
@@ -114,7 +114,7 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 	}
 	src := &jobSource{}
 	for i, s := range p.Samples {
-		plan, err := samplePlan(s, i, fits, seed)
+		plan, err := samplePlan(s, i, fits, seed, func(model string) int { return poolIdx[poolOf(h, model)] })
 		if err != nil {
 			return Measures{}, err
 		}
@@ -144,7 +144,10 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 // samplePlan is the sample's call plan with each call's unloaded latency
 // drawn for seed: the mean its fold's model predicts, times a variation
 // drawn from the fold's training residual ratios (mean 1, smoothed).
-func samplePlan(s *Sample, idx int, fits map[string]*Fit, seed uint64) (*workloads.CallPlan, error) {
+// pool is a model's pool (lab model): a call to another pool than the
+// sample's goes there (PlanTurn.Models).
+func samplePlan(s *Sample, idx int, fits map[string]*Fit, seed uint64, pool func(string) int) (*workloads.CallPlan, error) {
+	own := pool(s.Model)
 	h := fnv.New64a()
 	h.Write([]byte(s.ID))
 	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
@@ -157,6 +160,12 @@ func samplePlan(s *Sample, idx int, fits map[string]*Fit, seed uint64) (*workloa
 				return nil, fmt.Errorf("sample %s: no latency model for %s", s.ID, c.Model)
 			}
 			pt.AddCall(workloads.PlanCall{In: c.In, Out: c.Out}, c.CallRecord)
+			if m := pool(c.Model); m != own || pt.Models != nil {
+				for len(pt.Models) < len(pt.Calls)-1 {
+					pt.Models = append(pt.Models, own)
+				}
+				pt.Models = append(pt.Models, m)
+			}
 			mu, fm := f.predict(idx, float64(c.In), float64(c.Out))
 			pt.Base = append(pt.Base, max(mu*fm.draw(rng), 0.001))
 		}
@@ -225,10 +234,13 @@ func replayScenario(p *Process, h Harness, pools []string, beta []float64, w Wha
 	b.WriteString("gateway: {retry: {base: 6s, max: 30m, multiplier: 2, jitter: 0.5, honour_retry_after: false}")
 	if h.Adaptive {
 		// The lab's adaptive limit (AIMD) with inspect_ai's defaults: cut
-		// ×0.8 debounced by a 15 s cooldown, up to max; inspect's slow start
-		// (doubling per clean round) is not modelled: growth is additive.
-		fmt.Fprintf(&b, ", adaptive_limit: {enabled: true, decrease: 0.8, increase: 1, window: 15s, max_factor: %g}",
-			float64(h.AdaptiveMax)/float64(h.MaxConnections))
+		// ×0.8 debounced by a 15 s cooldown, up to max. Inspect's slow start
+		// doubles the limit per clean round of `limit` calls; the lab adds
+		// `increase` per `limit` clean calls, so increase = start doubles the
+		// first round and grows additively after (its 5% steady-state step
+		// after a cut is not modelled).
+		fmt.Fprintf(&b, ", adaptive_limit: {enabled: true, decrease: 0.8, increase: %d, window: 15s, max_factor: %g}",
+			h.MaxConnections, float64(h.AdaptiveMax)/float64(h.MaxConnections))
 	}
 	b.WriteString("}\n")
 	fmt.Fprintf(&b, "model_defaults: {streams: %d, inflight_limit: %d, jitter: {dist: none}}\nmodels:\n", streams, h.MaxConnections)

@@ -230,11 +230,22 @@ func (w *World) nextTurn(slot int32) {
 	j.pending = int32(n)
 	j.service = 0
 	model := j.model
+	other := int32(-1) // a model of this turn's calls other than the job's (a replay's plan)
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)
-		c := w.newCall(jobCall, slot, model, in, out, j.agent.MaxTokens(), j.agent.Recorded(), u)
+		m := model
+		if cm := j.agent.CallModel(); cm >= 0 && int32(cm) != model {
+			m = int32(cm)
+		}
+		c := w.newCall(jobCall, slot, m, in, out, j.agent.MaxTokens(), j.agent.Recorded(), u)
 		if b := j.agent.Base(); b > 0 {
 			w.calls[c].base = b
+		}
+		if m != model {
+			if other >= 0 && other != m {
+				w.dispatch(other)
+			}
+			other = m
 		}
 		if w.tr != nil {
 			w.tr.made(slot, c, j.agent.Turn(), w.now(), &w.calls[c])
@@ -242,6 +253,9 @@ func (w *World) nextTurn(slot int32) {
 		w.enqueueCall(c)
 	}
 	w.updateGatewayOnly(j, before)
+	if other >= 0 {
+		w.dispatch(other)
+	}
 	w.dispatch(model)
 }
 

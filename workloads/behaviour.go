@@ -235,6 +235,17 @@ func (a *Agent) Base() float64 {
 	return 0
 }
 
+// CallModel is the plan's model of the call NextCall drew last
+// (PlanTurn.Models), -1 when the plan sets none: the job's model.
+func (a *Agent) CallModel() int {
+	if p := a.b.Plan; p != nil && a.call > 0 {
+		if t := &p.Turns[a.turn-1]; int(a.call) <= len(t.Models) {
+			return t.Models[a.call-1]
+		}
+	}
+	return -1
+}
+
 // MaxTokens is the max_tokens the job's calls ask for (0: none).
 func (a *Agent) MaxTokens() int { return a.b.MaxTokens }
 

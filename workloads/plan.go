@@ -32,6 +32,11 @@ type PlanTurn struct {
 	// out-of-sample prediction of each call; > 0). The provider's load
 	// slowdown and jitter still apply. Traces do not carry it.
 	Base []float64
+	// Models is nil, or one catalogue index per call replacing the job's
+	// model for that call (a replayed sample that calls several models:
+	// each call goes to its own model's gateway lane and provider).
+	// Traces do not carry it.
+	Models []int
 }
 
 // PlanCall is one LLM call: input and output tokens.

@@ -133,7 +133,7 @@ type verdictFile struct {
 
 // TestGateNoVerdict: a gate that ends without a verdict — a baseline that
 // no longer pins what it runs (exit 5), a baseline file it cannot read
-// (exit 1), a flag it refuses (exit 2) — replaces the passing verdict of
+// (exit 1), a check that could never fail (exit 1) — replaces the passing verdict of
 // the run before in verdict.json, the JUnit file (inside --out), the
 // Markdown file (outside it) and the step summary with "no verdict" and
 // the reason.
@@ -149,6 +149,8 @@ func TestGateNoVerdict(t *testing.T) {
 	os.WriteFile(cut, bytes.Replace(text, []byte("baselines/small.json"), []byte("baselines/cut.json"), 1), 0o644)
 	os.MkdirAll(filepath.Join(dir, "baselines"), 0o755)
 	os.WriteFile(filepath.Join(dir, "baselines", "cut.json"), []byte(`{"schema": "evalsched-gate-baseline", "scenar`), 0o644)
+	never := filepath.Join(dir, "never.yaml")
+	os.WriteFile(never, append(text, "  - {metric: jain, ceiling: {threshold: 1}}\n"...), 0o644)
 	mustSim(t, nil, "gate", "--out", filepath.Join(dir, "base"), "--update", "--reason", "test baselines", good)
 
 	out := filepath.Join(dir, "out")
@@ -163,7 +165,7 @@ func TestGateNoVerdict(t *testing.T) {
 	}{
 		{"stale baseline", []string{worse}, exitStale, "does not pin what the gate runs"},
 		{"baseline cut short", []string{cut}, exitError, "cut.json"},
-		{"--reason without --update", []string{"--reason", "x", good}, exitUsage, "--reason"},
+		{"a check that could never fail", []string{never}, exitError, "never.yaml:12: checks[4].ceiling.threshold"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, stderr, code := runSimEnv(t, env, append(flags, good)...); code != 0 {

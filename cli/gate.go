@@ -40,9 +40,10 @@ func gateCommand() *cli.Command {
 }
 
 func gateAction(c *cli.Context) error {
-	// A command line refused is refused before anything is touched; from
-	// the staged --out on, a gate that cannot judge says so in place of
-	// the verdict.
+	// A command line sim refuses (exit 2) touches nothing. Past it, a gate
+	// that cannot judge — its file or baseline refused, a stale baseline,
+	// a failed run — writes "no verdict" and why where the verdict goes:
+	// what an earlier run wrote must not stand.
 	sets, err := gateFlags(c)
 	if err != nil {
 		return err
@@ -51,18 +52,30 @@ func gateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	g, failed := lab.LoadGate(c.Args().First())
+	var points []lab.PointSpec
+	if failed == nil {
+		if points, err = setPoints(c, g, sets); err != nil {
+			return err
+		}
+	}
 	stage, err := results.StageDir(c.String("out"))
 	if err != nil {
+		if failed != nil {
+			return failed
+		}
 		return err
 	}
 	defer stage.Abort() // after Commit, a no-op
-	v, err := judgeGate(c, sets)
-	if err != nil {
-		// No verdict: what an earlier run wrote must not stand.
-		if werr := publishVerdict(c, stage, outs, lab.NoVerdict(c.Args().First(), err)); werr != nil {
-			return fmt.Errorf("%w (and writing \"no verdict\" failed: %v)", err, werr)
+	var v lab.GateVerdict
+	if failed == nil {
+		v, failed = judgeGate(c, g, points)
+	}
+	if failed != nil {
+		if err := publishVerdict(c, stage, outs, lab.NoVerdict(c.Args().First(), failed)); err != nil {
+			return fmt.Errorf("%w (and writing \"no verdict\" failed: %v)", failed, err)
 		}
-		return err
+		return failed
 	}
 	if err := publishVerdict(c, stage, outs, v); err != nil {
 		return err
@@ -143,19 +156,35 @@ func gateFlags(c *cli.Context) ([]scenario.Param, error) {
 	return parseSets(c)
 }
 
-// judgeGate loads the gate file, checks its baseline, runs its scenarios
-// (with sets applied), with --update rewrites the baseline, and judges the
-// figures: an error is no verdict.
-func judgeGate(c *cli.Context, sets []scenario.Param) (lab.GateVerdict, error) {
+// setPoints is the gate's points with each --set applied (a value the
+// scenario refuses is a usage error).
+func setPoints(c *cli.Context, g *lab.Gate, sets []scenario.Param) ([]lab.PointSpec, error) {
+	if len(sets) == 0 {
+		return g.Points, nil
+	}
+	points := make([]lab.PointSpec, len(g.Points))
+	for i, p := range g.Points {
+		var err error
+		p.Settings = append(append([]scenario.Param(nil), p.Settings...), sets...)
+		if p.Overlay, err = scenario.WithParams(p.Overlay, sets); err != nil {
+			return nil, usageErrorf(c, "--set: %v", err)
+		}
+		if _, err := lab.BuildPoint(p, map[string]*scenario.Scenario{}); err != nil {
+			return nil, usageErrorf(c, "--set: %v", err)
+		}
+		points[i] = p
+	}
+	return points, nil
+}
+
+// judgeGate checks the gate's baseline, runs its points, with --update
+// rewrites the baseline, and judges the figures: an error is no verdict.
+func judgeGate(c *cli.Context, g *lab.Gate, points []lab.PointSpec) (lab.GateVerdict, error) {
 	var none lab.GateVerdict
 	update, reason := c.Bool("update"), strings.TrimSpace(c.String("reason"))
-	g, err := lab.LoadGate(c.Args().First())
-	if err != nil {
-		return none, err
-	}
 	// The baseline is checked against what the gate runs before anything
-	// runs: a stale one gets no verdict, nor one that makes a check unable
-	// to fail.
+	// runs: a stale one gets no verdict, nor one under which a check could
+	// never fail.
 	old, had, err := lab.ReadBaseline(g.BaselinePath())
 	if err != nil {
 		return none, err
@@ -166,20 +195,6 @@ func judgeGate(c *cli.Context, sets []scenario.Param) (lab.GateVerdict, error) {
 		}
 		if err := g.CheckLimits(old); err != nil {
 			return none, err
-		}
-	}
-	points := g.Points
-	if len(sets) > 0 {
-		points = make([]lab.PointSpec, len(g.Points))
-		for i, p := range g.Points {
-			p.Settings = append(append([]scenario.Param(nil), p.Settings...), sets...)
-			if p.Overlay, err = scenario.WithParams(p.Overlay, sets); err != nil {
-				return none, usageErrorf(c, "--set: %v", err)
-			}
-			if _, err := lab.BuildPoint(p, map[string]*scenario.Scenario{}); err != nil {
-				return none, usageErrorf(c, "--set: %v", err)
-			}
-			points[i] = p
 		}
 	}
 	now := map[string][]lab.MetricAgg{}

@@ -27,10 +27,10 @@ func gateCommand() *cli.Command {
 		Usage:     "run a gate file's scenarios on fixed seeds and check their figures against committed baselines (exit 3 on a regression, 5 on a baseline that does not pin what the gate runs)",
 		UsageText: "sim gate [--out DIR] [--json] [--junit FILE] [--markdown FILE] [--set KEY=VALUE ...] [--update --reason TEXT] GATE.yaml",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "directory for verdict.json", Value: "out/gate"},
+			&cli.StringFlag{Name: "out", Usage: "directory for verdict.json (\"no verdict\" and why when the gate cannot judge), and --junit or --markdown files named inside it", Value: "out/gate"},
 			&cli.BoolFlag{Name: "json", Usage: "print the verdict as JSON on stdout instead of the table"},
-			&cli.BoolFlag{Name: "update", Usage: "rewrite the baseline file from this run (needs --reason)"},
-			&cli.StringFlag{Name: "reason", Usage: "with --update: why the baselines change (kept in the baseline file's history)"},
+			&cli.BoolFlag{Name: "update", Usage: "rewrite the baseline file from this run and print each figure's old and new value (needs --reason)"},
+			&cli.StringFlag{Name: "reason", Usage: "with --update only: why the baselines change, not blank (kept in the baseline file's history)"},
 			&cli.StringFlag{Name: "junit", Usage: "also write the verdict as JUnit XML to `FILE` (a test case per checked figure; - for stdout)"},
 			&cli.StringFlag{Name: "markdown", Usage: "also write the verdict as a Markdown table to `FILE` (for a pull-request comment; - for stdout)"},
 			&cli.StringSliceFlag{Name: "set", Usage: "judge a proposed change: set this dotted scenario key on every scenario of the gate (repeat the flag), against the baselines of the scenarios as written"},

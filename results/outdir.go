@@ -381,7 +381,11 @@ const maxMarker = 1 << 20
 
 // readOwned reads the files the marker of dir lists (Own).
 func readOwned(dir string) (map[string]bool, error) {
-	f, err := os.Open(filepath.Join(dir, OutputMarker))
+	p := filepath.Join(dir, OutputMarker)
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil, err // not one sim wrote (a folder, a FIFO): it lists nothing
+	}
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}

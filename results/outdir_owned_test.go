@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/evalsched/lab/results"
 )
@@ -70,6 +72,31 @@ func TestOwnedFilesReplaced(t *testing.T) {
 	if err := write("ci/gate.md"); !errors.As(err, &fe) {
 		t.Errorf("a file of the user's beside an owned one: got %v, want a *ForeignFilesError", err)
 	}
+	// A marker that is a FIFO lists nothing (and is not read: it would
+	// never end).
+	fifo := filepath.Join(root, "fifo")
+	os.MkdirAll(fifo, 0o755)
+	if err := syscall.Mkfifo(filepath.Join(fifo, results.OutputMarker), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	os.WriteFile(filepath.Join(fifo, "junit.xml"), nil, 0o644)
+	done := make(chan error, 1)
+	go func() {
+		s, err := results.StageDir(fifo)
+		if err == nil {
+			s.Abort()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.As(err, &fe) {
+			t.Errorf("a FIFO marker: got %v, want a *ForeignFilesError", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a FIFO marker: StageDir still reading it after 10 s")
+	}
+
 	s, err := results.StageDir(filepath.Join(root, "other"))
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ func (g *Gate) CheckLimits(b GateBaseline) error {
 				}
 				bad := func(format string, args ...any) error {
 					return fieldErr(g.File, g.root, fmt.Sprintf("checks[%d].%s", i, bound),
-						"%s of scenario %q on lane %q: %s, so this check can never fail (give a tighter tolerance, or leave this lane or scenario out of it)",
+						"%s of scenario %q on lane %q: %s, so this check can never fail (give a tighter tolerance, paired alone, or leave this lane or scenario out of the check)",
 						c.Metric, s.Name, lane, fmt.Sprintf(format, args...))
 				}
 				if tol.Kind() == TolSpread {

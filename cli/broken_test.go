@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -230,7 +231,8 @@ func plantOut(t *testing.T, dir string) map[string]string {
 // TestBrokenRolloutFiles is the broken-input set of the rollout files:
 // every generated case of a gate, sweep and tune file (several hundred)
 // exits non-zero without a panic, names the file (and its line where the
-// fault is on one), and leaves --out and its parent as they were.
+// fault is on one), and leaves --out and its parent as they were — but
+// for the gate's verdict, which says "no verdict" and why.
 func TestBrokenRolloutFiles(t *testing.T) {
 	kinds := []struct {
 		cmd   string
@@ -266,7 +268,21 @@ func TestBrokenRolloutFiles(t *testing.T) {
 					before := plantOut(t, out)
 					_, stderr, code := runSim(t, k.cmd, "--out", out, f)
 					checkBroken(t, code, stderr, f, tc.line)
-					if diff := cmp.Diff(before, treeOf(t, filepath.Dir(out))); diff != "" {
+					after := treeOf(t, filepath.Dir(out))
+					if k.cmd == "gate" {
+						// A gate that cannot judge puts "no verdict" and
+						// why in place of the verdict before it: nothing
+						// else of --out changes hands.
+						var v struct{ Outcome, Reason string }
+						json.Unmarshal([]byte(after["out/verdict.json"]), &v)
+						if v.Outcome != "no verdict" || !strings.HasPrefix("sim: "+v.Reason, firstLine(stderr)) {
+							t.Errorf("verdict.json is not \"no verdict\" with the error: %s", after["out/verdict.json"])
+						}
+						delete(before, "out/sweep.csv")
+						delete(before, "out/tune.csv")
+						before["out/.sim-output"], before["out/verdict.json"] = "", after["out/verdict.json"]
+					}
+					if diff := cmp.Diff(before, after); diff != "" {
 						t.Errorf("--out or beside it changed (-before +after):\n%s", diff)
 					}
 					mu.Lock()

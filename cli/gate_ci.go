@@ -3,22 +3,16 @@ package cli
 import (
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/evalsched/lab/lab"
 	"github.com/urfave/cli/v2"
 )
 
-// writeGateCI writes the verdict for CI: --junit and --markdown files, and
-// under GitHub Actions (GITHUB_STEP_SUMMARY set) the Markdown table
-// appended to the step summary and an ::error:: annotation per failed row
-// on stderr.
-func writeGateCI(c *cli.Context, v lab.GateVerdict) error {
-	if err := writeOutput(c, c.String("junit"), func(w io.Writer) error { return lab.WriteJUnit(w, v) }); err != nil {
-		return err
-	}
-	if err := writeOutput(c, c.String("markdown"), func(w io.Writer) error { return lab.WriteGateMarkdown(w, v) }); err != nil {
-		return err
-	}
+// writeStepSummary, under GitHub Actions (GITHUB_STEP_SUMMARY set),
+// appends the verdict's Markdown to the step summary and writes an
+// ::error:: annotation per failed row (or one for no verdict) on stderr.
+func writeStepSummary(c *cli.Context, v lab.GateVerdict) error {
 	if summary := os.Getenv("GITHUB_STEP_SUMMARY"); summary != "" {
 		f, err := os.OpenFile(summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -43,6 +37,22 @@ func writeOutput(c *cli.Context, path string, write func(io.Writer) error) error
 		return nil
 	case "-":
 		return write(c.App.Writer)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeFileWith creates the file at path (and its folder) with write.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
 	f, err := os.Create(path)
 	if err != nil {

@@ -13,7 +13,8 @@ import (
 // TestKilledRunLeavesOneCompleteOutput: a compare killed (SIGKILL or SIGINT)
 // at moments spread over its run leaves its --out directory holding either
 // the previous run's complete outputs or the new run's, byte for byte, never
-// a mix — and an uninterrupted run gives the new ones.
+// a mix — and an uninterrupted run gives the new ones; SIGINT leaves no
+// lock file.
 func TestKilledRunLeavesOneCompleteOutput(t *testing.T) {
 	files := []string{"summary.json", "series.csv", "batches.csv"}
 	reference := func(seed string) map[string][]byte {
@@ -65,6 +66,10 @@ func TestKilledRunLeavesOneCompleteOutput(t *testing.T) {
 					t.Fatalf("signal %d at %.0f%%: %s missing: %v", i, 100*frac, f, err)
 				}
 				got[f] = data
+			}
+			// SIGINT is handled: the lock file goes with the command.
+			if _, err := os.Lstat(filepath.Join(filepath.Dir(dir), ".out.lock")); sig == syscall.SIGINT && err == nil {
+				t.Errorf("%v at %.0f%% of the run: the lock file .out.lock is left", sig, 100*frac)
 			}
 			isOld, isNew := equalFiles(got, old), equalFiles(got, new)
 			if !isOld && !isNew {

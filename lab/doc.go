@@ -1,6 +1,8 @@
 // Package lab holds the decision commands built on runs: the regression
 // gate (gate.go: the file, tolerances, baselines pinned to a digest;
-// gate_verdict.go: the judgement, spread and paired per seed), sweeps
+// gate_verdict.go: the judgement, spread and paired per seed, or no
+// verdict; gate_limits.go: the values each figure can take, so a limit it
+// cannot cross is refused; gate_ci.go: JUnit, Markdown, annotations), sweeps
 // (sweep.go, sweep_out.go: the point files, resume, merge) and their
 // shards (shard.go), the tuner (tune.go: a grid, Nelder–Mead and a
 // compass search over the scenario keys a tune file names; tune_file.go

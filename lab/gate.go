@@ -144,6 +144,7 @@ type Gate struct {
 	// Lanes are each point's lanes a check may name: AllLanes and the
 	// scenario's models.
 	Lanes [][]string
+	root  *yaml.Node // the file's tree, for the lines of later refusals (CheckLimits)
 }
 
 // MaxGateRows bounds the rows a gate may judge (checks × scenarios ×
@@ -160,6 +161,7 @@ func LoadGate(path string) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.root = root
 	if g.Spec.Baseline == "" {
 		return nil, bad("baseline", "name the baseline file (e.g. results/baselines/NAME.json)")
 	}
@@ -243,6 +245,9 @@ func (g *Gate) checkChecks(root *yaml.Node, names map[string]int) error {
 		}
 		if k, msg := tol.check(); msg != "" {
 			return bad(field.Join(at+"."+bound, k), "%s", msg)
+		}
+		if _, msg := checkThreshold(c); msg != "" {
+			return bad(at+"."+bound+".threshold", "%s", msg)
 		}
 		scs := c.Scenarios
 		for j, s := range scs {

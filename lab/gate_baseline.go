@@ -3,12 +3,14 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/results"
@@ -237,3 +239,81 @@ func (f BaselineFigure) bySeed(seeds []uint64) map[uint64]float64 {
 // PairedMargin is the tolerance's allowed move of one seed's value from
 // that seed's baseline value v.
 func (t Tolerance) PairedMargin(v float64) float64 { return *t.Paired * math.Abs(v) }
+
+// BaselineChange is one figure of a baseline rewritten by --update: its
+// mean before (absent: new) and after (absent: gone).
+type BaselineChange struct {
+	Scenario, Lane, Metric string
+	Old, New               *float64
+}
+
+// BaselineChanges lists every figure of the baseline before (old) and
+// after (scenarios), in the new baseline's order, then the figures only
+// the old one had.
+func BaselineChanges(old GateBaseline, scenarios []BaselineScenario) []BaselineChange {
+	var out []BaselineChange
+	seen := map[[3]string]bool{}
+	for _, s := range scenarios {
+		for _, f := range s.Figures {
+			ch := BaselineChange{Scenario: s.Name, Lane: f.Lane, Metric: f.Metric, New: &f.Mean}
+			if o, ok := old.figure(s.Name, f.Lane, f.Metric); ok {
+				ch.Old = &o.Mean
+			}
+			seen[[3]string{s.Name, f.Lane, f.Metric}] = true
+			out = append(out, ch)
+		}
+	}
+	for _, s := range old.Scenarios {
+		for _, f := range s.Figures {
+			if !seen[[3]string{s.Name, f.Lane, f.Metric}] {
+				out = append(out, BaselineChange{Scenario: s.Name, Lane: f.Lane, Metric: f.Metric, Old: &f.Mean})
+			}
+		}
+	}
+	return out
+}
+
+// Change is the figure's move: relative to |old| as a signed percentage,
+// or, from 0, the difference; "new" or "gone" for a figure on one side
+// only.
+func (c BaselineChange) Change() string {
+	switch {
+	case c.Old == nil:
+		return "new"
+	case c.New == nil:
+		return "gone"
+	case *c.Old == 0:
+		return fmt.Sprintf("%+.4g", *c.New-*c.Old)
+	}
+	ch := 100 * (*c.New - *c.Old) / math.Abs(*c.Old)
+	if s := fmt.Sprintf("%+.1f%%", ch); ch == 0 || (s != "+0.0%" && s != "-0.0%") {
+		return s
+	}
+	return fmt.Sprintf("%+.2g%%", ch) // a move too small for one decimal is still not none
+}
+
+// WriteBaselineChanges prints what --update did to the baseline: each
+// figure's old and new mean and the change.
+func WriteBaselineChanges(w io.Writer, path string, changes []BaselineChange) error {
+	moved := 0
+	for _, c := range changes {
+		if c.Old == nil || c.New == nil || *c.Old != *c.New {
+			moved++
+		}
+	}
+	if _, err := fmt.Fprintf(w, "baseline %s rewritten: %d of %d figures moved\n", path, moved, len(changes)); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\tlane\tmetric\told\tnew\tchange")
+	opt := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.4g", *p)
+	}
+	for _, c := range changes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Scenario, c.Lane, c.Metric, opt(c.Old), opt(c.New), c.Change())
+	}
+	return tw.Flush()
+}

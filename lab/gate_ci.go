@@ -52,8 +52,19 @@ type JUnitProblem struct {
 
 // JUnit turns a verdict into a JUnit report: a suite per scenario, in the
 // verdict's order, a case per row named LANE METRIC.
+//
+// Without a verdict, it is one suite "gate" with one case "verdict" in
+// error (type no-verdict), the reason its message: a CI system reading it
+// shows the gate as broken, never as passed.
 func (v GateVerdict) JUnit() JUnitSuites {
 	root := JUnitSuites{Name: "sim gate " + v.Gate}
+	if v.Outcome == OutcomeNoVerdict {
+		msg := "no verdict: " + v.Reason
+		c := JUnitCase{Name: "verdict", Classname: "gate", Time: "0", Error: &JUnitProblem{Message: msg, Type: "no-verdict", Text: msg}}
+		root.Suites = []JUnitSuite{{Name: "gate", Tests: 1, Errors: 1, Time: "0", Cases: []JUnitCase{c}}}
+		root.Tests, root.Errors = 1, 1
+		return root
+	}
 	index := map[string]int{}
 	for _, r := range v.Rows {
 		i, ok := index[r.Scenario]
@@ -119,7 +130,15 @@ func (r GateRow) Describe() string {
 // first, for a GitHub step summary or a pull-request comment.
 func WriteGateMarkdown(w io.Writer, v GateVerdict) error {
 	outcome := "**PASS**"
-	if !v.Pass {
+	switch {
+	case v.Outcome == OutcomeNoVerdict:
+		fence := "```"
+		for strings.Contains(v.Reason, fence) {
+			fence += "`"
+		}
+		_, err := fmt.Fprintf(w, "### sim gate `%s`: **NO VERDICT**\n\n%stext\n%s\n%s\n", v.Gate, fence, v.Reason, fence)
+		return err
+	case !v.Pass:
 		outcome = fmt.Sprintf("**FAIL**: %d regressions, %d figures without a baseline", v.Regressions, v.Missing)
 	}
 	var b strings.Builder
@@ -150,6 +169,10 @@ func WriteGateMarkdown(w io.Writer, v GateVerdict) error {
 // WriteGitHubAnnotations writes an ::error:: workflow command per
 // regression and per figure without a baseline.
 func WriteGitHubAnnotations(w io.Writer, v GateVerdict) error {
+	if v.Outcome == OutcomeNoVerdict {
+		_, err := fmt.Fprintf(w, "::error title=%s::%s\n", ghEscapeProperty("sim gate: no verdict"), ghEscapeData(v.Reason))
+		return err
+	}
 	for _, r := range v.Rows {
 		if r.Verdict == VerdictOK {
 			continue

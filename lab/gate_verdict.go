@@ -22,14 +22,38 @@ const (
 	VerdictNoFigure = "NO FIGURE"
 )
 
+// GateOutcome is how a gate ended.
+type GateOutcome string
+
+// Outcomes of a gate: every figure ok, some not, or no verdict at all (the
+// gate stopped before judging: a stale baseline, a refused file or flag, a
+// failed run).
+const (
+	OutcomePass      GateOutcome = "pass"
+	OutcomeFail      GateOutcome = "fail"
+	OutcomeNoVerdict GateOutcome = "no verdict"
+)
+
 // GateVerdict is verdict.json: every checked figure and the outcome.
 type GateVerdict struct {
-	Schema      string    `json:"schema"`
-	Gate        string    `json:"gate"`
+	Schema  string      `json:"schema"`
+	Gate    string      `json:"gate"`
+	Outcome GateOutcome `json:"outcome"`
+	// Reason says why there is no verdict (OutcomeNoVerdict only).
+	Reason      string    `json:"reason,omitempty"`
 	Pass        bool      `json:"pass"`
 	Regressions int       `json:"regressions"`
 	Missing     int       `json:"missing_baselines"`
 	Rows        []GateRow `json:"rows"`
+}
+
+// VerdictSchema is verdict.json's schema name.
+const VerdictSchema = "evalsched-gate-verdict"
+
+// NoVerdict is what a gate that stopped before judging writes in place of
+// a verdict: not a pass, no rows, and why (the error it stopped on).
+func NoVerdict(gate string, why error) GateVerdict {
+	return GateVerdict{Schema: VerdictSchema, Gate: gate, Outcome: OutcomeNoVerdict, Reason: why.Error(), Rows: []GateRow{}}
 }
 
 // GateRow is one figure checked: its baseline mean (absent for a fixed
@@ -57,7 +81,7 @@ type GateRow struct {
 // Judge checks every figure the gate names: now holds each scenario's
 // aggregated figures (by scenario name).
 func (g *Gate) Judge(base GateBaseline, now map[string][]MetricAgg) GateVerdict {
-	v := GateVerdict{Schema: "evalsched-gate-verdict", Gate: g.File, Pass: true}
+	v := GateVerdict{Schema: VerdictSchema, Gate: g.File, Rows: []GateRow{}}
 	for _, c := range g.Spec.Checks {
 		lanes := c.Lanes
 		if len(lanes) == 0 {
@@ -80,6 +104,10 @@ func (g *Gate) Judge(base GateBaseline, now map[string][]MetricAgg) GateVerdict 
 		}
 	}
 	v.Pass = v.Regressions == 0 && v.Missing == 0
+	v.Outcome = OutcomeFail
+	if v.Pass {
+		v.Outcome = OutcomePass
+	}
 	return v
 }
 
@@ -231,8 +259,16 @@ func WriteGateTable(w io.Writer, v GateVerdict) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	return WriteGateOutcome(w, v)
+}
+
+// WriteGateOutcome prints the gate's outcome line.
+func WriteGateOutcome(w io.Writer, v GateVerdict) error {
 	outcome := "PASS"
-	if !v.Pass {
+	switch {
+	case v.Outcome == OutcomeNoVerdict:
+		outcome = "NO VERDICT: " + v.Reason
+	case !v.Pass:
 		outcome = fmt.Sprintf("FAIL: %d regressions, %d figures missing (no baseline, or not in the run)", v.Regressions, v.Missing)
 	}
 	_, err := fmt.Fprintf(w, "gate %s: %s\n", v.Gate, outcome)

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"math"
@@ -41,18 +42,25 @@ func (c GatewayCall) AppendJSON(b []byte) []byte {
 	b = append(b, `,"output_length":`...)
 	b = strconv.AppendInt(b, int64(c.Out), 10)
 	b = append(b, `,"model":`...)
-	b = strconv.AppendQuote(b, c.Model)
+	b = appendJSONString(b, c.Model)
 	if c.Team != "" {
 		b = append(b, `,"team":`...)
-		b = strconv.AppendQuote(b, c.Team)
+		b = appendJSONString(b, c.Team)
 	}
 	if c.Key != "" {
 		b = append(b, `,"key":`...)
-		b = strconv.AppendQuote(b, c.Key)
+		b = appendJSONString(b, c.Key)
 	}
 	b = append(b, `,"latency_ms":`...)
 	b = strconv.AppendInt(b, c.LatencyMS, 10)
 	return append(b, "}\n"...)
+}
+
+// appendJSONString appends s as a JSON string (strconv's quoting is Go's,
+// whose \x escapes JSON has not).
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
 }
 
 // MaxGatewayName bounds a gateway trace's model, team and key (bytes): a
@@ -160,8 +168,8 @@ func (r *requestReader) parseGateway(line []byte, last bool) (ms float64, in, ou
 			if jsonKind(val[0]) == 's' && !bytes.ContainsRune(val, '\\') {
 				s = val[1 : len(val)-1]
 			} else if jsonKind(val[0]) == 's' {
-				u, uerr := strconv.Unquote(string(val))
-				if uerr != nil {
+				var u string
+				if uerr := json.Unmarshal(val, &u); uerr != nil {
 					r.fail(r.line, k, "want a string, got %s", val)
 					return errGatewayField
 				}

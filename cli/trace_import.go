@@ -108,9 +108,9 @@ func readModelMap(values []string) (map[string]string, error) {
 			m[rec] = model
 			continue
 		}
-		data, err := os.ReadFile(v)
+		data, err := readMapFile(v)
 		if err != nil {
-			return nil, fmt.Errorf("--map: %v (want a file, or RECORDED=MODEL)", err)
+			return nil, err
 		}
 		doc, err := yamltree.Parse(data, "a --map file")
 		if errors.Is(err, yamltree.ErrEmpty) {
@@ -132,6 +132,26 @@ func readModelMap(values []string) (map[string]string, error) {
 		}
 	}
 	return m, nil
+}
+
+// maxMapBytes bounds a --map file: thousands of model names fit; /dev/zero
+// or a FIFO that never ends is refused instead of read forever.
+const maxMapBytes = 1 << 20
+
+func readMapFile(v string) ([]byte, error) {
+	f, err := os.Open(v)
+	if err != nil {
+		return nil, fmt.Errorf("--map: %v (want a file, or RECORDED=MODEL)", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxMapBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("--map %s: %v", v, err)
+	}
+	if len(data) > maxMapBytes {
+		return nil, &field.Error{File: v, Msg: fmt.Sprintf("more than %d bytes: not a map of model names", maxMapBytes)}
+	}
+	return data, nil
 }
 
 func fileExists(p string) bool {

@@ -79,7 +79,7 @@ func TestLiteLLMImportAsProduction(t *testing.T) {
 }
 
 // TestLiteLLMImportRefusesOverInput: --out naming the log is refused and
-// the log kept.
+// the log kept; an endless --map file is refused.
 func TestLiteLLMImportRefusesOverInput(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "rows.json")
@@ -91,6 +91,15 @@ func TestLiteLLMImportRefusesOverInput(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(log); string(now) != string(data) {
 		t.Error("the log was changed")
+	}
+	// An endless --map file is refused, not read forever.
+	out := filepath.Join(dir, "prod.jsonl")
+	_, stderr, code = runSim(t, "trace", "import", "--from", "litellm", "--map", "/dev/zero", "--out", out, log)
+	if code != exitError || !strings.Contains(stderr, "/dev/zero: more than 1048576 bytes") {
+		t.Errorf("--map /dev/zero: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("--map /dev/zero: the trace was written")
 	}
 }
 

@@ -148,6 +148,8 @@ func TestImportRefusals(t *testing.T) {
 		{"array element", "a.json", "[\n  " + ok + ",\n  " + with("status", `"pending"`) + "\n]\n", "a.json:3: status: want success or failure"},
 		{"array cut", "a.json", "[\n  " + ok + ",\n  {\"request_id\": \"y\",\n", "a.json:"},
 		{"array trailing", "a.json", "[" + ok + "] []", "a.json:1: record: trailing data after the array"},
+		{"array of endless space", "a.json", "[" + ok + "," + strings.Repeat(" ", MaxRowBytes+2<<20), "a.json:1: record: longer than"},
+		{"endless leading space", "a.json", strings.Repeat(" ", MaxRowBytes+2), "a.json:1: record: longer than"},
 		{"csv missing column", "a.csv", "request_id,startTime,endTime,model,prompt_tokens\nx,2026-11-30 14:00:00,2026-11-30 14:00:01,hot-a,1\n", "a.csv:1: completion_tokens: missing column"},
 		{"csv repeated column", "a.csv", "request_id,startTime,endTime,model,model,prompt_tokens,completion_tokens\n", "a.csv:1: model: repeated column"},
 		{"csv bad cell", "a.csv", "request_id,startTime,endTime,model,prompt_tokens,completion_tokens\nx,2026-11-30 14:00:00,2026-11-30 14:00:01,hot-a,1,1\ny,2026-11-30 14:00:02,2026-11-30 14:00:03,hot-a,ten,1\n", "a.csv:3: prompt_tokens: want a token count"},

@@ -169,7 +169,10 @@ func (fr *fileReader) errorf(line int, path, format string, args ...any) error {
 
 // readJSON reads a JSON array of rows, or JSON Lines.
 func (fr *fileReader) readJSON(br *bufio.Reader) error {
-	for {
+	for skipped := 0; ; skipped++ {
+		if skipped > MaxRowBytes { // endless white space (a FIFO, say)
+			return fr.errorf(fr.cr.lineAt(fr.cr.n-int64(br.Buffered())), "record", "%v of white space and no row", ErrTooLong)
+		}
 		b, err := br.Peek(1)
 		if err == io.EOF {
 			return nil // an empty file: no rows (the import says when none at all)
@@ -192,6 +195,7 @@ func (fr *fileReader) readJSON(br *bufio.Reader) error {
 
 func (fr *fileReader) readLines(br *bufio.Reader) error {
 	line := fr.cr.lineAt(fr.cr.n-int64(br.Buffered())) - 1
+	blank := 0
 	for {
 		text, err := readBoundedLine(br)
 		if err == ErrTooLong {
@@ -205,8 +209,12 @@ func (fr *fileReader) readLines(br *bufio.Reader) error {
 		}
 		line++
 		if len(bytes.TrimSpace(text)) == 0 {
+			if blank++; blank > MaxRows {
+				return fr.errorf(line, "record", "more than %d blank lines in a row", MaxRows)
+			}
 			continue
 		}
+		blank = 0
 		cells, perr := parseJSONRow(text)
 		if perr != nil {
 			if err == io.EOF && perr.Path == "record" {
@@ -250,12 +258,16 @@ func (fr *fileReader) readArray(br *bufio.Reader) error {
 	if _, err := dec.Token(); err != nil { // '['
 		return fr.errorf(fr.cr.lineAt(base), "record", "%v", err)
 	}
-	for dec.More() {
+	for {
+		// Bounded from here to the end of the next row (or the array):
+		// white space before it counts, so an endless stream ends.
 		from := base + dec.InputOffset()
 		fr.cr.limitFrom = from
+		if !dec.More() {
+			break
+		}
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
-		fr.cr.limitFrom = -1
 		if err != nil {
 			at := from
 			var se *json.SyntaxError
@@ -280,6 +292,7 @@ func (fr *fileReader) readArray(br *bufio.Reader) error {
 	if _, err := dec.Token(); err != nil { // ']'
 		return fr.errorf(fr.cr.lineAt(base+dec.InputOffset()), "record", "the array is not closed: %v", err)
 	}
+	fr.cr.limitFrom = base + dec.InputOffset()
 	if tok, err := dec.Token(); err != io.EOF {
 		return fr.errorf(fr.cr.lineAt(base+dec.InputOffset()), "record", "trailing data after the array (%v%v)", tok, errText(err))
 	}

@@ -19,6 +19,7 @@ var (
 	// A shard of compare --seeds: its seeds' runs whole, no headline.
 	shardOutputs = []string{lab.CompareShardFile, "summary.json", "series.csv", "batches.csv"}
 	sweepFiles   = []string{"sweep.csv", "summary.csv", "sweep.json", "points/"}
+	tuneFiles    = []string{"tune.csv", "front.png"}
 	// A shard of a sweep: its points, assembled by sim merge.
 	sweepShardFiles = []string{"sweep.json", "points/"}
 )

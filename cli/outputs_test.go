@@ -41,7 +41,7 @@ func lastLine(s string) string {
 }
 
 // TestOutputsListed: what run, compare (with --report, and a shard),
-// merge and sweep leave in --out is exactly what the command's --out help
+// merge, sweep and tune leave in --out is exactly what the command's --out help
 // lists and what its last line names, in the order the line gives. (The
 // lists were: help "summary.json and series.csv", line the same two,
 // while compare also wrote batches.csv and headline.json.)
@@ -57,6 +57,10 @@ func TestOutputsListed(t *testing.T) {
 	// One point, one seed: enough to write every file.
 	os.WriteFile(sweepFile, []byte(strings.NewReplacer("scenario: small.yaml", "scenario: "+small, "seeds: 2", "seeds: 1",
 		"[5, 20]", "[5]", "[1.1, 1.5]", "[1.1]").Replace(string(data))), 0o644)
+	tuneFile := filepath.Join(dir, "tune.yaml")
+	os.WriteFile(tuneFile, []byte("scenario: "+small+"\noverlay: {duration: 20m, warmup: 5m, events: []}\nseeds: 1\n"+
+		"params:\n  - {key: policies.scheduler.target_depth, min: 2, max: 40, integer: true}\n"+
+		"objective: {metric: throughput_per_hour, goal: max}\nbudget: 2\n"), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -71,6 +75,7 @@ func TestOutputsListed(t *testing.T) {
 		{"compare shard 2", []string{"compare", "--scenario", "delivery", "--seeds", "2", "--shard", "1/2", "--out", shards}, filepath.Join(shards, "shard-1"), []string{"compare", "--help"}, shardOutputs},
 		{"merge compare", []string{"merge", filepath.Join(shards, "shard-0"), filepath.Join(shards, "shard-1")}, "", []string{"merge", "--help"}, runOutputs},
 		{"sweep", []string{"sweep", sweepFile}, "", []string{"sweep", "--help"}, sweepFiles},
+		{"tune", []string{"tune", tuneFile}, "", []string{"tune", "--help"}, tuneFiles[:1]}, // no trade_off: no front.png
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args, out := tc.args, tc.out

@@ -265,9 +265,9 @@ func (s *simulated) commit(summary results.Summary, headline *results.Headline) 
 	if err := stage.Commit(); err != nil {
 		return err
 	}
-	s.files = append(s.files, runOutputs...)
+	s.files = slices.Clone(runOutputs)
 	if headline == nil { // a compare shard: no headline, its seeds' runs whole
-		s.files = shardOutputs
+		s.files = slices.Clone(shardOutputs)
 	}
 	if s.report {
 		s.files = append(s.files, reportOutputs...)

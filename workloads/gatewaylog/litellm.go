@@ -109,7 +109,7 @@ func (imp *importer) readFile(path string, fileIdx int32) error {
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		return &field.Error{File: path, Line: 1, Path: "record", Msg: "gzip-compressed: decompress it first"}
 	case bytes.HasPrefix(head, []byte{0xff, 0xfe}), bytes.HasPrefix(head, []byte{0xfe, 0xff}):
-		return &field.Error{File: path, Line: 1, Path: "record", Msg: "UTF-16 text: want UTF-8 (iconv -f UTF-16 -t UTF-8)"}
+		return &field.Error{File: path, Line: 1, Path: "record", Msg: "UTF-16: convert to UTF-8 (iconv -f UTF-16 -t UTF-8)"}
 	case bytes.HasPrefix(head, []byte("\ufeff")):
 		br.Discard(3)
 	}

@@ -21,7 +21,7 @@ import (
 func newApp() *cli.App {
 	scenarioFlag := &cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one (" + strings.Join(scenario.EmbeddedNames(), ", ") + ")", Value: scenario.DefaultScenario, EnvVars: []string{"SIM_SCENARIO"}}
 	seedFlag := &cli.Uint64Flag{Name: "seed", Usage: "random seed: the same scenario and seed give the same results", Value: 1, EnvVars: []string{"SIM_SEED"}}
-	outFlag := &cli.StringFlag{Name: "out", Usage: "directory for summary.json and series.csv (created if missing)", Value: "out", EnvVars: []string{"SIM_OUT"}}
+	outFlag := &cli.StringFlag{Name: "out", Usage: outHelp(runOutputs, "; with --report also "+andList(reportOutputs)+"; a shard of compare --seeds writes "+andList(shardOutputs)+" in DIR/shard-I"), Value: "out", EnvVars: []string{"SIM_OUT"}}
 	topFlag := &cli.IntFlag{Name: "top", Usage: "lanes to show in the table, busiest first (0 = all)", Value: 15}
 	traceFlag := &cli.StringFlag{Name: "trace", Usage: "replay this job trace (JSONL or CSV, see docs/reference/traces.md) instead of the scenario's generator"}
 	skipFlag := &cli.BoolFlag{Name: "skip-invalid", Usage: "with --trace: skip bad records (listed on stderr) instead of refusing the trace"}
@@ -149,7 +149,7 @@ func runCommand(out io.Writer, o options) error {
 		return err
 	}
 	if o.json {
-		return printSummary(out, o.stderr, dir)
+		return printSummary(out, o.stderr, dir, done.wroteLine)
 	}
 	writeHeadline(out, headline)
 	fmt.Fprintf(out, "scenario %s, policy %s, seed %d: %d jobs arrived, %d completed, window %.0f-%.0f s\n",
@@ -164,7 +164,7 @@ func runCommand(out io.Writer, o options) error {
 		return err
 	}
 	report.WriteProductionTable(out, summary)
-	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+	done.wroteLine(o.stderr)
 	return nil
 }
 
@@ -177,6 +177,16 @@ type simulated struct {
 	report bool
 	stderr io.Writer
 	otlp   *otlpOut // --otlp, nil without
+	files  []string // what commit wrote into dir
+}
+
+// wroteLine is the command's last line: every file it wrote.
+func (s *simulated) wroteLine(w io.Writer) {
+	var spans string
+	if s.otlp != nil {
+		spans = s.otlp.target + " (--otlp)"
+	}
+	wrote(w, s.dir, s.files, spans)
 }
 
 // simulate runs specs in parallel (sim.ExecuteAll), on trace's jobs if
@@ -235,7 +245,6 @@ func (s *simulated) commit(summary results.Summary, headline *results.Headline) 
 			s.out.Abort()
 			return err
 		}
-		fmt.Fprintf(s.stderr, "wrote %s\n", s.otlp.target)
 	}
 	if headline != nil {
 		if err := s.out.WriteJSON(results.HeadlineFile, *headline); err != nil {
@@ -256,9 +265,12 @@ func (s *simulated) commit(summary results.Summary, headline *results.Headline) 
 	if err := stage.Commit(); err != nil {
 		return err
 	}
+	s.files = slices.Clone(runOutputs)
+	if headline == nil { // a compare shard: no headline, its seeds' runs whole
+		s.files = slices.Clone(shardOutputs)
+	}
 	if s.report {
-		fmt.Fprintf(s.stderr, "wrote %s, %s and %s\n", filepath.Join(s.dir, "report.html"), filepath.Join(s.dir, "report.md"),
-			filepath.Join(s.dir, "figures")+string(filepath.Separator))
+		s.files = append(s.files, reportOutputs...)
 	}
 	return nil
 }
@@ -304,7 +316,7 @@ func compareCommand(out io.Writer, o options) error {
 		return err
 	}
 	if o.json {
-		return printSummary(out, o.stderr, dir)
+		return printSummary(out, o.stderr, dir, done.wroteLine)
 	}
 	writeHeadline(out, headline)
 	if err := writeComparison(out, sc, o, summary); err != nil {
@@ -313,7 +325,7 @@ func compareCommand(out io.Writer, o options) error {
 	report.WriteProductionTable(out, summary)
 	report.WriteRemedyTable(out, summary)
 	report.WriteControllerTable(out, summary)
-	fmt.Fprintf(o.stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+	done.wroteLine(o.stderr)
 	return nil
 }
 
@@ -331,7 +343,8 @@ func commitCompareShard(done *simulated, summary results.Summary, cs lab.Compare
 	if err := done.commit(summary, nil); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %s (shard %s: %d of %d seeds; merge the shards with sim merge)\n", dir, cs.Shard, len(owned), cs.Seeds)
+	fmt.Fprintf(stderr, "shard %s: %d of %d seeds; merge the shards with sim merge\n", cs.Shard, len(owned), cs.Seeds)
+	done.wroteLine(stderr)
 	return nil
 }
 

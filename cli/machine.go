@@ -1,15 +1,15 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 )
 
-// printSummary copies dir/summary.json (just written) to out: --json.
-func printSummary(out, stderr io.Writer, dir string) error {
+// printSummary copies dir/summary.json (just written) to out: --json;
+// then the command's last line on stderr.
+func printSummary(out, stderr io.Writer, dir string, wroteLine func(io.Writer)) error {
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return err
@@ -17,7 +17,7 @@ func printSummary(out, stderr io.Writer, dir string) error {
 	if _, err := out.Write(data); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+	wroteLine(stderr)
 	return nil
 }
 

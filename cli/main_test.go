@@ -264,7 +264,7 @@ func TestErrWriter(t *testing.T) {
 	if err := app.Run([]string{"sim", "run", "--out", dir, "--seed", "2"}); err != nil {
 		t.Fatal(err)
 	}
-	if want := "wrote " + dir + "/summary.json"; !strings.Contains(errb.String(), want) {
+	if want := "wrote " + dir + "/: summary.json"; !strings.Contains(errb.String(), want) {
 		t.Errorf("ErrWriter got %q, want it to contain %q", errb.String(), want)
 	}
 	if strings.Contains(out.String(), "wrote ") || !strings.Contains(out.String(), "(all)") {

@@ -160,6 +160,9 @@ func checkArgs(c *cli.Context, want int) error {
 			return usageErrorf(c, "--%s: empty: give a path", name)
 		}
 	}
+	if c.IsSet("otlp") && c.String("otlp") == "-" {
+		return usageErrorf(c, "%v", errOTLPStdout) // a bad flag value: exit 2, as the README's table says
+	}
 	return nil
 }
 

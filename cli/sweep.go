@@ -32,7 +32,7 @@ func sweepCommand() *cli.Command {
 		Name:      "sweep",
 		Usage:     "run a sweep file's points (a grid or list of overlays) on its seeds, on all cores; resumable and shardable",
 		UsageText: "sim sweep [--out DIR] [--shard I/N] [--json] [--markdown FILE] SWEEP.yaml",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output directory (a shard writes DIR/shard-I)", Value: "out/sweep"}, shardFlag,
+		Flags: []cli.Flag{&cli.StringFlag{Name: "out", Usage: outHelp(sweepFiles, "; a shard writes "+andList(sweepShardFiles)+" in DIR/shard-I"), Value: "out/sweep"}, shardFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print summary.csv's rows as JSON on stdout"},
 			&cli.StringFlag{Name: "markdown", Usage: "also write summary.csv as a Markdown table to `FILE` (for a pull-request comment; - for stdout)"}},
 		Action: func(c *cli.Context) error {
@@ -94,10 +94,11 @@ func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
 		return err
 	}
 	if sh.N > 1 {
-		fmt.Fprintf(c.App.ErrWriter, "wrote %s (merge the shards with sim merge)\n", dir)
+		fmt.Fprintln(c.App.ErrWriter, "merge the shards with sim merge")
+		wrote(c.App.ErrWriter, dir, sweepShardFiles)
 		return nil
 	}
-	fmt.Fprintf(c.App.ErrWriter, "wrote %s/sweep.csv and %s/summary.csv\n", dir, dir)
+	wrote(c.App.ErrWriter, dir, sweepFiles)
 	return sweepOutputs(c, file, dir)
 }
 
@@ -126,7 +127,7 @@ func mergeCommand() *cli.Command {
 		Name:      "merge",
 		Usage:     "merge the shard directories of one sweep, or of one compare --seeds, into --out: the same files an unsharded run writes",
 		UsageText: "sim merge [--out DIR] SHARD_DIR...",
-		Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "output directory", Value: "out/sweep"}},
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "out", Usage: "directory for what the unsharded command writes: a compare's " + andList(runOutputs) + ", a sweep's " + andList(sweepFiles) + " (created if missing)", Value: "out/sweep"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usageErrorf(c, "missing argument: the shard directories")
@@ -136,13 +137,13 @@ func mergeCommand() *cli.Command {
 				if err := lab.MergeCompare(dir, c.Args().Slice()); err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.ErrWriter, "wrote %s/summary.json and %s/series.csv\n", dir, dir)
+				wrote(c.App.ErrWriter, dir, runOutputs)
 				return nil
 			}
 			if err := lab.MergeSweep(dir, c.Args().Slice()); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.App.ErrWriter, "wrote %s/sweep.csv and %s/summary.csv\n", dir, dir)
+			wrote(c.App.ErrWriter, dir, sweepFiles)
 			return nil
 		},
 	}

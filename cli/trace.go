@@ -60,10 +60,10 @@ func traceCommand() *cli.Command {
 			},
 		}, {
 			Name:      "stats",
-			Usage:     "describe a job trace (jobs per model, project and tier, arrivals over time, calls per job, tokens per call) or a request trace (--format azure|mooncake)",
-			UsageText: "sim trace stats [--scenario FILE] [--format jsonl|csv|azure|mooncake] [--bucket 10m] [--top N] [--json] TRACEFILE (- for stdin)",
+			Usage:     "describe a job trace (jobs per model, project and tier, arrivals over time, calls per job, tokens per call) or a request trace (--format azure|mooncake|gateway)",
+			UsageText: "sim trace stats [--scenario FILE] [--format jsonl|csv|azure|mooncake|gateway] [--bucket 10m] [--top N] [--json] TRACEFILE (- for stdin)",
 			Flags: []cli.Flag{scenarioFlag(),
-				&cli.StringFlag{Name: "format", Usage: "jsonl, csv, azure or mooncake (default: from the extension and the first line)"},
+				&cli.StringFlag{Name: "format", Usage: "jsonl, csv, azure, mooncake or gateway (default: from the extension and the first line)"},
 				&cli.DurationFlag{Name: "bucket", Usage: "width of the arrival-rate buckets", Value: 10 * time.Minute},
 				&cli.IntFlag{Name: "top", Usage: "rows of the per-model and per-project tables, busiest first (0 = all)", Value: 20},
 				&cli.BoolFlag{Name: "json", Usage: "print the statistics as JSON instead of the tables"}},
@@ -169,7 +169,7 @@ func openJobTrace(path string, sc *scenario.Scenario, skipInvalid bool, stderr i
 // traceSniff reads trace stats' --format, a job-trace or a request-trace
 // format (one of the two results is set). With none given it tells a
 // request trace from a job trace by its first line: an Azure header, or a
-// JSON line with "timestamp".
+// JSON line with "timestamp" (and "model": a gateway trace).
 func traceSniff(path, format string) (workloads.JobFormat, workloads.RequestFormat, error) {
 	if format != "" {
 		if rf, err := workloads.ParseRequestFormat(format); err == nil {
@@ -177,7 +177,7 @@ func traceSniff(path, format string) (workloads.JobFormat, workloads.RequestForm
 		}
 		jf, err := workloads.ParseJobFormat(format)
 		if err != nil {
-			return "", "", fmt.Errorf("--format: unknown trace format %q (want jsonl, csv, azure or mooncake)", format)
+			return "", "", fmt.Errorf("--format: unknown trace format %q (want jsonl, csv, azure, mooncake or gateway)", format)
 		}
 		return jf, "", nil
 	}
@@ -193,6 +193,8 @@ func traceSniff(path, format string) (workloads.JobFormat, workloads.RequestForm
 	switch {
 	case strings.HasPrefix(first, "TIMESTAMP,") || strings.Contains(first, ",ContextTokens,"):
 		return "", workloads.RequestAzure, nil
+	case strings.HasPrefix(strings.TrimSpace(first), "{") && strings.Contains(first, `"timestamp"`) && strings.Contains(first, `"model"`) && !strings.Contains(first, `"v"`):
+		return "", workloads.RequestGateway, nil // sim trace import --from litellm
 	case strings.HasPrefix(strings.TrimSpace(first), "{") && strings.Contains(first, `"timestamp"`) && !strings.Contains(first, `"v"`):
 		return "", workloads.RequestMooncake, nil
 	}

@@ -28,21 +28,22 @@ func init() {
 func traceImportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "import",
-		Usage:     "turn agent-run logs (Inspect AI, OpenTelemetry GenAI spans, TraceLab round traces) into a job trace of plan jobs",
-		UsageText: "sim trace import --from inspect|otlp|tracelab [--scenario FILE] [--map FILE|RECORDED=MODEL]... --out jobs.jsonl LOG|DIR...",
+		Usage:     "turn agent-run logs (Inspect AI, OpenTelemetry GenAI spans, TraceLab round traces) into a job trace of plan jobs, or a gateway's spend logs (LiteLLM) into a production request trace",
+		UsageText: "sim trace import --from inspect|otlp|tracelab|litellm [--scenario FILE] [--map FILE|RECORDED=MODEL]... --out TRACE.jsonl LOG|DIR...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Usage: "the logs' format: inspect (.eval, .json), otlp (OTLP/JSON .json, .jsonl) or tracelab (round_trace.jsonl); required"},
+			&cli.StringFlag{Name: "from", Usage: "the logs' format: inspect (.eval, .json), otlp (OTLP/JSON .json, .jsonl), tracelab (round_trace.jsonl) or litellm (LiteLLM spend-log rows: a JSON array, JSON Lines or .csv; writes a gateway request trace for production[]); required"},
 			&cli.StringFlag{Name: "scenario", Usage: "scenario YAML file, or the name of an embedded one: its model catalogue", Value: scenario.DefaultScenario},
 			&cli.StringSliceFlag{Name: "map", Usage: "recorded model name → scenario model: RECORDED=MODEL, or a YAML/JSON file of such pairs (repeatable)"},
-			&cli.StringFlag{Name: "out", Usage: "job trace to write (JSON Lines; written to a temporary file, then renamed); required"},
+			&cli.StringFlag{Name: "out", Usage: "the trace to write, JSON Lines: a job trace, or with --from litellm a gateway request trace (written to a temporary file, then renamed); required"},
 		},
 		Action: func(c *cli.Context) error {
 			if !c.IsSet("from") {
-				return usageErrorf(c, "missing --from: the logs' format (inspect, otlp or tracelab)")
+				return usageErrorf(c, "missing --from: the logs' format (inspect, otlp, tracelab or litellm)")
 			}
+			litellm := c.String("from") == fromLiteLLM
 			format, err := agentlog.ParseFormat(c.String("from"))
-			if err != nil {
-				return usageErrorf(c, "--from: %v", err)
+			if err != nil && !litellm {
+				return usageErrorf(c, "--from: %v, or %s", err, fromLiteLLM)
 			}
 			if !c.IsSet("out") {
 				return usageErrorf(c, "missing --out: the trace file to write")
@@ -57,6 +58,9 @@ func traceImportCommand() *cli.Command {
 			note := c.App.Writer
 			if !results.IsRegularOrMissing(c.String("out")) {
 				note = c.App.ErrWriter
+			}
+			if litellm {
+				return gatewayImport(note, c.String("scenario"), mapping, c.String("out"), c.Args().Slice())
 			}
 			return traceImport(note, format, c.String("scenario"), mapping, c.String("out"), c.Args().Slice())
 		},
@@ -104,9 +108,9 @@ func readModelMap(values []string) (map[string]string, error) {
 			m[rec] = model
 			continue
 		}
-		data, err := os.ReadFile(v)
+		data, err := readMapFile(v)
 		if err != nil {
-			return nil, fmt.Errorf("--map: %v (want a file, or RECORDED=MODEL)", err)
+			return nil, err
 		}
 		doc, err := yamltree.Parse(data, "a --map file")
 		if errors.Is(err, yamltree.ErrEmpty) {
@@ -128,6 +132,26 @@ func readModelMap(values []string) (map[string]string, error) {
 		}
 	}
 	return m, nil
+}
+
+// maxMapBytes bounds a --map file: thousands of model names fit; /dev/zero
+// or a FIFO that never ends is refused instead of read forever.
+const maxMapBytes = 1 << 20
+
+func readMapFile(v string) ([]byte, error) {
+	f, err := os.Open(v)
+	if err != nil {
+		return nil, fmt.Errorf("--map: %v (want a file, or RECORDED=MODEL)", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxMapBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("--map %s: %v", v, err)
+	}
+	if len(data) > maxMapBytes {
+		return nil, &field.Error{File: v, Msg: fmt.Sprintf("more than %d bytes: not a map of model names", maxMapBytes)}
+	}
+	return data, nil
 }
 
 func fileExists(p string) bool {

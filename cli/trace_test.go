@@ -326,7 +326,7 @@ func TestTraceFormatFlagRefused(t *testing.T) {
 		{"validate", []string{"validate", "--scenario", traceScenario, "--format", "parquet", filepath.Join(dir, "none.jsonl")},
 			`--format: unknown trace format "parquet" (want jsonl or csv)`},
 		{"stats", []string{"stats", "--scenario", traceScenario, "--format", "parquet", filepath.Join(dir, "none.jsonl")},
-			`--format: unknown trace format "parquet" (want jsonl, csv, azure or mooncake)`},
+			`--format: unknown trace format "parquet" (want jsonl, csv, azure, mooncake or gateway)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := runTrace(t, tc.args...)

@@ -16,7 +16,7 @@ func tuneCommand() *cli.Command {
 		Name:      "tune",
 		Usage:     "search scheduler settings for an objective under constraints on several seeds; print the best as a YAML overlay",
 		UsageText: "sim tune [--out DIR] [--json] TUNE.yaml",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "out", Usage: "directory for tune.csv and front.png", Value: "out/tune"},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "out", Usage: outHelp(tuneFiles, " (front.png when the tune file has a trade_off)"), Value: "out/tune"},
 			&cli.BoolFlag{Name: "json", Usage: "print the best setting, its figures and the overlay as JSON instead of the YAML overlay"}},
 		Action: tuneAction,
 	}
@@ -69,7 +69,7 @@ func tuneAction(c *cli.Context) error {
 		if werr := stage.Commit(); werr != nil {
 			return werr
 		}
-		fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", filepath.Join(dir, "tune.csv"))
+		wrote(c.App.ErrWriter, dir, tuneFiles[:1])
 		return &infeasibleError{err}
 	}
 	if err != nil {
@@ -93,7 +93,11 @@ func tuneAction(c *cli.Context) error {
 		return err
 	}
 	if f.TradeOff != nil {
-		fmt.Fprintf(c.App.ErrWriter, "Pareto front: %d settings; wrote %s\n", len(front), filepath.Join(dir, "front.png"))
+		fmt.Fprintf(c.App.ErrWriter, "Pareto front: %d settings\n", len(front))
+	}
+	files := tuneFiles[:1]
+	if f.TradeOff != nil {
+		files = tuneFiles
 	}
 	if c.Bool("json") {
 		setting := map[string]float64{}
@@ -108,14 +112,14 @@ func tuneAction(c *cli.Context) error {
 			"objective": map[string]any{"lane": f.Objective.Key().Lane, "metric": f.Objective.Metric, "goal": f.Objective.Goal, "value": best.Figures[f.Objective.Key()]},
 			"best":      setting, "figures": figures, "overlay": overlay})
 		if err == nil {
-			fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", filepath.Join(dir, "tune.csv"))
+			wrote(c.App.ErrWriter, dir, files)
 		}
 		return err
 	}
 	fmt.Fprintf(c.App.Writer, "# sim tune %s: %d settings evaluated on %d seeds; best %s %s = %.4g, meeting every constraint\n",
 		file, len(t.Evaluations()), len(seeds), f.Objective.Key().Lane, f.Objective.Metric, best.Figures[f.Objective.Key()])
 	fmt.Fprint(c.App.Writer, overlay)
-	fmt.Fprintf(c.App.ErrWriter, "wrote %s\n", filepath.Join(dir, "tune.csv"))
+	wrote(c.App.ErrWriter, dir, files)
 	return nil
 }
 

@@ -20,6 +20,11 @@ type ProductionConfig struct {
 	Trace  string                  `yaml:"trace" json:"trace"`   // path; relative paths are relative to the scenario file
 	Format workloads.RequestFormat `yaml:"format" json:"format"` // empty: inferred from the extension
 	Model  string                  `yaml:"model" json:"model"`
+	// Team and Key (format gateway only) replay the calls of one team or
+	// one key of a gateway's log: with a gateway trace the stream is the
+	// trace's calls on Model (of Team and Key when set).
+	Team string `yaml:"team" json:"team,omitempty"`
+	Key  string `yaml:"key" json:"key,omitempty"`
 	// Speedup compresses time (2 = twice the request rate); Loop restarts
 	// the trace at its end until the run ends; Offset delays it.
 	Speedup     float64       `yaml:"speedup" json:"speedup"`
@@ -68,7 +73,9 @@ func (s *Scenario) validateProduction() error {
 		case !(p.OutageThreshold >= 0 && p.OutageThreshold <= 1):
 			return field.Errorf(path+".outage_threshold", "must be in [0, 1], got %g", p.OutageThreshold)
 		case p.Format != "" && !slices.Contains(workloads.RequestFormats, p.Format):
-			return field.Errorf(path+".format", "unknown %q (want azure or mooncake)", p.Format)
+			return field.Errorf(path+".format", "unknown %q (want azure, mooncake or gateway)", p.Format)
+		case (p.Team != "" || p.Key != "") && p.Format != workloads.RequestGateway:
+			return field.Errorf(path+".team", "team and key select the calls of a gateway trace: set format: gateway (sim trace import --from litellm writes one)")
 		case p.Speedup < 0:
 			return field.Errorf(path+".speedup", "must be >= 0, got %g", p.Speedup)
 		case p.Offset < 0:
@@ -101,15 +108,45 @@ func (s *Scenario) loadProduction() error {
 		if p.Generated() {
 			continue
 		}
-		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{Horizon: time.Minute})
+		opt := workloads.ReplayOptions{Horizon: time.Minute}
+		if p.Format == workloads.RequestGateway {
+			// Read up to the stream's first call, however late: a gateway
+			// trace with no call of this stream would replay nothing, silently.
+			opt = p.ReplayFilter(workloads.ReplayOptions{})
+		}
+		src, closer, err := workloads.OpenRequestTrace(p.Trace, p.Format, opt)
+		var found bool
 		if err == nil {
-			src.Next()
+			_, found = src.Next()
 			err = src.Err()
 			closer.Close()
 		}
 		if err != nil {
 			return field.Errorf(fmt.Sprintf("production[%d].trace", i), "%v", err)
 		}
+		if !found && p.Format == workloads.RequestGateway {
+			return field.Errorf(fmt.Sprintf("production[%d].model", i), "%s has no call on %s%s", p.Trace, p.Model, p.sourceText())
+		}
 	}
 	return nil
+}
+
+// ReplayFilter is opt with the stream's selection of a gateway trace's
+// calls (its model, team and key); other formats carry none.
+func (p *ProductionConfig) ReplayFilter(opt workloads.ReplayOptions) workloads.ReplayOptions {
+	if p.Format == workloads.RequestGateway {
+		opt.Model, opt.Team, opt.Key = p.Model, p.Team, p.Key
+	}
+	return opt
+}
+
+func (p *ProductionConfig) sourceText() string {
+	s := ""
+	if p.Team != "" {
+		s += fmt.Sprintf(" of team %q", p.Team)
+	}
+	if p.Key != "" {
+		s += fmt.Sprintf(" of key %q", p.Key)
+	}
+	return s
 }

@@ -51,8 +51,8 @@ func (w *World) openProduction() error {
 		var err error
 		if p.Generated() {
 			src = workloads.NewCallGenerator(p.CallGen(), w.sc.Clock, w.sc.Duration, workloads.Stream(w.opts.Seed, "production/"+p.Name))
-		} else if src, closer, err = workloads.OpenRequestTrace(p.Trace, p.Format, workloads.ReplayOptions{
-			Speedup: p.Speedup, Loop: p.Loop, Offset: p.Offset, Horizon: w.sc.Duration}); err != nil {
+		} else if src, closer, err = workloads.OpenRequestTrace(p.Trace, p.Format, p.ReplayFilter(workloads.ReplayOptions{
+			Speedup: p.Speedup, Loop: p.Loop, Offset: p.Offset, Horizon: w.sc.Duration})); err != nil {
 			return fmt.Errorf("production %s: %w", p.Name, err)
 		}
 		ps := productionStream{cfg: p, model: index[p.Model], src: src, closer: closer}

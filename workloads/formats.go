@@ -31,10 +31,15 @@ type RequestFormat string
 const (
 	RequestAzure    RequestFormat = "azure"
 	RequestMooncake RequestFormat = "mooncake"
+	// RequestGateway is a gateway's own request log as `sim trace import
+	// --from litellm` writes it (requests_gateway.go): Mooncake's fields
+	// plus each call's model, team and key. Never inferred from an
+	// extension: its .jsonl would be read as Mooncake.
+	RequestGateway RequestFormat = "gateway"
 )
 
 // RequestFormats are the request-trace formats OpenRequestTrace reads.
-var RequestFormats = []RequestFormat{RequestAzure, RequestMooncake}
+var RequestFormats = []RequestFormat{RequestAzure, RequestMooncake, RequestGateway}
 
 func (f JobFormat) String() string     { return string(f) }
 func (f RequestFormat) String() string { return string(f) }
@@ -46,7 +51,7 @@ func (f *JobFormat) UnmarshalYAML(n *yaml.Node) (err error) {
 	return err
 }
 
-// UnmarshalYAML refuses a request-trace format other than azure or mooncake
+// UnmarshalYAML refuses a request-trace format other than azure, mooncake or gateway
 // where it is read.
 func (f *RequestFormat) UnmarshalYAML(n *yaml.Node) (err error) {
 	*f, err = yamltree.EnumOf(n, RequestFormats)
@@ -100,7 +105,7 @@ func (s formatSet[T]) resolve(path string, format T) (T, error) {
 func ParseJobFormat(s string) (JobFormat, error) { return jobFormats.parse(s) }
 
 // ParseRequestFormat reads a request-trace format name from a flag: ""
-// (infer it from the file name), azure or mooncake.
+// (infer it from the file name), azure, mooncake or gateway.
 func ParseRequestFormat(s string) (RequestFormat, error) { return requestFormats.parse(s) }
 
 // TraceFormat resolves a job-trace format, inferring it from the file

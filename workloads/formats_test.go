@@ -30,9 +30,9 @@ func TestFormatResolve(t *testing.T) {
 		{path: "-", job: JobJSONL, reqErr: "-: cannot infer the request-trace format from the extension (want .csv for azure or .jsonl for mooncake, or give the format)"},
 		{path: "a.txt", jobErr: "a.txt: cannot infer the trace format from the extension (want .jsonl or .csv, or give the format)",
 			reqErr: "a.txt: cannot infer the request-trace format from the extension (want .csv for azure or .jsonl for mooncake, or give the format)"},
-		{path: "a.txt", format: "csv", job: JobCSV, reqErr: `unknown request-trace format "csv" (want azure or mooncake)`},
+		{path: "a.txt", format: "csv", job: JobCSV, reqErr: `unknown request-trace format "csv" (want azure, mooncake or gateway)`},
 		{path: "a.csv", format: "mooncake", jobErr: `unknown trace format "mooncake" (want jsonl or csv)`, req: RequestMooncake},
-		{path: "a.csv", format: "xml", jobErr: `unknown trace format "xml" (want jsonl or csv)`, reqErr: `unknown request-trace format "xml" (want azure or mooncake)`},
+		{path: "a.csv", format: "xml", jobErr: `unknown trace format "xml" (want jsonl or csv)`, reqErr: `unknown request-trace format "xml" (want azure, mooncake or gateway)`},
 	} {
 		job, err := TraceFormat(tc.path, JobFormat(tc.format))
 		if diff := cmp.Diff([2]string{string(tc.job), tc.jobErr}, [2]string{string(job), errText(err)}); diff != "" {

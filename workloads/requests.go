@@ -51,6 +51,13 @@ type ReplayOptions struct {
 	Offset time.Duration
 	// Horizon stops the replay at this arrival time; 0 = the end of the file.
 	Horizon time.Duration
+	// Model, Team and Key select a gateway trace's calls (RequestGateway):
+	// those on Model, and of Team and of Key when they are set (empty:
+	// any). Arrivals stay relative to the file's first call and a loop's
+	// span is the whole file's, so streams cut from one trace keep their
+	// timing against each other. Other formats carry none of them: Team
+	// and Key are refused there, Model is ignored.
+	Model, Team, Key string
 }
 
 // OpenRequestTrace opens a public request trace for streaming replay: a
@@ -65,6 +72,9 @@ type ReplayOptions struct {
 //   - "mooncake": the Mooncake trace, JSON Lines with timestamp
 //     (milliseconds from the start), input_length, output_length; other
 //     fields (hash_ids) are ignored.
+//   - "gateway": a gateway's request log as `sim trace import --from
+//     litellm` writes it, JSON Lines (requests_gateway.go); only the calls
+//     opt selects (Model, Team, Key) are yielded.
 //   - "": inferred from the extension, .csv azure, .jsonl mooncake.
 //
 // Arrivals are relative to the first record and must not decrease. Errors
@@ -76,6 +86,9 @@ func OpenRequestTrace(path string, format RequestFormat, opt ReplayOptions) (Cal
 	}
 	if err := opt.validate(); err != nil {
 		return nil, nil, err
+	}
+	if format != RequestGateway && (opt.Team != "" || opt.Key != "") {
+		return nil, nil, field.Errorf("team", "only a gateway trace (format gateway) records teams and keys; %s is %s", path, format)
 	}
 	f, closer, err := openTraceFile(path)
 	if err != nil {
@@ -126,7 +139,8 @@ type requestReader struct {
 
 	t0      time.Time     // azure: the first record's time
 	haveT0  bool          // t0 / ms0 set
-	ms0     float64       // mooncake: the first record's timestamp
+	ms0     float64       // mooncake, gateway: the first record's timestamp
+	gw      gatewayLine   // gateway: the last record read
 	prevRaw time.Duration // previous raw time in this pass
 	span    time.Duration // last raw time of the first pass
 	records int           // records in one pass
@@ -289,25 +303,33 @@ func (r *requestReader) nextRaw() (raw time.Duration, in, out int, ok bool) {
 // readRaw reads the next record of the pass: its time relative to the file's
 // first record and its tokens; ok is false at the end of the pass.
 func (r *requestReader) readRaw() (raw time.Duration, in, out int, ok bool) {
-	if r.format == "azure" {
-		raw, in, out, ok = r.readAzure()
-	} else {
-		raw, in, out, ok = r.readMooncake()
-	}
-	if !ok || r.done {
-		return 0, 0, 0, false
-	}
-	if raw < r.prevRaw {
-		col := "TIMESTAMP"
-		if r.format == "mooncake" {
-			col = "timestamp"
+	for {
+		switch r.format {
+		case RequestAzure:
+			raw, in, out, ok = r.readAzure()
+		case RequestGateway:
+			raw, in, out, ok = r.readGateway()
+		default:
+			raw, in, out, ok = r.readMooncake()
 		}
-		r.fail(r.line, col, "out of order: %s s after the first record, before the previous record's %s s", formatSeconds(raw), formatSeconds(r.prevRaw))
-		return 0, 0, 0, false
+		if !ok || r.done {
+			return 0, 0, 0, false
+		}
+		if raw < r.prevRaw {
+			col := "TIMESTAMP"
+			if r.format != RequestAzure {
+				col = "timestamp"
+			}
+			r.fail(r.line, col, "out of order: %s s after the first record, before the previous record's %s s", formatSeconds(raw), formatSeconds(r.prevRaw))
+			return 0, 0, 0, false
+		}
+		r.prevRaw = raw
+		if r.format == RequestGateway && !r.gw.selected(r.opt) {
+			continue // another stream's call: it still counts for order and span
+		}
+		r.inPass++
+		return raw, in, out, true
 	}
-	r.prevRaw = raw
-	r.inPass++
-	return raw, in, out, true
 }
 
 func (r *requestReader) readAzure() (time.Duration, int, int, bool) {
@@ -367,6 +389,9 @@ type mooncakeRecord struct {
 	Timestamp    *float64 `json:"timestamp"`
 	InputLength  *int64   `json:"input_length"`
 	OutputLength *int64   `json:"output_length"`
+	// Model is not Mooncake's: a line with one is a gateway trace's, whose
+	// calls on every model would otherwise replay on the stream's one.
+	Model *json.RawMessage `json:"model"`
 }
 
 func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
@@ -397,6 +422,8 @@ func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
 			return 0, 0, 0, false
 		}
 		switch {
+		case rec.Model != nil:
+			r.fail(r.line, "model", "a gateway trace's field (sim trace import --from litellm writes them): read the file with format: gateway")
 		case rec.Timestamp == nil:
 			r.fail(r.line, "timestamp", "missing")
 		case rec.InputLength == nil:

@@ -389,7 +389,7 @@ func TestEmpiricalDistErrors(t *testing.T) {
 		{"no column", "{dist: empirical, file: " + azure + "}", "x.column: want input or output"},
 		{"no file", "{dist: empirical, column: input}", "x.file: missing"},
 		{"missing file", "{dist: empirical, file: /nonexistent/t.csv, column: input}", "x.file: open /nonexistent/t.csv"},
-		{"bad format", "{dist: empirical, file: " + azure + ", format: parquet, column: input}", `unknown "parquet" (want azure or mooncake)`},
+		{"bad format", "{dist: empirical, file: " + azure + ", format: parquet, column: input}", `unknown "parquet" (want azure, mooncake or gateway)`},
 		{"bad row", "{dist: empirical, file: " + bad + ", column: input}", "x.file: " + bad + ":2: ContextTokens"},
 		{"clipping", "{dist: empirical, file: " + azure + ", column: input, max: 10}", "x.min: min and max do not apply"},
 		{"other kinds unchanged", "{dist: lognormal, median: 0, sigma: 1}", "x.median: must be > 0"},

@@ -85,7 +85,7 @@ func TestTracesGuideTour(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", line, err, out.String())
 		}
 	}
-	for _, f := range []string{"oxdna.jsonl", "behaviour.yaml", "fitted.yaml", "fitted-jobs.jsonl", "fitted/summary.json", "prod.jsonl"} {
+	for _, f := range []string{"oxdna.jsonl", "behaviour.yaml", "fitted.yaml", "fitted-jobs.jsonl", "fitted/summary.json", "prod.jsonl", "replay.json"} {
 		if _, err := os.Stat(filepath.Join(tmp, f)); err != nil {
 			t.Errorf("the tour did not write %s: %v", f, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/evalsched/lab/sim"
 )
 
 // realRuns are the 18 MIT-licensed Inspect logs of ../shared/realruns,
@@ -151,5 +153,76 @@ func TestLatencyHeldOut(t *testing.T) {
 	other := folds[f.fold[1]]
 	if got := evalForm(FormOut, other.coef, 0, 100); math.Abs(got-1.5) < 1e-3 {
 		t.Errorf("sample 1's fold predicts %g: the planted sample did not reach the other folds", got)
+	}
+}
+
+// TestHarnessLimitsFromTheLog checks the replay's event log itself (a
+// brute-force count, not the policy's or the gateway's bookkeeping): over
+// the 2025-09-23 process (three tasks on one pool) and an eval-set (three
+// pools), no pool ever has more calls at the provider than its size, no
+// task more samples running than max_samples, no more tasks running than
+// max_tasks.
+func TestHarnessLimitsFromTheLog(t *testing.T) {
+	for glob, files := range map[string][]string{
+		"2025-09-23T08-09-58": {"2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval",
+			"2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval", "2025-09-23T08-09-58-04-00_theory-of-mind_bbB4eRCx2rFJLyPH42Cj9r.eval"},
+		"2025-09-15T15-04-34": {"2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval",
+			"2025-09-15T15-04-34-04-00_popularity_J5EskSJVsBD9iRd47twk8x.eval", "2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.eval"},
+	} {
+		var paths []string
+		for _, f := range files {
+			paths = append(paths, realRuns+"/"+f)
+		}
+		procs, _, err := Load(paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := procs[0]
+		for _, h := range []Harness{HarnessOf(p), WhatIf{MaxConnections: 3, MaxSamples: 2, MaxTasks: 2}.apply(HarnessOf(p))} {
+			fits, err := fitProcess(p, h, nil, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log, _, err := replayLog(p, h, fits, WhatIf{}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			atProvider := map[int32]int{}
+			taskOf := func(job int64) int { return p.Samples[job].Task }
+			running := map[int]int{}
+			started, finished := 0, 0
+			for _, r := range log {
+				switch r.Event {
+				case sim.LogCallAccept:
+					atProvider[r.Model]++
+					if atProvider[r.Model] > h.MaxConnections {
+						t.Fatalf("%s: pool %d has %d calls at the provider, over %d", glob, r.Model, atProvider[r.Model], h.MaxConnections)
+					}
+				case sim.LogCallAnswer:
+					atProvider[r.Model]--
+				case sim.LogJobStart:
+					started++
+					running[taskOf(int64(r.Job))]++
+					if n := running[taskOf(int64(r.Job))]; n > h.MaxSamples {
+						t.Fatalf("%s: task %d runs %d samples, over %d", glob, taskOf(int64(r.Job)), n, h.MaxSamples)
+					}
+					tasks := 0
+					for _, n := range running {
+						if n > 0 {
+							tasks++
+						}
+					}
+					if tasks > h.MaxTasks {
+						t.Fatalf("%s: %d tasks running, over %d", glob, tasks, h.MaxTasks)
+					}
+				case sim.LogJobFinish:
+					finished++
+					running[taskOf(int64(r.Job))]--
+				}
+			}
+			if started != len(p.Samples) || finished != len(p.Samples) {
+				t.Fatalf("%s: %d started, %d finished of %d samples", glob, started, finished, len(p.Samples))
+			}
+		}
 	}
 }

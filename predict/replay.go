@@ -90,6 +90,16 @@ type simRun struct {
 
 // simulate replays the process once with the latency draws of seed.
 func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64) (Measures, error) {
+	log, share, err := replayLog(p, h, fits, w, seed)
+	if err != nil {
+		return Measures{}, err
+	}
+	return simMeasures(log, len(p.Samples), share)
+}
+
+// replayLog runs the replay and returns its event log and each pool's
+// provider share (Fit.ProviderShare).
+func replayLog(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64) ([]sim.LogRecord, []float64, error) {
 	pools, poolIdx := []string{}, map[string]int{}
 	for _, s := range p.Samples {
 		pl := poolOf(h, s.Model)
@@ -108,15 +118,15 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 	sc, err := replayScenario(p, h, pools, beta, w)
 	if err != nil {
 		if w.Quota != "" || w.Prices != "" {
-			return Measures{}, fmt.Errorf("--quota %q / --prices %q do not make a valid organisation and model: %v", w.Quota, w.Prices, err)
+			return nil, nil, fmt.Errorf("--quota %q / --prices %q do not make a valid organisation and model: %v", w.Quota, w.Prices, err)
 		}
-		return Measures{}, fmt.Errorf("the replay's scenario: %v", err)
+		return nil, nil, fmt.Errorf("the replay's scenario: %v", err)
 	}
 	src := &jobSource{}
 	for i, s := range p.Samples {
 		plan, err := samplePlan(s, i, fits, seed, func(model string) int { return poolIdx[poolOf(h, model)] })
 		if err != nil {
-			return Measures{}, err
+			return nil, nil, err
 		}
 		plan.Setup += p.Handoff
 		src.jobs = append(src.jobs, workloads.Job{ID: int64(i), Account: "inspect", Project: fmt.Sprintf("task%03d", s.Task),
@@ -129,16 +139,16 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 	}
 	pol, err := scenario.NewPolicy(name, sc)
 	if err != nil {
-		return Measures{}, err
+		return nil, nil, err
 	}
 	world, err := sim.NewWorld(sc, sim.Options{Seed: seed, Policy: pol, Source: src, Log: true})
 	if err != nil {
-		return Measures{}, err
+		return nil, nil, err
 	}
 	if err := world.Run(); err != nil {
-		return Measures{}, err
+		return nil, nil, err
 	}
-	return simMeasures(world.Log(), len(p.Samples), share)
+	return world.Log(), share, nil
 }
 
 // samplePlan is the sample's call plan with each call's unloaded latency

@@ -189,3 +189,36 @@ func TestSyntheticRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelledRunReplaysWhatItRan: a log that was cancelled (status
+// cancelled, its last samples never called the model) replays the samples
+// it ran, reports its status, and says which samples it skipped.
+func TestCancelledRunReplaysWhatItRan(t *testing.T) {
+	path := synth{samples: 30, maxSamples: 8, maxConn: 8, seed: 9}.write(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log map[string]any
+	if err := json.Unmarshal(b, &log); err != nil {
+		t.Fatal(err)
+	}
+	log["status"] = "cancelled"
+	samples := log["samples"].([]any)
+	for _, s := range samples[25:] { // cut before their first call
+		sm := s.(map[string]any)
+		sm["events"] = sm["events"].([]any)[:1]
+	}
+	b, _ = json.Marshal(log)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check([]string{path}, Options{Seeds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Runs[0]
+	if r.Samples != 25 || r.Status[0] != "cancelled" || len(rep.Skipped) != 5 {
+		t.Errorf("samples %d status %v skipped %d, want 25 samples replayed, cancelled, 5 skipped", r.Samples, r.Status, len(rep.Skipped))
+	}
+}

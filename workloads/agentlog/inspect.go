@@ -119,6 +119,10 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 			return s.dec.Decode(&h.Eval)
 		case "plan":
 			return s.dec.Decode(&h.Plan)
+		case "status":
+			return s.dec.Decode(&h.Status)
+		case "stats":
+			return s.dec.Decode(&h.Stats)
 		case "samples":
 			return s.elems("samples", func(i int) error {
 				line := s.line()

@@ -120,9 +120,19 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 		case "plan":
 			return s.dec.Decode(&h.Plan)
 		case "status":
-			return s.dec.Decode(&h.Status)
+			// A writer may put status and stats after the samples: the
+			// sessions already made share the run, which learns them now.
+			err := s.dec.Decode(&h.Status)
+			if h.run != nil {
+				h.run.Status = h.Status
+			}
+			return err
 		case "stats":
-			return s.dec.Decode(&h.Stats)
+			err := s.dec.Decode(&h.Stats)
+			if t, perr := parseTime(h.Stats.StartedAt); perr == nil && h.run != nil {
+				h.run.Started = t
+			}
+			return err
 		case "samples":
 			return s.elems("samples", func(i int) error {
 				line := s.line()

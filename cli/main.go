@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/evalsched/lab/extpolicy"
 	"github.com/evalsched/lab/results"
 )
 
@@ -37,13 +38,15 @@ func Main(args []string) int {
 
 // interrupts handles SIGINT and SIGTERM alike (a scheduler's stop, a
 // terminal's ^C): every output directory being staged is removed, none
-// half-swapped (results.AbortAll waits for a swap under way), and the
+// half-swapped (results.AbortAll waits for a swap under way), every policy
+// process is killed with its process group (extpolicy.KillAll), and the
 // process exits 128 + the signal's number, as a shell reports it.
 func interrupts(stderr io.Writer) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sigs
+		extpolicy.KillAll() // a policy process ignoring the signal must not outlive sim
 		results.AbortAll()
 		fmt.Fprintf(stderr, "sim: %v: stopped; no output directory was changed by this command's unfinished work\n", s)
 		n := 2

@@ -1,7 +1,9 @@
 package agentlog
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,5 +195,34 @@ func TestEndlessFIFO(t *testing.T) {
 	_, _, err := readAll(t, TraceLab, p)
 	if err == nil || !strings.Contains(err.Error(), "fifo.jsonl:1001: more than 1000 records") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestLongIDRefusedAtImport: a job whose trace line the trace's readers
+// would refuse (an OTLP conversation id of 17 MB) fails the import, and
+// nothing is written.
+func TestLongIDRefusedAtImport(t *testing.T) {
+	kv := func(k string, v map[string]any) any { return map[string]any{"key": k, "value": v} }
+	sp := map[string]any{"traceId": "0102030405060708090a0b0c0d0e0f10", "spanId": "0000000000000001", "name": "chat m",
+		"startTimeUnixNano": "1780000000000000000", "endTimeUnixNano": "1780000001000000000",
+		"attributes": []any{kv("gen_ai.operation.name", map[string]any{"stringValue": "chat"}), kv("gen_ai.request.model", map[string]any{"stringValue": "m"}),
+			kv("gen_ai.conversation.id", map[string]any{"stringValue": strings.Repeat("c", 17<<20)}),
+			kv("gen_ai.usage.input_tokens", map[string]any{"intValue": "10"}), kv("gen_ai.usage.output_tokens", map[string]any{"intValue": "5"})}}
+	b, _ := json.Marshal(map[string]any{"resourceSpans": []any{map[string]any{"scopeSpans": []any{map[string]any{"spans": []any{sp}}}}}})
+	p := filepath.Join(t.TempDir(), "long.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wrote := false
+	_, _, err := Import(OTLP, []string{p}, ImportOptions{Catalogue: []string{"m"}}, func(write func(io.Writer) error) error {
+		var out bytes.Buffer
+		if err := write(&out); err != nil {
+			return err
+		}
+		wrote = true
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "its trace line would be") || wrote {
+		t.Fatalf("error %v, wrote %v", err, wrote)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalsched/lab/extpolicy"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/workloads/agentlog"
 )
 
 // Main runs the sim command on args (args[0] the program's name) and
@@ -39,7 +40,8 @@ func Main(args []string) int {
 // interrupts handles SIGINT and SIGTERM alike (a scheduler's stop, a
 // terminal's ^C): every output directory being staged is removed, none
 // half-swapped (results.AbortAll waits for a swap under way), every policy
-// process is killed with its process group (extpolicy.KillAll), and the
+// process is killed with its process group (extpolicy.KillAll), an
+// import's sort files are removed (agentlog.RemoveTemporary), and the
 // process exits 128 + the signal's number, as a shell reports it.
 func interrupts(stderr io.Writer) {
 	sigs := make(chan os.Signal, 1)
@@ -47,6 +49,7 @@ func interrupts(stderr io.Writer) {
 	go func() {
 		s := <-sigs
 		extpolicy.KillAll() // a policy process ignoring the signal must not outlive sim
+		agentlog.RemoveTemporary()
 		results.AbortAll()
 		fmt.Fprintf(stderr, "sim: %v: stopped; no output directory was changed by this command's unfinished work\n", s)
 		n := 2

@@ -3,8 +3,8 @@ package agentlog
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,4 +225,35 @@ func TestLongIDRefusedAtImport(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "its trace line would be") || wrote {
 		t.Fatalf("error %v, wrote %v", err, wrote)
 	}
+}
+
+// TestRemoveTemporary: the sort runs an import has on disk are removed by
+// RemoveTemporary (what sim does on SIGINT or SIGTERM), and no later run
+// is made.
+func TestRemoveTemporary(t *testing.T) {
+	dir := t.TempDir()
+	s := newSorter(dir, 64)
+	defer func() {
+		runFiles.Lock()
+		runFiles.stopped = false
+		runFiles.Unlock()
+	}()
+	for i := range 100 {
+		if err := s.add([]byte(fmt.Sprint("k", i)), []byte("value")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) == 0 {
+		t.Fatal("no run written: the test needs a smaller budget")
+	}
+	RemoveTemporary()
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%d files left: %v", len(left), left[0].Name())
+	}
+	for i := range 100 {
+		if err := s.add([]byte(fmt.Sprint("k", i)), []byte("value")); err != nil {
+			return
+		}
+	}
+	t.Errorf("the sort went on after RemoveTemporary")
 }

@@ -160,7 +160,7 @@ func checkArgs(c *cli.Context, want int) error {
 			return usageErrorf(c, "--%s: empty: give a path", name)
 		}
 	}
-	return nil
+	return checkOutputs(c)
 }
 
 // pathFlags name a file or directory: an empty one is refused (--out ""

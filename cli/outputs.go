@@ -90,7 +90,7 @@ func checkOutputs(c *cli.Context) error {
 		if fi, err := os.Lstat(otlp); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			return usageErrorf(c, "--otlp %s is a symbolic link: give the file itself (the file is written beside it and renamed into place, which would replace the link)", otlp)
 		}
-		if out := c.String("out"); has("out") && out != "" && out != "-" && within(otlp, out) {
+		if out := c.String("out"); has("out") && out != "" && out != "-" && under(otlp, out) {
 			return usageErrorf(c, "--otlp %s is inside --out %s: the folder is replaced as a whole by each run; give a path outside it", otlp, out)
 		}
 	}
@@ -113,10 +113,13 @@ func within(in, out string) bool {
 	if _, err := os.Stat(in); err != nil {
 		return false // nothing there to lose (an embedded scenario's name, RECORDED=MODEL)
 	}
-	if same(in, out) {
-		return true
-	}
-	ri, err := realPath(in)
+	return same(in, out) || under(in, out)
+}
+
+// under reports whether path p is out or inside it, by name (symbolic
+// links of the existing part of each resolved); neither need exist.
+func under(p, out string) bool {
+	ri, err := realPath(p)
 	if err != nil {
 		return false
 	}

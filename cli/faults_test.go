@@ -156,8 +156,6 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 			code: exitUsage, want: "--otlp o/spans.json is inside --out o", gone: []string{"o"}},
 		{name: "--out holding the trace", setup: withLog, args: []string{"run", "--scenario", "small.yaml", "--trace", "out/jobs.jsonl", "--out", "out"},
 			code: exitUsage, want: "--out out holds --trace out/jobs.jsonl", kept: []string{"out/jobs.jsonl"}},
-		{name: "merge --out holding its shards", setup: withLog, args: []string{"merge", "--out", "out", "out/jobs.jsonl"},
-			code: exitUsage, want: "--out out holds the argument out/jobs.jsonl", kept: []string{"out/jobs.jsonl"}},
 		{name: "import --out -", setup: withLog, args: []string{"trace", "import", "--from", "tracelab", "--out", "-", "log.jsonl"},
 			code: exitUsage, want: "--out -: sim import writes a file, not standard output", gone: []string{"-"}},
 		{name: "fit --out -", setup: withLog, args: []string{"trace", "fit", "--out", "-", "jobs.jsonl"},
@@ -319,6 +317,44 @@ for line in sys.stdin:
 				syscall.Kill(pid, syscall.SIGKILL)
 				t.Errorf("%s: process %d outlived sim", f, pid)
 			}
+		}
+	}
+}
+
+// TestMergeRefusesShardsOfDifferentCompares: shards of one scenario and
+// seeds but other policies, or another job source, are not one compare.
+func TestMergeRefusesShardsOfDifferentCompares(t *testing.T) {
+	dir := t.TempDir()
+	small, _ := filepath.Abs("testdata/small.yaml")
+	trace := filepath.Join(dir, "jobs.jsonl")
+	if _, stderr, code := runSim(t, "trace", "gen", "--scenario", small, "--out", trace); code != 0 {
+		t.Fatalf("trace gen: exit %d: %s", code, stderr)
+	}
+	shard := func(name string, extra ...string) string {
+		out := filepath.Join(dir, name)
+		args := append([]string{"compare", "--scenario", small, "--seeds", "2", "--out", out}, extra...)
+		if _, stderr, code := runSim(t, args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		return filepath.Join(out, "shard-"+extra[1][:1]) // a shard writes DIR/shard-I
+	}
+	s0 := shard("s0", "--shard", "0/2")
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		want  string
+	}{
+		{"other policies", []string{"--shard", "1/2", "--policy", "scheduler", "--policy", "fixed-lane"}, "policies fixed-lane, scheduler, and policies scheduler, fixed-lane"},
+		{"another job source", []string{"--shard", "1/2", "--trace", trace}, "jobs from the generator, and --trace " + trace},
+	} {
+		s1 := shard(tc.name, tc.extra...)
+		merged := filepath.Join(dir, "merged-"+tc.name)
+		_, stderr, code := runSim(t, "merge", "--out", merged, s0, s1)
+		if code != exitError || !strings.Contains(stderr, "hold different compares") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d: %s\nwant %q", tc.name, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(merged); err == nil {
+			t.Errorf("%s: merged anyway", tc.name)
 		}
 	}
 }

@@ -58,8 +58,10 @@ func checkOutputs(c *cli.Context) error {
 			ins = append(ins, named{"--" + f, v})
 		}
 	}
-	for _, a := range c.Args().Slice() {
-		ins = append(ins, named{"the argument", a})
+	if c.Command.Name != "merge" { // merge refuses an overlap of --out and its shards itself (exit 1)
+		for _, a := range c.Args().Slice() {
+			ins = append(ins, named{"the argument", a})
+		}
 	}
 	for _, f := range outputFlags {
 		if has(f) && c.String(f) != "" && !(f == "out" && readsOut(c)) {

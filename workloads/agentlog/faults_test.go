@@ -165,11 +165,26 @@ func TestBrokenLogs(t *testing.T) {
 }
 
 // TestEndlessFIFO: a named pipe that never ends (an endless stream of
-// rounds) is read up to the record limit, then refused.
+// rounds, of OTLP requests) is read up to the record limit, then refused.
 func TestEndlessFIFO(t *testing.T) {
 	defer func(n int) { maxLogRecords = n }(maxLogRecords)
 	maxLogRecords = 1000
-	p := filepath.Join(t.TempDir(), "fifo.jsonl")
+	for _, tc := range []struct {
+		format Format
+		line   func(i int) string
+		want   string
+	}{
+		{TraceLab, func(i int) string { return round(fmt.Sprint("s", i), 0, nil) }, "fifo:1001: more than 1000 records"},
+		{OTLP, func(i int) string {
+			return fmt.Sprintf(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"%032x","spanId":"0000000000000001","name":"chat m","startTimeUnixNano":"1","endTimeUnixNano":"2"}]}]}]}`+"\n", i+1)
+		}, "fifo:1001: more than 1000 records"},
+	} {
+		t.Run(tc.format.String(), func(t *testing.T) { endless(t, tc.format, tc.line, tc.want) })
+	}
+}
+
+func endless(t *testing.T, format Format, line func(int) string, want string) {
+	p := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(p, 0o600); err != nil {
 		t.Skip(err)
 	}
@@ -187,14 +202,14 @@ func TestEndlessFIFO(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := f.WriteString(round(fmt.Sprint("s", i), 0, nil)); err != nil {
+			if _, err := f.WriteString(line(i)); err != nil {
 				return
 			}
 		}
 	}()
-	_, _, err := readAll(t, TraceLab, p)
-	if err == nil || !strings.Contains(err.Error(), "fifo.jsonl:1001: more than 1000 records") {
-		t.Fatalf("error %v", err)
+	_, _, err := readAll(t, format, p)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
 	}
 }
 

@@ -150,6 +150,9 @@ func (r *otlpReader) read(in io.Reader, name string, sink Sink) error {
 		}
 		// The '{' of a request was consumed: walk its members.
 		if err := r.request(s, name, sink); err != nil {
+			if r.err != nil {
+				return r.err
+			}
 			// The spans before the break are kept; the break is reported.
 			sink.Skip(problem(name, s.line(), "", "invalid JSON, the rest of the file not read: %s", jsonMsg(err)))
 			return nil
@@ -202,7 +205,7 @@ func (r *otlpReader) request(s *stream, name string, sink Sink) error {
 								return err
 							}
 							r.add(&sp, name, line, sink)
-							return nil
+							return r.err // past the record limit, or a sort failed: stop reading
 						})
 					})
 				})
@@ -320,6 +323,12 @@ func kindOf(op, name string) spanKind {
 }
 
 func (r *otlpReader) add(sp *otlpSpan, name string, line int, sink Sink) {
+	if r.records++; r.records > maxLogRecords { // every span read counts, used or not
+		if r.err == nil {
+			r.err = tooMany(name, line)
+		}
+		return
+	}
 	bad := func(path, format string, args ...any) { sink.Skip(problem(name, line, path, format, args...)) }
 	trace, err := spanID(sp.TraceID, 16)
 	if err != nil {
@@ -372,10 +381,6 @@ func (r *otlpReader) add(sp *otlpSpan, name string, line int, sink Sink) {
 		n.tool = &Tool{Start: n.start, End: n.end, Name: attrString(m, "gen_ai.tool.name"), Failed: failed}
 	}
 	r.seq++
-	if r.records++; r.records > maxLogRecords && r.err == nil {
-		r.err = tooMany(name, line)
-		return
-	}
 	if err := r.spans.add([]byte(trace), n.encode(nil)); err != nil && r.err == nil {
 		r.err = err
 	}

@@ -151,4 +151,3 @@ func realPath(p string) (string, error) {
 		rest = filepath.Join(filepath.Base(dir), rest)
 	}
 }
-

@@ -258,15 +258,44 @@ for line in sys.stdin:
 `)
 }
 
-// TestExecPlansChecked: an exec policy ignoring the guards' free slots
-// and its own limits fails the run naming the policy, the decision and
-// the rule; nothing is written.
-func TestExecPlansChecked(t *testing.T) {
+// TestExecFaults: an exec policy ignoring the guards' free slots and its
+// own limits, asking for a 1 ns tick, lingering after closing its stdout
+// or announcing an infinite target fails the run, in bounded time, naming
+// the policy, the message and the field or rule; nothing is written.
+func TestExecFaults(t *testing.T) {
 	needPython(t)
+	policy := func(name, hello, onDecide string) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			base, err := os.ReadFile("testdata/small.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeIn(t, dir, "short.yaml", strings.Replace(string(base), "\npolicies:\n", "\npolicies:\n  exec: {timeout: 1s}\n", 1))
+			writeIn(t, dir, name, `import json, os, sys, time
+sys.stdin.readline()
+print(`+hello+`, flush=True)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "decide":
+        `+onDecide+`
+`)
+		}
+	}
+	// hello is a Python expression giving the handshake's line.
+	const hello = `json.dumps({"type": "hello", "protocol": 1, "name": "p", "trigger": {"tick": 10**10, "on_event": False}})`
+	exec := func(script string) []string {
+		return []string{"run", "--scenario", "short.yaml", "--policy", "exec:" + python + " " + script, "--out", "o"}
+	}
 	runFaults(t, []fault{
 		{name: "past max_jobs and its own limit", setup: rogueScenario,
 			args: []string{"run", "--scenario", "capped.yaml", "--policy", "exec:" + python + " rogue.py", "--out", "o"},
 			code: exitError, want: "exec policy " + python + " rogue.py: decide #", gone: []string{"o"}},
+		{name: "a 1 ns tick", setup: policy("tick.py", `json.dumps({"type": "hello", "protocol": 1, "name": "p", "trigger": {"tick": 1, "on_event": False}})`, "pass"),
+			args: exec("tick.py"), code: exitError, want: "tick.py: hello: trigger.tick: 1ns is shorter than the minimum 100ms", gone: []string{"o"}},
+		{name: "closes stdout and lingers", setup: policy("linger.py", hello, "os.close(1); time.sleep(3600)"),
+			args: exec("linger.py"), code: exitError, want: "linger.py: decide #1 at 0s: closed its stdout and did not exit within", gone: []string{"o"}},
+		{name: "an infinite target", setup: policy("inf.py", `'{"type": "hello", "protocol": 1, "name": "p", "trigger": {"tick": 10000000000, "on_event": false}, "targets": [' + ", ".join(["1e999"] * 7) + ']}'`, "pass"),
+			args: exec("inf.py"), code: exitError, want: "inf.py: hello: targets[0] (model 0 (hot-a)): 1e999 is outside [0, 2147483647]", gone: []string{"o"}},
 	})
 }
 

@@ -467,7 +467,7 @@ func (p *Policy) broken(what, doing string, err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) || isBrokenPipe(err) {
 		status, killed := p.end()
 		if killed {
-			return p.fail(what, fmt.Errorf("closed its stdout and did not exit within %v: killed", p.timeout))
+			return p.fail(what, fmt.Errorf("closed its stdout and %s", strings.TrimPrefix(status, "exited, but ")))
 		}
 		return p.fail(what, fmt.Errorf("exited (%s) before answering", status))
 	}
@@ -496,10 +496,12 @@ func (p *Policy) end() (status string, killed bool) {
 	}
 	err, late := waitBounded(p.cmd, p.timeout)
 	p.exited = true
-	if killed || late {
-		return "killed", true
-	}
-	if err == nil {
+	switch {
+	case killed && !late && err == nil:
+		return "exited, but left a process holding its stdout open past the timeout: killed", true
+	case killed || late:
+		return fmt.Sprintf("did not exit within %v: killed", p.timeout), true
+	case err == nil:
 		return "exit status 0", false
 	}
 	return err.Error(), false
@@ -529,7 +531,7 @@ func (p *Policy) Close() error {
 	switch {
 	case p.err != nil:
 	case killed:
-		return fmt.Errorf("exec policy %s: at the end of the run: did not exit within %v of its stdin closing: killed", p.label, p.timeout)
+		return fmt.Errorf("exec policy %s: at the end of the run (its stdin closed): %s", p.label, status)
 	case status != "exit status 0":
 		return fmt.Errorf("exec policy %s: at the end of the run: %s", p.label, status)
 	}

@@ -73,11 +73,14 @@ func TestProcessFaultsDoNotHang(t *testing.T) {
 	for _, tc := range []struct {
 		name, onDecide, atEOF string
 		want                  string // in Err after the decision ("" = none)
+		close                 string // in Close's error ("" = none)
 	}{
 		{name: "closes stdout and lingers", onDecide: `os.close(1); time.sleep(3600)`, want: "decide #1 at 1m0s: closed its stdout and did not exit within 500ms: killed"},
 		{name: "a child holds the pipes, the policy exits", onDecide: `child(); os._exit(0)`, want: "decide #1 at 1m0s: no answer within 500ms"},
-		{name: "a child holds the pipes, the policy answers", onDecide: `child(); plan()`, atEOF: "sys.exit(0)"},
-		{name: "ignores its stdin closing", onDecide: `plan()`, atEOF: "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(3600)"},
+		{name: "a child holds the pipes, the policy answers", onDecide: `child(); plan()`, atEOF: "sys.exit(0)",
+			close: "at the end of the run (its stdin closed): exited, but left a process holding its stdout open past the timeout: killed"},
+		{name: "ignores its stdin closing", onDecide: `plan()`, atEOF: "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(3600)",
+			close: "at the end of the run (its stdin closed): did not exit within 500ms: killed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -106,7 +109,10 @@ for line in sys.stdin:
 				if err := p.Err(); (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
 					t.Errorf("Err %v, want %q", err, tc.want)
 				}
-				p.Close()
+				err := p.Close()
+				if (err == nil) != (tc.close == "") || err != nil && !strings.Contains(err.Error(), tc.close) {
+					t.Errorf("Close: %v, want %q", err, tc.close)
+				}
 			})
 			if pid, ok := alive(t, self); ok {
 				syscall.Kill(pid, syscall.SIGKILL)

@@ -50,9 +50,23 @@ func TestBringYourOwnGoPolicy(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "sim")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/sim")
 	build.Dir = mod
-	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	// As the README builds it: go.mod and go.sum must be tidy, so that the
+	// build reads them only (-mod=readonly) and leaves the checkout as it
+	// was; a lab that adds a dependency makes this fail until the example
+	// is tidied (GOWORK=off go mod tidy in examples/byo-policy).
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		want, _ := os.ReadFile(filepath.Join(src, f))
+		got, _ := os.ReadFile(filepath.Join(mod, f))
+		if f == "go.mod" {
+			got = regexp.MustCompile(`(?m)^replace github.com/evalsched/lab => .*$`).ReplaceAll(got, []byte("replace github.com/evalsched/lab => ../.."))
+		}
+		if string(want) != string(got) {
+			t.Errorf("the build rewrote examples/byo-policy/%s", f)
+		}
 	}
 	run := func(scenario string, args ...string) (string, error) {
 		cmd := exec.Command(bin, append([]string{"run", "--scenario", scenario}, args...)...)

@@ -12,7 +12,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/evalsched/lab/extpolicy"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/workloads/agentlog"
 )
 
 // Main runs the sim command on args (args[0] the program's name) and
@@ -37,13 +39,17 @@ func Main(args []string) int {
 
 // interrupts handles SIGINT and SIGTERM alike (a scheduler's stop, a
 // terminal's ^C): every output directory being staged is removed, none
-// half-swapped (results.AbortAll waits for a swap under way), and the
+// half-swapped (results.AbortAll waits for a swap under way), every policy
+// process is killed with its process group (extpolicy.KillAll), an
+// import's sort files are removed (agentlog.RemoveTemporary), and the
 // process exits 128 + the signal's number, as a shell reports it.
 func interrupts(stderr io.Writer) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sigs
+		extpolicy.KillAll() // a policy process ignoring the signal must not outlive sim
+		agentlog.RemoveTemporary()
 		results.AbortAll()
 		fmt.Fprintf(stderr, "sim: %v: stopped; no output directory was changed by this command's unfinished work\n", s)
 		n := 2

@@ -163,7 +163,7 @@ func checkArgs(c *cli.Context, want int) error {
 	if c.IsSet("otlp") && c.String("otlp") == "-" {
 		return usageErrorf(c, "%v", errOTLPStdout) // a bad flag value: exit 2, as the README's table says
 	}
-	return nil
+	return checkOutputs(c)
 }
 
 // pathFlags name a file or directory: an empty one is refused (--out ""

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/evalsched/lab/results"
@@ -120,12 +121,22 @@ func (e *staleStudyError) Error() string {
 // checkStudy compares the file with the study's text: "" when equal, else
 // a summary of the differences (the first lines that differ).
 func checkStudy(path, want string) string {
-	got, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return path + " is missing"
 	}
 	if err != nil {
 		return err.Error()
+	}
+	defer f.Close()
+	// At most a little more than the study's text is read: a longer file
+	// differs whatever follows (and /dev/zero or a pipe never ends).
+	got, err := io.ReadAll(io.LimitReader(f, int64(len(want))+1<<16))
+	if err != nil {
+		return err.Error()
+	}
+	if len(got) > len(want)+1<<16-1 {
+		return path + " differs: longer than what the study writes (" + strconv.Itoa(len(want)) + " bytes; read the first " + strconv.Itoa(len(got)) + "):\n" + lineDiff(string(got), want, 5)
 	}
 	if bytes.Equal(got, []byte(want)) {
 		return ""

@@ -70,6 +70,23 @@ func traceFit(stdout io.Writer, scenarioRef, path, out, figures string) error {
 	if err := checkBehaviourYAML(yml); err != nil {
 		return fmt.Errorf("the fitted behaviour does not validate (a bug): %v", err)
 	}
+	// The figures are drawn, and their folder made, before --out is
+	// written: a --figures that cannot be written fails the command with
+	// nothing written.
+	var figs []behaviourfit.Figure
+	if figures != "" {
+		if figs, err = res.Figures(); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(figures, 0o755); err != nil {
+			return fmt.Errorf("--figures: %w", err)
+		}
+		for _, fig := range figs {
+			if err := results.CheckOutFile(filepath.Join(figures, fig.Name)); err != nil {
+				return fmt.Errorf("--figures: %w", err)
+			}
+		}
+	}
 	if err := results.WriteAtomic(out, func(w io.Writer) error { _, err := w.Write(yml); return err }); err != nil {
 		return err
 	}
@@ -79,13 +96,6 @@ func traceFit(stdout io.Writer, scenarioRef, path, out, figures string) error {
 	}
 	if figures == "" {
 		return nil
-	}
-	figs, err := res.Figures()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(figures, 0o755); err != nil {
-		return err
 	}
 	for _, fig := range figs {
 		p := filepath.Join(figures, fig.Name)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/textenc"
 	"github.com/evalsched/lab/internal/yamltree"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
@@ -123,35 +124,45 @@ func readModelMap(values []string) (map[string]string, error) {
 		if root.Kind != yaml.MappingNode {
 			return nil, &field.Error{File: v, Line: root.Line, Msg: "want a mapping of recorded model names to scenario models"}
 		}
+		seen := map[string]int{}
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			k, val := root.Content[i], root.Content[i+1]
 			if k.Kind != yaml.ScalarNode || val.Kind != yaml.ScalarNode || val.Value == "" {
 				return nil, &field.Error{File: v, Line: k.Line, Path: k.Value, Msg: "want a scenario model name"}
 			}
+			if first, dup := seen[k.Value]; dup {
+				return nil, &field.Error{File: v, Line: k.Line, Path: k.Value, Msg: fmt.Sprintf("repeated (first at line %d): which model it maps to would depend on the order", first)}
+			}
+			seen[k.Value] = k.Line
 			m[k.Value] = val.Value
 		}
 	}
 	return m, nil
 }
 
-// maxMapBytes bounds a --map file: thousands of model names fit; /dev/zero
-// or a FIFO that never ends is refused instead of read forever.
-const maxMapBytes = 1 << 20
+// maxMapFile bounds a --map file: a list of model names is far smaller,
+// and /dev/zero or a pipe that never ends must not be read into memory.
+const maxMapFile = 16 << 20
 
-func readMapFile(v string) ([]byte, error) {
-	f, err := os.Open(v)
+// readMapFile reads a --map file: at most maxMapFile bytes of UTF-8 text
+// (a byte-order mark dropped; UTF-16 or binary data refused as such).
+func readMapFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("--map: %v (want a file, or RECORDED=MODEL)", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxMapBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxMapFile+1))
 	if err != nil {
-		return nil, fmt.Errorf("--map %s: %v", v, err)
+		return nil, &field.Error{File: name, Msg: err.Error()}
 	}
-	if len(data) > maxMapBytes {
-		return nil, &field.Error{File: v, Msg: fmt.Sprintf("more than %d bytes: not a map of model names", maxMapBytes)}
+	if p := textenc.Problem(data[:min(len(data), 512)], false); p != "" {
+		return nil, &field.Error{File: name, Line: 1, Msg: p + " (a --map file is YAML or JSON)"}
 	}
-	return data, nil
+	if len(data) > maxMapFile {
+		return nil, &field.Error{File: name, Msg: fmt.Sprintf("longer than %d bytes: not a --map file", maxMapFile)}
+	}
+	return textenc.TrimBOM(data), nil
 }
 
 func fileExists(p string) bool {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,15 @@ const Protocol = 1
 
 // maxLine bounds a line the process writes.
 const maxLine = 64 << 20
+
+// MinTick is the shortest tick a process may ask for. A tick is a round
+// trip to the process; one of 1 ns would ask for 3.6e12 of them per
+// virtual hour (a run that never ends), one of 100 ms for 36,000.
+const MinTick = 100 * time.Millisecond
+
+// maxValue bounds a limit or a target depth the process announces: the
+// outputs record them as 32-bit integers.
+const maxValue = math.MaxInt32
 
 // Options are the inputs of Start besides the config.
 type Options struct {
@@ -48,6 +58,7 @@ type Policy struct {
 	timeout time.Duration
 	epoch   time.Time
 	models  int
+	names   []string
 
 	cmd    *exec.Cmd
 	stdin  *os.File
@@ -56,11 +67,13 @@ type Policy struct {
 	out    []byte // messages not yet written (enqueue, finished)
 	exited bool
 
-	waiting map[policies.JobID]policies.ModelID
-	limits  []int
-	seq     int64
-	err     error
-	reply   reply
+	waiting  map[policies.JobID]policies.ModelID
+	limits   []int
+	limited  bool  // the process has announced limits
+	perModel []int // the starts of the plan being checked, by model
+	seq      int64
+	err      error
+	reply    reply
 }
 
 // Start runs the command and shakes hands with it. An error here means no
@@ -70,7 +83,7 @@ func Start(cfg Config, opts Options) (*Policy, error) {
 	if len(cfg.Command) == 0 {
 		return nil, errors.New("exec policy: no command (give exec:CMD or policies.exec.command)")
 	}
-	p := &Policy{label: strings.Join(cfg.Command, " "), timeout: cfg.Timeout, epoch: opts.Epoch, models: len(opts.Models),
+	p := &Policy{label: strings.Join(cfg.Command, " "), timeout: cfg.Timeout, epoch: opts.Epoch, models: len(opts.Models), names: opts.Models,
 		waiting: map[policies.JobID]policies.ModelID{}, limits: make([]int, len(opts.Models))}
 	if p.timeout <= 0 {
 		p.timeout = DefaultTimeout
@@ -92,6 +105,11 @@ func Start(cfg Config, opts Options) (*Policy, error) {
 	p.cmd = exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	p.cmd.Stdin, p.cmd.Stdout = inR, outW
 	p.cmd.Stderr = &prefixWriter{w: stderr, prefix: "[exec " + filepath.Base(cfg.Command[0]) + "] "}
+	// A child the process leaves holding stderr must not keep Wait (the
+	// copy of stderr) waiting: it is given this long after the process
+	// exits.
+	p.cmd.WaitDelay = p.timeout
+	inGroup(p.cmd)
 	err = p.cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -100,6 +118,7 @@ func Start(cfg Config, opts Options) (*Policy, error) {
 		outR.Close()
 		return nil, fmt.Errorf("exec policy %s: did not start: %w", p.label, err)
 	}
+	register(p.cmd)
 	p.stdin, p.stdout = inW, outR
 	p.rd = bufio.NewReaderSize(outR, 1<<16)
 	if err := p.handshake(cfg, opts); err != nil {
@@ -129,11 +148,13 @@ type reply struct {
 		Tick    int64 `json:"tick"`
 		OnEvent bool  `json:"on_event"`
 	} `json:"trigger"`
-	Targets []float64        `json:"targets"`
-	Seq     *int64           `json:"seq"`
-	Start   []policies.JobID `json:"start"`
-	Limits  []int            `json:"limits"`
-	Message string           `json:"message"`
+	// Numbers in lists are read raw, so that a null (which encoding/json
+	// reads as 0) or a value out of range is refused, not used.
+	Targets []json.RawMessage `json:"targets"`
+	Seq     *int64            `json:"seq"`
+	Start   []json.RawMessage `json:"start"`
+	Limits  []json.RawMessage `json:"limits"`
+	Message string            `json:"message"`
 }
 
 func (p *Policy) handshake(cfg Config, opts Options) error {
@@ -158,15 +179,29 @@ func (p *Policy) handshake(cfg Config, opts Options) error {
 		return p.fail("hello", fmt.Errorf("speaks protocol %d, the lab speaks %d", r.Protocol, Protocol))
 	case r.Trigger == nil || (r.Trigger.Tick <= 0 && !r.Trigger.OnEvent) || r.Trigger.Tick < 0:
 		return p.fail("hello", errors.New("trigger: want a positive tick (ns) or on_event true"))
+	case r.Trigger.Tick > 0 && time.Duration(r.Trigger.Tick) < MinTick:
+		return p.fail("hello", fmt.Errorf("trigger.tick: %v is shorter than the minimum %v (a decision is a round trip to the process)", time.Duration(r.Trigger.Tick), MinTick))
 	case r.Targets != nil && len(r.Targets) != p.models:
 		return p.fail("hello", fmt.Errorf("targets has %d entries, the catalogue %d models", len(r.Targets), p.models))
+	}
+	if r.Targets != nil {
+		p.targets = make([]float64, len(r.Targets))
+		for i, raw := range r.Targets {
+			v, err := number(raw, "a number")
+			if err == nil && !(v >= 0 && v <= maxValue) {
+				err = fmt.Errorf("%s is outside [0, %d]", raw, maxValue)
+			}
+			if err != nil {
+				return p.fail("hello", fmt.Errorf("targets[%d] (%s): %w", i, p.modelName(i), err))
+			}
+			p.targets[i] = v
+		}
 	}
 	p.name = r.Name
 	if p.name == "" {
 		p.name = "exec"
 	}
 	p.trigger = policies.Trigger{Tick: time.Duration(r.Trigger.Tick), OnEvent: r.Trigger.OnEvent}
-	p.targets = r.Targets
 	return nil
 }
 
@@ -255,29 +290,111 @@ func (p *Policy) Decide(now time.Time, state policies.State, plan *policies.Plan
 	if p.err != nil {
 		return
 	}
-	for i, l := range r.Limits {
-		if l < 0 {
-			p.err = p.fail(what, fmt.Errorf("limits[%d] (%s): %d is negative", i, p.modelName(i), l))
-			return
-		}
+	if p.err = p.check(what, state); p.err != nil {
+		return
 	}
-	start := plan.Start
-	for _, id := range r.Start {
-		if _, ok := p.waiting[id]; !ok {
-			p.err = p.fail(what, fmt.Errorf("starts job %d, which is not waiting", id))
-			plan.Start = start
-			return
-		}
-		delete(p.waiting, id)
-		plan.Start = append(plan.Start, id)
+	for _, raw := range r.Start {
+		id, _ := strconv.ParseInt(string(raw), 10, 64) // checked
+		delete(p.waiting, policies.JobID(id))
+		plan.Start = append(plan.Start, policies.JobID(id))
 	}
 	if r.Limits != nil {
-		copy(p.limits, r.Limits)
+		p.limited = true
 		plan.Limits = p.limits
 	}
 }
 
-func (p *Policy) modelName(i int) string { return "model " + strconv.Itoa(i) }
+// check refuses a plan that is not whole (a null, a value out of range, a
+// job that is not waiting) or that breaks a rule: more starts than the
+// free containers it was offered (a guard's cap shows there), or starts
+// that take a model past the limit the process announces for it. The
+// plan's limits are kept in p.limits only when it passes.
+func (p *Policy) check(what string, state policies.State) error {
+	r := &p.reply
+	limits := p.limits
+	if r.Limits != nil {
+		limits = make([]int, p.models)
+		for i, raw := range r.Limits {
+			v, err := integer(raw, 0, maxValue)
+			if err != nil {
+				return p.fail(what, fmt.Errorf("limits[%d] (%s): %w", i, p.modelName(i), err))
+			}
+			limits[i] = int(v)
+		}
+	}
+	if p.perModel == nil {
+		p.perModel = make([]int, p.models)
+	}
+	clear(p.perModel)
+	seen := make(map[policies.JobID]bool, len(r.Start))
+	for i, raw := range r.Start {
+		v, err := integer(raw, 0, math.MaxInt64)
+		if err != nil {
+			return p.fail(what, fmt.Errorf("start[%d]: %s", i, strings.Replace(err.Error(), "an integer", "a job id", 1)))
+		}
+		id := policies.JobID(v)
+		m, ok := p.waiting[id]
+		if !ok || seen[id] {
+			return p.fail(what, fmt.Errorf("starts job %d, which is not waiting", id))
+		}
+		seen[id] = true
+		p.perModel[m]++
+	}
+	if free := state.FreeContainers(); len(r.Start) > free {
+		return p.fail(what, fmt.Errorf("the plan starts %d jobs, more than the %d free containers (free)", len(r.Start), free))
+	}
+	if r.Limits != nil || p.limited {
+		for m, n := range p.perModel {
+			if running := state.Running(policies.ModelID(m)); n > 0 && running+n > limits[m] {
+				return p.fail(what, fmt.Errorf("the plan starts %d jobs on %s, which runs %d, past its own limit %d (limits[%d])",
+					n, p.modelName(m), running, limits[m], m))
+			}
+		}
+	}
+	if r.Limits != nil {
+		copy(p.limits, limits)
+	}
+	return nil
+}
+
+// number reads a JSON number (want says what was wanted instead of a null
+// or another value).
+func number(raw json.RawMessage, want string) (float64, error) {
+	s := string(raw)
+	if s == "null" || s == "" || s[0] == '"' || s[0] == '[' || s[0] == '{' || s == "true" || s == "false" {
+		return 0, fmt.Errorf("%s, want %s", s, want)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%s is outside [0, %d]", s, maxValue)
+	}
+	return v, nil
+}
+
+// integer reads a JSON integer in [lo, hi].
+func integer(raw json.RawMessage, lo, hi int64) (int64, error) {
+	if _, err := number(raw, "an integer"); err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		if f, _ := strconv.ParseFloat(string(raw), 64); f == math.Trunc(f) {
+			return 0, fmt.Errorf("%s is outside [%d, %d]", raw, lo, hi)
+		}
+		return 0, fmt.Errorf("%s, want an integer", raw)
+	}
+	if v < lo || v > hi {
+		return 0, fmt.Errorf("%d is outside [%d, %d]", v, lo, hi)
+	}
+	return v, nil
+}
+
+func (p *Policy) modelName(i int) string {
+	if i < len(p.names) {
+		return "model " + strconv.Itoa(i) + " (" + p.names[i] + ")"
+	}
+	return "model " + strconv.Itoa(i)
+}
 
 func seqText(s *int64) string {
 	if s == nil {
@@ -348,7 +465,11 @@ func (p *Policy) broken(what, doing string, err error) error {
 		return p.fail(what, fmt.Errorf("no answer within %v (the timeout): killed", p.timeout))
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) || isBrokenPipe(err) {
-		return p.fail(what, fmt.Errorf("exited (%s) before answering", p.exitStatus()))
+		status, killed := p.end()
+		if killed {
+			return p.fail(what, fmt.Errorf("closed its stdout and %s", strings.TrimPrefix(status, "exited, but ")))
+		}
+		return p.fail(what, fmt.Errorf("exited (%s) before answering", status))
 	}
 	return p.fail(what, fmt.Errorf("%s: %w", doing, err))
 }
@@ -357,30 +478,33 @@ func isBrokenPipe(err error) bool {
 	return strings.Contains(err.Error(), "broken pipe")
 }
 
-// exitStatus waits for the process (which closed its stdout) and
-// describes how it ended; one that has not ended within the timeout is
-// killed.
-func (p *Policy) exitStatus() string {
+// end closes the process's stdin, reads its stdout to the end and waits
+// for it to exit, each for at most the timeout, and describes how it
+// ended. Whatever of it is left then (the process, a child of it holding
+// its stdout) is killed, its process group with it, and killed says so:
+// nothing the process started outlives its policy, and ending it takes
+// at most twice the timeout.
+func (p *Policy) end() (status string, killed bool) {
 	if p.exited {
-		return "already"
+		return "already", false
 	}
 	p.stdin.Close()
-	p.drain()
-	err := p.cmd.Wait()
-	p.exited = true
-	if err == nil {
-		return "exit status 0"
-	}
-	return err.Error()
-}
-
-// drain reads the process's stdout to its end, for at most the timeout;
-// then the process is killed.
-func (p *Policy) drain() {
 	p.stdout.SetReadDeadline(time.Now().Add(p.timeout))
 	if _, err := io.Copy(io.Discard, p.rd); errors.Is(err, os.ErrDeadlineExceeded) {
-		p.cmd.Process.Kill()
+		killGroup(p.cmd)
+		killed = true
 	}
+	err, late := waitBounded(p.cmd, p.timeout)
+	p.exited = true
+	switch {
+	case killed && !late && err == nil:
+		return "exited, but left a process holding its stdout open past the timeout: killed", true
+	case killed || late:
+		return fmt.Sprintf("did not exit within %v: killed", p.timeout), true
+	case err == nil:
+		return "exit status 0", false
+	}
+	return err.Error(), false
 }
 
 func (p *Policy) kill() {
@@ -388,9 +512,9 @@ func (p *Policy) kill() {
 		p.stdout.Close()
 		return
 	}
-	p.cmd.Process.Kill()
+	killGroup(p.cmd)
 	p.stdin.Close()
-	p.cmd.Wait()
+	waitBounded(p.cmd, p.timeout)
 	p.exited = true
 	p.stdout.Close()
 }
@@ -402,9 +526,13 @@ func (p *Policy) Close() error {
 	if p.exited {
 		return nil
 	}
-	status := p.exitStatus()
+	status, killed := p.end()
 	p.stdout.Close()
-	if p.err == nil && status != "exit status 0" {
+	switch {
+	case p.err != nil:
+	case killed:
+		return fmt.Errorf("exec policy %s: at the end of the run (its stdin closed): %s", p.label, status)
+	case status != "exit status 0":
 		return fmt.Errorf("exec policy %s: at the end of the run: %s", p.label, status)
 	}
 	return nil

@@ -43,7 +43,7 @@ type state struct{}
 
 func (s state) Running(policies.ModelID) int                   { return 0 }
 func (s state) GatewayDepth(policies.ModelID) (int, time.Time) { return 0, time.Time{} }
-func (s state) FreeContainers() int                            { return 100 }
+func (s state) FreeContainers() int                            { return 10000 }
 func start(t *testing.T, cfg Config, stderr *bytes.Buffer) (*Policy, error) {
 	t.Helper()
 	opts := Options{Models: []string{"a", "b"}, Epoch: epoch}
@@ -58,9 +58,9 @@ func TestHandshakeRefusals(t *testing.T) {
 		{`{"type": "hello", "protocol": 2, "name": "f", "trigger": {"tick": 1, "on_event": False}}`, "hello: speaks protocol 2, the lab speaks 1"},
 		{`{"type": "hello", "protocol": 1, "name": "f", "trigger": {"tick": 0, "on_event": False}}`, "hello: trigger: want a positive tick"},
 		{`{"type": "hello", "protocol": 1, "name": "f"}`, "hello: trigger: want"},
-		{`{"type": "hello", "protocol": 1, "name": "f", "trigger": {"tick": 1, "on_event": False}, "targets": [1]}`, "hello: targets has 1 entries, the catalogue 2 models"},
+		{`{"type": "hello", "protocol": 1, "name": "f", "trigger": {"tick": 10**9, "on_event": False}, "targets": [1]}`, "hello: targets has 1 entries, the catalogue 2 models"},
 		{`{"type": "plan", "seq": 1, "start": []}`, `hello: answered a "plan" message, want hello`},
-		{`{"type": "hello", "protocol": 1, "name": "f", "trigger": {"tick": 1, "on_event": False}, "colour": 1}`, `unknown field "colour"`},
+		{`{"type": "hello", "protocol": 1, "name": "f", "trigger": {"tick": 10**9, "on_event": False}, "colour": 1}`, `unknown field "colour"`},
 		{`{"type": "error", "message": "no licence"}`, "hello: reported an error: no licence"},
 	} {
 		p, err := start(t, fake(t, tc.hello, `{}`, ""), nil)
@@ -78,7 +78,7 @@ func TestPlanChecks(t *testing.T) {
 		{`{"type": "plan", "seq": msg["seq"] + 1, "start": []}`, "decide #1 at 1m0s: the plan answers decide 2, want 1"},
 		{`{"type": "plan", "start": []}`, "the plan answers decide (none), want 1"},
 		{`{"type": "plan", "seq": 1, "start": jobs[:1] * 2}`, "starts job 7, which is not waiting"},
-		{`{"type": "plan", "seq": 1, "start": [], "limits": [1, -1]}`, "limits[1] (model 1): -1 is negative"},
+		{`{"type": "plan", "seq": 1, "start": [], "limits": [1, -1]}`, "limits[1] (model 1 (b)): -1 is outside [0, 2147483647]"},
 		{`{"type": "plan", "seq": 1, "start": [], "limits": [1]}`, "limits has 1 entries: model 1 is not in the catalogue of 2 models"},
 		{`{"type": "error", "message": "out of ideas"}`, "reported an error: out of ideas"},
 		{`{"type": "plan", "seq": 1, "start": [], "why": "x"}`, `not a protocol message: json: unknown field "why"`},
@@ -112,7 +112,7 @@ func TestPlanChecks(t *testing.T) {
 // plan, which starts the jobs the process was told of.
 func TestBatched(t *testing.T) {
 	var stderr bytes.Buffer
-	p, err := start(t, fake(t, okHello, `{"type": "plan", "seq": msg["seq"], "start": jobs, "limits": [3, 4]}`,
+	p, err := start(t, fake(t, okHello, `{"type": "plan", "seq": msg["seq"], "start": jobs, "limits": [1000, 1000]}`,
 		`print("bye", file=sys.stderr)`), &stderr)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestBatched(t *testing.T) {
 	}
 	var plan policies.Plan
 	p.Decide(epoch.Add(10*time.Second), state{}, &plan)
-	if p.Err() != nil || len(plan.Start) != 2000 || !slices.Equal(plan.Limits, []int{3, 4}) || p.Waiting() != 0 {
+	if p.Err() != nil || len(plan.Start) != 2000 || !slices.Equal(plan.Limits, []int{1000, 1000}) || p.Waiting() != 0 {
 		t.Fatalf("err %v, %d started, limits %v, %d waiting", p.Err(), len(plan.Start), plan.Limits, p.Waiting())
 	}
 	if err := p.Close(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/evalsched/lab/results"
 )
@@ -74,6 +75,32 @@ func IsCompareShard(dir string) bool {
 	return err == nil
 }
 
+// armsOf names a shard's arms: its runs' policies, in order (the same for
+// every seed of one compare).
+func armsOf(cs CompareShard) string {
+	for _, runs := range cs.Runs {
+		names := make([]string, len(runs))
+		for i, r := range runs {
+			names[i] = r.Policy
+		}
+		return "policies " + strings.Join(names, ", ")
+	}
+	return "no runs"
+}
+
+// sourceOf names a shard's job source: the scenario's generator, or the
+// trace as given (the digest does not cover it).
+func sourceOf(cs CompareShard) string {
+	if cs.Invocation == nil || cs.Invocation.Trace == "" {
+		return "the generator"
+	}
+	s := "--trace " + cs.Invocation.Trace
+	if cs.Invocation.SkipInvalid {
+		s += " --skip-invalid"
+	}
+	return s
+}
+
 // MergeCompare merges the shard directories of one sharded compare into
 // dir: summary.json assembled as the unsharded run does, series.csv and
 // batches.csv from the shard that ran the first seed.
@@ -99,6 +126,14 @@ func MergeCompare(dir string, shards []string) error {
 		}
 		if len(all) > 0 && (cs.Scenario != all[0].Scenario || cs.Digest != all[0].Digest || cs.First != all[0].First || cs.Seeds != all[0].Seeds || cs.Variants != all[0].Variants) {
 			return fmt.Errorf("merge: %s and %s hold different compares (scenario %s %s, and %s %s)", shards[0], d, all[0].Scenario, all[0].Digest, cs.Scenario, cs.Digest)
+		}
+		if len(all) > 0 {
+			if a, b := armsOf(all[0]), armsOf(cs); a != b {
+				return fmt.Errorf("merge: %s and %s hold different compares (%s, and %s)", shards[0], d, a, b)
+			}
+			if a, b := sourceOf(all[0]), sourceOf(cs); a != b {
+				return fmt.Errorf("merge: %s and %s hold different compares (jobs from %s, and %s)", shards[0], d, a, b)
+			}
 		}
 		for k, runs := range cs.Runs {
 			if len(runs) < 2 {

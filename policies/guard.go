@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/evalsched/lab/internal/field"
@@ -82,6 +83,7 @@ type Guard struct {
 	last   time.Time
 	stats  GuardStats
 	view   guardViews
+	err    error // the first plan past the guards
 }
 
 // GuardStats is what the guards did.
@@ -117,8 +119,14 @@ func (g *Guard) Open() bool { return g.open }
 
 // Decide updates the breaker from the quota readings (a State without
 // QuotaState never trips it), then lets the inner policy decide on the
-// narrowed State.
+// narrowed State. A plan starting more jobs than the narrowed State has
+// free breaks the guards: it starts nothing, and the Guard fails (Err)
+// naming the policy, the decision and the rule; a failed Guard starts
+// nothing more.
 func (g *Guard) Decide(now time.Time, state State, plan *Plan) {
+	if g.err != nil {
+		return
+	}
 	if g.open && !g.last.IsZero() {
 		g.stats.OpenTime += now.Sub(g.last)
 	}
@@ -138,7 +146,28 @@ func (g *Guard) Decide(now time.Time, state State, plan *Plan) {
 	if g.open && g.inner.Waiting() > 0 {
 		g.stats.DeferredTicks++
 	}
-	g.inner.Decide(now, g.view.of(state, g.free(state)), plan)
+	free, before := g.free(state), len(plan.Start)
+	g.inner.Decide(now, g.view.of(state, free), plan)
+	if n := len(plan.Start) - before; n > free {
+		plan.Start = plan.Start[:before]
+		g.err = fmt.Errorf("policy %s: decision at %s: the plan starts %d jobs, more than the %d the guards leave free (%s)",
+			g.inner.Name(), now.UTC().Format(time.RFC3339Nano), n, free, g.rule(state))
+	}
+}
+
+// rule says why the guards leave what they leave free.
+func (g *Guard) rule(state State) string {
+	if g.open {
+		return "guards.breaker is open"
+	}
+	running := 0
+	for m := 0; m < g.models; m++ {
+		running += state.Running(ModelID(m))
+	}
+	if g.cfg.MaxJobs > 0 && g.cfg.MaxJobs-running < state.FreeContainers() {
+		return fmt.Sprintf("guards.max_jobs %d, %d running", g.cfg.MaxJobs, running)
+	}
+	return fmt.Sprintf("%d free containers", state.FreeContainers())
 }
 
 // TargetDepths implements DepthTargets for an inner policy that keeps
@@ -150,8 +179,12 @@ func (g *Guard) TargetDepths() []float64 {
 	return nil
 }
 
-// Err implements Fallible for an inner policy that can fail; nil otherwise.
+// Err implements Fallible: the first plan past the guards, or the error of
+// an inner policy that can fail; nil otherwise.
 func (g *Guard) Err() error {
+	if g.err != nil {
+		return g.err
+	}
 	if f, ok := g.inner.(Fallible); ok {
 		return f.Err()
 	}

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -88,5 +89,53 @@ func TestGuardPassesTargetDepths(t *testing.T) {
 	}
 	if got := NewGuard(fl, GuardConfig{MaxJobs: 5}, 3).TargetDepths(); got != nil {
 		t.Errorf("a guarded fixed-lane policy offers targets %v", got)
+	}
+}
+
+// rogue starts every job it is told of, whatever the State offers.
+type rogue struct{ jobs []JobID }
+
+func (r *rogue) Name() string                       { return "rogue" }
+func (r *rogue) Trigger() Trigger                   { return Trigger{Tick: time.Second} }
+func (r *rogue) Enqueue(_ time.Time, j Job)         { r.jobs = append(r.jobs, j.ID) }
+func (r *rogue) Finished(time.Time, JobID, ModelID) {}
+func (r *rogue) Waiting() int                       { return len(r.jobs) }
+func (r *rogue) Decide(_ time.Time, _ State, p *Plan) {
+	p.Start = append(p.Start, r.jobs...)
+	r.jobs = r.jobs[:0]
+}
+
+// TestGuardRefusesAPlanPastItsCap: a policy that starts more jobs than the
+// guards leave free fails (Err, naming the policy, the decision and the
+// rule) and its plan starts nothing; one within the cap passes.
+func TestGuardRefusesAPlanPastItsCap(t *testing.T) {
+	for _, tc := range []struct {
+		running, jobs int
+		want          string
+	}{
+		{running: 0, jobs: 2},
+		{running: 1, jobs: 1},
+		{running: 1, jobs: 2, want: "policy rogue: decision at 2025-09-30T00:01:00Z: the plan starts 2 jobs, more than the 1 the guards leave free (guards.max_jobs 2, 1 running)"},
+		{running: 0, jobs: 359, want: "the plan starts 359 jobs, more than the 2 the guards leave free (guards.max_jobs 2, 0 running)"},
+	} {
+		r := &rogue{}
+		g := NewGuard(r, GuardConfig{MaxJobs: 2}, 1)
+		s := newFakeState(1, 1000)
+		s.running[0] = tc.running
+		for i := range tc.jobs {
+			g.Enqueue(t0, Job{ID: JobID(i)})
+		}
+		var plan Plan
+		g.Decide(t0.Add(time.Minute), s, &plan)
+		got := ""
+		if err := g.Err(); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want && (tc.want == "" || !strings.Contains(got, tc.want)) {
+			t.Errorf("running %d, %d started: Err %q, want %q", tc.running, tc.jobs, got, tc.want)
+		}
+		if tc.want != "" && len(plan.Start) != 0 {
+			t.Errorf("running %d: the refused plan starts %v", tc.running, plan.Start)
+		}
 	}
 }

@@ -111,3 +111,7 @@ func clampDraw(v, limit float64) float64 {
 func toolDuration(s float64) time.Duration {
 	return time.Duration(clampDraw(s, MaxToolSeconds) * float64(time.Second))
 }
+
+// MaxLine is the longest line a trace may have: the readers refuse a
+// longer one, so a writer (an importer) refuses to write one.
+const MaxLine = maxLine

@@ -88,7 +88,8 @@ func FuzzTraceLab(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sessions := map[string]*traceLabSession{}
 		sink := fuzzSink(t)
-		_ = readTraceLab(bytes.NewReader(data), "fuzz.jsonl", sink, func(id string) *traceLabSession {
+		var records int
+		_ = readTraceLab(bytes.NewReader(data), "fuzz.jsonl", false, &records, sink, func(id string) *traceLabSession {
 			if sessions[id] == nil {
 				sessions[id] = &traceLabSession{sess: &Session{ID: id}, rounds: map[int]string{}}
 			}

@@ -187,6 +187,10 @@ func Import(format Format, paths []string, o ImportOptions, write func(func(io.W
 				return fmt.Errorf("job %s: %s", id, invalid)
 			}
 			line = appendJobLine(line[:0], id, time.Duration(arrival), Account, project, batch, model, plan)
+			if len(line) > workloads.MaxLine {
+				return fmt.Errorf("job %s: its trace line would be %d bytes, longer than the %d a trace's line may be (the trace's readers would refuse it): %s",
+					truncate(id, 60), len(line), workloads.MaxLine, "an id or a name that long, or a plan that large, is not imported")
+			}
 			_, err := bw.Write(line)
 			return err
 		}); err != nil {

@@ -1,12 +1,12 @@
 package agentlog
 
 import (
-	"bufio"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -78,6 +78,7 @@ type otlpReader struct {
 	dir      string // for the sorts' temporary files
 	budget   int
 	err      error // a sort's, stopping the reading
+	records  int   // spans read, against maxLogRecords
 }
 
 func newOTLPReader(dir string, budget int) *otlpReader {
@@ -128,7 +129,14 @@ func readOTLPFiles(names []string, sink Sink, dir string, budget int) error {
 // line (the OTLP file exporter's JSON Lines). Each span is decoded alone.
 func (r *otlpReader) read(in io.Reader, name string, sink Sink) error {
 	r.files = append(r.files, name)
-	br := bufio.NewReaderSize(in, 64<<10)
+	gz := false
+	if f, ok := in.(*file); ok {
+		gz = f.z != nil
+	}
+	br, err := textInput(in, name, gz)
+	if err != nil {
+		return err
+	}
 	s := newStream(br)
 	for n := 0; ; n++ {
 		if _, err := s.dec.Token(); err == io.EOF {
@@ -142,6 +150,9 @@ func (r *otlpReader) read(in io.Reader, name string, sink Sink) error {
 		}
 		// The '{' of a request was consumed: walk its members.
 		if err := r.request(s, name, sink); err != nil {
+			if r.err != nil {
+				return r.err
+			}
 			// The spans before the break are kept; the break is reported.
 			sink.Skip(problem(name, s.line(), "", "invalid JSON, the rest of the file not read: %s", jsonMsg(err)))
 			return nil
@@ -194,7 +205,7 @@ func (r *otlpReader) request(s *stream, name string, sink Sink) error {
 								return err
 							}
 							r.add(&sp, name, line, sink)
-							return nil
+							return r.err // past the record limit, or a sort failed: stop reading
 						})
 					})
 				})
@@ -240,8 +251,10 @@ func attrInt(m map[string]*otlpKV, keys ...string) (int, bool, error) {
 		switch v := a.Value; {
 		case v.Int != nil:
 			s = strings.Trim(string(*v.Int), `"`)
-		case v.Double != nil && *v.Double == float64(int64(*v.Double)):
+		case v.Double != nil && *v.Double == float64(int64(*v.Double)) && *v.Double >= 0 && *v.Double <= math.MaxInt32:
 			return int(*v.Double), true, nil
+		case v.Double != nil:
+			return 0, false, fmt.Errorf("%s: want a non-negative integer, got %v", k, *v.Double)
 		case v.String != nil:
 			s = *v.String
 		default:
@@ -283,6 +296,9 @@ func unixNano(raw json.RawMessage) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("want a string of Unix nanoseconds, got %s", raw)
 	}
+	if n < 0 {
+		return 0, fmt.Errorf("%d is before 1970", n)
+	}
 	return n, nil
 }
 
@@ -307,6 +323,12 @@ func kindOf(op, name string) spanKind {
 }
 
 func (r *otlpReader) add(sp *otlpSpan, name string, line int, sink Sink) {
+	if r.records++; r.records > maxLogRecords { // every span read counts, used or not
+		if r.err == nil {
+			r.err = tooMany(name, line)
+		}
+		return
+	}
 	bad := func(path, format string, args ...any) { sink.Skip(problem(name, line, path, format, args...)) }
 	trace, err := spanID(sp.TraceID, 16)
 	if err != nil {

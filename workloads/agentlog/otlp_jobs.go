@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // encode appends the node as a sort record's value.
@@ -136,6 +137,7 @@ func (r *otlpReader) groupTrace(trace string, nodes []otlpNode, jobs *sorter) er
 		keep = append(keep, n)
 	}
 	nodes = keep
+	r.breakCycles(trace, nodes, index)
 	agentOf := make(map[int]int, len(nodes)) // node → its outermost agent node, -1 none
 	var root func(i, depth int) int
 	root = func(i, depth int) int {
@@ -191,6 +193,54 @@ func (r *otlpReader) groupTrace(trace string, nodes []otlpNode, jobs *sorter) er
 		}
 	}
 	return r.err
+}
+
+// breakCycles finds the spans whose parents lead back to themselves (a
+// corrupt or hand-made export): each is reported and read without a
+// parent, so that a cycle of agent spans does not merge their jobs into
+// whichever the walk up the parents happens to end on.
+func (r *otlpReader) breakCycles(trace string, nodes []otlpNode, index map[string]int) {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(nodes))
+	var path []int
+	var cut []int
+	for i := range nodes {
+		path = path[:0]
+		j, root := i, false
+		for state[j] == unseen {
+			state[j] = onPath
+			path = append(path, j)
+			p, ok := index[nodes[j].parent]
+			if nodes[j].parent == "" || !ok {
+				root = true
+				break
+			}
+			j = p
+		}
+		if !root && state[j] == onPath { // j's parents lead back to j: the path from j on is a cycle
+			k := slices.Index(path, j)
+			cycle := path[k:]
+			for c, n := range cycle {
+				ids := make([]string, 0, len(cycle)+1)
+				for d := range len(cycle) + 1 {
+					ids = append(ids, nodes[cycle[(c+d)%len(cycle)]].id)
+				}
+				m := &nodes[n]
+				r.addProblem(0, m.seq, problem(r.files[m.file], m.line, "parentSpanId", "span %s's parents form a cycle (%s): read without a parent", m.id, strings.Join(ids, " → ")))
+				cut = append(cut, n)
+			}
+		}
+		for _, n := range path {
+			state[n] = done
+		}
+	}
+	for _, n := range cut {
+		nodes[n].parent = ""
+	}
 }
 
 // buildSessions makes a session of each job's records (in input order).

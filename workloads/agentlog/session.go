@@ -235,6 +235,11 @@ func parseTime(s string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("want an RFC 3339 time, got %q", s)
 	}
+	// UnixNano is undefined outside about 1678–2262: such a time would
+	// become an arbitrary arrival.
+	if y := t.Year(); y < 1678 || y > 2261 {
+		return 0, fmt.Errorf("%s is outside the years 1678 to 2261", strings.TrimSpace(s))
+	}
 	return t.UnixNano(), nil
 }
 

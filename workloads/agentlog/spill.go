@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 )
 
 // sorter is an external sort of (key, value) records by key, stable
@@ -110,7 +111,7 @@ func (s *sorter) spill() error {
 		return nil
 	}
 	s.sortHeld()
-	f, err := os.CreateTemp(s.dir, "sim-import-*.run")
+	f, err := createRun(s.dir)
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func writeRecord(w *bufio.Writer, k, v []byte) error {
 // close removes the runs.
 func (s *sorter) close() {
 	for _, r := range s.runs {
-		os.Remove(r)
+		removeRun(r)
 	}
 	s.runs = nil
 	s.buf, s.offs = nil, nil
@@ -197,7 +198,7 @@ func (s *sorter) mergeRuns() error {
 		return err
 	}
 	defer m.close()
-	f, err := os.CreateTemp(s.dir, "sim-import-*.run")
+	f, err := createRun(s.dir)
 	if err != nil {
 		return err
 	}
@@ -209,7 +210,7 @@ func (s *sorter) mergeRuns() error {
 		}
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			removeRun(f.Name())
 			return err
 		}
 		if !ok {
@@ -218,14 +219,14 @@ func (s *sorter) mergeRuns() error {
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		removeRun(f.Name())
 		return err
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
 	for _, r := range s.runs[:mergeFanIn] {
-		os.Remove(r)
+		removeRun(r)
 	}
 	s.runs = append(s.runs[mergeFanIn:], f.Name())
 	return nil
@@ -386,4 +387,49 @@ func keyStr(b []byte, s string) []byte {
 		}
 	}
 	return append(b, 0, 1)
+}
+
+// runFiles is every sort run of the process not yet removed, for
+// RemoveTemporary; stopped says RemoveTemporary ran, and no run may be
+// made after it.
+var runFiles = struct {
+	sync.Mutex
+	names   map[string]bool
+	stopped bool
+}{names: map[string]bool{}}
+
+// errStopped is the error of a sort asked for a run after RemoveTemporary.
+var errStopped = errors.New("the import is being stopped")
+
+func createRun(dir string) (*os.File, error) {
+	runFiles.Lock()
+	defer runFiles.Unlock()
+	if runFiles.stopped {
+		return nil, errStopped
+	}
+	f, err := os.CreateTemp(dir, "sim-import-*.run")
+	if err == nil {
+		runFiles.names[f.Name()] = true
+	}
+	return f, err
+}
+
+func removeRun(name string) {
+	runFiles.Lock()
+	defer runFiles.Unlock()
+	os.Remove(name)
+	delete(runFiles.names, name)
+}
+
+// RemoveTemporary removes every sort run the imports of the process have
+// on disk, and makes any later sort fail: for a process about to exit on a
+// signal, which would otherwise leave them in the temporary directory.
+func RemoveTemporary() {
+	runFiles.Lock()
+	defer runFiles.Unlock()
+	runFiles.stopped = true
+	for name := range runFiles.names {
+		os.Remove(name)
+		delete(runFiles.names, name)
+	}
 }

@@ -1,13 +1,15 @@
 package agentlog
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/evalsched/lab/internal/field"
 )
 
 // traceLabRound is the part of a round_trace.jsonl line the importer reads.
@@ -50,12 +52,13 @@ type traceLabSession struct {
 func readTraceLabFiles(names []string, sink Sink) error {
 	sessions := map[string]*traceLabSession{}
 	var order []string
+	records := 0
 	for _, name := range names {
 		f, err := openFile(name)
 		if err != nil {
 			return err
 		}
-		err = readTraceLab(f, name, sink, func(id string) *traceLabSession {
+		err = readTraceLab(f, name, f.z != nil, &records, sink, func(id string) *traceLabSession {
 			s := sessions[id]
 			if s == nil {
 				s = &traceLabSession{sess: &Session{ID: id, Batch: baseName(name), Where: name}, rounds: map[int]string{}}
@@ -78,17 +81,29 @@ func readTraceLabFiles(names []string, sink Sink) error {
 	return nil
 }
 
-func readTraceLab(in io.Reader, name string, sink Sink, session func(string) *traceLabSession) error {
-	br := bufio.NewReaderSize(in, 64<<10)
+// readTraceLab reads one file's rounds; records counts the rounds of the
+// import so far.
+func readTraceLab(in io.Reader, name string, gz bool, records *int, sink Sink, session func(string) *traceLabSession) error {
+	br, err := textInput(in, name, gz)
+	if err != nil {
+		return err
+	}
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
+		b, err := readLine(br, name, line)
 		if len(bytes.TrimSpace(b)) > 0 {
+			if *records++; *records > maxLogRecords {
+				return tooMany(name, line)
+			}
 			traceLabLine(b, name, line, sink, session)
 		}
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
+			var fe *field.Error
+			if errors.As(err, &fe) {
+				return err
+			}
 			return fmt.Errorf("%s:%d: %v", name, line, err)
 		}
 	}
@@ -166,6 +181,10 @@ func traceLabLine(b []byte, name string, line int, sink Sink, session func(strin
 		if t.ResultAt != "" {
 			if te, err = parseTime(t.ResultAt); err != nil {
 				bad(fmt.Sprintf("tools[%d].result_at", i), "%v", err)
+				return
+			}
+			if te < ts {
+				bad(fmt.Sprintf("tools[%d].result_at", i), "before emitted_at (a negative duration)")
 				return
 			}
 		}

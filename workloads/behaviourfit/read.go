@@ -7,6 +7,11 @@ import (
 	"github.com/evalsched/lab/workloads"
 )
 
+// maxFitCalls bounds the calls a fit reads: the sample grows with them
+// (about 50 bytes a call), and a trace that never ends (a pipe) must be
+// refused, not read until memory runs out. A variable for the tests.
+var maxFitCalls = 10_000_000
+
 // FromTrace reads the plan jobs of a job trace into a Sample. A bad record
 // stops it (the trace is refused, as a run refuses it); class jobs carry
 // no recorded plan and are counted apart.
@@ -19,6 +24,9 @@ func FromTrace(r io.Reader, name string, format workloads.JobFormat, catalogue [
 			continue
 		}
 		s.Add(job.Behaviour.Plan)
+		if s.Calls > maxFitCalls {
+			return nil, 0, fmt.Errorf("%s: more than %d calls: a fit reads at most that many (fit a part of the trace; an input that never ends?)", name, maxFitCalls)
+		}
 	}
 	if err := tr.Err(); err != nil {
 		return nil, 0, err

@@ -34,7 +34,7 @@ func SplitKey(key string) ([]PathStep, error) {
 
 // unknownField follows key's fields from the top while they are fields of
 // structs and names the first that is not, with the fields it could be
-// ("policies has no key "schedular" (have fixed_lane, guards, scheduler)");
+// ("policies has no key "schedular" (have fixed_lane, guards, inspect, scheduler)");
 // "" if the path first reaches a map or a list, whose names it cannot judge.
 func unknownField(key string) string {
 	t, at := reflect.TypeFor[Scenario](), "the scenario"

@@ -8,7 +8,8 @@ import "github.com/evalsched/lab/policies"
 // largest in-flight limit of the scenario's models (their connection
 // pools).
 func init() {
-	RegisterConfigPolicy("inspect", func(cfg policies.InspectConfig, _ string, s *Scenario, _ []string) (policies.Policy, error) {
+	RegisterPolicy("inspect", func(s *Scenario, _ []string) (policies.Policy, error) {
+		cfg := s.Policies.Inspect
 		if cfg.MaxSamples == 0 {
 			for _, m := range s.Models {
 				cfg.MaxSamples = max(cfg.MaxSamples, m.InflightLimit)

@@ -49,8 +49,8 @@ func TestConfigPolicyBlock(t *testing.T) {
 		{"wrong type", "  test-cfg: {limit: many}\n", `dir/p.yaml:27: policies.test-cfg.limit: want a whole number, got "many"`},
 		{"duration without a unit", "  test-cfg: {wait: 5}\n", "dir/p.yaml:27: policies.test-cfg.wait: want a duration with a unit such as 90s or 2h30m, got 5"},
 		{"its own check", "  test-cfg:\n    wait: 1s\n    limit: -2\n", "dir/p.yaml:29: policies.test-cfg.limit: must be >= 0, got -2"},
-		{"no such policy", "  nosuch: {limit: 3}\n", "dir/p.yaml:27: policies.nosuch: unknown field (have fixed_lane, guards, scheduler, test-cfg)"},
-		{"a policy without settings", "  fixed-lane: {x: 1}\n", "dir/p.yaml:27: policies.fixed-lane: unknown field (have fixed_lane, guards, scheduler, test-cfg)"},
+		{"no such policy", "  nosuch: {limit: 3}\n", "dir/p.yaml:27: policies.nosuch: unknown field (have fixed_lane, guards, inspect, scheduler, test-cfg)"},
+		{"a policy without settings", "  fixed-lane: {x: 1}\n", "dir/p.yaml:27: policies.fixed-lane: unknown field (have fixed_lane, guards, inspect, scheduler, test-cfg)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parse(tc.block)

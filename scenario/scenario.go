@@ -237,6 +237,9 @@ type CapacityEvent struct {
 type PolicyConfigs struct {
 	FixedLane policies.FixedLaneConfig `yaml:"fixed_lane" json:"fixed_lane"`
 	Scheduler policies.SchedulerConfig `yaml:"scheduler" json:"scheduler"`
+	// Inspect is the evaluation harness inspect_ai's admission
+	// (policies.Inspect, the policy `inspect`).
+	Inspect policies.InspectConfig `yaml:"inspect" json:"inspect,omitzero"`
 	// Guards are worn by whichever policy runs (policies.Guard).
 	Guards policies.GuardConfig `yaml:"guards" json:"guards,omitzero"`
 	// Blocks are the settings of registered policies (RegisterConfigPolicy),

@@ -365,6 +365,9 @@ func (s *Scenario) validatePolicies() error {
 	if err := field.Under("policies.scheduler", s.Policies.Scheduler.Validate(names)); err != nil {
 		return err
 	}
+	if err := field.Under("policies.inspect", s.Policies.Inspect.Validate(names)); err != nil {
+		return err
+	}
 	return s.decodePolicyBlocks(names)
 }
 

@@ -89,7 +89,15 @@ func TestExitCodesDocumented(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond)
+		// Signal once the command holds its --out lock: its handler is
+		// installed by then (main installs it first), however loaded the
+		// machine; a fixed sleep raced the start-up under load.
+		lock := filepath.Join(dir, ".sig-"+strconv.Itoa(int(sig))+".lock")
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(lock); err == nil {
+				break
+			}
+		}
 		cmd.Process.Signal(sig)
 		cmd.Wait()
 		if got, want := cmd.ProcessState.ExitCode(), exitSignal+int(sig); got != want {

@@ -41,7 +41,8 @@
 // Options.Spans receives each job as it ends, with its calls' tries and
 // its tool steps (spans.go; the --otlp output); unset, the world keeps
 // nothing for it and pays a nil check where a call or job changes.
-// ExecuteAll runs several specs in parallel and summarises each as soon as
+// ExecuteAll runs several specs in parallel, as many at once as the cores
+// and the memory budget allow (run_gate.go), and summarises each as soon as
 // it ends.
 //
 // Scenarios (what a run is given) are package scenario's.

@@ -80,6 +80,33 @@ func BenchmarkLabMMc(b *testing.B) {
 			b.ReportMetric(ns/refNs, "x-ref")
 		}
 	})
+	// lab-unobserved is a diagnostic: the same run with the recorder's
+	// fairness bookkeeping off (recorder.blind, as TestDecisionsIgnoreRecorder
+	// runs it), so lab − lab-unobserved is what that observation costs.
+	b.Run("lab-unobserved", func(b *testing.B) {
+		sc := labMMcScenario(b)
+		b.ReportAllocs()
+		var customers int64
+		for range b.N {
+			pol, err := scenario.NewPolicy("fixed-lane", sc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			w, err := NewWorld(sc, Options{Seed: 1, Policy: pol})
+			if err != nil {
+				b.Fatal(err)
+			}
+			w.rec.blind = true
+			if err := w.Run(); err != nil {
+				b.Fatal(err)
+			}
+			customers += w.Counts().JobsCompleted
+		}
+		ns := reportPerCustomer(b, customers)
+		if refNs > 0 {
+			b.ReportMetric(ns/refNs, "x-ref")
+		}
+	})
 	b.Run("lab-pregenerated", func(b *testing.B) {
 		sc := labMMcScenario(b)
 		gen, err := workloads.NewGenerator(sc.Workload, sc.Catalogue(), sc.Duration, 1)

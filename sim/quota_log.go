@@ -15,17 +15,31 @@ type quotaLog struct {
 	// always expired together (quotaPool.expire), so they share a cursor
 	// and expire walks their entries once for all of them.
 	rolling []*quotaWindow
-	hist    []float64 // the history entries' requests or tokens (whole), by their amt
+	// resets are the windows expire must bring up to now besides the
+	// rolling walk (fixed windows and token buckets), built from windows
+	// when their count changes (resetsOf), so that a log of rolling
+	// windows only does not look at each window on every expire.
+	resets   []*quotaWindow
+	resetsOf int
+	hist     []float64 // the history entries' requests or tokens (whole), by their amt
 }
 
 // expire brings every window of the log up to now: the entries older than
 // a span leave the rolling windows (one walk, see rolling), a fixed window
 // resets when its reset instant has passed, a bucket refills.
 func (l *quotaLog) expire(now Time) {
-	for _, q := range l.windows {
+	if l.resetsOf != len(l.windows) {
+		l.resets, l.resetsOf = l.resets[:0], len(l.windows)
+		for _, q := range l.windows {
+			if q.fixed || q.bucket != nil {
+				l.resets = append(l.resets, q)
+			}
+		}
+	}
+	for _, q := range l.resets {
 		if q.fixed {
 			q.reset(now) // trims the log itself
-		} else if q.bucket != nil {
+		} else {
 			q.bucket.advance(now)
 		}
 	}
@@ -34,6 +48,11 @@ func (l *quotaLog) expire(now Time) {
 	}
 	first := l.rolling[0]
 	next, end, span := first.next, l.end(), first.span
+	// Most calls expire nothing (the oldest entry is younger than a span):
+	// then the rolling windows' cursors stay and there is nothing to trim.
+	if next == end || l.at(next).t+span > now {
+		return
+	}
 	for ; next < end; next++ {
 		e := l.at(next)
 		if e.t+span > now {

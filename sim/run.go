@@ -176,8 +176,10 @@ func Compare(sc *scenario.Scenario, seed uint64, names []string, newSource func(
 	return worlds, nil
 }
 
-// ExecuteAll runs every spec on the scenario, at most GOMAXPROCS at a time,
-// and summarises each run on its own goroutine as soon as its simulation
+// ExecuteAll runs every spec on the scenario, at most GOMAXPROCS at a time
+// and, when the scenario has a memory budget (RunBudget.MaxMemory), only as
+// many at once as their estimated bytes (Scenario.Estimate) fit in it; it
+// summarises each run on its own goroutine as soon as its simulation
 // ends (its world is dropped then). The runs come back in spec order, so the
 // result does not depend on scheduling. newSource, if set, opens the job
 // stream of each run that has no Source; a stream it opened that is an
@@ -185,15 +187,16 @@ func Compare(sc *scenario.Scenario, seed uint64, names []string, newSource func(
 func ExecuteAll(sc *scenario.Scenario, specs []RunSpec, newSource func() (workloads.Source, error)) ([]results.Run, error) {
 	runs := make([]results.Run, len(specs))
 	errs := make([]error, len(specs))
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	gate := newRunGate(runtime.GOMAXPROCS(0), float64(sc.RunBudget.MaxMemory))
 	var wg sync.WaitGroup
 	for i := range specs {
 		wg.Add(1)
-		sem <- struct{}{}
+		sc := specs[i].ScenarioFor(sc)
+		bytes := sc.Estimate(specs[i].Source != nil || newSource != nil).Bytes
+		gate.acquire(bytes)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer func() { gate.release(bytes); wg.Done() }()
 			spec := specs[i]
-			sc := spec.ScenarioFor(sc)
 			if spec.Variant != nil {
 				spec.Policy = spec.Variant.Policy
 			}

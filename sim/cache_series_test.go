@@ -23,7 +23,7 @@ func TestCacheSeriesFromTheLog(t *testing.T) {
 		o.RPM, o.TPM = 2000, 0
 		o.ITPM, o.OTPM = 4_000_000, 600_000
 		o.MeterAll, o.Input, o.Output = scenario.MeterTokenBucket, scenario.InputAll, scenario.OutputActual
-		o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: life, WriteFactor: 1.25, ReadFactor: 0.1}
+		o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: life, WriteFactor: ptr(1.25), ReadFactor: ptr(0.1)}
 	})
 	w := runLogged(t, sc, "scheduler", 4)
 	interval := FromDuration(sc.SeriesInterval)

@@ -38,7 +38,7 @@ func TestMetersFromTheLog(t *testing.T) {
 				o := &sc.Organisations[1] // anthropic: five hot lanes
 				o.RPM, o.TPM, o.ITPM, o.OTPM = float64(limits[scenario.DimRPM]), float64(limits[scenario.DimTPM]), float64(limits[scenario.DimITPM]), float64(limits[scenario.DimOTPM])
 				o.MeterAll, o.Input, o.Output = tc.meter, tc.input, tc.output
-				o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: life, WriteFactor: 1.25, ReadFactor: 0.1}
+				o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: life, WriteFactor: ptr(1.25), ReadFactor: ptr(0.1)}
 				for name, b := range sc.Workload.Behaviours {
 					b.MaxTokens = 6000
 					sc.Workload.Behaviours[name] = b

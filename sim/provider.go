@@ -43,6 +43,10 @@ type deployment struct {
 	// call is answered (at_end, or max_tokens given back). Read on every
 	// try and answer, so a scenario without them skips the calls.
 	caches, settles bool
+	// cacheLife and cacheMin are the model's prompt-cache lifetime and
+	// minimum cacheable prompt (its own, else its organisation's).
+	cacheLife Time
+	cacheMin  int32
 }
 
 // verdict is the provider's answer to one try of a call.
@@ -62,10 +66,11 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		o := &sc.Organisations[i]
 		orgIndex[o.Name] = i
 		r := newOrgRules(o)
-		spec := poolSpec{limits: o.Limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock, underLimit: scenario.UnderLimit(o.Admission), models: len(cfgs),
-			split: o.ITPM > 0 || o.OTPM > 0 || r.output == scenario.OutputAtEnd}
+		spec := poolSpec{limits: o.Limits(), countRejected: o.CountsRejected(), dailyReset: o.DailyReset, clock: sc.Clock, underLimit: scenario.UnderLimit(o.Admission), models: len(cfgs),
+			split: o.ITPM > 0 || o.OTPM > 0 || atEndRule(r.output)}
 		for d := range spec.meters {
 			spec.meters[d] = o.Meter(d)
+			spec.burst[d] = o.BurstOf(d)
 		}
 		pool := newQuotaPool(spec)
 		pool.seedHistory(o.History, sc.Clock)
@@ -98,10 +103,22 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		d.latFactor = 1
 		d.jit = compileJitter(d.cfg.Jitter)
 		d.caches = d.evalOrg >= 0 && p.rules[d.evalOrg].cache
+		if d.caches {
+			r := &p.rules[d.evalOrg]
+			d.cacheLife, d.cacheMin = r.lifetime, r.minTokens
+			if c := d.cfg.Cache; c != nil {
+				if c.Lifetime > 0 {
+					d.cacheLife = FromDuration(c.Lifetime)
+				}
+				if c.MinTokens != nil {
+					d.cacheMin = int32(*c.MinTokens)
+				}
+			}
+		}
 		for _, org := range []int{d.org, d.evalOrg} {
 			if org >= 0 {
 				out := p.rules[org].output
-				d.settles = d.settles || out == scenario.OutputAtEnd || out == scenario.OutputReconciled
+				d.settles = d.settles || atEndRule(out) || out == scenario.OutputReconciled
 			}
 		}
 	}
@@ -116,6 +133,7 @@ type orgRules struct {
 	cache         bool
 	lifetime      Time
 	writeF, readF float64
+	minTokens     int32 // a shorter prompt is not cached
 	// reserve is production's reserved share of every quota (0: none);
 	// with borrow, evaluation uses it while production has made no try
 	// for idle.
@@ -127,7 +145,8 @@ type orgRules struct {
 func newOrgRules(o *scenario.OrgConfig) orgRules {
 	r := orgRules{input: o.InputRule(), output: o.OutputRule(), cache: o.Cache.On()}
 	if r.cache {
-		r.lifetime, r.writeF, r.readF = FromDuration(o.Cache.Lifetime), o.Cache.WriteFactor, o.Cache.ReadFactor
+		r.lifetime, r.writeF, r.readF = FromDuration(o.Cache.Lifetime), o.Cache.Write(), o.Cache.Read()
+		r.minTokens = int32(o.Cache.Min())
 	}
 	if v := o.Reserve; v != nil {
 		r.reserve, r.borrow, r.idle = v.Production, v.Borrow, FromDuration(v.Idle)
@@ -136,6 +155,12 @@ func newOrgRules(o *scenario.OrgConfig) orgRules {
 		}
 	}
 	return r
+}
+
+// atEnd says whether an organisation counts output when a call ends
+// (at_end, and as_produced, which the lab counts then).
+func atEndRule(o scenario.OutputCount) bool {
+	return o == scenario.OutputAtEnd || o == scenario.OutputProduced
 }
 
 // callTokens is a call's tokens as the provider sees them: its input (of
@@ -212,7 +237,7 @@ func (p *Provider) answered(model int32, now Time, t callTokens, src source) {
 		return
 	}
 	switch p.rules[org].output {
-	case scenario.OutputAtEnd:
+	case scenario.OutputAtEnd, scenario.OutputProduced:
 		who := int32(-1)
 		if src == srcEval {
 			who = model

@@ -93,7 +93,7 @@ func (w *World) logCall(cs *callState, ev LogEvent) {
 			in, out = int32(c.in), int32(c.out)
 		case LogCallAnswer:
 			switch r.output {
-			case scenario.OutputAtEnd:
+			case scenario.OutputAtEnd, scenario.OutputProduced:
 				out = cs.out
 			case scenario.OutputReconciled:
 				if cs.maxOut > cs.out {
@@ -241,6 +241,9 @@ func (w *World) paced(model int32) bool {
 func (w *World) serve(c int32) {
 	cs := &w.calls[c]
 	lat := w.prov.start(cs.model, cs.base, cs.jitter)
+	if w.cacheWrites(cs) {
+		w.cacheBegun(cs, lat)
+	}
 	w.rec.busy(cs.model, w.prov.models[cs.model].busy)
 	w.eng.postAfter(lat, evCallDone, c)
 }

@@ -128,6 +128,8 @@ type LogRecord struct {
 	Project int32
 	// Tier is a job event's effective tier.
 	Tier int8
+	// Ready is when a LogCacheReady's entry becomes readable.
+	Ready Time
 }
 
 // LogEvent is what happened.
@@ -154,6 +156,9 @@ const (
 	LogBatchDone
 	LogBatchExpire
 	LogBatchRefuse
+	// LogCacheReady: a call that wrote its job's prompt cache was served;
+	// the entry is readable from Ready (its first token).
+	LogCacheReady
 )
 
 func newRecorder(sc *scenario.Scenario, eng *Engine, log bool) recorder {

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
 )
 
 // cacheModel is a brute-force model of one job's prompt cache, rebuilt

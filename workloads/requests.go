@@ -21,6 +21,9 @@ import (
 type Call struct {
 	Arrival time.Duration
 	In, Out int
+	// MaxTokens is the max_tokens the request asked for (0: the trace
+	// does not say).
+	MaxTokens int
 }
 
 // CallSource yields calls in non-decreasing arrival order, one at a time.
@@ -58,13 +61,14 @@ type ReplayOptions struct {
 // the binary by its "embedded:" name (EmbeddedTraces).
 //
 //   - "azure": the Azure LLM inference trace, CSV with the header
-//     TIMESTAMP,ContextTokens,GeneratedTokens (columns in any order, extra
-//     columns ignored); TIMESTAMP like 2023-11-16 18:17:03.9799600 (Go
+//     TIMESTAMP,ContextTokens,GeneratedTokens and optionally MaxTokens
+//     (columns in any order, extra columns ignored; a blank MaxTokens is
+//     none); TIMESTAMP like 2023-11-16 18:17:03.9799600 (Go
 //     layout 2006-01-02 15:04:05.9999999); CRLF or LF line ends, trailing
 //     newline optional.
 //   - "mooncake": the Mooncake trace, JSON Lines with timestamp
-//     (milliseconds from the start), input_length, output_length; other
-//     fields (hash_ids) are ignored.
+//     (milliseconds from the start), input_length, output_length and
+//     optionally max_tokens; other fields (hash_ids) are ignored.
 //   - "": inferred from the extension, .csv azure, .jsonl mooncake.
 //
 // Arrivals are relative to the first record and must not decrease. Errors
@@ -119,7 +123,9 @@ type requestReader struct {
 	// per pass
 	br     *bufio.Reader
 	cr     *csv.Reader
-	cols   [3]int // azure: TIMESTAMP, ContextTokens, GeneratedTokens
+	cols   [4]int // azure: TIMESTAMP, ContextTokens, GeneratedTokens, MaxTokens (optional: -1)
+	// lastMax is the max_tokens of the record read last (0: none given).
+	lastMax int
 	line   int
 	pass   int
 	inPass int // records read in this pass
@@ -176,7 +182,7 @@ func (r *requestReader) readAzureHeader() {
 		r.csvError(err)
 		return
 	}
-	r.cols = [3]int{-1, -1, -1}
+	r.cols = [4]int{-1, -1, -1, -1}
 	for i, h := range rec {
 		switch strings.TrimPrefix(strings.TrimSpace(h), "\ufeff") {
 		case "TIMESTAMP":
@@ -185,6 +191,8 @@ func (r *requestReader) readAzureHeader() {
 			r.cols[1] = i
 		case "GeneratedTokens":
 			r.cols[2] = i
+		case "MaxTokens":
+			r.cols[3] = i
 		}
 	}
 	for i, name := range []string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"} {
@@ -240,7 +248,7 @@ func (r *requestReader) Next() (Call, bool) {
 			r.done = true
 			return Call{}, false
 		}
-		return Call{Arrival: at, In: in, Out: out}, true
+		return Call{Arrival: at, In: in, Out: out, MaxTokens: r.lastMax}, true
 	}
 	return Call{}, false
 }
@@ -253,15 +261,15 @@ func (r *requestReader) scale(d time.Duration) time.Duration {
 }
 
 // maxCachedRecords is the most records of a looping trace kept in memory
-// (16 bytes each) so that its later passes read no file: a short trace
+// (24 bytes each) so that its later passes read no file: a short trace
 // looped over a long run would otherwise be read and parsed again
 // thousands of times a virtual second.
 const maxCachedRecords = 1 << 20
 
 // cachedRecord is one record of a looping trace's first pass.
 type cachedRecord struct {
-	raw     time.Duration
-	in, out int32
+	raw             time.Duration
+	in, out, maxTok int32
 }
 
 // nextRaw is readRaw, or after the first pass of a looping trace that fit
@@ -273,12 +281,13 @@ func (r *requestReader) nextRaw() (raw time.Duration, in, out int, ok bool) {
 		}
 		c := r.cache[r.ci]
 		r.ci++
+		r.lastMax = int(c.maxTok)
 		return c.raw, int(c.in), int(c.out), true
 	}
 	raw, in, out, ok = r.readRaw()
 	if r.pass == 0 && r.opt.Loop && ok {
 		if !r.noCache && len(r.cache) < maxCachedRecords {
-			r.cache = append(r.cache, cachedRecord{raw: raw, in: int32(in), out: int32(out)})
+			r.cache = append(r.cache, cachedRecord{raw: raw, in: int32(in), out: int32(out), maxTok: int32(r.lastMax)})
 		} else {
 			r.cache, r.noCache = nil, true // too long: later passes read the file
 		}
@@ -342,6 +351,12 @@ func (r *requestReader) readAzure() (time.Duration, int, int, bool) {
 	if !ok {
 		return 0, 0, 0, false
 	}
+	r.lastMax = 0
+	if c := r.cols[3]; c >= 0 && c < len(rec) && strings.TrimSpace(rec[c]) != "" {
+		if r.lastMax, ok = r.tokens("MaxTokens", rec[c]); !ok {
+			return 0, 0, 0, false
+		}
+	}
 	if !r.haveT0 {
 		r.t0, r.haveT0 = t, true
 	}
@@ -367,6 +382,7 @@ type mooncakeRecord struct {
 	Timestamp    *float64 `json:"timestamp"`
 	InputLength  *int64   `json:"input_length"`
 	OutputLength *int64   `json:"output_length"`
+	MaxTokens    *int64   `json:"max_tokens"` // optional
 }
 
 func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
@@ -409,11 +425,17 @@ func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
 			r.fail(r.line, "input_length", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.InputLength)
 		case *rec.OutputLength < 0 || *rec.OutputLength > maxPlanTokens:
 			r.fail(r.line, "output_length", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.OutputLength)
+		case rec.MaxTokens != nil && (*rec.MaxTokens < 0 || *rec.MaxTokens > maxPlanTokens):
+			r.fail(r.line, "max_tokens", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.MaxTokens)
 		}
 		if r.done {
 			return 0, 0, 0, false
 		}
 		ms, in, out := *rec.Timestamp, int(*rec.InputLength), int(*rec.OutputLength)
+		r.lastMax = 0
+		if rec.MaxTokens != nil {
+			r.lastMax = int(*rec.MaxTokens)
+		}
 		if !r.haveT0 {
 			r.ms0, r.haveT0 = ms, true
 		}

@@ -165,7 +165,12 @@ func (w *World) send(c int32) {
 	}
 	w.logCall(cs, LogCallAccept)
 	d := &w.prov.models[cs.model]
-	w.rec.acceptedTry(cs, d.orgOf(cs.source()), d.key)
+	var counted float64
+	if org := d.orgOf(cs.source()); org >= 0 {
+		c := w.prov.rules[org].cost(cs.tokens())
+		counted = c.in + c.out
+	}
+	w.rec.acceptedTry(cs, d.orgOf(cs.source()), d.key, counted)
 	cs.phase = callProvider
 	if cached {
 		w.cacheUsed(cs)
@@ -265,7 +270,8 @@ func (w *World) callDone(c int32) {
 	model := cs.model
 	w.prov.done(model)
 	if w.prov.models[model].settles {
-		w.prov.answered(model, w.now(), cs.tokens(), cs.source())
+		delta := w.prov.answered(model, w.now(), cs.tokens(), cs.source())
+		w.rec.settled(cs, w.prov.models[model].orgOf(cs.source()), delta)
 	}
 	w.rec.busy(model, w.prov.models[model].busy)
 	w.rec.counts.CallsAnswered++

@@ -26,7 +26,7 @@ func TestMetersFromTheLog(t *testing.T) {
 		output scenario.OutputCount
 		otpm   int64 // 0: 600,000
 	}{
-		{"bucket-reconciled", scenario.MeterTokenBucket, scenario.InputUncached, scenario.OutputReconciled, 0},
+		{"bucket-reconciled", scenario.MeterTokenBucket, scenario.InputUncached, scenario.OutputReconciled, 300_000},
 		{"bucket-at-end", scenario.MeterTokenBucket, scenario.InputAll, scenario.OutputAtEnd, 0},
 		{"window-max-tokens", scenario.MeterRolling, scenario.InputUncached, scenario.OutputMaxTokens, 0},
 		{"window-at-end", scenario.MeterRolling, scenario.InputAll, scenario.OutputAtEnd, 0},

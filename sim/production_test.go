@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
@@ -233,7 +234,7 @@ name: prod
 duration: 10m
 warmup: 0s
 containers: {capacity: 1000, startup: 0s}
-organisations: [{name: shared, tpm: 100000000, output: max_tokens}]
+organisations: [{name: shared, tpm: 100000000, tpd: 1000000000000, output: max_tokens}]
 models:
   - {name: m, org: shared, streams: 5000, ttft: 500ms, decode_rate: 100, jitter: {dist: lognormal, cv: 0.5}}
 production:
@@ -281,6 +282,26 @@ policies:
 	}
 	if n != len(recs) {
 		t.Fatalf("%d production accepts, want %d", n, len(recs))
+	}
+	// Telemetry in the meter's units: the TPD counted input + max_tokens,
+	// and the real tokens beside it.
+	var counted, real float64
+	for _, r := range recs {
+		maxOut := r.max
+		if maxOut == 0 {
+			maxOut = 1000
+		}
+		counted += float64(r.in + maxOut)
+		real += float64(r.in + min(r.out, maxOut))
+	}
+	var got []results.QuotaUse
+	for _, q := range w.QuotaUsage() {
+		if q.Workload == "p" && q.Dimension == "tpd" {
+			got = append(got, q)
+		}
+	}
+	if len(got) != 1 || got[0].Used != counted || got[0].RealTokens != real {
+		t.Errorf("production's TPD telemetry %+v; want used %g (what the quota counted), real tokens %g", got, counted, real)
 	}
 	mean := 0.0
 	for _, l := range lats {

@@ -229,12 +229,13 @@ func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v ver
 }
 
 // answered settles an answered call's output with its organisation:
-// counted now (output: at_end), or what was counted at admission beyond
-// the real output given back (max_tokens_reconciled).
-func (p *Provider) answered(model int32, now Time, t callTokens, src source) {
+// counted now (output: at_end, as_produced), or what was counted at
+// admission beyond the real output given back (max_tokens_reconciled). It
+// returns the change to what the organisation counted.
+func (p *Provider) answered(model int32, now Time, t callTokens, src source) float64 {
 	org := p.models[model].orgOf(src)
 	if org < 0 {
-		return
+		return 0
 	}
 	switch p.rules[org].output {
 	case scenario.OutputAtEnd, scenario.OutputProduced:
@@ -243,11 +244,14 @@ func (p *Provider) answered(model int32, now Time, t callTokens, src source) {
 			who = model
 		}
 		p.orgs[org].countOutput(now, float64(t.out), src, who)
+		return float64(t.out)
 	case scenario.OutputReconciled:
 		if t.maxOut > t.out {
 			p.orgs[org].giveBack(now, float64(t.maxOut-t.out))
+			return -float64(t.maxOut - t.out)
 		}
 	}
+	return 0
 }
 
 // orgOf is the organisation a call from src bills to on this deployment.

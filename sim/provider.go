@@ -18,6 +18,9 @@ type Provider struct {
 	rules  []orgRules  // per organisation: what a try costs, the cache
 	keys   []quotaPool // gateway virtual keys, checked before the org pool
 	pace   []bool      // per key: hold calls instead of rejecting them
+	// keyAtEnd: per key, tokens are counted when a call ends (the request
+	// at admission), as a limiter that adds usage after the call does.
+	keyAtEnd []bool
 	// lastProd is, per organisation, when production last tried (for a
 	// reservation's borrowing); noTry before its first.
 	lastProd []Time
@@ -80,8 +83,10 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 	}
 	for i, k := range sc.Keys {
 		keyIndex[k.Name] = i
-		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.Limits(), budget: k.BudgetTokens, underLimit: scenario.UnderLimit(k.Admission), models: len(cfgs)}))
+		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.Limits(), budget: k.BudgetTokens, underLimit: scenario.UnderLimit(k.Admission), models: len(cfgs),
+			split: k.AtEnd()}))
 		p.pace = append(p.pace, k.Pace)
+		p.keyAtEnd = append(p.keyAtEnd, k.AtEnd())
 	}
 	index := func(m map[string]int, name string) int {
 		if i, ok := m[name]; ok {
@@ -103,6 +108,7 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		d.latFactor = 1
 		d.jit = compileJitter(d.cfg.Jitter)
 		d.caches = d.evalOrg >= 0 && p.rules[d.evalOrg].cache
+		d.settles = d.key >= 0 && p.keyAtEnd[d.key]
 		if d.caches {
 			r := &p.rules[d.evalOrg]
 			d.cacheLife, d.cacheMin = r.lifetime, r.minTokens
@@ -202,7 +208,7 @@ func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v ver
 		key = d.key
 	}
 	if key >= 0 {
-		if retryAfter = p.keys[key].check(now, tokens); retryAfter != 0 {
+		if retryAfter = p.keys[key].check(now, p.keyTokens(key, tokens)); retryAfter != 0 {
 			return rejectedKey, retryAfter, false
 		}
 	}
@@ -223,9 +229,29 @@ func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v ver
 		}
 	}
 	if key >= 0 {
-		p.keys[key].commit(now, tokens, src, who)
+		p.keys[key].commit(now, p.keyTokens(key, tokens), src, who)
 	}
 	return accepted, 0, false
+}
+
+// keyTokens is what key counts of a call of tokens at admission: all of
+// them, or none when it counts them as the call ends.
+func (p *Provider) keyTokens(key int, tokens float64) float64 {
+	if p.keyAtEnd[key] {
+		return 0
+	}
+	return tokens
+}
+
+// keyAnswered counts an answered evaluation call's tokens in its key, if
+// the key counts them when calls end.
+func (p *Provider) keyAnswered(model int32, now Time, t callTokens, src source) {
+	if d := &p.models[model]; src == srcEval && d.key >= 0 && p.keyAtEnd[d.key] {
+		k := &p.keys[d.key]
+		k.expire(now)
+		k.spent += float64(t.in) + float64(t.out)
+		k.push(newTry(now, float64(t.in)+float64(t.out), src, model, entryOut))
+	}
 }
 
 // answered settles an answered call's output with its organisation:
@@ -233,6 +259,7 @@ func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v ver
 // admission beyond the real output given back (max_tokens_reconciled). It
 // returns the change to what the organisation counted.
 func (p *Provider) answered(model int32, now Time, t callTokens, src source) float64 {
+	p.keyAnswered(model, now, t, src)
 	org := p.models[model].orgOf(src)
 	if org < 0 {
 		return 0
@@ -270,7 +297,7 @@ func (p *Provider) paceWait(model int32, now Time, t callTokens) Time {
 	d := &p.models[model]
 	var wait Time
 	if k := d.key; k >= 0 && p.pace[k] {
-		wait = max(p.keys[k].check(now, float64(t.in)+float64(t.out)), 0)
+		wait = max(p.keys[k].check(now, p.keyTokens(k, float64(t.in)+float64(t.out))), 0)
 	}
 	if org := d.evalOrg; org >= 0 && p.rules[org].reserve > 0 {
 		r := &p.rules[org]

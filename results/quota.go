@@ -8,10 +8,10 @@ const EvaluationWorkload = "evaluation"
 // daily quota of an organisation (Org) or a gateway virtual key (Key) over
 // the whole run — "this run used N of the daily quota M".
 type QuotaUse struct {
-	Workload  string  `json:"workload"`
-	Org       string  `json:"org,omitempty"`
-	Key       string  `json:"key,omitempty"`
-	Dimension string  `json:"dimension"` // rpd or tpd
+	Workload  string `json:"workload"`
+	Org       string `json:"org,omitempty"`
+	Key       string `json:"key,omitempty"`
+	Dimension string `json:"dimension"` // rpd or tpd
 	// Used is what the quota counted (its units: tokens as the
 	// organisation's input and output rules count them); RealTokens, on a
 	// token quota, is the same calls' real input + output.

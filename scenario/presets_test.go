@@ -55,6 +55,16 @@ func TestPresetsFillWhatIsUnset(t *testing.T) {
 	if w.Meter(DimITPM) != MeterRolling || w.InputRule() != InputAll || w.OutputRule() != OutputActual || !w.Cache.On() {
 		t.Errorf("overridden: %s, %s, %s, cache %v", w.Meter(DimITPM), w.InputRule(), w.OutputRule(), w.Cache.On())
 	}
+	old, err := sc.Variant("rules-2026-12-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := orgNamed(t, old.Scenario, "anthropic"); o.OutputRule() != OutputReconciled || o.BurstOf(DimRPM) != time.Minute || o.Cache.Min() != 0 {
+		t.Errorf("rules-2026-12-01: output %s, rpm burst %v, min_tokens %d", o.OutputRule(), o.BurstOf(DimRPM), o.Cache.Min())
+	}
+	if a.OutputRule() != OutputProduced || a.BurstOf(DimRPM) != time.Second {
+		t.Errorf("anthropic today: output %s, rpm burst %v", a.OutputRule(), a.BurstOf(DimRPM))
+	}
 	h, err := sc.Variant("one-hour-cache")
 	if err != nil {
 		t.Fatal(err)

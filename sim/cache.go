@@ -154,7 +154,7 @@ func (w *World) cacheBegun(cs *callState, lat Time) {
 	w.running.at(cs.owner).cache.begun(cs.serial, at)
 	if w.rec.logOn {
 		w.logCall(cs, LogCacheReady)
-		w.rec.log[len(w.rec.log)-1].Ready = at
+		w.rec.readyAt(at)
 	}
 }
 

@@ -232,6 +232,10 @@ func (r *recorder) logJob(j *waitingJob, ev LogEvent) {
 	}
 }
 
+// readyAt sets the instant the last logged LogCacheReady's entry becomes
+// readable.
+func (r *recorder) readyAt(at Time) { r.log[len(r.log)-1].Ready = at }
+
 // logCall records a call event; the caller checks logOn first.
 func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org int, in, out int32) {
 	rec := LogRecord{T: r.now(), Event: ev, Job: job, Call: cs.serial,

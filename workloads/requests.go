@@ -121,14 +121,14 @@ type requestReader struct {
 	noCache bool
 
 	// per pass
-	br     *bufio.Reader
-	cr     *csv.Reader
-	cols   [4]int // azure: TIMESTAMP, ContextTokens, GeneratedTokens, MaxTokens (optional: -1)
+	br   *bufio.Reader
+	cr   *csv.Reader
+	cols [4]int // azure: TIMESTAMP, ContextTokens, GeneratedTokens, MaxTokens (optional: -1)
 	// lastMax is the max_tokens of the record read last (0: none given).
 	lastMax int
-	line   int
-	pass   int
-	inPass int // records read in this pass
+	line    int
+	pass    int
+	inPass  int // records read in this pass
 
 	t0      time.Time     // azure: the first record's time
 	haveT0  bool          // t0 / ms0 set

@@ -228,11 +228,15 @@
 // A job is eligible only if its model still has a free slot, so a project
 // whose models are all at their limit is skipped without losing its turn.
 //
-// The tier of a job is inherited down account → project → batch: the most
-// specific level that sets a tier wins (Job.EffectiveTier). SetAccountTier,
-// SetProjectTier and SetBatchTier override a level at run time, for waiting
-// jobs as well as future ones, so pinning an account raises everything under
-// it that does not set its own tier.
+// The tier of a job is inherited down account → project → batch, as the
+// source says: "Priority passes from an account to its projects and
+// batches ... raising an account's priority" (pinning an account) raises
+// everything under it. A level below may raise the priority it inherits
+// but never lower it: the job takes the highest priority any of its levels
+// sets (Job.EffectiveTier). SetAccountTier, SetProjectTier and SetBatchTier
+// override a level at run time, for waiting jobs as well as future ones, so
+// pinning an account raises everything under it, projects with tiers of
+// their own included.
 //
 // # Cost
 //

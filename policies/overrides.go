@@ -7,8 +7,8 @@ package policies
 
 // SetAccountTier overrides, for waiting and future jobs of the account, the
 // tier the jobs carried at the account level; t = 0 removes the override.
-// Inheritance is unchanged: a project or batch that sets its own tier keeps
-// it, everything that inherits from the account moves. It costs one pass over
+// Everything under the account takes at least its priority (a project or
+// batch that sets a higher one keeps it; Job.EffectiveTier). It costs one pass over
 // the waiting jobs: an operator action, not a per-tick one.
 func (s *Scheduler) SetAccountTier(account string, t Tier) {
 	setOverride(s.acctOv, account, t)

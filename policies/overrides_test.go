@@ -8,8 +8,11 @@ import (
 
 // ---- Tier inheritance and runtime overrides ----
 
-// TestTierInheritance: account → project → batch, the most specific set
-// level wins; nothing set means DefaultTier.
+// TestTierInheritance: priority passes from an account to its projects and
+// batches (the source: "Priority passes from an account to its projects
+// and batches"; pinning an account raises everything under it): a level
+// below may raise the priority it inherits, never lower it; nothing set
+// means DefaultTier.
 func TestTierInheritance(t *testing.T) {
 	tests := []struct {
 		name               string
@@ -18,9 +21,11 @@ func TestTierInheritance(t *testing.T) {
 	}{
 		{"nothing set", 0, 0, 0, 3},
 		{"account only", 1, 0, 0, 1},
-		{"project overrides account", 1, 2, 0, 2},
-		{"batch overrides project", 1, 2, 4, 4},
-		{"batch overrides account", 5, 0, 1, 1},
+		{"a project cannot lower its account", 1, 2, 0, 1},
+		{"a batch cannot lower its account", 1, 2, 4, 1},
+		{"a project raises its account's", 4, 2, 0, 2},
+		{"a batch raises its project's", 0, 4, 2, 2},
+		{"batch raises account", 5, 0, 1, 1},
 		{"project only", 0, 2, 0, 2},
 		{"batch only", 0, 0, 6, 6},
 	}
@@ -41,8 +46,9 @@ func TestTierInheritance(t *testing.T) {
 	}
 }
 
-// TestRetier: overriding a level at run time moves waiting jobs that inherit
-// from it, and only those.
+// TestRetier: overriding a level at run time moves the waiting jobs under
+// it whose priority it raises (pinning an account raises everything under
+// it, projects with tiers of their own included), and only those.
 func TestRetier(t *testing.T) {
 	type counts = map[Tier]int
 	tests := []struct {
@@ -52,16 +58,18 @@ func TestRetier(t *testing.T) {
 	}{
 		{"nothing", func(*Scheduler) {}, counts{3: 15, 2: 5}},
 		// acme/p1 inherits, acme/p2 sets its project tier 2, other is another account.
-		{"pin account", func(s *Scheduler) { s.SetAccountTier("acme", 1) }, counts{1: 10, 2: 5, 3: 5}},
+		{"pin account", func(s *Scheduler) { s.SetAccountTier("acme", 1) }, counts{1: 15, 3: 5}},
+		// An account at 3 does not lower acme/p2's own tier 2.
+		{"account below a project's own tier", func(s *Scheduler) { s.SetAccountTier("acme", 3) }, counts{3: 15, 2: 5}},
 		{"pin then unpin account", func(s *Scheduler) { s.SetAccountTier("acme", 1); s.SetAccountTier("acme", 0) }, counts{3: 15, 2: 5}},
 		{"project", func(s *Scheduler) { s.SetProjectTier("acme", "p2", 4) }, counts{3: 15, 4: 5}},
 		// The same project name under another account is another project.
 		{"project of another account", func(s *Scheduler) { s.SetProjectTier("other", "p2", 4) }, counts{3: 10, 2: 5, 4: 5}},
 		{"batch", func(s *Scheduler) { s.SetBatchTier("acme", "p1", "b1", 1) }, counts{1: 5, 3: 10, 2: 5}},
-		{"batch over pinned account", func(s *Scheduler) {
+		{"a batch cannot lower a pinned account", func(s *Scheduler) {
 			s.SetAccountTier("acme", 1)
 			s.SetBatchTier("acme", "p1", "b1", 5)
-		}, counts{1: 5, 5: 5, 2: 5, 3: 5}},
+		}, counts{1: 15, 3: 5}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,18 +31,23 @@ type Job struct {
 	Arrival                             time.Time
 }
 
-// EffectiveTier resolves the tier by inheritance account → project → batch:
-// the most specific level that sets a tier wins; with none set, DefaultTier.
+// EffectiveTier resolves the tier by inheritance account → project →
+// batch as the source describes it ("priority passes from an account to
+// its projects and batches", so pinning an account raises everything under
+// it): a level's priority is passed down, and a level below may raise it
+// but never lower it, so the job takes the highest priority (the smallest
+// tier) any of its levels sets; with none set, DefaultTier.
 func (j *Job) EffectiveTier() Tier {
-	switch {
-	case j.BatchTier != 0:
-		return j.BatchTier
-	case j.ProjectTier != 0:
-		return j.ProjectTier
-	case j.AccountTier != 0:
-		return j.AccountTier
+	t := Tier(0)
+	for _, x := range [3]Tier{j.AccountTier, j.ProjectTier, j.BatchTier} {
+		if x > 0 && (t == 0 || x < t) {
+			t = x
+		}
 	}
-	return DefaultTier
+	if t == 0 {
+		return DefaultTier
+	}
+	return t
 }
 
 // State is the read-only view of the world a policy decides on. A real service

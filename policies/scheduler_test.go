@@ -237,12 +237,17 @@ func randomizedRun(t *testing.T, seed uint64) {
 		if v, ok := batchOv[key3{j.Account, j.Project, j.Batch}]; ok {
 			bt = v
 		}
+		// Priority passes down: the highest priority any level sets.
+		best := Tier(0)
 		for _, v := range []Tier{bt, pt, at} {
-			if v != 0 {
-				return v
+			if v != 0 && (best == 0 || v < best) {
+				best = v
 			}
 		}
-		return 3
+		if best == 0 {
+			return 3
+		}
+		return best
 	}
 	waiting := map[JobID]Job{}
 	older := func(a, b Job) bool {

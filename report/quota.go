@@ -12,8 +12,8 @@ import (
 // evaluation lines above maxShare (none when maxShare <= 0).
 func quotaTable(s results.Summary, maxShare float64) (table, int) {
 	t := table{Title: "Quota telemetry",
-		Note: "This run used N of the daily quota M, per workload, organisation (or gateway key) and daily dimension (whole run).",
-		Head: []string{"run", "workload", "org/key", "dimension", "used N", "quota M", "N/M", "gate"}}
+		Note: "This run used N of the daily quota M, per workload, organisation (or gateway key) and daily dimension (whole run), in the quota's units (tokens as its rules count them); real tokens: the same calls' input + output.",
+		Head: []string{"run", "workload", "org/key", "dimension", "used N", "real tokens", "quota M", "N/M", "gate"}}
 	over := 0
 	for i, r := range s.Runs {
 		for _, q := range r.QuotaUse {
@@ -29,7 +29,11 @@ func quotaTable(s results.Summary, maxShare float64) (table, int) {
 					over++
 				}
 			}
-			t.Rows = append(t.Rows, []string{roleName(s, i), q.Workload, where, q.Dimension, count(int64(q.Used)), count(int64(q.Quota)),
+			real := ""
+			if q.RealTokens > 0 {
+				real = count(int64(q.RealTokens))
+			}
+			t.Rows = append(t.Rows, []string{roleName(s, i), q.Workload, where, q.Dimension, count(int64(q.Used)), real, count(int64(q.Quota)),
 				share(q.Share), gate})
 		}
 	}

@@ -8,13 +8,17 @@ const EvaluationWorkload = "evaluation"
 // daily quota of an organisation (Org) or a gateway virtual key (Key) over
 // the whole run — "this run used N of the daily quota M".
 type QuotaUse struct {
-	Workload  string  `json:"workload"`
-	Org       string  `json:"org,omitempty"`
-	Key       string  `json:"key,omitempty"`
-	Dimension string  `json:"dimension"` // rpd or tpd
-	Used      float64 `json:"used"`
-	Quota     float64 `json:"quota"`
-	Share     float64 `json:"share"` // Used ÷ Quota
+	Workload  string `json:"workload"`
+	Org       string `json:"org,omitempty"`
+	Key       string `json:"key,omitempty"`
+	Dimension string `json:"dimension"` // rpd or tpd
+	// Used is what the quota counted (its units: tokens as the
+	// organisation's input and output rules count them); RealTokens, on a
+	// token quota, is the same calls' real input + output.
+	Used       float64 `json:"used"`
+	RealTokens float64 `json:"real_tokens,omitempty"`
+	Quota      float64 `json:"quota"`
+	Share      float64 `json:"share"` // Used ÷ Quota
 }
 
 // ProductionMinute is one minute of a production stream: calls answered

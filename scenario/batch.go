@@ -33,8 +33,13 @@ type BatchConfig struct {
 	PriceFactor      float64       `yaml:"price_factor" json:"price_factor,omitempty"`
 	Window           time.Duration `yaml:"window" json:"window,omitempty"`
 	Median           time.Duration `yaml:"median" json:"median,omitempty"`
-	Sigma            float64       `yaml:"sigma" json:"sigma,omitempty"`
+	// Sigma is the completion time's log-sd (unset: the preset's, else 1;
+	// 0 is valid: every request completes at the median).
+	Sigma *float64 `yaml:"sigma" json:"sigma,omitempty"`
 }
+
+// SigmaValue is Sigma after defaults.
+func (b *BatchConfig) SigmaValue() float64 { return deref(b.Sigma, 1) }
 
 // BatchPreset names a provider's batch API whose documented rules a batch
 // block takes.
@@ -102,13 +107,13 @@ func (s *BatchScope) UnmarshalYAML(n *yaml.Node) error { return s.UnmarshalText(
 //     submitted requests".
 //   - A: completion times as anthropic's (the page states none).
 var batchPresets = [numBatchPresets]BatchConfig{
-	BatchPresetAnthropic: {Scope: BatchScopeOrganisation, PriceFactor: 0.5, Window: 24 * time.Hour, Median: 20 * time.Minute, Sigma: 1},
-	BatchPresetOpenAI:    {Scope: BatchScopeModel, PriceFactor: 0.5, Window: 24 * time.Hour, Median: 20 * time.Minute, Sigma: 1},
+	BatchPresetAnthropic: {Scope: BatchScopeOrganisation, PriceFactor: 0.5, Window: 24 * time.Hour, Median: 20 * time.Minute, Sigma: ptrTo(1.0)},
+	BatchPresetOpenAI:    {Scope: BatchScopeModel, PriceFactor: 0.5, Window: 24 * time.Hour, Median: 20 * time.Minute, Sigma: ptrTo(1.0)},
 }
 
 // Defaults of a batch block without a preset: the anthropic preset's
 // rules, scope organisation.
-var batchDefaults = BatchConfig{Scope: BatchScopeOrganisation, PriceFactor: 0.5, Window: 24 * time.Hour, Median: 20 * time.Minute, Sigma: 1}
+var batchDefaults = BatchConfig{Scope: BatchScopeOrganisation, PriceFactor: 0.5, Window: 24 * time.Hour, Median: 20 * time.Minute, Sigma: ptrTo(1.0)}
 
 // applyDefaults fills the keys left unset from the preset, else the defaults.
 func (b *BatchConfig) applyDefaults() {
@@ -128,8 +133,8 @@ func (b *BatchConfig) applyDefaults() {
 	if b.Median == 0 {
 		b.Median = d.Median
 	}
-	if b.Sigma == 0 {
-		b.Sigma = d.Sigma
+	if b.Sigma == nil {
+		b.Sigma = ptrTo(*d.Sigma)
 	}
 }
 
@@ -150,8 +155,8 @@ func (b *BatchConfig) validate(p string) error {
 		return field.Errorf(p+".window", "must be in (0, 168h], got %v", b.Window)
 	case b.Median <= 0:
 		return field.Errorf(p+".median", "must be > 0, got %v", b.Median)
-	case !(b.Sigma >= 0) || b.Sigma > 10:
-		return field.Errorf(p+".sigma", "must be in [0, 10], got %g", b.Sigma)
+	case !(b.SigmaValue() >= 0) || b.SigmaValue() > 10:
+		return field.Errorf(p+".sigma", "must be in [0, 10], got %g", b.SigmaValue())
 	}
 	return nil
 }

@@ -93,10 +93,15 @@ const (
 	// OutputAtEnd: nothing at admission; the real output is counted when
 	// the call is answered.
 	OutputAtEnd
+	// OutputProduced: nothing at admission (max_tokens does not count);
+	// the output is counted as it is produced. The lab counts it in one
+	// piece when the call ends, as at_end: within a call's decode time of
+	// a meter that takes it token by token.
+	OutputProduced
 	numOutputCounts
 )
 
-var outputNames = [numOutputCounts]string{"", "actual", "max_tokens", "max_tokens_reconciled", "at_end"}
+var outputNames = [numOutputCounts]string{"", "actual", "max_tokens", "max_tokens_reconciled", "at_end", "as_produced"}
 
 func (c OutputCount) String() string               { return outputNames[c] }
 func (c OutputCount) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
@@ -105,27 +110,6 @@ func (c *OutputCount) UnmarshalText(b []byte) error {
 }
 func (c *OutputCount) UnmarshalYAML(n *yaml.Node) error {
 	return c.UnmarshalText([]byte(n.Value))
-}
-
-// Preset names a provider whose documented metering rules an organisation
-// takes (presets.go); any rule it sets can be overridden.
-type Preset uint8
-
-const (
-	PresetNone Preset = iota
-	PresetAnthropic
-	PresetOpenAI
-	PresetAzureOpenAI
-	numPresets
-)
-
-var presetNames = [numPresets]string{"", "anthropic", "openai", "azure-openai"}
-
-func (p Preset) String() string                { return presetNames[p] }
-func (p Preset) MarshalText() ([]byte, error)  { return []byte(p.String()), nil }
-func (p *Preset) UnmarshalText(b []byte) error { return parseEnum(p, string(b), presetNames[1:], 1) }
-func (p *Preset) UnmarshalYAML(n *yaml.Node) error {
-	return p.UnmarshalText([]byte(n.Value))
 }
 
 // parseEnum sets *v to the index (+ first) of s in names.
@@ -163,9 +147,37 @@ type CacheConfig struct {
 	// else 5 min).
 	Lifetime time.Duration `yaml:"lifetime" json:"lifetime,omitempty"`
 	// WriteFactor and ReadFactor price a cache write and a cache read as a
-	// multiple of the model's input price (the preset's, else 1 and 1).
-	WriteFactor float64 `yaml:"write_factor" json:"write_factor,omitempty"`
-	ReadFactor  float64 `yaml:"read_factor" json:"read_factor,omitempty"`
+	// multiple of the model's input price (the preset's, else 1 and 1; 0 is
+	// a price: a free read).
+	WriteFactor *float64 `yaml:"write_factor" json:"write_factor,omitempty"`
+	ReadFactor  *float64 `yaml:"read_factor" json:"read_factor,omitempty"`
+	// MinTokens is the shortest prompt the provider caches (the preset's,
+	// else 0: any); a shorter one is neither written nor read.
+	MinTokens *int `yaml:"min_tokens" json:"min_tokens,omitempty"`
+}
+
+// ModelCache is a model's own prompt-cache rules, over its organisation's
+// (models[].cache): the minimum cacheable prompt and the retention differ
+// by model at both providers.
+type ModelCache struct {
+	MinTokens *int          `yaml:"min_tokens" json:"min_tokens,omitempty"`
+	Lifetime  time.Duration `yaml:"lifetime" json:"lifetime,omitempty"`
+}
+
+// Write is the write price factor (after presets and defaults).
+func (c *CacheConfig) Write() float64 { return deref(c.WriteFactor, 1) }
+
+// Read is the read price factor (after presets and defaults).
+func (c *CacheConfig) Read() float64 { return deref(c.ReadFactor, 1) }
+
+// Min is the organisation's minimum cacheable prompt.
+func (c *CacheConfig) Min() int { return deref(c.MinTokens, 0) }
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
 // On says whether the cache is in use (after presets are applied).
@@ -258,6 +270,15 @@ func (o *OrgConfig) validateMeters(p string) error {
 			}
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(o.Burst)) {
+		d := slices.Index(DimNames[:], name)
+		if d < 0 {
+			return field.Errorf(p+".burst."+name, "not a quota (want one of %s)", strings.Join(DimNames[:], ", "))
+		}
+		if b := o.Burst[name]; b <= 0 || b > DimSpan(d) || DimSpan(d)%b != 0 {
+			return field.Errorf(p+".burst."+name, "must divide the quota's span %v (a positive interval at most the span), got %v", DimSpan(d), b)
+		}
+	}
 	if o.UnderLimit() {
 		for d, l := range limits {
 			if l > 0 && o.Meter(d) == MeterTokenBucket {
@@ -277,10 +298,12 @@ func (o *OrgConfig) validateMeters(p string) error {
 		switch {
 		case c.Lifetime < 0:
 			return field.Errorf(p+".cache.lifetime", "must be > 0, got %v", c.Lifetime)
-		case !(c.WriteFactor >= 0) || math.IsInf(c.WriteFactor, 0):
-			return field.Errorf(p+".cache.write_factor", "must be >= 0, got %g", c.WriteFactor)
-		case !(c.ReadFactor >= 0) || math.IsInf(c.ReadFactor, 0):
-			return field.Errorf(p+".cache.read_factor", "must be >= 0, got %g", c.ReadFactor)
+		case !(c.Write() >= 0) || math.IsInf(c.Write(), 0):
+			return field.Errorf(p+".cache.write_factor", "must be >= 0, got %g", c.Write())
+		case !(c.Read() >= 0) || math.IsInf(c.Read(), 0):
+			return field.Errorf(p+".cache.read_factor", "must be >= 0, got %g", c.Read())
+		case c.Min() < 0:
+			return field.Errorf(p+".cache.min_tokens", "must be >= 0, got %d", c.Min())
 		}
 	}
 	return nil
@@ -306,7 +329,7 @@ func (s *Scenario) ModelPrices(i int) Prices {
 	write, read := 1.0, 1.0
 	for k := range s.Organisations {
 		if o := &s.Organisations[k]; o.Name == org && o.Cache.On() {
-			write, read = o.Cache.WriteFactor, o.Cache.ReadFactor
+			write, read = o.Cache.Write(), o.Cache.Read()
 		}
 	}
 	if p.CacheWrite == 0 {

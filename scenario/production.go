@@ -45,6 +45,10 @@ type ProductionConfig struct {
 	// OutageThreshold: a minute whose success rate is below it is an
 	// outage minute (default 0.5).
 	OutageThreshold float64 `yaml:"outage_threshold" json:"outage_threshold,omitempty"`
+	// MaxTokens is the max_tokens its calls ask for when the trace's
+	// record gives none (0: none): metered as evaluation calls' are, and a
+	// call's output is cut there.
+	MaxTokens int `yaml:"max_tokens" json:"max_tokens,omitempty"`
 }
 
 // DefaultOutageThreshold is the success rate below which a minute is an
@@ -72,6 +76,8 @@ func (s *Scenario) validateProduction() error {
 			return field.Errorf(path+".rate_per_hour", "a trace and a generator (rate_per_hour, hourly, prompt_tokens, output_tokens) exclude each other")
 		case !(p.OutageThreshold >= 0 && p.OutageThreshold <= 1):
 			return field.Errorf(path+".outage_threshold", "must be in [0, 1], got %g", p.OutageThreshold)
+		case p.MaxTokens < 0 || p.MaxTokens > workloads.MaxTokens:
+			return field.Errorf(path+".max_tokens", "must be in [0, %d] (0 = none), got %d", int(workloads.MaxTokens), p.MaxTokens)
 		case p.Format != "" && !slices.Contains(workloads.RequestFormats, p.Format):
 			return field.Errorf(path+".format", "unknown %q (want azure, mooncake or gateway)", p.Format)
 		case (p.Team != "" || p.Key != "") && p.Format != workloads.RequestGateway:

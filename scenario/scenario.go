@@ -127,7 +127,8 @@ type OrgConfig struct {
 	DailyReset *time.Duration `yaml:"daily_reset" json:"daily_reset,omitempty"`
 	// CountRejected: a rejected try still counts one request against RPM
 	// and RPD (retry burn).
-	CountRejected bool `yaml:"count_rejected" json:"count_rejected,omitempty"`
+	// Unset: the preset's (openai counts them), else not.
+	CountRejected *bool `yaml:"count_rejected" json:"count_rejected,omitempty"`
 	// History is usage declared for the 24 h before the run.
 	History *QuotaHistory `yaml:"history" json:"history,omitempty"`
 	// Admission is when a try is let in: AdmitFit (default) or
@@ -144,6 +145,11 @@ type OrgConfig struct {
 	// the meter of one quota by its key (rpm, itpm, ...): meters.go.
 	MeterAll MeterKind            `yaml:"meter" json:"meter,omitempty"`
 	Meters   map[string]MeterKind `yaml:"meters" json:"meters,omitempty"`
+	// Burst is, per quota, the interval its limit is enforced over (the
+	// preset's, else the quota's span): a window of that span holding
+	// limit × burst / span (whole, at least 1), or a token bucket of that
+	// capacity refilled at limit per span (meters.go).
+	Burst map[string]time.Duration `yaml:"burst" json:"burst,omitempty"`
 	// Input is which input tokens the token quotas count; Output when and
 	// how output tokens are counted (meters.go).
 	Input  InputCount  `yaml:"input" json:"input,omitempty"`
@@ -177,6 +183,8 @@ type ModelConfig struct {
 	Slowdown   SlowdownConfig `yaml:"slowdown" json:"slowdown"`
 	// Prices are the model's token prices (dollars per million tokens).
 	Prices Prices `yaml:"prices" json:"prices,omitzero"`
+	// Cache is the model's own prompt-cache rules over its organisation's.
+	Cache *ModelCache `yaml:"cache" json:"cache,omitempty"`
 }
 
 // JitterConfig multiplies each call's latency by a random factor of mean 1:

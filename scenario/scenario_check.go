@@ -49,6 +49,9 @@ func (s *Scenario) applyDefaults() {
 		s.FairnessWindow = 10 * time.Minute
 	}
 	s.Gateway.applyDefaults()
+	for i := range s.Keys {
+		s.Keys[i].applyPreset()
+	}
 	for i := range s.Organisations {
 		s.Organisations[i].applyPreset()
 		if b := s.Organisations[i].Batch; b != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the generated part of docs/reference/scenarios.md")
+var update = flag.Bool("update", false, "rewrite the generated parts of docs: docs/reference/scenarios.md's table, docs/concepts/quotas.md's preset tables")
 
 // scenariosPage is the embedded scenarios' reference; its table, between
 // the markers, is generated from the embedded files themselves (names,

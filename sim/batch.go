@@ -73,7 +73,7 @@ func newBatchPools(sc *scenario.Scenario, prov *Provider, seed uint64) ([]batchP
 		}
 		add := func(model int32, stream string) int32 {
 			pools = append(pools, batchPool{org: k, model: model, limReq: int64(b.EnqueuedRequests), limTok: int64(b.EnqueuedTokens),
-				window: FromDuration(b.Window), mu: math.Log(b.Median.Seconds()), sigma: b.Sigma, factor: b.PriceFactor,
+				window: FromDuration(b.Window), mu: math.Log(b.Median.Seconds()), sigma: b.SigmaValue(), factor: b.PriceFactor,
 				rn:  rand.New(rand.NewPCG(workloads.Stream(seed, stream), 5)),
 				raw: results.BatchLaneRaw{Org: o.Name, LimitRequests: b.EnqueuedRequests, LimitTokens: b.EnqueuedTokens}})
 			return int32(len(pools) - 1)

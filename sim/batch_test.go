@@ -23,7 +23,7 @@ func batchScenario(t *testing.T, limReq, limTok float64) *scenario.Scenario {
 		g.Batch = true
 		sc.Workload.Behaviours["grader"] = g
 		sc.Organisations[0].Batch = &scenario.BatchConfig{Scope: scenario.BatchScopeOrganisation, EnqueuedRequests: limReq, EnqueuedTokens: limTok,
-			PriceFactor: 0.5, Window: 30 * time.Minute, Median: 10 * time.Minute, Sigma: 1}
+			PriceFactor: 0.5, Window: 30 * time.Minute, Median: 10 * time.Minute, Sigma: ptr(1.0)}
 		cfgs := sc.ModelConfigs()
 		for i := range cfgs {
 			if cfgs[i].Name == "judge-1" {

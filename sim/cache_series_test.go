@@ -10,9 +10,10 @@ import (
 // TestCacheSeriesFromTheLog: series.csv's cache columns, rebuilt from the
 // event log alone. Each call's input and cache read are what its accept
 // logged (the organisation counts all input, so the count is the input);
-// a call missed its job's cache when its job's previous accept was longer
-// ago than the lifetime, by the gateway when the call was made within the
-// lifetime of that accept, else by the tool step. Bucketed by the sample
+// a call missed its job's cache when the brute-force cache model's entry
+// (cacheModel) was last used longer ago than the lifetime, by the gateway
+// when the call was made within the lifetime of that use, else by the
+// tool step. Bucketed by the sample
 // that follows the call's answer, every series row carries the read share
 // and misses of the buckets since the model's previous row.
 func TestCacheSeriesFromTheLog(t *testing.T) {
@@ -23,7 +24,7 @@ func TestCacheSeriesFromTheLog(t *testing.T) {
 		o.RPM, o.TPM = 2000, 0
 		o.ITPM, o.OTPM = 4_000_000, 600_000
 		o.MeterAll, o.Input, o.Output = scenario.MeterTokenBucket, scenario.InputAll, scenario.OutputActual
-		o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: life, WriteFactor: 1.25, ReadFactor: 0.1}
+		o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: life, WriteFactor: ptr(1.25), ReadFactor: ptr(0.1)}
 	})
 	w := runLogged(t, sc, "scheduler", 4)
 	interval := FromDuration(sc.SeriesInterval)
@@ -34,7 +35,7 @@ func TestCacheSeriesFromTheLog(t *testing.T) {
 		miss           uint8
 	}
 	calls := map[int64]*call{}
-	lastUse := map[int64]Time{}
+	jobs := map[int64]*cacheModel{}
 	type bucket struct {
 		in, read      int64
 		gateway, tool int32
@@ -48,17 +49,19 @@ func TestCacheSeriesFromTheLog(t *testing.T) {
 		switch r.Event {
 		case LogCallCreate:
 			calls[r.Call] = &call{born: r.T, job: int64(r.Job)}
+		case LogCacheReady:
+			jobs[int64(r.Job)].pending[r.Call].ready = r.Ready
 		case LogCallAccept:
 			c := calls[r.Call]
 			c.accepted, c.in, c.read = r.T, int64(r.CountIn), int64(r.CacheRead)
 			if r.Org == 1 {
-				if last, ok := lastUse[c.job]; ok && r.T-last > FromDuration(life) {
-					c.miss = cacheMissTool
-					if c.born-last <= FromDuration(life) {
-						c.miss = cacheMissGateway
-					}
+				j := jobs[c.job]
+				if j == nil {
+					j = newCacheModel()
+					jobs[c.job] = j
 				}
-				lastUse[c.job] = r.T
+				_, c.miss = j.want(r.T, c.born, r.CountIn, FromDuration(life))
+				j.accepted(r.T, r.Call, r.CountIn, r.CacheRead)
 			}
 			misses[c.miss]++
 		case LogCallAnswer:

@@ -93,7 +93,7 @@ func (w *World) logCall(cs *callState, ev LogEvent) {
 			in, out = int32(c.in), int32(c.out)
 		case LogCallAnswer:
 			switch r.output {
-			case scenario.OutputAtEnd:
+			case scenario.OutputAtEnd, scenario.OutputProduced:
 				out = cs.out
 			case scenario.OutputReconciled:
 				if cs.maxOut > cs.out {
@@ -165,7 +165,12 @@ func (w *World) send(c int32) {
 	}
 	w.logCall(cs, LogCallAccept)
 	d := &w.prov.models[cs.model]
-	w.rec.acceptedTry(cs, d.orgOf(cs.source()), d.key)
+	var counted float64
+	if org := d.orgOf(cs.source()); org >= 0 {
+		c := w.prov.rules[org].cost(cs.tokens())
+		counted = c.in + c.out
+	}
+	w.rec.acceptedTry(cs, d.orgOf(cs.source()), d.key, counted)
 	cs.phase = callProvider
 	if cached {
 		w.cacheUsed(cs)
@@ -241,6 +246,9 @@ func (w *World) paced(model int32) bool {
 func (w *World) serve(c int32) {
 	cs := &w.calls[c]
 	lat := w.prov.start(cs.model, cs.base, cs.jitter)
+	if w.cacheWrites(cs) {
+		w.cacheBegun(cs, lat)
+	}
 	w.rec.busy(cs.model, w.prov.models[cs.model].busy)
 	w.eng.postAfter(lat, evCallDone, c)
 }
@@ -262,7 +270,8 @@ func (w *World) callDone(c int32) {
 	model := cs.model
 	w.prov.done(model)
 	if w.prov.models[model].settles {
-		w.prov.answered(model, w.now(), cs.tokens(), cs.source())
+		delta := w.prov.answered(model, w.now(), cs.tokens(), cs.source())
+		w.rec.settled(cs, w.prov.models[model].orgOf(cs.source()), delta)
 	}
 	w.rec.busy(model, w.prov.models[model].busy)
 	w.rec.counts.CallsAnswered++

@@ -35,10 +35,8 @@ type jobState struct {
 	waitingJob // what it was while it waited (model first)
 	admitted   Time
 	ready      Time
-	// The job's prompt-cache entry on its model (cache.go): the prefix
-	// its last accepted call wrote or read, and when.
-	cachePrefix int32
-	cacheUse    Time
+	// The job's prompt-cache entries on its model (cache.go).
+	cache jobCache
 }
 
 // waitingJob is a job waiting for a container: what starting it, and later

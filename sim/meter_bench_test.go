@@ -48,10 +48,10 @@ func weekCut(tb testing.TB, preset bool) *scenario.Scenario {
 		case "anthropic":
 			o.ITPM, o.OTPM, o.TPM = o.TPM, o.TPM/4, 0
 			o.MeterAll, o.Input, o.Output = scenario.MeterTokenBucket, scenario.InputUncached, scenario.OutputReconciled
-			o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: 5 * time.Minute, WriteFactor: 1.25, ReadFactor: 0.1}
+			o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: 5 * time.Minute, WriteFactor: ptr(1.25), ReadFactor: ptr(0.1)}
 		case "openai":
 			o.MeterAll, o.Input, o.Output = scenario.MeterRolling, scenario.InputAll, scenario.OutputMaxTokens
-			o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: 5 * time.Minute, WriteFactor: 1, ReadFactor: 0.1}
+			o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: 5 * time.Minute, WriteFactor: ptr(1.0), ReadFactor: ptr(0.1)}
 		}
 	}
 	for name, b := range sc.Workload.Behaviours {

@@ -5,10 +5,11 @@ import (
 	"math/bits"
 )
 
-// tokenBucket is a quota metered as a token bucket: capacity limit, full
-// at its start, refilled continuously at limit per span (so an empty
-// bucket is full again one span later); a try is admitted when the bucket
-// holds its cost, which it takes. Rejected tries burned against a request
+// tokenBucket is a quota metered as a token bucket: capacity cap (the
+// limit, or with a burst interval limit × burst / span), full at its
+// start, refilled continuously at limit per span (so an empty bucket of
+// the whole limit is full again one span later); a try is admitted when
+// the bucket holds its cost, which it takes. Rejected tries burned against a request
 // quota and declared history may take it below zero (a debt the refill
 // pays first).
 //
@@ -18,37 +19,38 @@ import (
 // the wait for a cost is the exact first microsecond at which the bucket
 // holds it. limit is whole (scenario checks it) and at most 2^40.
 type tokenBucket struct {
-	limit uint64 // capacity, and the refill per span
+	limit uint64 // the refill per span
+	cap   uint64 // capacity (at most limit)
 	span  uint64 // microseconds
 	whole int64  // whole tokens held (negative: a debt)
 	frac  uint64 // and frac/span of one more
 	at    Time   // the time the level is of
 }
 
-func newTokenBucket(limit float64, span Time, at Time) tokenBucket {
-	return tokenBucket{limit: uint64(limit), span: uint64(span), whole: int64(limit), at: at}
+func newTokenBucket(limit, capacity float64, span Time, at Time) tokenBucket {
+	return tokenBucket{limit: uint64(limit), cap: uint64(capacity), span: uint64(span), whole: int64(capacity), at: at}
 }
 
 // refilled is the level at now (>= b.at), without changing the bucket.
 func (b *tokenBucket) refilled(now Time) (whole int64, frac uint64) {
 	whole, frac = b.whole, b.frac
-	if now <= b.at || whole >= int64(b.limit) {
+	if now <= b.at || whole >= int64(b.cap) {
 		return whole, frac
 	}
 	dt := uint64(now - b.at)
 	// Past the time a refill from the level would take the bucket is full;
 	// capping dt there keeps the product in range.
-	need := uint64(int64(b.limit)-whole) + 1 // whole tokens short of full, +1 for frac
+	need := uint64(int64(b.cap)-whole) + 1 // whole tokens short of full, +1 for frac
 	if dt/need >= b.span/b.limit+1 {
-		return int64(b.limit), 0
+		return int64(b.cap), 0
 	}
 	hi, lo := bits.Mul64(b.limit, dt)
 	lo, carry := bits.Add64(lo, frac, 0)
 	hi += carry
 	q, r := bits.Div64(hi, lo, b.span)
 	whole += int64(q)
-	if whole >= int64(b.limit) {
-		return int64(b.limit), 0
+	if whole >= int64(b.cap) {
+		return int64(b.cap), 0
 	}
 	return whole, r
 }
@@ -67,8 +69,8 @@ func (b *tokenBucket) take(amt float64) { b.whole -= int64(amt) }
 // give returns amt whole tokens, up to the capacity.
 func (b *tokenBucket) give(amt float64) {
 	b.whole += int64(amt)
-	if b.whole >= int64(b.limit) {
-		b.whole, b.frac = int64(b.limit), 0
+	if b.whole >= int64(b.cap) {
+		b.whole, b.frac = int64(b.cap), 0
 	}
 }
 
@@ -76,7 +78,7 @@ func (b *tokenBucket) give(amt float64) {
 // noWait if it never can (amt is above the capacity).
 func (b *tokenBucket) wait(amt float64) Time {
 	a := int64(amt)
-	if a > int64(b.limit) {
+	if a > int64(b.cap) {
 		return noWait
 	}
 	if b.whole >= a {
@@ -100,7 +102,7 @@ func (b *tokenBucket) wait(amt float64) Time {
 func (b *tokenBucket) used(now Time) float64 {
 	whole, frac := b.refilled(now)
 	held := float64(whole) + float64(frac)/float64(b.span)
-	return (float64(b.limit) - held) / float64(b.limit)
+	return (float64(b.cap) - held) / float64(b.cap)
 }
 
 // noWait is the wait of a try that can never be admitted.

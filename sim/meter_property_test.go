@@ -14,7 +14,8 @@ import (
 // quota holds at a time.
 type modelMeter struct {
 	kind       scenario.MeterKind
-	limit      int64
+	limit      int64 // a window's limit; a bucket's refill per span
+	cap        int64 // a bucket's capacity
 	span       Time
 	firstReset Time // fixed: the first reset instant (> 0)
 	entries    []modelEntry
@@ -28,16 +29,16 @@ type modelEntry struct {
 	amt int64
 }
 
-func newModelMeter(kind scenario.MeterKind, limit int64, span, firstReset Time) *modelMeter {
-	return &modelMeter{kind: kind, limit: limit, span: span, firstReset: firstReset, level: big.NewRat(limit, 1)}
+func newModelMeter(kind scenario.MeterKind, limit, capacity int64, span, firstReset Time) *modelMeter {
+	return &modelMeter{kind: kind, limit: limit, cap: capacity, span: span, firstReset: firstReset, level: big.NewRat(capacity, 1)}
 }
 
 // levelAt is the bucket's level at t >= lastT: the level at lastT plus
-// limit/span per microsecond since, capped at the limit.
+// limit/span per microsecond since, capped at the capacity.
 func (m *modelMeter) levelAt(t Time) *big.Rat {
 	l := new(big.Rat).Add(m.level, big.NewRat(m.limit*int64(t-m.lastT), int64(m.span)))
-	if l.Cmp(big.NewRat(m.limit, 1)) > 0 {
-		l.SetInt64(m.limit)
+	if l.Cmp(big.NewRat(m.cap, 1)) > 0 {
+		l.SetInt64(m.cap)
 	}
 	return l
 }
@@ -86,8 +87,8 @@ func (m *modelMeter) count(t Time, amt int64) {
 func (m *modelMeter) give(t Time, amt int64) {
 	l := m.levelAt(t)
 	l.Add(l, big.NewRat(amt, 1))
-	if l.Cmp(big.NewRat(m.limit, 1)) > 0 {
-		l.SetInt64(m.limit)
+	if l.Cmp(big.NewRat(m.cap, 1)) > 0 {
+		l.SetInt64(m.cap)
 	}
 	m.level, m.lastT = l, t
 }
@@ -98,16 +99,21 @@ func (m *modelMeter) give(t Time, amt int64) {
 // the pool admits exactly the tries every model admits, and a refused
 // try's retry-after is the first microsecond at which the models would
 // admit it (not one earlier). Token buckets also get output given back at
-// random (max_tokens reconciled to the real output).
+// random (max_tokens reconciled to the real output). With a burst, RPM is
+// enforced over a shorter interval: the model is a window of that span
+// holding limit × burst / minute (whole, at least 1), or a bucket of that
+// capacity refilled at the limit per minute.
 func TestMetersAgainstBruteForce(t *testing.T) {
 	for _, kind := range []scenario.MeterKind{scenario.MeterRolling, scenario.MeterFixed, scenario.MeterTokenBucket} {
-		for seed := uint64(1); seed <= 40; seed++ {
-			t.Run(fmt.Sprintf("%s/%d", kind, seed), func(t *testing.T) { meterProperty(t, kind, seed) })
+		for _, burst := range []Time{0, Second, 10 * Second} {
+			for seed := uint64(1); seed <= 40; seed++ {
+				t.Run(fmt.Sprintf("%s/burst%v/%d", kind, burst.Duration(), seed), func(t *testing.T) { meterProperty(t, kind, burst, seed) })
+			}
 		}
 	}
 }
 
-func meterProperty(t *testing.T, kind scenario.MeterKind, seed uint64) {
+func meterProperty(t *testing.T, kind scenario.MeterKind, burst Time, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 0x6d65746572))
 	dims := []int{scenario.DimRPM, scenario.DimITPM, scenario.DimOTPM, scenario.DimTPM}
 	spec := poolSpec{models: 1, split: true}
@@ -121,7 +127,18 @@ func meterProperty(t *testing.T, kind scenario.MeterKind, seed uint64) {
 	for _, d := range dims {
 		spec.limits[d] = float64(limits[d])
 		spec.meters[d] = kind
-		models[d] = newModelMeter(kind, limits[d], Minute, nextReset(clock, 0, Minute))
+		models[d] = newModelMeter(kind, limits[d], limits[d], Minute, nextReset(clock, 0, Minute))
+	}
+	if burst > 0 {
+		d := scenario.DimRPM
+		spec.burst[d] = burst.Duration()
+		share := max(1, limits[d]*int64(burst)/int64(Minute)) // whole, computed in integers
+		if kind == scenario.MeterTokenBucket {
+			models[d] = newModelMeter(kind, limits[d], share, Minute, 0)
+		} else {
+			models[d] = newModelMeter(kind, share, share, burst, nextReset(clock, 0, burst))
+		}
+		limits[d] = share // the largest try it can ever hold
 	}
 	p := newQuotaPool(spec)
 	amount := func(d int, c tryCost) int64 {

@@ -20,6 +20,9 @@ type productionStream struct {
 	closer io.Closer
 	next   workloads.Call
 	rn     *rand.Rand // own backoff jitter (cfg.Retry set); nil: the gateway's
+	// lat draws each call's latency variation (the model's jitter), from a
+	// stream of the production's own, as evaluation calls' are drawn.
+	lat *rand.Rand
 }
 
 func (p *productionStream) maxAttempts() int {
@@ -55,7 +58,8 @@ func (w *World) openProduction() error {
 			Speedup: p.Speedup, Loop: p.Loop, Offset: p.Offset, Horizon: w.sc.Duration})); err != nil {
 			return fmt.Errorf("production %s: %w", p.Name, err)
 		}
-		ps := productionStream{cfg: p, model: index[p.Model], src: src, closer: closer}
+		ps := productionStream{cfg: p, model: index[p.Model], src: src, closer: closer,
+			lat: rand.New(rand.NewPCG(workloads.Stream(w.opts.Seed, "production-latency/"+p.Name), 5))}
 		if p.Retry != nil {
 			ps.rn = rand.New(rand.NewPCG(workloads.Stream(w.opts.Seed, "production-retry/"+p.Name), 3))
 		}
@@ -93,12 +97,22 @@ func (w *World) pullProduction(i int32) {
 }
 
 // productionArrival turns the stream's next request into a call sent
-// straight to the provider.
+// straight to the provider: its latency variation drawn and its max_tokens
+// (the record's, else the stream's) metered as an evaluation call's are,
+// its output cut there.
 func (w *World) productionArrival(i int32) {
 	p := &w.prod[i]
 	call := p.next
 	w.pullProduction(i)
-	c := w.newCall(productionCall, i, p.model, call.In, call.Out, 0, workloads.CallRecord{}, 0.5)
+	maxOut := call.MaxTokens
+	if maxOut == 0 {
+		maxOut = p.cfg.MaxTokens
+	}
+	out := call.Out
+	if maxOut > 0 {
+		out = min(out, maxOut)
+	}
+	c := w.newCall(productionCall, i, p.model, call.In, out, maxOut, workloads.CallRecord{}, p.lat.Float64())
 	w.rec.prod[i].arrived++
 	w.send(c)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
@@ -196,5 +197,117 @@ func TestProductionMinutesFromTheLog(t *testing.T) {
 	}
 	if checked < 25 {
 		t.Fatalf("only %d minutes with answers: the test needs a stream that runs", checked)
+	}
+}
+
+// TestProductionMeteredLikeEvaluation: production calls ask for the
+// max_tokens their trace record gives (else the stream's), are counted at
+// it under output: max_tokens, have their output cut there, and draw their
+// latency variation as evaluation calls do (lognormal CV 0.5: latencies
+// of calls of equal size vary, with mean near the unloaded latency).
+func TestProductionMeteredLikeEvaluation(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "prod.jsonl")
+	var b strings.Builder
+	type rec struct{ in, out, max int }
+	var recs []rec
+	for i := 0; i < 400; i++ {
+		r := rec{in: 1000, out: 300}
+		switch i % 3 {
+		case 0:
+			r.max = 800 // asks for more than it uses
+		case 1:
+			r.max = 200 // cut at 200
+		}
+		recs = append(recs, r)
+		if r.max > 0 {
+			fmt.Fprintf(&b, `{"timestamp": %d, "input_length": %d, "output_length": %d, "max_tokens": %d}`+"\n", i*1000, r.in, r.out, r.max)
+		} else {
+			fmt.Fprintf(&b, `{"timestamp": %d, "input_length": %d, "output_length": %d}`+"\n", i*1000, r.in, r.out)
+		}
+	}
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.ParseScenario("prod.yaml", []byte(fmt.Sprintf(`
+name: prod
+duration: 10m
+warmup: 0s
+containers: {capacity: 1000, startup: 0s}
+organisations: [{name: shared, tpm: 100000000, tpd: 1000000000000, output: max_tokens}]
+models:
+  - {name: m, org: shared, streams: 5000, ttft: 500ms, decode_rate: 100, jitter: {dist: lognormal, cv: 0.5}}
+production:
+  - {name: p, trace: %q, format: mooncake, model: m, max_tokens: 1000}
+workload:
+  accounts: 1
+  projects_per_account: 1
+  models: {hot: [m], hot_share: 1}
+  behaviours:
+    one: {turns: 1, fanout: 1, prompt_tokens: 2000, output_tokens: 500, tool_seconds: 0}
+policies:
+  fixed_lane: {global_cap: 1000}
+`, trace)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := runLogged(t, sc, "fixed-lane", 1)
+	accepted := map[int64]Time{}
+	var n int
+	var lats []float64
+	for _, r := range w.Log() {
+		if r.Job >= 0 {
+			continue
+		}
+		switch r.Event {
+		case LogCallAccept:
+			want := recs[n]
+			maxOut := want.max
+			if maxOut == 0 {
+				maxOut = 1000 // the stream's
+			}
+			if r.CountIn != int32(want.in) || r.CountOut != int32(maxOut) {
+				t.Fatalf("production call %d counted %d in, %d out; want %d and its max_tokens %d", n, r.CountIn, r.CountOut, want.in, maxOut)
+			}
+			if out := min(want.out, maxOut); r.Tokens != int32(want.in+out) {
+				t.Fatalf("production call %d has %d tokens, want %d (output cut at max_tokens)", n, r.Tokens, want.in+out)
+			}
+			accepted[r.Call] = r.T
+			n++
+		case LogCallAnswer:
+			if r.Tokens == 1300 { // the calls not cut: unloaded latency 0.5 + 300/100 s
+				lats = append(lats, (r.T - accepted[r.Call]).Seconds())
+			}
+		}
+	}
+	if n != len(recs) {
+		t.Fatalf("%d production accepts, want %d", n, len(recs))
+	}
+	// Telemetry in the meter's units: the TPD counted input + max_tokens,
+	// and the real tokens beside it.
+	var counted, real float64
+	for _, r := range recs {
+		maxOut := r.max
+		if maxOut == 0 {
+			maxOut = 1000
+		}
+		counted += float64(r.in + maxOut)
+		real += float64(r.in + min(r.out, maxOut))
+	}
+	var got []results.QuotaUse
+	for _, q := range w.QuotaUsage() {
+		if q.Workload == "p" && q.Dimension == "tpd" {
+			got = append(got, q)
+		}
+	}
+	if len(got) != 1 || got[0].Used != counted || got[0].RealTokens != real {
+		t.Errorf("production's TPD telemetry %+v; want used %g (what the quota counted), real tokens %g", got, counted, real)
+	}
+	mean := 0.0
+	for _, l := range lats {
+		mean += l / float64(len(lats))
+	}
+	if slices.Min(lats) > 3 || slices.Max(lats) < 4.5 || math.Abs(mean-3.5) > 0.35 {
+		t.Errorf("latencies of 1,300-token calls: min %.2f, max %.2f, mean %.2f s; want drawn around 3.5 s", slices.Min(lats), slices.Max(lats), mean)
 	}
 }

@@ -18,6 +18,9 @@ type Provider struct {
 	rules  []orgRules  // per organisation: what a try costs, the cache
 	keys   []quotaPool // gateway virtual keys, checked before the org pool
 	pace   []bool      // per key: hold calls instead of rejecting them
+	// keyAtEnd: per key, tokens are counted when a call ends (the request
+	// at admission), as a limiter that adds usage after the call does.
+	keyAtEnd []bool
 	// lastProd is, per organisation, when production last tried (for a
 	// reservation's borrowing); noTry before its first.
 	lastProd []Time
@@ -43,6 +46,10 @@ type deployment struct {
 	// call is answered (at_end, or max_tokens given back). Read on every
 	// try and answer, so a scenario without them skips the calls.
 	caches, settles bool
+	// cacheLife and cacheMin are the model's prompt-cache lifetime and
+	// minimum cacheable prompt (its own, else its organisation's).
+	cacheLife Time
+	cacheMin  int32
 }
 
 // verdict is the provider's answer to one try of a call.
@@ -62,10 +69,11 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		o := &sc.Organisations[i]
 		orgIndex[o.Name] = i
 		r := newOrgRules(o)
-		spec := poolSpec{limits: o.Limits(), countRejected: o.CountRejected, dailyReset: o.DailyReset, clock: sc.Clock, underLimit: scenario.UnderLimit(o.Admission), models: len(cfgs),
-			split: o.ITPM > 0 || o.OTPM > 0 || r.output == scenario.OutputAtEnd}
+		spec := poolSpec{limits: o.Limits(), countRejected: o.CountsRejected(), dailyReset: o.DailyReset, clock: sc.Clock, underLimit: scenario.UnderLimit(o.Admission), models: len(cfgs),
+			split: o.ITPM > 0 || o.OTPM > 0 || atEndRule(r.output)}
 		for d := range spec.meters {
 			spec.meters[d] = o.Meter(d)
+			spec.burst[d] = o.BurstOf(d)
 		}
 		pool := newQuotaPool(spec)
 		pool.seedHistory(o.History, sc.Clock)
@@ -75,8 +83,10 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 	}
 	for i, k := range sc.Keys {
 		keyIndex[k.Name] = i
-		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.Limits(), budget: k.BudgetTokens, underLimit: scenario.UnderLimit(k.Admission), models: len(cfgs)}))
+		p.keys = append(p.keys, newQuotaPool(poolSpec{limits: k.Limits(), budget: k.BudgetTokens, underLimit: scenario.UnderLimit(k.Admission), models: len(cfgs),
+			split: k.AtEnd()}))
 		p.pace = append(p.pace, k.Pace)
+		p.keyAtEnd = append(p.keyAtEnd, k.AtEnd())
 	}
 	index := func(m map[string]int, name string) int {
 		if i, ok := m[name]; ok {
@@ -98,10 +108,23 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		d.latFactor = 1
 		d.jit = compileJitter(d.cfg.Jitter)
 		d.caches = d.evalOrg >= 0 && p.rules[d.evalOrg].cache
+		d.settles = d.key >= 0 && p.keyAtEnd[d.key]
+		if d.caches {
+			r := &p.rules[d.evalOrg]
+			d.cacheLife, d.cacheMin = r.lifetime, r.minTokens
+			if c := d.cfg.Cache; c != nil {
+				if c.Lifetime > 0 {
+					d.cacheLife = FromDuration(c.Lifetime)
+				}
+				if c.MinTokens != nil {
+					d.cacheMin = int32(*c.MinTokens)
+				}
+			}
+		}
 		for _, org := range []int{d.org, d.evalOrg} {
 			if org >= 0 {
 				out := p.rules[org].output
-				d.settles = d.settles || out == scenario.OutputAtEnd || out == scenario.OutputReconciled
+				d.settles = d.settles || atEndRule(out) || out == scenario.OutputReconciled
 			}
 		}
 	}
@@ -116,6 +139,7 @@ type orgRules struct {
 	cache         bool
 	lifetime      Time
 	writeF, readF float64
+	minTokens     int32 // a shorter prompt is not cached
 	// reserve is production's reserved share of every quota (0: none);
 	// with borrow, evaluation uses it while production has made no try
 	// for idle.
@@ -127,7 +151,8 @@ type orgRules struct {
 func newOrgRules(o *scenario.OrgConfig) orgRules {
 	r := orgRules{input: o.InputRule(), output: o.OutputRule(), cache: o.Cache.On()}
 	if r.cache {
-		r.lifetime, r.writeF, r.readF = FromDuration(o.Cache.Lifetime), o.Cache.WriteFactor, o.Cache.ReadFactor
+		r.lifetime, r.writeF, r.readF = FromDuration(o.Cache.Lifetime), o.Cache.Write(), o.Cache.Read()
+		r.minTokens = int32(o.Cache.Min())
 	}
 	if v := o.Reserve; v != nil {
 		r.reserve, r.borrow, r.idle = v.Production, v.Borrow, FromDuration(v.Idle)
@@ -136,6 +161,12 @@ func newOrgRules(o *scenario.OrgConfig) orgRules {
 		}
 	}
 	return r
+}
+
+// atEnd says whether an organisation counts output when a call ends
+// (at_end, and as_produced, which the lab counts then).
+func atEndRule(o scenario.OutputCount) bool {
+	return o == scenario.OutputAtEnd || o == scenario.OutputProduced
 }
 
 // callTokens is a call's tokens as the provider sees them: its input (of
@@ -177,7 +208,7 @@ func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v ver
 		key = d.key
 	}
 	if key >= 0 {
-		if retryAfter = p.keys[key].check(now, tokens); retryAfter != 0 {
+		if retryAfter = p.keys[key].check(now, p.keyTokens(key, tokens)); retryAfter != 0 {
 			return rejectedKey, retryAfter, false
 		}
 	}
@@ -198,31 +229,56 @@ func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v ver
 		}
 	}
 	if key >= 0 {
-		p.keys[key].commit(now, tokens, src, who)
+		p.keys[key].commit(now, p.keyTokens(key, tokens), src, who)
 	}
 	return accepted, 0, false
 }
 
+// keyTokens is what key counts of a call of tokens at admission: all of
+// them, or none when it counts them as the call ends.
+func (p *Provider) keyTokens(key int, tokens float64) float64 {
+	if p.keyAtEnd[key] {
+		return 0
+	}
+	return tokens
+}
+
+// keyAnswered counts an answered evaluation call's tokens in its key, if
+// the key counts them when calls end.
+func (p *Provider) keyAnswered(model int32, now Time, t callTokens, src source) {
+	if d := &p.models[model]; src == srcEval && d.key >= 0 && p.keyAtEnd[d.key] {
+		k := &p.keys[d.key]
+		k.expire(now)
+		k.spent += float64(t.in) + float64(t.out)
+		k.push(newTry(now, float64(t.in)+float64(t.out), src, model, entryOut))
+	}
+}
+
 // answered settles an answered call's output with its organisation:
-// counted now (output: at_end), or what was counted at admission beyond
-// the real output given back (max_tokens_reconciled).
-func (p *Provider) answered(model int32, now Time, t callTokens, src source) {
+// counted now (output: at_end, as_produced), or what was counted at
+// admission beyond the real output given back (max_tokens_reconciled). It
+// returns the change to what the organisation counted.
+func (p *Provider) answered(model int32, now Time, t callTokens, src source) float64 {
+	p.keyAnswered(model, now, t, src)
 	org := p.models[model].orgOf(src)
 	if org < 0 {
-		return
+		return 0
 	}
 	switch p.rules[org].output {
-	case scenario.OutputAtEnd:
+	case scenario.OutputAtEnd, scenario.OutputProduced:
 		who := int32(-1)
 		if src == srcEval {
 			who = model
 		}
 		p.orgs[org].countOutput(now, float64(t.out), src, who)
+		return float64(t.out)
 	case scenario.OutputReconciled:
 		if t.maxOut > t.out {
 			p.orgs[org].giveBack(now, float64(t.maxOut-t.out))
+			return -float64(t.maxOut - t.out)
 		}
 	}
+	return 0
 }
 
 // orgOf is the organisation a call from src bills to on this deployment.
@@ -241,7 +297,7 @@ func (p *Provider) paceWait(model int32, now Time, t callTokens) Time {
 	d := &p.models[model]
 	var wait Time
 	if k := d.key; k >= 0 && p.pace[k] {
-		wait = max(p.keys[k].check(now, float64(t.in)+float64(t.out)), 0)
+		wait = max(p.keys[k].check(now, p.keyTokens(k, float64(t.in)+float64(t.out))), 0)
 	}
 	if org := d.evalOrg; org >= 0 && p.rules[org].reserve > 0 {
 		r := &p.rules[org]

@@ -159,6 +159,10 @@ type poolSpec struct {
 	// for a daily quota with dailyReset); split as quotaPool.split.
 	meters [scenario.NumDims]scenario.MeterKind
 	split  bool
+	// burst is each dimension's enforcement interval (0: its span): a
+	// window of that span holding limit × burst / span, whole and at least
+	// 1, or a bucket of that capacity refilled at limit per span.
+	burst [scenario.NumDims]time.Duration
 }
 
 // newQuotaPool has a window for each quota set (0 = none).
@@ -169,6 +173,10 @@ func newQuotaPool(p poolSpec) quotaPool {
 			continue
 		}
 		span := FromDuration(scenario.DimSpan(d))
+		burst := span
+		if b := FromDuration(p.burst[d]); b > 0 && b < span {
+			burst = b
+		}
 		q := quotaWindow{dim: d, limit: limit, span: span, counts: scenario.DimCount(d), underLimit: p.underLimit,
 			byModel: make([]float64, p.models)}
 		meter := p.meters[d]
@@ -178,6 +186,11 @@ func newQuotaPool(p poolSpec) quotaPool {
 				meter = scenario.MeterFixed
 			}
 		}
+		if burst < span && meter != scenario.MeterTokenBucket {
+			// A window over the shorter interval, holding its share of
+			// the limit (whole: every sum stays exact).
+			q.span, q.limit = burst, burstShare(limit, burst, span)
+		}
 		switch meter {
 		case scenario.MeterFixed:
 			q.fixed = true
@@ -185,10 +198,10 @@ func newQuotaPool(p poolSpec) quotaPool {
 			if span == 24*Hour && p.dailyReset != nil {
 				at = FromDuration(*p.dailyReset)
 			}
-			q.resetAt = nextReset(FromDuration(p.clock), at, span)
+			q.resetAt = nextReset(FromDuration(p.clock), at, q.span)
 		case scenario.MeterTokenBucket:
 			// Full a day before the run: declared history drains it.
-			b := newTokenBucket(limit, span, -24*Hour)
+			b := newTokenBucket(limit, burstShare(limit, burst, span), span, -24*Hour)
 			q.bucket = &b
 			q.underLimit = false
 		}
@@ -214,6 +227,15 @@ func newQuotaPool(p poolSpec) quotaPool {
 		q.log = l
 	}
 	return pool
+}
+
+// burstShare is limit × burst / span rounded down, at least 1: what a
+// quota enforced over burst holds.
+func burstShare(limit float64, burst, span Time) float64 {
+	if burst >= span {
+		return limit
+	}
+	return max(1, math.Floor(limit*float64(burst)/float64(span)))
 }
 
 // nextReset is the first virtual time > 0 whose time within a period of

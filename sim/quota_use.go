@@ -25,14 +25,16 @@ func (o *quotaPool) use(now Time) float64 {
 // dimUse is, per dimension, the window's use at now as a share of its
 // limit: by everyone and by one source (0 where no quota is set). It reads
 // without expiring entries, so reading never changes the windows' sums.
+// A token bucket reads as its window does (what it counted over the last
+// span ÷ its limit, the rate it is taking), not as its deficit: the share
+// a source or a model holds (by, modelUse) is a window sum, and a rule
+// that adds a lane's share to the whole must read both in one unit (at a
+// steady 90% of the limit a bucket's deficit is near 0, its window 0.9).
 func (o *quotaPool) dimUse(now Time, src source) (all, by [scenario.NumDims]float64) {
 	for i := range o.windows {
 		q := &o.windows[i]
 		sum, bySrc := q.live(now)
 		all[q.dim] = sum / q.limit
-		if q.bucket != nil {
-			all[q.dim] = q.bucket.used(now)
-		}
 		by[q.dim] = bySrc[src] / q.limit
 	}
 	return all, by

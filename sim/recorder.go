@@ -128,6 +128,8 @@ type LogRecord struct {
 	Project int32
 	// Tier is a job event's effective tier.
 	Tier int8
+	// Ready is when a LogCacheReady's entry becomes readable.
+	Ready Time
 }
 
 // LogEvent is what happened.
@@ -154,6 +156,9 @@ const (
 	LogBatchDone
 	LogBatchExpire
 	LogBatchRefuse
+	// LogCacheReady: a call that wrote its job's prompt cache was served;
+	// the entry is readable from Ready (its first token).
+	LogCacheReady
 )
 
 func newRecorder(sc *scenario.Scenario, eng *Engine, log bool) recorder {
@@ -226,6 +231,10 @@ func (r *recorder) logJob(j *waitingJob, ev LogEvent) {
 		r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: j.id, Call: -1, Model: j.model, Org: -1, Grading: j.grading, Project: j.project, Tier: int8(j.tier)})
 	}
 }
+
+// readyAt sets the instant the last logged LogCacheReady's entry becomes
+// readable.
+func (r *recorder) readyAt(at Time) { r.log[len(r.log)-1].Ready = at }
 
 // logCall records a call event; the caller checks logOn first.
 func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org int, in, out int32) {

@@ -15,9 +15,13 @@ import (
 // gateway's (signals.go).
 type quotaMeter struct {
 	// use[w][o] is workload w's requests and tokens counted by org o
-	// (w = 0: evaluation jobs, 1+i: production stream i); keyUse[k] is the
-	// evaluation calls counted by virtual key k.
+	// (w = 0: evaluation jobs, 1+i: production stream i), in the meter's
+	// units: tokens as the organisation's rules count them (input per
+	// input:, output at admission and when calls end per output:); real[w][o]
+	// is the same calls' real tokens (input + output). keyUse[k] is the
+	// evaluation calls counted by virtual key k (input + real output).
 	use    [][][2]float64
+	real   [][]float64
 	keyUse [][2]float64
 	// burned counts rejected tries counted against request windows, per
 	// workload; keyRejected counts tries refused by a virtual key.
@@ -29,8 +33,10 @@ func newQuotaMeter(sc *scenario.Scenario) quotaMeter {
 	q := quotaMeter{keyUse: make([][2]float64, len(sc.Keys)),
 		burned: make([]int64, 1+len(sc.Production))}
 	q.use = make([][][2]float64, 1+len(sc.Production))
+	q.real = make([][]float64, 1+len(sc.Production))
 	for i := range q.use {
 		q.use[i] = make([][2]float64, len(sc.Organisations))
+		q.real[i] = make([]float64, len(sc.Organisations))
 	}
 	return q
 }
@@ -57,12 +63,14 @@ func (r *recorder) keyRejected(cs *callState) {
 }
 
 // acceptedTry counts an accepted try in the telemetry of org (and key).
-func (r *recorder) acceptedTry(cs *callState, org int, key int) {
+// acceptedTry: an accepted try counted counted tokens in org's quotas.
+func (r *recorder) acceptedTry(cs *callState, org int, key int, counted float64) {
 	tokens := float64(cs.in) + float64(cs.out)
 	if org >= 0 {
 		u := &r.quota.use[workloadOf(cs)][org]
 		u[0]++
-		u[1] += tokens
+		u[1] += counted
+		r.quota.real[workloadOf(cs)][org] += tokens
 	}
 	if key >= 0 && cs.kind == jobCall {
 		r.quota.keyUse[key][0]++
@@ -82,8 +90,7 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 	if d.evalOrg >= 0 {
 		pool := &w.prov.orgs[d.evalOrg]
 		use, _ := pool.dimUse(w.now(), srcEval)
-		q.Use = policyDims(use)
-		q.ModelUse = policyDims(pool.modelUse(w.now(), model))
+		q.Use, q.ModelUse = foldPair(use, pool.modelUse(w.now(), model))
 		q.BelowShare = belowShare(w.Running(m), w.orgPeers(m))
 	}
 	if d.org >= 0 {
@@ -102,6 +109,24 @@ func policyDims(a [scenario.NumDims]float64) (b [policies.NumDims]float64) {
 	b[policies.DimRPD] = a[scenario.DimRPD]
 	b[policies.DimTPD] = a[scenario.DimTPD]
 	return b
+}
+
+// foldPair folds a window's use and the model's own share of it into the
+// policy's dimensions as policyDims does, but as a pair: TPM reads the
+// token window (TPM, ITPM or OTPM) the fullest, and the model's share of
+// that same window, so that a rule adding one to the other compares like
+// with like (the fullest use and the largest share may be of different
+// windows).
+func foldPair(use, own [scenario.NumDims]float64) (u, m [policies.NumDims]float64) {
+	u, m = policyDims(use), policyDims(own)
+	best := scenario.DimTPM
+	for _, d := range []int{scenario.DimITPM, scenario.DimOTPM} {
+		if use[d] > use[best] || use[d] == use[best] && own[d] > own[best] {
+			best = d
+		}
+	}
+	u[policies.DimTPM], m[policies.DimTPM] = use[best], own[best]
+	return u, m
 }
 
 // Rejections implements policies.QuotaState: the model's 429s since the
@@ -156,15 +181,29 @@ func belowShare(own int, peers []int) bool {
 	return len(peers) > 1 && own*len(peers) < total
 }
 
+// settled: an answered call's output settled with org counted delta more
+// tokens (at_end, as_produced: its output; reconciled: minus what was
+// given back).
+func (r *recorder) settled(cs *callState, org int, delta float64) {
+	if org >= 0 {
+		r.quota.use[workloadOf(cs)][org][1] += delta
+	}
+}
+
 // QuotaUsage is the run's quota telemetry: per workload, organisation or
-// key, and daily dimension with a quota, N used of M.
+// key, and daily dimension with a quota, N used of M in the quota's units
+// (what it counted), with the real tokens beside a token quota's.
 func (w *World) QuotaUsage() []results.QuotaUse {
 	var out []results.QuotaUse
-	add := func(workload, org, key string, used [2]float64, pool *quotaPool) {
+	add := func(workload, org, key string, used [2]float64, real float64, pool *quotaPool) {
 		for _, d := range []int{scenario.DimRPD, scenario.DimTPD} {
 			if m := pool.limit(d); m > 0 {
-				out = append(out, results.QuotaUse{Workload: workload, Org: org, Key: key, Dimension: scenario.DimNames[d],
-					Used: used[d-scenario.DimRPD], Quota: m, Share: used[d-scenario.DimRPD] / m})
+				u := results.QuotaUse{Workload: workload, Org: org, Key: key, Dimension: scenario.DimNames[d],
+					Used: used[d-scenario.DimRPD], Quota: m, Share: used[d-scenario.DimRPD] / m}
+				if d == scenario.DimTPD {
+					u.RealTokens = real
+				}
+				out = append(out, u)
 			}
 		}
 	}
@@ -179,12 +218,12 @@ func (w *World) QuotaUsage() []results.QuotaUse {
 				u[0] += float64(w.rec.quota.burned[wi]) * boolTo(w.prov.orgs[oi].countRejected)
 			}
 			if u != [2]float64{} {
-				add(name, w.sc.Organisations[oi].Name, "", u, &w.prov.orgs[oi])
+				add(name, w.sc.Organisations[oi].Name, "", u, w.rec.quota.real[wi][oi], &w.prov.orgs[oi])
 			}
 		}
 	}
 	for ki := range w.rec.quota.keyUse {
-		add(results.EvaluationWorkload, "", w.sc.Keys[ki].Name, w.rec.quota.keyUse[ki], &w.prov.keys[ki])
+		add(results.EvaluationWorkload, "", w.sc.Keys[ki].Name, w.rec.quota.keyUse[ki], w.rec.quota.keyUse[ki][1], &w.prov.keys[ki])
 	}
 	return out
 }

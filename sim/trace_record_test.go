@@ -96,7 +96,7 @@ func TestRecordedCacheCountsReplayed(t *testing.T) {
 				o.Input, o.Output = scenario.InputUncached, scenario.OutputMaxTokens
 				o.Cache = &scenario.CacheConfig{Enabled: &off}
 				if cache {
-					o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: 5 * time.Minute, WriteFactor: 1.25, ReadFactor: 0.1}
+					o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: 5 * time.Minute, WriteFactor: ptr(1.25), ReadFactor: ptr(0.1)}
 				}
 				cfgs := sc.ModelConfigs()
 				for i := range cfgs {

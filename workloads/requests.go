@@ -21,6 +21,9 @@ import (
 type Call struct {
 	Arrival time.Duration
 	In, Out int
+	// MaxTokens is the max_tokens the request asked for (0: the trace
+	// does not say).
+	MaxTokens int
 }
 
 // CallSource yields calls in non-decreasing arrival order, one at a time.
@@ -65,13 +68,14 @@ type ReplayOptions struct {
 // the binary by its "embedded:" name (EmbeddedTraces).
 //
 //   - "azure": the Azure LLM inference trace, CSV with the header
-//     TIMESTAMP,ContextTokens,GeneratedTokens (columns in any order, extra
-//     columns ignored); TIMESTAMP like 2023-11-16 18:17:03.9799600 (Go
+//     TIMESTAMP,ContextTokens,GeneratedTokens and optionally MaxTokens
+//     (columns in any order, extra columns ignored; a blank MaxTokens is
+//     none); TIMESTAMP like 2023-11-16 18:17:03.9799600 (Go
 //     layout 2006-01-02 15:04:05.9999999); CRLF or LF line ends, trailing
 //     newline optional.
 //   - "mooncake": the Mooncake trace, JSON Lines with timestamp
-//     (milliseconds from the start), input_length, output_length; other
-//     fields (hash_ids) are ignored.
+//     (milliseconds from the start), input_length, output_length and
+//     optionally max_tokens; other fields (hash_ids) are ignored.
 //   - "gateway": a gateway's request log as `sim trace import --from
 //     litellm` writes it, JSON Lines (requests_gateway.go); only the calls
 //     opt selects (Model, Team, Key) are yielded.
@@ -130,12 +134,14 @@ type requestReader struct {
 	noCache bool
 
 	// per pass
-	br     *bufio.Reader
-	cr     *csv.Reader
-	cols   [3]int // azure: TIMESTAMP, ContextTokens, GeneratedTokens
-	line   int
-	pass   int
-	inPass int // records read in this pass
+	br   *bufio.Reader
+	cr   *csv.Reader
+	cols [4]int // azure: TIMESTAMP, ContextTokens, GeneratedTokens, MaxTokens (optional: -1)
+	// lastMax is the max_tokens of the record read last (0: none given).
+	lastMax int
+	line    int
+	pass    int
+	inPass  int // records read in this pass
 
 	t0      time.Time     // azure: the first record's time
 	haveT0  bool          // t0 / ms0 set
@@ -190,7 +196,7 @@ func (r *requestReader) readAzureHeader() {
 		r.csvError(err)
 		return
 	}
-	r.cols = [3]int{-1, -1, -1}
+	r.cols = [4]int{-1, -1, -1, -1}
 	for i, h := range rec {
 		switch strings.TrimPrefix(strings.TrimSpace(h), "\ufeff") {
 		case "TIMESTAMP":
@@ -199,6 +205,8 @@ func (r *requestReader) readAzureHeader() {
 			r.cols[1] = i
 		case "GeneratedTokens":
 			r.cols[2] = i
+		case "MaxTokens":
+			r.cols[3] = i
 		}
 	}
 	for i, name := range []string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"} {
@@ -254,7 +262,7 @@ func (r *requestReader) Next() (Call, bool) {
 			r.done = true
 			return Call{}, false
 		}
-		return Call{Arrival: at, In: in, Out: out}, true
+		return Call{Arrival: at, In: in, Out: out, MaxTokens: r.lastMax}, true
 	}
 	return Call{}, false
 }
@@ -267,15 +275,15 @@ func (r *requestReader) scale(d time.Duration) time.Duration {
 }
 
 // maxCachedRecords is the most records of a looping trace kept in memory
-// (16 bytes each) so that its later passes read no file: a short trace
+// (24 bytes each) so that its later passes read no file: a short trace
 // looped over a long run would otherwise be read and parsed again
 // thousands of times a virtual second.
 const maxCachedRecords = 1 << 20
 
 // cachedRecord is one record of a looping trace's first pass.
 type cachedRecord struct {
-	raw     time.Duration
-	in, out int32
+	raw             time.Duration
+	in, out, maxTok int32
 }
 
 // nextRaw is readRaw, or after the first pass of a looping trace that fit
@@ -287,12 +295,13 @@ func (r *requestReader) nextRaw() (raw time.Duration, in, out int, ok bool) {
 		}
 		c := r.cache[r.ci]
 		r.ci++
+		r.lastMax = int(c.maxTok)
 		return c.raw, int(c.in), int(c.out), true
 	}
 	raw, in, out, ok = r.readRaw()
 	if r.pass == 0 && r.opt.Loop && ok {
 		if !r.noCache && len(r.cache) < maxCachedRecords {
-			r.cache = append(r.cache, cachedRecord{raw: raw, in: int32(in), out: int32(out)})
+			r.cache = append(r.cache, cachedRecord{raw: raw, in: int32(in), out: int32(out), maxTok: int32(r.lastMax)})
 		} else {
 			r.cache, r.noCache = nil, true // too long: later passes read the file
 		}
@@ -364,6 +373,12 @@ func (r *requestReader) readAzure() (time.Duration, int, int, bool) {
 	if !ok {
 		return 0, 0, 0, false
 	}
+	r.lastMax = 0
+	if c := r.cols[3]; c >= 0 && c < len(rec) && strings.TrimSpace(rec[c]) != "" {
+		if r.lastMax, ok = r.tokens("MaxTokens", rec[c]); !ok {
+			return 0, 0, 0, false
+		}
+	}
 	if !r.haveT0 {
 		r.t0, r.haveT0 = t, true
 	}
@@ -391,7 +406,8 @@ type mooncakeRecord struct {
 	OutputLength *int64   `json:"output_length"`
 	// Model is not Mooncake's: a line with one is a gateway trace's, whose
 	// calls on every model would otherwise replay on the stream's one.
-	Model *json.RawMessage `json:"model"`
+	Model     *json.RawMessage `json:"model"`
+	MaxTokens *int64           `json:"max_tokens"` // optional
 }
 
 func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
@@ -436,11 +452,17 @@ func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
 			r.fail(r.line, "input_length", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.InputLength)
 		case *rec.OutputLength < 0 || *rec.OutputLength > maxPlanTokens:
 			r.fail(r.line, "output_length", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.OutputLength)
+		case rec.MaxTokens != nil && (*rec.MaxTokens < 0 || *rec.MaxTokens > maxPlanTokens):
+			r.fail(r.line, "max_tokens", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.MaxTokens)
 		}
 		if r.done {
 			return 0, 0, 0, false
 		}
 		ms, in, out := *rec.Timestamp, int(*rec.InputLength), int(*rec.OutputLength)
+		r.lastMax = 0
+		if rec.MaxTokens != nil {
+			r.lastMax = int(*rec.MaxTokens)
+		}
 		if !r.haveT0 {
 			r.ms0, r.haveT0 = ms, true
 		}

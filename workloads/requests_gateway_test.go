@@ -47,15 +47,15 @@ func TestGatewaySelects(t *testing.T) {
 		opt  ReplayOptions
 		want []Call
 	}{
-		{"all", ReplayOptions{}, []Call{{0, 1200, 300}, {ms(500), 3400, 512}, {ms(3000.5), 900, 150}, {ms(7000), 5100, 800}}},
-		{"model", ReplayOptions{Model: "hot-a"}, []Call{{0, 1200, 300}, {ms(3000.5), 900, 150}, {ms(7000), 5100, 800}}},
-		{"model and team", ReplayOptions{Model: "hot-a", Team: "support"}, []Call{{ms(7000), 5100, 800}}},
-		{"team", ReplayOptions{Team: "support"}, []Call{{ms(500), 3400, 512}, {ms(7000), 5100, 800}}},
-		{"key", ReplayOptions{Key: "k1"}, []Call{{ms(3000.5), 900, 150}}},
+		{"all", ReplayOptions{}, []Call{{0, 1200, 300, 0}, {ms(500), 3400, 512, 0}, {ms(3000.5), 900, 150, 0}, {ms(7000), 5100, 800, 0}}},
+		{"model", ReplayOptions{Model: "hot-a"}, []Call{{0, 1200, 300, 0}, {ms(3000.5), 900, 150, 0}, {ms(7000), 5100, 800, 0}}},
+		{"model and team", ReplayOptions{Model: "hot-a", Team: "support"}, []Call{{ms(7000), 5100, 800, 0}}},
+		{"team", ReplayOptions{Team: "support"}, []Call{{ms(500), 3400, 512, 0}, {ms(7000), 5100, 800, 0}}},
+		{"key", ReplayOptions{Key: "k1"}, []Call{{ms(3000.5), 900, 150, 0}}},
 		{"nobody", ReplayOptions{Team: "nobody"}, nil},
 		// Span 7 s (the file's): the second pass of team support's hot-b
 		// call comes 7 s after the first.
-		{"loop", ReplayOptions{Model: "hot-b", Loop: true, Horizon: 15 * time.Second}, []Call{{ms(500), 3400, 512}, {ms(7500), 3400, 512}, {ms(14500), 3400, 512}}},
+		{"loop", ReplayOptions{Model: "hot-b", Loop: true, Horizon: 15 * time.Second}, []Call{{ms(500), 3400, 512, 0}, {ms(7500), 3400, 512, 0}, {ms(14500), 3400, 512, 0}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := readAllCalls(t, p, RequestGateway, tc.opt)
@@ -116,7 +116,7 @@ func TestGatewayCallLine(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "one.jsonl")
 	os.WriteFile(p, []byte(want), 0o644)
 	got, err := readAllCalls(t, p, RequestGateway, ReplayOptions{Team: "te\"am\x01<"})
-	if err != nil || len(got) != 1 || got[0] != (Call{0, 900, 150}) {
+	if err != nil || len(got) != 1 || got[0] != (Call{0, 900, 150, 0}) {
 		t.Errorf("read back %v, %v", got, err)
 	}
 }

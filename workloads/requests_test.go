@@ -518,3 +518,56 @@ func TestRequestTraceBoundedAndEncoded(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestTraceMaxTokens: a request trace may give each request's
+// max_tokens (azure: a MaxTokens column, blank for none; mooncake: a
+// max_tokens field); a looping trace replays it from memory on its later
+// passes; a bad one is refused at its line.
+func TestRequestTraceMaxTokens(t *testing.T) {
+	dir := t.TempDir()
+	azure := filepath.Join(dir, "a.csv")
+	os.WriteFile(azure, []byte("TIMESTAMP,ContextTokens,GeneratedTokens,MaxTokens\n"+
+		"2023-11-16 18:00:00.0000000,100,10,500\n2023-11-16 18:00:01.0000000,200,20,\n2023-11-16 18:00:02.0000000,300,30,800\n"), 0o644)
+	moon := filepath.Join(dir, "m.jsonl")
+	os.WriteFile(moon, []byte(`{"timestamp": 0, "input_length": 100, "output_length": 10, "max_tokens": 500}`+"\n"+
+		`{"timestamp": 1000, "input_length": 200, "output_length": 20}`+"\n"+
+		`{"timestamp": 2000, "input_length": 300, "output_length": 30, "max_tokens": 800}`+"\n"), 0o644)
+	for _, c := range []struct {
+		path   string
+		format RequestFormat
+	}{{azure, RequestAzure}, {moon, RequestMooncake}} {
+		src, closer, err := OpenRequestTrace(c.path, c.format, ReplayOptions{Loop: true, Horizon: 9 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for call, ok := src.Next(); ok; call, ok = src.Next() {
+			got = append(got, call.MaxTokens)
+		}
+		closer.Close()
+		if err := src.Err(); err != nil {
+			t.Fatal(err)
+		}
+		// Every pass gives the records' max_tokens in order, the later
+		// passes from memory.
+		var want []int
+		for i := range got {
+			want = append(want, []int{500, 0, 800}[i%3])
+		}
+		if diff := cmp.Diff(want, got); diff != "" || len(got) < 6 {
+			t.Errorf("%s: max_tokens per request over %d requests (-want +got):\n%s", c.format, len(got), diff)
+		}
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("TIMESTAMP,ContextTokens,GeneratedTokens,MaxTokens\n2023-11-16 18:00:00.0000000,100,10,-5\n"), 0o644)
+	src, closer, err := OpenRequestTrace(bad, RequestAzure, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	for _, ok := src.Next(); ok; _, ok = src.Next() {
+	}
+	if err := src.Err(); err == nil || !strings.Contains(err.Error(), "bad.csv:2: MaxTokens") {
+		t.Errorf("a negative MaxTokens: %v, want an error at bad.csv:2: MaxTokens", err)
+	}
+}

@@ -76,16 +76,18 @@ func (s *TraceStats) Add(j Job) {
 	s.CallsPerJob.Add(float64(calls))
 }
 
-// EffectiveTier is the tier that applies to a job: the most specific level
-// set (batch, else project, else account); 0 when none is.
+// EffectiveTier is the tier that applies to a job: priority passes down
+// from the account to its projects and batches, a level below raising it
+// but never lowering it, so the highest priority (smallest tier) any level
+// sets (as policies.Job.EffectiveTier); 0 when none is.
 func EffectiveTier(j Job) int8 {
-	switch {
-	case j.BatchTier != 0:
-		return j.BatchTier
-	case j.ProjectTier != 0:
-		return j.ProjectTier
+	t := int8(0)
+	for _, x := range [3]int8{j.AccountTier, j.ProjectTier, j.BatchTier} {
+		if x > 0 && (t == 0 || x < t) {
+			t = x
+		}
 	}
-	return j.AccountTier
+	return t
 }
 
 // RequestStats describes a public request trace: requests per bucket and

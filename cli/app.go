@@ -144,7 +144,7 @@ func runCommand(out io.Writer, o options) error {
 	run := done.runs[0]
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}, Invocation: o.invocation("run")}
-	headline := results.NewHeadline(sc.Name, seed, [][]results.Run{{run}}, sc.Workload.JudgeModels())
+	headline := results.NewHeadline(sc.Name, seed, [][]results.Run{{run}})
 	if err := done.commit(summary, &headline); err != nil {
 		return err
 	}
@@ -297,9 +297,9 @@ func compareCommand(out io.Writer, o options) error {
 	summary := lab.CompareSummary(sc.Name, seed+uint64(owned[0]), bySeed, len(o.variants) > 0, o.invocation("compare"))
 	if sh.N > 1 {
 		return commitCompareShard(done, summary, lab.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
-			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation, GradingModels: sc.Workload.JudgeModels()}, owned, bySeed, o.stderr, dir)
+			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
 	}
-	headline := results.NewHeadline(sc.Name, seed, bySeed, sc.Workload.JudgeModels())
+	headline := results.NewHeadline(sc.Name, seed, bySeed)
 	if err := done.commit(summary, &headline); err != nil {
 		return err
 	}

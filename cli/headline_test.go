@@ -145,6 +145,21 @@ func TestHeadlineAgreesWithSummary(t *testing.T) {
 			}
 		}
 	}
+	// summary.json's multiplier_across_seeds carries the group rows too:
+	// "(all)" (the evaluation lanes) and "(grading)", each the same
+	// interval as recomputed by hand.
+	groups := map[string][3]float64{}
+	for _, m := range s.MultiplierAcrossSeeds {
+		if m.Model == results.AllLanes || m.Model == results.GradingLanes {
+			if m.Low == nil || m.High == nil {
+				t.Fatalf("summary.json %s over seeds has no interval: %+v", m.Model, m)
+			}
+			groups[m.Model] = [3]float64{m.Mean, *m.Low, *m.High}
+		}
+	}
+	if diff := cmp.Diff(map[string][3]float64{results.AllLanes: interval(allRatios), results.GradingLanes: interval(grRatios)}, groups, approx); diff != "" {
+		t.Errorf("summary.json's group rows over seeds (-recomputed +summary):\n%s", diff)
+	}
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +169,11 @@ func TestHeadlineAgreesWithSummary(t *testing.T) {
 // NearZeroCompleted jobs says so instead of giving a ratio.
 func TestHeadlineNearZero(t *testing.T) {
 	run := func(policy string, judge float64, judgeDone int64) results.Run {
-		return results.Run{Policy: policy, Total: results.Lane{ThroughputPerHour: 100 + judge, Completed: 100 + judgeDone},
-			Lanes: []results.Lane{{Model: "m", ThroughputPerHour: 100, Completed: 100}, {Model: "judge", ThroughputPerHour: judge, Completed: judgeDone}}}
+		g := results.Lane{Model: results.GradingLanes, Grading: true, ThroughputPerHour: judge, Completed: judgeDone}
+		return results.Run{Policy: policy, Total: results.Lane{Model: results.AllLanes, ThroughputPerHour: 100, Completed: 100}, Grading: &g,
+			Lanes: []results.Lane{{Model: "m", ThroughputPerHour: 100, Completed: 100}, {Model: "judge", Grading: true, ThroughputPerHour: judge, Completed: judgeDone}}}
 	}
-	h := results.NewHeadline("s", 1, [][]results.Run{{run("old", 2, 1), run("new", 50, 40)}}, []string{"judge"})
+	h := results.NewHeadline("s", 1, [][]results.Run{{run("old", 2, 1), run("new", 50, 40)}})
 	want := "new against old on s (seed 1): the evaluation lanes took 1.0× the throughput (100 → 100 jobs/h); grading (judge) went 2 → 50 jobs/h (the baseline completed 1 jobs in the window: too few for a ratio)."
 	if diff := cmp.Diff(want, h.Sentences[0]); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

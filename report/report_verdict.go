@@ -19,8 +19,8 @@ type verdict struct {
 }
 
 // headlineOf is the output directory's headline.json, or one made from
-// summary.json's first-seed runs when the directory has none (then no lane
-// is known to be grading, and there is no interval over seeds).
+// summary.json's first-seed runs when the directory has none (then there is
+// no interval over seeds).
 func headlineOf(o *input) results.Headline {
 	var h results.Headline
 	if o.Dir != "" && results.FileExists(filepath.Join(o.Dir, results.HeadlineFile)) {
@@ -32,7 +32,7 @@ func headlineOf(o *input) results.Headline {
 	if len(s.Runs) == 0 {
 		return h
 	}
-	return results.NewHeadline(s.Scenario, s.Seed, [][]results.Run{s.Runs}, nil)
+	return results.NewHeadline(s.Scenario, s.Seed, [][]results.Run{s.Runs})
 }
 
 // verdictLane is one row of the verdict: per run (old, new) values.

@@ -35,10 +35,8 @@ func WriteCompareTable(w io.Writer, old, new results.Run, rows []results.LaneCom
 	if rest := len(rows) - len(shown); rest > 0 {
 		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\t\n", rest)
 	}
-	total := results.Compare(results.Run{Lanes: []results.Lane{old.Total}}, results.Run{Lanes: []results.Lane{new.Total}})
-	line(total[0])
-	if old.Grading != nil || new.Grading != nil {
-		line(results.Compare(results.Run{Lanes: []results.Lane{laneOrEmpty(old.Grading)}}, results.Run{Lanes: []results.Lane{laneOrEmpty(new.Grading)}})[0])
+	for _, g := range results.GroupComparisons(old, new) {
+		line(g)
 	}
 	return tw.Flush()
 }
@@ -71,14 +69,6 @@ func WriteRunTable(out io.Writer, run results.Run, top int) error {
 	return tw.Flush()
 }
 
-// laneOrEmpty is *l, or a grading total with nothing in it.
-func laneOrEmpty(l *results.Lane) results.Lane {
-	if l == nil {
-		return results.Lane{Model: results.GradingLanes}
-	}
-	return *l
-}
-
 // WriteMultiplierTable prints the multiplier over seeds for the top lanes.
 func WriteMultiplierTable(w io.Writer, stats []results.MultiplierStat, top int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -89,14 +79,29 @@ func WriteMultiplierTable(w io.Writer, stats []results.MultiplierStat, top int) 
 		}
 		return "[" + lo + ", " + hi + "]"
 	}
-	for i, s := range stats {
-		if top > 0 && i == top {
-			fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\n", len(stats)-top)
-			break
-		}
+	row := func(s results.MultiplierStat) {
 		mean, lo, hi := s.Cells("x")
 		tmean, tlo, thi := s.Tokens.Cells("x")
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%d\t\n", s.Model, s.Seeds, mean, interval(lo, hi), tmean, interval(tlo, thi), s.NearZeroSeeds)
+	}
+	// The lanes, the busiest top; the group rows always, last.
+	var lanes, groups []results.MultiplierStat
+	for _, s := range stats {
+		if results.IsGroupRow(s.Model) {
+			groups = append(groups, s)
+		} else {
+			lanes = append(lanes, s)
+		}
+	}
+	for i, s := range lanes {
+		if top > 0 && i == top {
+			fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\n", len(lanes)-top)
+			break
+		}
+		row(s)
+	}
+	for _, s := range groups {
+		row(s)
 	}
 	return tw.Flush()
 }

@@ -79,6 +79,32 @@ func Compare(old, new Run) []LaneComparison {
 	return out
 }
 
+// GroupComparisons compares the runs' group rows: the evaluation total
+// ("(all)", Run.Total) and, when either run has grading lanes, the grading
+// total ("(grading)", Run.Grading), in that order.
+func GroupComparisons(old, new Run) []LaneComparison {
+	all := Compare(Run{Lanes: []Lane{old.Total}}, Run{Lanes: []Lane{new.Total}})[0]
+	all.Model = AllLanes
+	out := []LaneComparison{all}
+	if old.Grading != nil || new.Grading != nil {
+		g := Compare(Run{Lanes: []Lane{groupOrEmpty(old.Grading)}}, Run{Lanes: []Lane{groupOrEmpty(new.Grading)}})[0]
+		g.Model = GradingLanes
+		out = append(out, g)
+	}
+	return out
+}
+
+// IsGroupRow says whether model names a group row (AllLanes, GradingLanes)
+// rather than a lane.
+func IsGroupRow(model string) bool { return model == AllLanes || model == GradingLanes }
+
+func groupOrEmpty(l *Lane) Lane {
+	if l == nil {
+		return Lane{Model: GradingLanes, Grading: true}
+	}
+	return *l
+}
+
 // RatioOf is new ÷ old, or nil when old is not positive (nothing to
 // compare with).
 func RatioOf(new, old float64) *float64 {

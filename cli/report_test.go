@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,4 +64,87 @@ func TestReproduceLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSeedsReportFiguresNameTheirSeed: a report over several seeds draws
+// its figures from the first seed's runs; each says so in its title, its
+// caption and on the image (so throughput.png is not the one-seed report's
+// byte for byte), and the throughput figure's title carries the total's
+// multiplier over the seeds beside the first seed's, as the verdict does.
+// Before, throughput.png over 4 seeds was the one-seed file, titled 8.13×
+// under a verdict of 4.7× [1.5×, 15×].
+func TestSeedsReportFiguresNameTheirSeed(t *testing.T) {
+	dir := t.TempDir()
+	one, two := filepath.Join(dir, "one"), filepath.Join(dir, "two")
+	for _, c := range []struct {
+		out, seeds string
+	}{{one, "1"}, {two, "2"}} {
+		if _, stderr, code := runSim(t, "compare", "--scenario", "testdata/small.yaml", "--seed", "3", "--seeds", c.seeds, "--out", c.out, "--report"); code != 0 {
+			t.Fatalf("--seeds %s: exit %d: %s", c.seeds, code, stderr)
+		}
+	}
+	figures := func(out string) map[string][2]string { // file → title, caption
+		md, err := os.ReadFile(filepath.Join(out, "report.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][2]string{}
+		re := regexp.MustCompile(`(?m)^### (.*)\n\n!\[.*\]\((figures/[^)]+)\)\n\n(.*)$`)
+		for _, m := range re.FindAllStringSubmatch(string(md), -1) {
+			unescape := strings.NewReplacer(`\[`, "[", `\]`, "]").Replace // report.md escapes brackets
+			got[m[2]] = [2]string{unescape(m[1]), unescape(m[3])}
+		}
+		if len(got) == 0 {
+			t.Fatalf("%s/report.md lists no figure", out)
+		}
+		return got
+	}
+	const note = "seed 3 of seeds 3–4"
+	for file, tc := range figures(two) {
+		if !strings.Contains(tc[0], note) || !strings.Contains(tc[1], note) {
+			t.Errorf("%s: title %q, caption %q: want both to name %q", file, tc[0], tc[1], note)
+		}
+	}
+	for file, tc := range figures(one) {
+		if strings.Contains(tc[0], "seeds") || strings.Contains(tc[1], "One seed shown") {
+			t.Errorf("one-seed report's %s names seeds: %q", file, tc[0])
+		}
+	}
+	a, errA := os.ReadFile(filepath.Join(one, "figures", "throughput.png"))
+	b, errB := os.ReadFile(filepath.Join(two, "figures", "throughput.png"))
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if bytes.Equal(a, b) {
+		t.Error("throughput.png over 2 seeds is the one-seed report's byte for byte")
+	}
+	var s struct {
+		MultiplierAcrossSeeds []struct {
+			Model string   `json:"model"`
+			Mean  float64  `json:"mean"`
+			Low   *float64 `json:"ci95_low"`
+			High  *float64 `json:"ci95_high"`
+		} `json:"multiplier_across_seeds"`
+	}
+	readJSON(t, filepath.Join(two, "summary.json"), &s)
+	for _, m := range s.MultiplierAcrossSeeds {
+		if m.Model == "(all)" && m.Low != nil && m.High != nil {
+			want := fmt.Sprintf("%s [%s, %s] over 2 seeds", timesText(m.Mean), timesText(*m.Low), timesText(*m.High))
+			if title := figures(two)["figures/throughput.png"][0]; !strings.Contains(title, want) {
+				t.Errorf("throughput title %q lacks the total over seeds %q", title, want)
+			}
+		}
+	}
+}
+
+// timesText writes a multiplier as the report does: two decimals below 1,
+// one below 10, none above.
+func timesText(x float64) string {
+	switch {
+	case x >= 10:
+		return fmt.Sprintf("%.0f×", x)
+	case x >= 1:
+		return fmt.Sprintf("%.1f×", x)
+	}
+	return fmt.Sprintf("%.2f×", x)
 }

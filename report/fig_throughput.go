@@ -67,8 +67,8 @@ func comparedThroughputFigure(s results.Summary, old, new results.Run) (figSpec,
 		return formatMult(nil)
 	})
 	tm := results.Compare(results.Run{Lanes: []results.Lane{old.Total}}, results.Run{Lanes: []results.Lane{new.Total}})[0].Multiplier
-	title := fmt.Sprintf("Lane throughput, %s vs %s (total %s → %s jobs/h, %s)", old.Policy, new.Policy,
-		formatCount(fin(old.Total.ThroughputPerHour)), formatCount(fin(new.Total.ThroughputPerHour)), formatMult(tm))
+	title := fmt.Sprintf("Lane throughput, %s vs %s (total %s → %s jobs/h, %s%s)", old.Policy, new.Policy,
+		formatCount(fin(old.Total.ThroughputPerHour)), formatCount(fin(new.Total.ThroughputPerHour)), formatMult(tm), totalOverSeeds(s))
 	p, h, legend, err := groupedBars(title, throughputXLabel, []string{roleName(s, 0), roleName(s, 1)}, groups)
 	if err != nil {
 		return figSpec{}, err
@@ -95,4 +95,20 @@ func comparedThroughputCaption(old, new results.Run, rows []results.LaneComparis
 		caption += "No top lane gained 1.5× or more: check whether the baseline's caps bind at all in this scenario."
 	}
 	return caption
+}
+
+// totalOverSeeds is, with several seeds, the total's multiplier over them
+// beside the first seed's (", 4.7× [1.5×, 15×] over 4 seeds"), so that
+// the figure's title carries the verdict's figure too; "" otherwise.
+func totalOverSeeds(s results.Summary) string {
+	for _, m := range s.MultiplierAcrossSeeds {
+		if m.Model != results.AllLanes || m.Seeds == 0 {
+			continue
+		}
+		if m.Low == nil || m.High == nil {
+			return fmt.Sprintf(" on seed %d; %s over %d seed", s.Seed, results.TimesText(m.Mean), m.Seeds)
+		}
+		return fmt.Sprintf(" on seed %d; %s [%s, %s] over %d seeds", s.Seed, results.TimesText(m.Mean), results.TimesText(*m.Low), results.TimesText(*m.High), m.Seeds)
+	}
+	return ""
 }

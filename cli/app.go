@@ -151,6 +151,9 @@ func runCommand(out io.Writer, o options) error {
 	if o.json {
 		return printSummary(out, o.stderr, dir)
 	}
+	wrapped := report.NewLineWrapper(out) // every line within report.TerminalColumns
+	defer wrapped.Flush()
+	out = wrapped
 	writeHeadline(out, headline)
 	fmt.Fprintf(out, "scenario %s, policy %s, seed %d: %d jobs arrived, %d completed, window %.0f-%.0f s\n",
 		sc.Name, policy, seed, run.JobsArrived, run.JobsCompleted, run.Window[0], run.Window[1])
@@ -306,6 +309,9 @@ func compareCommand(out io.Writer, o options) error {
 	if o.json {
 		return printSummary(out, o.stderr, dir)
 	}
+	wrapped := report.NewLineWrapper(out) // every line within report.TerminalColumns
+	defer wrapped.Flush()
+	out = wrapped
 	writeHeadline(out, headline)
 	if err := writeComparison(out, sc, o, summary); err != nil {
 		return err
@@ -432,10 +438,7 @@ func writeComparison(out io.Writer, sc *scenario.Scenario, o options, summary re
 	if err := report.WriteBatchTable(out, runs); err != nil {
 		return err
 	}
-	for _, r := range runs {
-		fmt.Fprintln(out, report.FairnessLine(r.Policy, r.Fairness))
-	}
-	return nil
+	return report.WriteFairnessTable(out, summary)
 }
 
 // compareAction reads compare's flags (seeds, budget, shard) and runs it.

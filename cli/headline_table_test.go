@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
@@ -135,9 +136,10 @@ func TestHeadlineAgreesWithTableEveryVariant(t *testing.T) {
 				t.Fatalf("%d pairs in headline.json, %d tables on stdout:\n%s", len(h.Pairs), len(tables), stdout)
 			}
 			sentence := h.Sentences[0]
-			if !strings.HasPrefix(stdout, sentence+"\n") {
-				t.Errorf("stdout does not open with headline.json's first sentence %q", sentence)
+			if got := unwrapped(stdout)[0]; got != sentence {
+				t.Errorf("stdout opens with %q, headline.json's first sentence is %q", got, sentence)
 			}
+			terminalFits(t, stdout)
 			sawGrading := false
 			for _, p := range h.Pairs {
 				rows := tables[[2]string{p.Baseline, p.Variant}]
@@ -213,6 +215,21 @@ func agreeSentence(t *testing.T, sentence, variant string, row tableRow) {
 	if m[1] != "" {
 		if x, err := strconv.ParseFloat(strings.TrimSuffix(row.mult, "x"), 64); err != nil || math.Abs(num(m[1])-x) > 0.051*max(1, x) {
 			t.Errorf("headline says %s took %s×, table %q", variant, m[1], row.mult)
+		}
+	}
+}
+
+// terminalFits holds compare's terminal output to what a reader can take
+// in: every line within 100 columns (the tables in blocks of columns, the
+// prose wrapped), and no bare share under a "p90 wait" head.
+func terminalFits(t *testing.T, stdout string) {
+	t.Helper()
+	for i, l := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("stdout line %d is %d columns wide:\n%s", i+1, n, l)
+		}
+		if strings.Contains(l, "p90 wait") && !strings.Contains(l, "p90 wait share") {
+			t.Errorf("stdout line %d has a p90 wait head without its unit: %q", i+1, l)
 		}
 	}
 }

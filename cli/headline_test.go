@@ -58,7 +58,7 @@ func TestHeadlineAgreesWithSummary(t *testing.T) {
 	readJSON(t, filepath.Join(out, results.HeadlineFile), &h)
 	var s results.Summary
 	readJSON(t, filepath.Join(out, "summary.json"), &s)
-	lines := strings.Split(stdout, "\n")
+	lines := unwrapped(stdout)
 	if diff := cmp.Diff(h.Sentences, lines[:len(h.Sentences)]); diff != "" {
 		t.Fatalf("stdout does not open with the headline (-headline +stdout):\n%s", diff)
 	}
@@ -181,4 +181,21 @@ func TestHeadlineNearZero(t *testing.T) {
 	if h.Pairs[0].Grading.Multiplier != nil || !h.Pairs[0].Grading.NearZero {
 		t.Errorf("grading figure %+v: want near zero, no multiplier", h.Pairs[0].Grading)
 	}
+}
+
+// unwrapped is stdout's lines with the terminal's wrapping of the headline
+// undone: up to the first blank line (the headline's end), a line that
+// starts with two spaces continues the line above.
+func unwrapped(stdout string) []string {
+	var out []string
+	head := true
+	for _, l := range strings.Split(stdout, "\n") {
+		if head && strings.HasPrefix(l, "  ") && len(out) > 0 {
+			out[len(out)-1] += " " + strings.TrimPrefix(l, "  ")
+			continue
+		}
+		head = head && l != ""
+		out = append(out, l)
+	}
+	return out
 }

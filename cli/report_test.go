@@ -148,3 +148,44 @@ func timesText(x float64) string {
 	}
 	return fmt.Sprintf("%.2f×", x)
 }
+
+// TestManyVariantReportReads: the 14-variant incident report says once
+// what is the same for every run (the runs whose limits never moved share
+// one convergence section; there were 14 identical ones) and counts its
+// lanes in English ("the 1 busiest lanes … and the other 0 lanes" was).
+func TestManyVariantReportReads(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"compare", "--scenario", "incident-0214", "--out", out, "--report"}
+	variants := []string{"no-guard", "separate-org", "virtual-key", "virtual-key-pool-binds", "worker-cap", "circuit-breaker", "self-throttle",
+		"eval-at-1400", "fixed-reset", "fit-admission", "reserve-production", "reserve-borrow", "graded", "graded-batch"}
+	for _, v := range variants {
+		args = append(args, "--variant", v)
+	}
+	if _, stderr, code := runSim(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(md)
+	if n := strings.Count(text, "No model's limit moved"); n != 1 {
+		t.Errorf("report.md says %d times that no limit moved, want once", n)
+	}
+	// Every variant is named in the one section.
+	m := regexp.MustCompile(`No model's limit moved in any of these runs[^:]*: (.*)\.`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatal("no merged convergence section")
+	}
+	for _, v := range variants {
+		if !strings.Contains(m[1], v) {
+			t.Errorf("the merged section does not name %s: %q", v, m[1])
+		}
+	}
+	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`\b1 busiest lanes\b`), regexp.MustCompile(`\bother 0 lanes\b`),
+		regexp.MustCompile(`\b1 (more )?lanes\b`), regexp.MustCompile(`\(1 lanes\)`)} {
+		if loc := bad.FindStringIndex(text); loc != nil {
+			t.Errorf("report.md: %q", text[max(0, loc[0]-60):min(len(text), loc[1]+20)])
+		}
+	}
+}

@@ -42,9 +42,9 @@ func singleThroughputFigure(run results.Run) (figSpec, error) {
 	if err != nil {
 		return figSpec{}, err
 	}
-	caption := fmt.Sprintf("Jobs completed per hour in the measurement window for the %d busiest lanes of %s "+
-		"and the rest summed. A single run has no baseline to compare with: run sim compare for multipliers.",
-		min(max(FigureTopLanes, 1), len(lanes)), run.Policy)
+	caption := fmt.Sprintf("Jobs completed per hour in the measurement window of %s, %s. "+
+		"A single run has no baseline to compare with: run sim compare for multipliers.",
+		run.Policy, lanesShown(len(lanes), max(FigureTopLanes, 1), ""))
 	return plotFigure("throughput", title, caption, 10*vg.Inch, h, p), nil
 }
 
@@ -85,9 +85,9 @@ func comparedThroughputCaption(old, new results.Run, rows []results.LaneComparis
 		}
 	}
 	caption := fmt.Sprintf("Jobs completed per hour in the measurement window, per lane, under %s (old, orange) and %s (new, blue) "+
-		"on the identical job stream: the %d busiest lanes (by new throughput) and the other %d lanes summed. "+
+		"on the identical job stream, %s. "+
 		"The number right of each pair is new ÷ old (\"new\" where the baseline completed nothing). ",
-		old.Policy, new.Policy, min(top, len(rows)), max(0, len(rows)-top))
+		old.Policy, new.Policy, lanesShown(len(rows), top, " (by new throughput)"))
 	if len(big) > 0 {
 		caption += "Look for the lanes whose fixed cap held them back — here " + strings.Join(big, ", ") + " — "
 		caption += "and check that the other lanes did not lose throughput (multipliers near 1×)."
@@ -111,4 +111,18 @@ func totalOverSeeds(s results.Summary) string {
 		return fmt.Sprintf(" on seed %d; %s [%s, %s] over %d seeds", s.Seed, results.TimesText(m.Mean), results.TimesText(*m.Low), results.TimesText(*m.High), m.Seeds)
 	}
 	return ""
+}
+
+// lanesShown says which of n lanes a figure of the top busiest shows: "for
+// all 3 lanes", "for its one lane", or "for the 10 busiest lanes<by> and
+// the other 27 lanes summed".
+func lanesShown(n, top int, by string) string {
+	shown := min(top, n)
+	switch {
+	case n == 1:
+		return "for its one lane"
+	case shown == n:
+		return fmt.Sprintf("for all %d lanes", n)
+	}
+	return fmt.Sprintf("for the %s%s and the other %s summed", plural(shown, "busiest lane", "busiest lanes"), by, plural(n-shown, "lane", "lanes"))
 }

@@ -62,7 +62,8 @@ type HeadlinePair struct {
 
 // HeadlineFigure is one lane group's throughput, old and new, on the
 // first seed; its multiplier there (absent when the baseline completed
-// fewer than NearZeroCompleted jobs: NearZero); and over several seeds the
+// fewer than MinRatioCompleted jobs, as in the tables: NearZero); and over
+// several seeds the
 // geometric mean and 95% interval of the per-seed multipliers, near-zero
 // seeds left out and counted.
 type HeadlineFigure struct {
@@ -120,10 +121,8 @@ func NewHeadline(scenario string, first uint64, runsBySeed [][]Run) Headline {
 			h.Seeds = append(h.Seeds, first+uint64(k))
 		}
 	}
-	hasGrading := false
 	for _, seedRuns := range runsBySeed {
 		for _, r := range seedRuns {
-			hasGrading = hasGrading || r.Grading != nil
 			for _, m := range gradingModels(r) {
 				if !slices.Contains(h.GradingModels, m) {
 					h.GradingModels = append(h.GradingModels, m)
@@ -145,6 +144,12 @@ func NewHeadline(scenario string, first uint64, runsBySeed [][]Run) Headline {
 	for i := 1; i < len(runs); i++ {
 		ev := headlineFigure(runsBySeed, i, groupEvaluation)
 		p := HeadlinePair{Baseline: runs[0].Policy, Variant: runs[i].Policy, Evaluation: ev, All: ev}
+		// A grading figure where the pair has grading lanes, as its table
+		// has a "(grading)" row.
+		hasGrading := false
+		for _, seedRuns := range runsBySeed {
+			hasGrading = hasGrading || seedRuns[0].Grading != nil || seedRuns[i].Grading != nil
+		}
 		if hasGrading {
 			g := headlineFigure(runsBySeed, i, groupGrading)
 			p.Grading = &g
@@ -163,8 +168,9 @@ func headlineFigure(runsBySeed [][]Run, arm int, g laneGroup) HeadlineFigure {
 		newH, newN := groupSum(runs[arm], g)
 		ratio, near := seedRatio(LaneComparison{OldPerHour: oldH, NewPerHour: newH, OldCompleted: oldN, NewCompleted: newN})
 		if k == 0 {
-			f.OldPerHour, f.NewPerHour, f.OldCompleted, f.NearZero = oldH, newH, oldN, near
-			if !near {
+			// The first seed's ratio is printed as the tables print it.
+			f.OldPerHour, f.NewPerHour, f.OldCompleted, f.NearZero = oldH, newH, oldN, near || !RatioShown(oldN)
+			if !f.NearZero {
 				m := newH / oldH
 				if newN == 0 || newH <= 0 {
 					m = 0

@@ -422,7 +422,7 @@ func writeComparison(out io.Writer, sc *scenario.Scenario, o options, summary re
 		}
 	}
 	if len(summary.MultiplierAcrossSeeds) > 0 {
-		fmt.Fprintf(out, "multiplier over seeds %d..%d (mean and 95%% confidence interval):\n", o.seed, o.seed+uint64(o.seeds)-1)
+		fmt.Fprintf(out, "multiplier over seeds %d..%d (geometric mean and 95%% confidence interval; near-zero: seeds left out, their baseline under %d jobs):\n", o.seed, o.seed+uint64(o.seeds)-1, results.NearZeroCompleted)
 		if err := report.WriteMultiplierTable(out, summary.MultiplierAcrossSeeds, o.top); err != nil {
 			return err
 		}

@@ -74,7 +74,7 @@ func WriteRunTable(out io.Writer, run results.Run, top int) error {
 // WriteMultiplierTable prints the multiplier over seeds for the top lanes.
 func WriteMultiplierTable(w io.Writer, stats []results.MultiplierStat, top int) error {
 	tw := newFitWriter(w)
-	fmt.Fprintf(tw, "model\tseeds\tgeo. mean\t95%% CI\ttokens geo. mean\ttokens 95%% CI\tnear-zero seeds\t\n")
+	fmt.Fprintf(tw, "model\tseeds\tmean\t95%% CI\ttokens mean\ttokens 95%% CI\tnear-zero\t\n")
 	interval := func(lo, hi string) string {
 		if lo == "-" {
 			return "-"

@@ -124,5 +124,9 @@ func lanesShown(n, top int, by string) string {
 	case shown == n:
 		return fmt.Sprintf("for all %d lanes", n)
 	}
-	return fmt.Sprintf("for the %s%s and the other %s summed", plural(shown, "busiest lane", "busiest lanes"), by, plural(n-shown, "lane", "lanes"))
+	busiest := fmt.Sprintf("%d busiest lanes", shown)
+	if shown == 1 {
+		busiest = "busiest lane"
+	}
+	return fmt.Sprintf("for the %s%s and the other %s summed", busiest, by, plural(n-shown, "lane", "lanes"))
 }

@@ -166,7 +166,9 @@ func TestHeadlineAgreesWithSummary(t *testing.T) {
 }
 
 // TestHeadlineNearZero: a lane group whose baseline completed fewer than
-// NearZeroCompleted jobs says so instead of giving a ratio.
+// MinRatioCompleted (20) jobs says so instead of giving a ratio, as the
+// tables print "n/a (old N)": 1 job, and 10 (tail-001's 10 jobs read as
+// 15.00x).
 func TestHeadlineNearZero(t *testing.T) {
 	run := func(policy string, judge float64, judgeDone int64) results.Run {
 		g := results.Lane{Model: results.GradingLanes, Grading: true, ThroughputPerHour: judge, Completed: judgeDone}
@@ -180,6 +182,15 @@ func TestHeadlineNearZero(t *testing.T) {
 	}
 	if h.Pairs[0].Grading.Multiplier != nil || !h.Pairs[0].Grading.NearZero {
 		t.Errorf("grading figure %+v: want near zero, no multiplier", h.Pairs[0].Grading)
+	}
+	for _, c := range []struct {
+		done  int64
+		ratio bool
+	}{{10, false}, {19, false}, {20, true}} {
+		h := results.NewHeadline("s", 1, [][]results.Run{{run("old", 2, c.done), run("new", 50, 40)}})
+		if g := h.Pairs[0].Grading; (g.Multiplier != nil) != c.ratio || g.NearZero == c.ratio {
+			t.Errorf("baseline of %d jobs: multiplier %v near zero %v, want a ratio: %v", c.done, g.Multiplier, g.NearZero, c.ratio)
+		}
 	}
 }
 

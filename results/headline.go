@@ -63,9 +63,8 @@ type HeadlinePair struct {
 // HeadlineFigure is one lane group's throughput, old and new, on the
 // first seed; its multiplier there (absent when the baseline completed
 // fewer than MinRatioCompleted jobs, as in the tables: NearZero); and over
-// several seeds the
-// geometric mean and 95% interval of the per-seed multipliers, near-zero
-// seeds left out and counted.
+// several seeds the geometric mean and 95% interval of the per-seed
+// multipliers, near-zero seeds left out and counted.
 type HeadlineFigure struct {
 	OldPerHour    float64    `json:"old_per_hour"`
 	NewPerHour    float64    `json:"new_per_hour"`
@@ -200,7 +199,10 @@ func (h Headline) sentences() []string {
 	if len(h.Seeds) > 1 {
 		seedText = fmt.Sprintf("%d seeds, %d..%d", len(h.Seeds), h.Seeds[0], h.Seeds[len(h.Seeds)-1])
 	}
-	grading := "grading (" + strings.Join(h.GradingModels, ", ") + ")"
+	grading := "grading"
+	if len(h.GradingModels) > 0 { // none when no grading lane had a job
+		grading += " (" + strings.Join(h.GradingModels, ", ") + ")"
+	}
 	if len(h.Pairs) == 0 && len(h.Runs) == 1 {
 		r := h.Runs[0]
 		s := fmt.Sprintf("%s on %s (%s): the evaluation lanes completed %s jobs/h", r.Policy, h.Scenario, seedText, PerHourText(r.EvaluationPerHour))

@@ -40,7 +40,7 @@ func WriteBillTable(w io.Writer, runs []results.Run, rows []results.LaneComparis
 	}
 	writeTitle(w, "cost per completed job (tokens + containers, measurement window; cache misses by gateway wait / tool time):")
 	tw := newFitWriter(w)
-	fmt.Fprintf(tw, "model\tmultiplier\tcost/job x\told $/job\tnew $/job\told cache-read\tnew cache-read\told misses\tnew misses\t\n")
+	fmt.Fprintf(tw, "model\tmultiplier\tcost/job x\told $/job\tnew $/job\told cache-read share\tnew cache-read share\told cache misses gateway/tool\tnew cache misses gateway/tool\t\n")
 	line := func(c results.LaneComparison, o, n results.Bill) {
 		mult, _ := results.RatioCells(c, "x")
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%.4f\t%s\t%s\t%s\t%s\t\n", c.Model, mult,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -71,11 +72,16 @@ func writeFitted(out *strings.Builder, rows [][]string) {
 			widths[j] = max(widths[j], utf8.RuneCountInString(c))
 		}
 	}
-	// Blocks: column 0, then as many of the next columns as fit.
-	blocks := [][]int{{0}}
-	for j := 1; j < len(widths); j++ {
-		if last := blocks[len(blocks)-1]; len(last) > 1 && blockWidth(last, widths, pad)+widths[j]+pad > TerminalColumns {
-			blocks = append(blocks, []int{0})
+	// Blocks: the key columns, then as many of the next columns as fit.
+	key := keyColumns(rows)
+	first := make([]int, key)
+	for j := range first {
+		first[j] = j
+	}
+	blocks := [][]int{slices.Clone(first)}
+	for j := key; j < len(widths); j++ {
+		if last := blocks[len(blocks)-1]; len(last) > key && blockWidth(last, widths, pad)+widths[j]+pad > TerminalColumns {
+			blocks = append(blocks, slices.Clone(first))
 		}
 		blocks[len(blocks)-1] = append(blocks[len(blocks)-1], j)
 	}
@@ -96,6 +102,28 @@ func writeFitted(out *strings.Builder, rows [][]string) {
 			out.WriteString(strings.TrimRight(line.String(), " ") + "\n")
 		}
 	}
+}
+
+// keyColumns is how many leading columns name a row: the first, or as
+// many as it takes for no two rows below the head to share them (a lane
+// per run needs lane and run), at most three.
+func keyColumns(rows [][]string) int {
+	for k := 1; k < 3; k++ {
+		seen := map[string]bool{}
+		unique := true
+		for _, r := range rows[1:] {
+			id := strings.Join(r[:min(k, len(r))], "\t")
+			if seen[id] && len(r) > k {
+				unique = false
+				break
+			}
+			seen[id] = true
+		}
+		if unique {
+			return k
+		}
+	}
+	return 3
 }
 
 func blockWidth(cols, widths []int, pad int) int {

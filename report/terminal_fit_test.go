@@ -47,6 +47,26 @@ func TestFitWriter(t *testing.T) {
 	}
 }
 
+// TestFitWriterKeyColumns: where the first column does not name a row
+// alone (a lane per run), every block repeats as many leading columns as
+// do.
+func TestFitWriterKeyColumns(t *testing.T) {
+	var b strings.Builder
+	fw := newFitWriter(&b)
+	col := strings.Repeat("c", 43)
+	fmt.Fprintf(fw, "lane\trun\t%s1\t%s2\t\nm\told\t1\t2\t\nm\tnew\t3\t4\t\n", col, col)
+	fw.Flush()
+	blocks := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n\n")
+	if len(blocks) != 2 {
+		t.Fatalf("want 2 blocks, got %d:\n%s", len(blocks), b.String())
+	}
+	for _, run := range []string{"old", "new"} {
+		if !strings.Contains(blocks[1], "m  "+run) {
+			t.Errorf("the second block does not name run %s:\n%s", run, blocks[1])
+		}
+	}
+}
+
 func TestWrapLine(t *testing.T) {
 	for _, tc := range []struct {
 		s     string

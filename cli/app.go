@@ -144,13 +144,16 @@ func runCommand(out io.Writer, o options) error {
 	run := done.runs[0]
 	summary := results.Summary{Schema: "evalsched-summary", SchemaVersion: results.SchemaVersion,
 		Scenario: sc.Name, Seed: seed, Runs: []results.Run{run}, Invocation: o.invocation("run")}
-	headline := results.NewHeadline(sc.Name, seed, [][]results.Run{{run}}, sc.Workload.JudgeModels())
+	headline := results.NewHeadline(sc.Name, seed, [][]results.Run{{run}})
 	if err := done.commit(summary, &headline); err != nil {
 		return err
 	}
 	if o.json {
 		return printSummary(out, o.stderr, dir, done.wroteLine)
 	}
+	wrapped := report.NewLineWrapper(out) // every line within report.TerminalColumns
+	defer wrapped.Flush()
+	out = wrapped
 	writeHeadline(out, headline)
 	fmt.Fprintf(out, "scenario %s, policy %s, seed %d: %d jobs arrived, %d completed, window %.0f-%.0f s\n",
 		sc.Name, policy, seed, run.JobsArrived, run.JobsCompleted, run.Window[0], run.Window[1])
@@ -309,15 +312,18 @@ func compareCommand(out io.Writer, o options) error {
 	summary := lab.CompareSummary(sc.Name, seed+uint64(owned[0]), bySeed, len(o.variants) > 0, o.invocation("compare"))
 	if sh.N > 1 {
 		return commitCompareShard(done, summary, lab.CompareShard{Schema: "evalsched-compare-shard", Shard: sh.String(),
-			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation, GradingModels: sc.Workload.JudgeModels()}, owned, bySeed, o.stderr, dir)
+			Scenario: sc.Name, Digest: sc.DigestWithVariants(), First: seed, Seeds: seeds, Variants: len(o.variants) > 0, Invocation: summary.Invocation}, owned, bySeed, o.stderr, dir)
 	}
-	headline := results.NewHeadline(sc.Name, seed, bySeed, sc.Workload.JudgeModels())
+	headline := results.NewHeadline(sc.Name, seed, bySeed)
 	if err := done.commit(summary, &headline); err != nil {
 		return err
 	}
 	if o.json {
 		return printSummary(out, o.stderr, dir, done.wroteLine)
 	}
+	wrapped := report.NewLineWrapper(out) // every line within report.TerminalColumns
+	defer wrapped.Flush()
+	out = wrapped
 	writeHeadline(out, headline)
 	if err := writeComparison(out, sc, o, summary); err != nil {
 		return err
@@ -429,7 +435,7 @@ func writeComparison(out io.Writer, sc *scenario.Scenario, o options, summary re
 		}
 	}
 	if len(summary.MultiplierAcrossSeeds) > 0 {
-		fmt.Fprintf(out, "multiplier over seeds %d..%d (mean and 95%% confidence interval):\n", o.seed, o.seed+uint64(o.seeds)-1)
+		fmt.Fprintf(out, "multiplier over seeds %d..%d (geometric mean and 95%% confidence interval; near-zero: seeds left out, their baseline under %d jobs):\n", o.seed, o.seed+uint64(o.seeds)-1, results.NearZeroCompleted)
 		if err := report.WriteMultiplierTable(out, summary.MultiplierAcrossSeeds, o.top); err != nil {
 			return err
 		}
@@ -445,10 +451,7 @@ func writeComparison(out io.Writer, sc *scenario.Scenario, o options, summary re
 	if err := report.WriteBatchTable(out, runs); err != nil {
 		return err
 	}
-	for _, r := range runs {
-		fmt.Fprintln(out, report.FairnessLine(r.Policy, r.Fairness))
-	}
-	return nil
+	return report.WriteFairnessTable(out, summary)
 }
 
 // compareAction reads compare's flags (seeds, budget, shard) and runs it.

@@ -58,7 +58,7 @@ func TestHeadlineAgreesWithSummary(t *testing.T) {
 	readJSON(t, filepath.Join(out, results.HeadlineFile), &h)
 	var s results.Summary
 	readJSON(t, filepath.Join(out, "summary.json"), &s)
-	lines := strings.Split(stdout, "\n")
+	lines := unwrapped(stdout)
 	if diff := cmp.Diff(h.Sentences, lines[:len(h.Sentences)]); diff != "" {
 		t.Fatalf("stdout does not open with the headline (-headline +stdout):\n%s", diff)
 	}
@@ -145,19 +145,37 @@ func TestHeadlineAgreesWithSummary(t *testing.T) {
 			}
 		}
 	}
+	// summary.json's multiplier_across_seeds carries the group rows too:
+	// "(all)" (the evaluation lanes) and "(grading)", each the same
+	// interval as recomputed by hand.
+	groups := map[string][3]float64{}
+	for _, m := range s.MultiplierAcrossSeeds {
+		if m.Model == results.AllLanes || m.Model == results.GradingLanes {
+			if m.Low == nil || m.High == nil {
+				t.Fatalf("summary.json %s over seeds has no interval: %+v", m.Model, m)
+			}
+			groups[m.Model] = [3]float64{m.Mean, *m.Low, *m.High}
+		}
+	}
+	if diff := cmp.Diff(map[string][3]float64{results.AllLanes: interval(allRatios), results.GradingLanes: interval(grRatios)}, groups, approx); diff != "" {
+		t.Errorf("summary.json's group rows over seeds (-recomputed +summary):\n%s", diff)
+	}
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // TestHeadlineNearZero: a lane group whose baseline completed fewer than
-// NearZeroCompleted jobs says so instead of giving a ratio.
+// MinRatioCompleted (20) jobs says so instead of giving a ratio, as the
+// tables print "n/a (old N)": 1 job, and 10 (tail-001's 10 jobs read as
+// 15.00x).
 func TestHeadlineNearZero(t *testing.T) {
 	run := func(policy string, judge float64, judgeDone int64) results.Run {
-		return results.Run{Policy: policy, Total: results.Lane{ThroughputPerHour: 100 + judge, Completed: 100 + judgeDone},
-			Lanes: []results.Lane{{Model: "m", ThroughputPerHour: 100, Completed: 100}, {Model: "judge", ThroughputPerHour: judge, Completed: judgeDone}}}
+		g := results.Lane{Model: results.GradingLanes, Grading: true, ThroughputPerHour: judge, Completed: judgeDone}
+		return results.Run{Policy: policy, Total: results.Lane{Model: results.AllLanes, ThroughputPerHour: 100, Completed: 100}, Grading: &g,
+			Lanes: []results.Lane{{Model: "m", ThroughputPerHour: 100, Completed: 100}, {Model: "judge", Grading: true, ThroughputPerHour: judge, Completed: judgeDone}}}
 	}
-	h := results.NewHeadline("s", 1, [][]results.Run{{run("old", 2, 1), run("new", 50, 40)}}, []string{"judge"})
+	h := results.NewHeadline("s", 1, [][]results.Run{{run("old", 2, 1), run("new", 50, 40)}})
 	want := "new against old on s (seed 1): the evaluation lanes took 1.0× the throughput (100 → 100 jobs/h); grading (judge) went 2 → 50 jobs/h (the baseline completed 1 jobs in the window: too few for a ratio)."
 	if diff := cmp.Diff(want, h.Sentences[0]); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -165,4 +183,30 @@ func TestHeadlineNearZero(t *testing.T) {
 	if h.Pairs[0].Grading.Multiplier != nil || !h.Pairs[0].Grading.NearZero {
 		t.Errorf("grading figure %+v: want near zero, no multiplier", h.Pairs[0].Grading)
 	}
+	for _, c := range []struct {
+		done  int64
+		ratio bool
+	}{{10, false}, {19, false}, {20, true}} {
+		h := results.NewHeadline("s", 1, [][]results.Run{{run("old", 2, c.done), run("new", 50, 40)}})
+		if g := h.Pairs[0].Grading; (g.Multiplier != nil) != c.ratio || g.NearZero == c.ratio {
+			t.Errorf("baseline of %d jobs: multiplier %v near zero %v, want a ratio: %v", c.done, g.Multiplier, g.NearZero, c.ratio)
+		}
+	}
+}
+
+// unwrapped is stdout's lines with the terminal's wrapping of the headline
+// undone: up to the first blank line (the headline's end), a line that
+// starts with two spaces continues the line above.
+func unwrapped(stdout string) []string {
+	var out []string
+	head := true
+	for _, l := range strings.Split(stdout, "\n") {
+		if head && strings.HasPrefix(l, "  ") && len(out) > 0 {
+			out[len(out)-1] += " " + strings.TrimPrefix(l, "  ")
+			continue
+		}
+		head = head && l != ""
+		out = append(out, l)
+	}
+	return out
 }

@@ -28,13 +28,18 @@ func CompareSummary(scenario string, first uint64, runsBySeed [][]results.Run, v
 		s.Seeds = append(s.Seeds, first+uint64(k))
 	}
 	for i := 1; i < n; i++ {
-		var perSeed [][]results.LaneComparison
+		// Over seeds, the lanes and then the group rows ("(all)", and
+		// "(grading)" when there are grading lanes), as the terminal table
+		// and the headline give them.
+		var perSeed, withGroups [][]results.LaneComparison
 		for k := 0; k < seeds; k++ {
-			perSeed = append(perSeed, results.Compare(runsBySeed[k][0], runsBySeed[k][i]))
+			lanes := results.Compare(runsBySeed[k][0], runsBySeed[k][i])
+			perSeed = append(perSeed, lanes)
+			withGroups = append(withGroups, append(slices.Clip(lanes), results.GroupComparisons(runsBySeed[k][0], runsBySeed[k][i])...))
 		}
 		vc := results.VariantComparison{Baseline: runs[0].Policy, Variant: runs[i].Policy, Comparison: perSeed[0]}
 		if seeds > 1 {
-			vc.MultiplierAcrossSeeds = results.MultiplierCI(perSeed)
+			vc.MultiplierAcrossSeeds = results.MultiplierCI(withGroups)
 		}
 		if i == 1 {
 			s.MultiplierAcrossSeeds = vc.MultiplierAcrossSeeds
@@ -60,8 +65,6 @@ type CompareShard struct {
 	Seeds      int                 `json:"seeds"`
 	Variants   bool                `json:"variants"`
 	Invocation *results.Invocation `json:"invocation"`
-	// GradingModels are the scenario's judges, for the merged headline.
-	GradingModels []string `json:"grading_models"`
 	// Runs maps the seed offset k (seed first+k) to that seed's arms.
 	Runs map[int][]results.Run `json:"runs"`
 }
@@ -192,7 +195,7 @@ func MergeCompare(dir string, shards []string) error {
 		stage.Abort()
 		return err
 	}
-	h := results.NewHeadline(all[0].Scenario, all[0].First, bySeed, all[0].GradingModels)
+	h := results.NewHeadline(all[0].Scenario, all[0].First, bySeed)
 	if err := results.WriteJSON(filepath.Join(stage.Dir, results.HeadlineFile), h); err != nil {
 		stage.Abort()
 		return err

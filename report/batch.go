@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/evalsched/lab/results"
 )
@@ -39,8 +38,8 @@ func WriteBatchTable(w io.Writer, runs []results.Run) error {
 	if !has {
 		return nil
 	}
-	fmt.Fprintf(w, "batch lane (counts: whole run; done/h, latency from arrival and $: completed in the measurement window; production's share of the organisation's synchronous quota tokens):\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	writeTitle(w, "batch lane (counts: whole run; done/h, latency from arrival and $: completed in the measurement window; production's share of the organisation's synchronous quota tokens):")
+	tw := newFitWriter(w)
 	for _, h := range batchHead() {
 		fmt.Fprintf(tw, "%s\t", h)
 	}

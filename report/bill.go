@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/evalsched/lab/results"
 )
@@ -39,11 +38,12 @@ func WriteBillTable(w io.Writer, runs []results.Run, rows []results.LaneComparis
 	for _, l := range new.Lanes {
 		newBy[l.Model] = l
 	}
-	fmt.Fprintf(w, "cost per completed job (tokens + containers, measurement window; cache misses by gateway wait / tool time):\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "model\tmultiplier\tcost/job x\told $/job\tnew $/job\told cache-read\tnew cache-read\told misses\tnew misses\t\n")
+	writeTitle(w, "cost per completed job (tokens + containers, measurement window; cache misses by gateway wait / tool time):")
+	tw := newFitWriter(w)
+	fmt.Fprintf(tw, "model\tmultiplier\tcost/job x\told $/job\tnew $/job\told cache-read share\tnew cache-read share\told cache misses gateway/tool\tnew cache misses gateway/tool\t\n")
 	line := func(c results.LaneComparison, o, n results.Bill) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%.4f\t%s\t%s\t%s\t%s\t\n", c.Model, results.MultiplierText(c.Multiplier, "x"),
+		mult, _ := results.RatioCells(c, "x")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%.4f\t%s\t%s\t%s\t%s\t\n", c.Model, mult,
 			results.MultiplierText(c.CostPerJobRatio, "x"), o.DollarsPerJob, n.DollarsPerJob, pct(o.CacheReadShare), pct(n.CacheReadShare), misses(o), misses(n))
 	}
 	shown := rows
@@ -54,7 +54,7 @@ func WriteBillTable(w io.Writer, runs []results.Run, rows []results.LaneComparis
 		line(c, billOf(oldBy[c.Model]), billOf(newBy[c.Model]))
 	}
 	if rest := len(rows) - len(shown); rest > 0 {
-		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\t\n", rest)
+		fmt.Fprintf(tw, "(%s)\t\n", plural(rest, "more lane", "more lanes"))
 	}
 	if total := totalComparison(old, new); total != nil {
 		total.Model = results.AllLanes
@@ -71,8 +71,8 @@ func WriteRunBillTable(w io.Writer, run results.Run, top int) error {
 	if run.Total.Bill == nil {
 		return nil
 	}
-	fmt.Fprintf(w, "cost (measurement window; cache misses by gateway wait / tool time):\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	writeTitle(w, "cost (measurement window; cache misses by gateway wait / tool time):")
+	tw := newFitWriter(w)
 	fmt.Fprintf(tw, "model\t$/job\ttoken $/job\tcontainer $/job\t$\tcache-read share\tcache misses\t\n")
 	row := func(l results.Lane) {
 		b := billOf(l)
@@ -80,7 +80,7 @@ func WriteRunBillTable(w io.Writer, run results.Run, top int) error {
 	}
 	for i, l := range run.Lanes {
 		if top > 0 && i == top {
-			fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\n", len(run.Lanes)-top)
+			fmt.Fprintf(tw, "(%s)\t\n", plural(len(run.Lanes)-top, "more lane", "more lanes"))
 			break
 		}
 		row(l)
@@ -90,7 +90,7 @@ func WriteRunBillTable(w io.Writer, run results.Run, top int) error {
 }
 
 func writeRunBills(w io.Writer, runs []results.Run) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := newFitWriter(w)
 	fmt.Fprintf(tw, "run\t$\ttoken $\tcontainer $\t$/job\ttoken $/job\tcontainer $/job\tcache-read share\tcache misses\t\n")
 	for _, r := range runs {
 		b := billOf(r.Total)

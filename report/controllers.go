@@ -24,7 +24,7 @@ func controllerTable(s results.Summary) table {
 		Note: "Per lane whose running-job limit moved (busiest first) and run: to capacity and settling after the start " +
 			"(-1: never; definitions under Convergence), reversals of the limit per hour and mean |depth − target| averaged " +
 			"over the lane's disturbances, container-hours waiting on the gateway, jobs/h and the headroom captured.",
-		Head: []string{"lane", "run", "to capacity s", "settling s", "reversals/h", "mean |d − T|", "gateway-wait ctr-h", "jobs/h", "headroom"}}
+		Head: []string{"lane", "run", "to capacity s", "settling s", "reversals/h", "mean |d − T|", "gateway-wait ctr-h", "jobs/h", "headroom captured"}}
 	if len(s.Variants) == 0 {
 		return t
 	}

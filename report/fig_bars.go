@@ -1,8 +1,6 @@
 package report
 
 import (
-	"fmt"
-
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -31,7 +29,7 @@ func topAndOther(groups []barGroup, top int, note func(sums []float64) string) [
 	for _, g := range rest {
 		width = max(width, len(g.values))
 	}
-	other := barGroup{name: fmt.Sprintf("other (%d lanes)", len(rest)), values: make([]float64, width)}
+	other := barGroup{name: "other (" + plural(len(rest), "lane", "lanes") + ")", values: make([]float64, width)}
 	for _, g := range rest {
 		for k, v := range g.values {
 			other.values[k] += fin(v)

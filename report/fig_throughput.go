@@ -42,9 +42,9 @@ func singleThroughputFigure(run results.Run) (figSpec, error) {
 	if err != nil {
 		return figSpec{}, err
 	}
-	caption := fmt.Sprintf("Jobs completed per hour in the measurement window for the %d busiest lanes of %s "+
-		"and the rest summed. A single run has no baseline to compare with: run sim compare for multipliers.",
-		min(max(FigureTopLanes, 1), len(lanes)), run.Policy)
+	caption := fmt.Sprintf("Jobs completed per hour in the measurement window of %s, %s. "+
+		"A single run has no baseline to compare with: run sim compare for multipliers.",
+		run.Policy, lanesShown(len(lanes), max(FigureTopLanes, 1), ""))
 	return plotFigure("throughput", title, caption, 10*vg.Inch, h, p), nil
 }
 
@@ -67,8 +67,8 @@ func comparedThroughputFigure(s results.Summary, old, new results.Run) (figSpec,
 		return formatMult(nil)
 	})
 	tm := results.Compare(results.Run{Lanes: []results.Lane{old.Total}}, results.Run{Lanes: []results.Lane{new.Total}})[0].Multiplier
-	title := fmt.Sprintf("Lane throughput, %s vs %s (total %s → %s jobs/h, %s)", old.Policy, new.Policy,
-		formatCount(fin(old.Total.ThroughputPerHour)), formatCount(fin(new.Total.ThroughputPerHour)), formatMult(tm))
+	title := fmt.Sprintf("Lane throughput, %s vs %s (total %s → %s jobs/h, %s%s)", old.Policy, new.Policy,
+		formatCount(fin(old.Total.ThroughputPerHour)), formatCount(fin(new.Total.ThroughputPerHour)), formatMult(tm), totalOverSeeds(s))
 	p, h, legend, err := groupedBars(title, throughputXLabel, []string{roleName(s, 0), roleName(s, 1)}, groups)
 	if err != nil {
 		return figSpec{}, err
@@ -85,9 +85,9 @@ func comparedThroughputCaption(old, new results.Run, rows []results.LaneComparis
 		}
 	}
 	caption := fmt.Sprintf("Jobs completed per hour in the measurement window, per lane, under %s (old, orange) and %s (new, blue) "+
-		"on the identical job stream: the %d busiest lanes (by new throughput) and the other %d lanes summed. "+
+		"on the identical job stream, %s. "+
 		"The number right of each pair is new ÷ old (\"new\" where the baseline completed nothing). ",
-		old.Policy, new.Policy, min(top, len(rows)), max(0, len(rows)-top))
+		old.Policy, new.Policy, lanesShown(len(rows), top, " (by new throughput)"))
 	if len(big) > 0 {
 		caption += "Look for the lanes whose fixed cap held them back — here " + strings.Join(big, ", ") + " — "
 		caption += "and check that the other lanes did not lose throughput (multipliers near 1×)."
@@ -95,4 +95,38 @@ func comparedThroughputCaption(old, new results.Run, rows []results.LaneComparis
 		caption += "No top lane gained 1.5× or more: check whether the baseline's caps bind at all in this scenario."
 	}
 	return caption
+}
+
+// totalOverSeeds is, with several seeds, the total's multiplier over them
+// beside the first seed's (", 4.7× [1.5×, 15×] over 4 seeds"), so that
+// the figure's title carries the verdict's figure too; "" otherwise.
+func totalOverSeeds(s results.Summary) string {
+	for _, m := range s.MultiplierAcrossSeeds {
+		if m.Model != results.AllLanes || m.Seeds == 0 {
+			continue
+		}
+		if m.Low == nil || m.High == nil {
+			return fmt.Sprintf(" on seed %d; %s over %d seed", s.Seed, results.TimesText(m.Mean), m.Seeds)
+		}
+		return fmt.Sprintf(" on seed %d; %s [%s, %s] over %d seeds", s.Seed, results.TimesText(m.Mean), results.TimesText(*m.Low), results.TimesText(*m.High), m.Seeds)
+	}
+	return ""
+}
+
+// lanesShown says which of n lanes a figure of the top busiest shows: "for
+// all 3 lanes", "for its one lane", or "for the 10 busiest lanes<by> and
+// the other 27 lanes summed".
+func lanesShown(n, top int, by string) string {
+	shown := min(top, n)
+	switch {
+	case n == 1:
+		return "for its one lane"
+	case shown == n:
+		return fmt.Sprintf("for all %d lanes", n)
+	}
+	busiest := fmt.Sprintf("%d busiest lanes", shown)
+	if shown == 1 {
+		busiest = "busiest lane"
+	}
+	return fmt.Sprintf("for the %s%s and the other %s summed", busiest, by, plural(n-shown, "lane", "lanes"))
 }

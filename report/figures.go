@@ -177,7 +177,48 @@ func figureSpecs(o *input) []figSpec {
 		}
 		out = append(out, fs...)
 	}
+	if note, ok := oneSeedNote(o.Summary); ok {
+		for i := range out {
+			out[i] = namesItsSeed(out[i], note)
+		}
+	}
 	return out
+}
+
+// oneSeedNote is how a figure drawn from the first seed's runs names that
+// seed when the output holds several ("seed 1 of seeds 1–4"); ok is false
+// with one seed, where there is nothing to tell apart.
+func oneSeedNote(s results.Summary) (string, bool) {
+	if len(s.Seeds) < 2 {
+		return "", false
+	}
+	return fmt.Sprintf("seed %d of seeds %d–%d", s.Seed, s.Seeds[0], s.Seeds[len(s.Seeds)-1]), true
+}
+
+// seedBannerH is the strip above a figure that names the seed it shows.
+const seedBannerH = 22 // points
+
+// namesItsSeed makes a figure drawn from one seed of several say so: in its
+// title and caption, and on the image itself (a strip above the figure), so
+// that a PNG taken out of the report still tells which seed it is (the
+// figures draw the first seed's runs and series; only the verdict and the
+// "Multiplier across seeds" table aggregate the seeds).
+func namesItsSeed(spec figSpec, note string) figSpec {
+	spec.title += " (" + note + ")"
+	spec.caption = fmt.Sprintf("One seed shown: %s; the verdict and the table \"Multiplier across seeds\" give the multipliers over all of them. %s",
+		note, spec.caption)
+	inner, banner := spec.draw, vg.Points(seedBannerH)
+	text := "Shown: " + note + " (multipliers over all seeds: the report's verdict)"
+	spec.h += banner
+	spec.draw = func(dc draw.Canvas) {
+		st := textStyle(11)
+		st.Color = grey
+		st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
+		dc.FillText(st, vg.Point{X: dc.Min.X + vg.Points(8), Y: dc.Max.Y - banner/2}, text)
+		dc.Max.Y -= banner
+		inner(dc)
+	}
+	return spec
 }
 
 // prepare runs a figure builder.

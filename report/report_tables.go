@@ -46,16 +46,17 @@ func comparisonTable(s results.Summary, old, new results.Run) table {
 	rows := comparisonRows(s)
 	t := table{Title: "Per-lane comparison",
 		Note: fmt.Sprintf("old = %s, new = %s, on the identical job stream; every lane with any job, busiest (new) first; "+
-			"multiplier = new ÷ old throughput (- where the baseline completed nothing, \"old N jobs\" where it completed fewer than %d: too few for a ratio); token multiplier = new ÷ old tokens "+
-			"answered per hour (the work a token quota admitted, whichever jobs it went to).", old.Policy, new.Policy, results.NearZeroCompleted),
+			"multiplier = new ÷ old throughput (\"n/a (old N)\" where the baseline completed N jobs, fewer than %d: too few for a ratio, "+
+			"and the token multiplier n/a too; summary.json keeps every ratio); token multiplier = new ÷ old tokens "+
+			"answered per hour (the work a token quota admitted, whichever jobs it went to).", old.Policy, new.Policy, results.MinRatioCompleted),
 		Head: []string{"model", "multiplier", "token multiplier", "old jobs/h", "new jobs/h", "old p90 s", "new p90 s", "old p90 wait share",
 			"new p90 wait share", "old gateway-only ctr-h", "new gateway-only ctr-h"}}
 	line := func(c results.LaneComparison) []string {
-		mult, tokens := results.MultiplierText(c.Multiplier, "×"), results.MultiplierText(c.TokenMultiplier, "×")
 		// summary.json's comparison rows carry no job counts: the old run's lane does
-		if n := laneOf(old, c.Model).Completed; c.Model != "" && c.Model != results.AllLanes && n < results.NearZeroCompleted && c.Multiplier != nil {
-			mult, tokens = fmt.Sprintf("old %d jobs", n), "-"
+		if c.Model != results.AllLanes {
+			c.OldCompleted = laneOf(old, c.Model).Completed
 		}
+		mult, tokens := results.RatioCells(c, "×")
 		return []string{c.Model, mult, tokens, f1(c.OldPerHour),
 			f1(c.NewPerHour), f0(c.OldP90), f0(c.NewP90), pct(c.OldWaitShare), pct(c.NewWaitShare), f2(c.OldGatewayCtrH),
 			f2(c.NewGatewayCtrH)}
@@ -156,9 +157,11 @@ func fairnessTable(s results.Summary) table {
 			"from a project starting to wait on a lane where others wait to its admissions reaching 80% of its equal share (or all it asked for). " +
 			"Tier rule: the share of the slots left to a tier (a lower tier also waiting, no higher tier took it) that it took, against its weight " +
 			"(tier_share, 0.8 by default); the lowest tier's admissions per lane-hour while a higher tier waited.",
-		Head: []string{"policy", "Jain per lane", "by tokens", "lane windows", "Jain cross-lane", "behind large (finished/censored)",
-			"behind-large makespan p50 s", "p90 s", "small batches (finished/censored)", "small makespan p50 s", "p90 s",
-			"job wait p50 s", "p90 s", "fair share (reached/censored)", "fair share p50 s", "p90 s", "tier rule", "lowest tier jobs/h behind higher"}}
+		// Each head names its figure whole: the terminal prints the table in
+		// blocks of columns, where a bare "p90 s" would lose its subject.
+		Head: []string{"policy", "Jain per lane", "Jain by tokens", "lane windows", "Jain cross-lane", "behind large finished/censored",
+			"behind-large makespan p50 s", "behind-large makespan p90 s", "small batches finished/censored", "small makespan p50 s", "small makespan p90 s",
+			"job wait p50 s", "job wait p90 s", "fair share reached/censored", "fair share p50 s", "fair share p90 s", "tier rule", "lowest tier jobs/h behind higher"}}
 	for i, r := range s.Runs {
 		f := r.Fairness
 		b, sm, w, fs := f.BehindLargeKM, f.SmallMakespanKM, f.JobWait, f.TimeToFairShare
@@ -200,6 +203,8 @@ func lowestTierRate(rs []results.TierRuleSummary) string {
 
 func convergenceTables(s results.Summary) []table {
 	var out []table
+	var still []string // the runs whose limits never moved
+	stillAt := 0
 	for i, r := range s.Runs {
 		t := table{Title: "Convergence: " + roleName(s, i),
 			Note: "Per model whose running-job limit moved, after each disturbance up to the next: the settled limit (median of the " +
@@ -214,22 +219,23 @@ func convergenceTables(s results.Summary) []table {
 				pct(c.Overshoot), f1(c.Oscillation), f0(c.TimeToCapacity), f0(c.SettlingTime), f1(c.ReversalsPerHour), f1(c.DepthErrMean)})
 		}
 		if len(t.Rows) == 0 {
-			t.Note = "No model's limit moved in this run (a fixed-lane run keeps fixed caps)."
+			still = append(still, roleName(s, i))
+			if len(still) > 1 {
+				continue // one section says it for all of them, below
+			}
+			stillAt = len(out)
 		}
 		out = append(out, t)
 	}
+	// The runs whose limits never moved share one section: fourteen
+	// identical "no limit moved" sections told a reader nothing fourteen times.
+	switch len(still) {
+	case 0:
+	case 1:
+		out[stillAt].Note = "No model's limit moved in this run (a fixed-lane run keeps fixed caps)."
+	default:
+		out[stillAt] = table{Title: fmt.Sprintf("Convergence: %d runs without a moved limit", len(still)),
+			Note: fmt.Sprintf("No model's limit moved in any of these runs (a fixed-lane run keeps fixed caps): %s.", strings.Join(still, ", "))}
+	}
 	return out
-}
-
-// FairnessLine is a run's fairness on one terminal line: Jain's index per
-// lane by jobs and tokens; how many small batches finished of those that
-// arrived; the small batches behind a large one, finished and censored,
-// with their Kaplan–Meier makespan; the jobs' waits; the time
-// to a fair share; the tier rule.
-func FairnessLine(name string, f results.FairnessSummary) string {
-	b, w, fs := f.BehindLargeKM, f.JobWait, f.TimeToFairShare
-	return fmt.Sprintf("%-10s  jain per lane %.3f (tokens %.3f, %d lane-windows; cross-lane %.3f)  small batches finished %d of %d; small behind large: %d finished %d censored, "+
-		"makespan p50 %s s p90 %s s  job wait p50 %s s p90 %s s  fair share p50 %s s (%d censored)  tier rule: %s; lowest %s",
-		name, f.JainPerLane, f.JainPerLaneTokens, f.LaneWindows, f.JainCrossLane, f.SmallBatches-f.SmallUnfinished, f.SmallBatches, b.Ended, b.Censored, b.Quantile(b.P50), b.Quantile(b.P90),
-		w.Quantile(w.P50), w.Quantile(w.P90), fs.Quantile(fs.P50), fs.Censored, FormatTierRule(f.TierRule), lowestTierRate(f.TierRule))
 }

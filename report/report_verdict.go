@@ -19,8 +19,8 @@ type verdict struct {
 }
 
 // headlineOf is the output directory's headline.json, or one made from
-// summary.json's first-seed runs when the directory has none (then no lane
-// is known to be grading, and there is no interval over seeds).
+// summary.json's first-seed runs when the directory has none (then there is
+// no interval over seeds).
 func headlineOf(o *input) results.Headline {
 	var h results.Headline
 	if o.Dir != "" && results.FileExists(filepath.Join(o.Dir, results.HeadlineFile)) {
@@ -32,7 +32,7 @@ func headlineOf(o *input) results.Headline {
 	if len(s.Runs) == 0 {
 		return h
 	}
-	return results.NewHeadline(s.Scenario, s.Seed, [][]results.Run{s.Runs}, nil)
+	return results.NewHeadline(s.Scenario, s.Seed, [][]results.Run{s.Runs})
 }
 
 // verdictLane is one row of the verdict: per run (old, new) values.
@@ -44,9 +44,11 @@ type verdictLane struct {
 	r429       []int64
 	outageMin  []int64
 	jain       []float64 // total row only
-	multiplier *float64
-	ci         *results.MultiplierStat
-	headroom   []float64 // headroom captured (busy ÷ offered stream-seconds)
+	multiplier *float64  // nil over fewer than MinRatioCompleted baseline jobs
+	// oldCompleted is the baseline's completed jobs in the window.
+	oldCompleted int64
+	ci           *results.MultiplierStat
+	headroom     []float64 // headroom captured (busy ÷ offered stream-seconds)
 }
 
 // buildVerdict reads the hot lanes (those with timeline figures) and the
@@ -124,9 +126,16 @@ func laneVerdict(s results.Summary, runs []results.Run, model string) verdictLan
 		v.outageMin = append(v.outageMin, outageMinutes(r, model))
 		v.jain = append(v.jain, r.Fairness.JainPerLane)
 	}
-	if len(runs) == 2 && v.perHour[0] > 0 {
-		m := v.perHour[1] / v.perHour[0]
-		v.multiplier = &m
+	if len(runs) == 2 {
+		old := runs[0].Total
+		if model != "" {
+			old = laneOf(runs[0], model)
+		}
+		v.oldCompleted = old.Completed
+		if v.perHour[0] > 0 && results.RatioShown(old.Completed) { // as the tables print it
+			m := v.perHour[1] / v.perHour[0]
+			v.multiplier = &m
+		}
 	}
 	for i, m := range s.MultiplierAcrossSeeds {
 		if model != "" && m.Model == model {
@@ -184,7 +193,7 @@ func jainCell(v verdictLane, i int) string {
 }
 
 func multiplierCell(v verdictLane) string {
-	m := "- (old completed nothing)"
+	m := fmt.Sprintf("n/a (old %d)", v.oldCompleted)
 	if v.multiplier != nil {
 		m = fmt.Sprintf("%.2f×", *v.multiplier)
 	}
@@ -231,7 +240,8 @@ func verdictReading(runs []results.Run, lanes []verdictLane, total verdictLane) 
 		parts = append(parts, fmt.Sprintf("%s took %.2f× the %s throughput in total%s", newP, *total.multiplier, oldP,
 			costClause(total, "container cost")))
 	} else {
-		parts = append(parts, fmt.Sprintf("%s completed %s jobs/h where %s completed none", newP, f1(total.perHour[1]), oldP))
+		parts = append(parts, fmt.Sprintf("%s completed %s jobs/h where %s completed %s in the window (too few for a ratio)", newP, f1(total.perHour[1]), oldP,
+			plural(int(total.oldCompleted), "job", "jobs")))
 	}
 	if best, worst := extremes(lanes); best != nil {
 		parts = append(parts, fmt.Sprintf("%.2f× on %s%s", *best.multiplier, best.model, costClause(*best, "cost")))

@@ -5,27 +5,26 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"text/tabwriter"
 
 	"github.com/evalsched/lab/results"
 )
 
-// WriteCompareTable prints the comparison: the top lanes and the total. A
-// lane whose baseline completed fewer than NearZeroCompleted jobs in the
-// window shows that count instead of a ratio.
+// WriteCompareTable prints the comparison: the top lanes and the group
+// rows. A lane whose baseline completed fewer than MinRatioCompleted jobs
+// in the window shows "n/a (old N)" instead of its ratios, with a note
+// under the table. Wider than TerminalColumns, the columns that do not fit
+// follow in a second block.
 func WriteCompareTable(w io.Writer, old, new results.Run, rows []results.LaneComparison, top int) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "model\told jobs/h\tnew jobs/h\tmultiplier\ttokens x\told p90 s\tnew p90 s\told p90 wait\tnew p90 wait\t\n")
+	tw := newFitWriter(w)
+	fmt.Fprintf(tw, "model\told jobs/h\tnew jobs/h\tmultiplier\ttokens x\told p90 s\tnew p90 s\told p90 wait share\tnew p90 wait share\t\n")
 	shown := rows
 	if top > 0 && len(rows) > top {
 		shown = rows[:top]
 	}
+	na := false
 	line := func(c results.LaneComparison) {
-		mult, tokens := results.MultiplierText(c.Multiplier, "x"), results.MultiplierText(c.TokenMultiplier, "x")
-		if c.OldCompleted < results.NearZeroCompleted {
-			// A ratio over a near-empty baseline is counting noise.
-			mult, tokens = fmt.Sprintf("old %d jobs", c.OldCompleted), "-"
-		}
+		mult, tokens := results.RatioCells(c, "x")
+		na = na || !results.RatioShown(c.OldCompleted)
 		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%s\t%s\t%.0f\t%.0f\t%.0f%%\t%.0f%%\t\n", c.Model, c.OldPerHour, c.NewPerHour,
 			mult, tokens, c.OldP90, c.NewP90, 100*c.OldWaitShare, 100*c.NewWaitShare)
 	}
@@ -33,12 +32,13 @@ func WriteCompareTable(w io.Writer, old, new results.Run, rows []results.LaneCom
 		line(c)
 	}
 	if rest := len(rows) - len(shown); rest > 0 {
-		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\t\n", rest)
+		fmt.Fprintf(tw, "(%s)\t\n", plural(rest, "more lane", "more lanes"))
 	}
-	total := results.Compare(results.Run{Lanes: []results.Lane{old.Total}}, results.Run{Lanes: []results.Lane{new.Total}})
-	line(total[0])
-	if old.Grading != nil || new.Grading != nil {
-		line(results.Compare(results.Run{Lanes: []results.Lane{laneOrEmpty(old.Grading)}}, results.Run{Lanes: []results.Lane{laneOrEmpty(new.Grading)}})[0])
+	for _, g := range results.GroupComparisons(old, new) {
+		line(g)
+	}
+	if na {
+		fmt.Fprintln(tw, results.RatioNote+".")
 	}
 	return tw.Flush()
 }
@@ -46,7 +46,7 @@ func WriteCompareTable(w io.Writer, old, new results.Run, rows []results.LaneCom
 // WriteRunTable prints the per-lane table of one run: the top lanes by
 // throughput (all when top <= 0) and the total.
 func WriteRunTable(out io.Writer, run results.Run, top int) error {
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := newFitWriter(out)
 	fmt.Fprintf(tw, "model\tcompleted\tjobs/h\tp50 s\tp90 s\twait share\tp90 wait share\tgateway-only ctr-h\t429s\t\n")
 	lanes := append([]results.Lane(nil), run.Lanes...)
 	slices.SortStableFunc(lanes, func(a, b results.Lane) int { return cmp.Compare(b.ThroughputPerHour, a.ThroughputPerHour) })
@@ -62,7 +62,7 @@ func WriteRunTable(out io.Writer, run results.Run, top int) error {
 		row(l)
 	}
 	if rest := len(lanes) - len(shown); rest > 0 {
-		fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\t\t\n", rest)
+		fmt.Fprintf(tw, "(%s)\t\n", plural(rest, "more lane", "more lanes"))
 	}
 	row(run.Total)
 	if run.Grading != nil {
@@ -71,32 +71,39 @@ func WriteRunTable(out io.Writer, run results.Run, top int) error {
 	return tw.Flush()
 }
 
-// laneOrEmpty is *l, or a grading total with nothing in it.
-func laneOrEmpty(l *results.Lane) results.Lane {
-	if l == nil {
-		return results.Lane{Model: results.GradingLanes}
-	}
-	return *l
-}
-
 // WriteMultiplierTable prints the multiplier over seeds for the top lanes.
 func WriteMultiplierTable(w io.Writer, stats []results.MultiplierStat, top int) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "model\tseeds\tgeo. mean\t95%% CI\ttokens geo. mean\ttokens 95%% CI\tnear-zero seeds\t\n")
+	tw := newFitWriter(w)
+	fmt.Fprintf(tw, "model\tseeds\tmean\t95%% CI\ttokens mean\ttokens 95%% CI\tnear-zero\t\n")
 	interval := func(lo, hi string) string {
 		if lo == "-" {
 			return "-"
 		}
 		return "[" + lo + ", " + hi + "]"
 	}
-	for i, s := range stats {
-		if top > 0 && i == top {
-			fmt.Fprintf(tw, "(%d more lanes)\t\t\t\t\t\t\t\n", len(stats)-top)
-			break
-		}
+	row := func(s results.MultiplierStat) {
 		mean, lo, hi := s.Cells("x")
 		tmean, tlo, thi := s.Tokens.Cells("x")
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%d\t\n", s.Model, s.Seeds, mean, interval(lo, hi), tmean, interval(tlo, thi), s.NearZeroSeeds)
+	}
+	// The lanes, the busiest top; the group rows always, last.
+	var lanes, groups []results.MultiplierStat
+	for _, s := range stats {
+		if results.IsGroupRow(s.Model) {
+			groups = append(groups, s)
+		} else {
+			lanes = append(lanes, s)
+		}
+	}
+	for i, s := range lanes {
+		if top > 0 && i == top {
+			fmt.Fprintf(tw, "(%s)\t\n", plural(len(lanes)-top, "more lane", "more lanes"))
+			break
+		}
+		row(s)
+	}
+	for _, s := range groups {
+		row(s)
 	}
 	return tw.Flush()
 }

@@ -79,6 +79,32 @@ func Compare(old, new Run) []LaneComparison {
 	return out
 }
 
+// GroupComparisons compares the runs' group rows: the evaluation total
+// ("(all)", Run.Total) and, when either run has grading lanes, the grading
+// total ("(grading)", Run.Grading), in that order.
+func GroupComparisons(old, new Run) []LaneComparison {
+	all := Compare(Run{Lanes: []Lane{old.Total}}, Run{Lanes: []Lane{new.Total}})[0]
+	all.Model = AllLanes
+	out := []LaneComparison{all}
+	if old.Grading != nil || new.Grading != nil {
+		g := Compare(Run{Lanes: []Lane{groupOrEmpty(old.Grading)}}, Run{Lanes: []Lane{groupOrEmpty(new.Grading)}})[0]
+		g.Model = GradingLanes
+		out = append(out, g)
+	}
+	return out
+}
+
+// IsGroupRow says whether model names a group row (AllLanes, GradingLanes)
+// rather than a lane.
+func IsGroupRow(model string) bool { return model == AllLanes || model == GradingLanes }
+
+func groupOrEmpty(l *Lane) Lane {
+	if l == nil {
+		return Lane{Model: GradingLanes, Grading: true}
+	}
+	return *l
+}
+
 // RatioOf is new ÷ old, or nil when old is not positive (nothing to
 // compare with).
 func RatioOf(new, old float64) *float64 {
@@ -88,6 +114,35 @@ func RatioOf(new, old float64) *float64 {
 	r := new / old
 	return &r
 }
+
+// MinRatioCompleted is the fewest jobs a baseline lane (or lane group) must
+// have completed in the window for one seed's multiplier and token
+// multiplier to be printed as ratios (the terminal's tables, the report's,
+// the headline): under it counting noise alone moves the ratio by more than
+// a factor of exp(1.96/√20) ≈ 1.55 either way (95%), and a token ratio over
+// a handful of jobs compares different kinds of job (tail-001 of the default
+// scenario, seed 1: 15.00x in jobs and 46536.03x in tokens over 10 baseline
+// jobs of one call each). summary.json keeps every ratio; over seeds, where
+// the interval carries the noise, a seed is left out only below
+// NearZeroCompleted.
+const MinRatioCompleted = 20
+
+// RatioShown says whether a ratio over a baseline that completed
+// oldCompleted jobs is printed (MinRatioCompleted).
+func RatioShown(oldCompleted int64) bool { return oldCompleted >= MinRatioCompleted }
+
+// RatioCells are a comparison's multiplier and token multiplier as printed,
+// with unit ("x", "×"): "n/a (old N)" and "n/a" over a baseline of fewer
+// than MinRatioCompleted jobs.
+func RatioCells(c LaneComparison, unit string) (mult, tokens string) {
+	if !RatioShown(c.OldCompleted) {
+		return fmt.Sprintf("n/a (old %d)", c.OldCompleted), "n/a"
+	}
+	return MultiplierText(c.Multiplier, unit), MultiplierText(c.TokenMultiplier, unit)
+}
+
+// RatioNote explains the "n/a (old N)" cells under a table.
+var RatioNote = fmt.Sprintf("n/a (old N): the baseline completed N jobs in the window, fewer than %d: too few for a ratio", MinRatioCompleted)
 
 // MultiplierText formats a ratio with its unit ("1.23x"), or "-" when there is
 // none (the baseline had nothing).

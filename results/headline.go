@@ -22,8 +22,9 @@ type Headline struct {
 	Scenario string   `json:"scenario"`
 	Seed     uint64   `json:"seed"`
 	Seeds    []uint64 `json:"seeds,omitempty"` // with more than one seed
-	// GradingModels are the judge models: their lanes are grading, every
-	// other lane is an evaluation lane.
+	// GradingModels are the lanes any run marks as grading (the judges'
+	// models, or a lane a grading job arrived on), in order of first
+	// appearance; each run's own are in its runs[] entry.
 	GradingModels []string `json:"grading_models"`
 	// Runs is each run's figures on the first seed.
 	Runs []HeadlineRun `json:"runs"`
@@ -38,8 +39,10 @@ type HeadlineRun struct {
 	Policy            string  `json:"policy"`
 	EvaluationPerHour float64 `json:"evaluation_per_hour"`
 	GradingPerHour    float64 `json:"grading_per_hour"`
-	SmallBatches      int     `json:"small_batches"`
-	SmallFinished     int     `json:"small_batches_finished"`
+	// GradingModels are the lanes this run marks as grading.
+	GradingModels []string `json:"grading_models,omitempty"`
+	SmallBatches  int      `json:"small_batches"`
+	SmallFinished int      `json:"small_batches_finished"`
 	// Production is whether the run replayed production traffic, and
 	// OutageMinutes its production streams' outage minutes (whole run).
 	Production    bool  `json:"production,omitempty"`
@@ -52,14 +55,16 @@ type HeadlinePair struct {
 	Variant    string          `json:"variant"`
 	Evaluation HeadlineFigure  `json:"evaluation"`
 	Grading    *HeadlineFigure `json:"grading,omitempty"` // none without grading lanes
-	All        HeadlineFigure  `json:"all"`
+	// All is the table's "(all)" row: the evaluation lanes, so always
+	// equal to Evaluation (kept for readers of the field).
+	All HeadlineFigure `json:"all"`
 }
 
 // HeadlineFigure is one lane group's throughput, old and new, on the
 // first seed; its multiplier there (absent when the baseline completed
-// fewer than NearZeroCompleted jobs: NearZero); and over several seeds the
-// geometric mean and 95% interval of the per-seed multipliers, near-zero
-// seeds left out and counted.
+// fewer than MinRatioCompleted jobs, as in the tables: NearZero); and over
+// several seeds the geometric mean and 95% interval of the per-seed
+// multipliers, near-zero seeds left out and counted.
 type HeadlineFigure struct {
 	OldPerHour    float64    `json:"old_per_hour"`
 	NewPerHour    float64    `json:"new_per_hour"`
@@ -70,52 +75,65 @@ type HeadlineFigure struct {
 	NearZeroSeeds int        `json:"near_zero_seeds,omitempty"`
 }
 
-// laneGroup sums a run's lanes: grading (the models in grading) or
-// evaluation (the others); all is the run's total.
+// laneGroup is one of a run's rows: the evaluation lanes (the table's
+// "(all)" row, Run.Total) or the grading lanes ("(grading)", Run.Grading).
+// Each run classifies its own lanes (Lane.Grading, from the scenario the run
+// was: a variant may add a judge its baseline lacks), and the headline reads
+// that classification instead of making its own.
 type laneGroup int
 
 const (
 	groupEvaluation laneGroup = iota
 	groupGrading
-	groupAll
 )
 
-func groupSum(r Run, grading []string, g laneGroup) (perHour float64, completed int64) {
-	if g == groupAll {
-		return r.Total.ThroughputPerHour, r.Total.Completed
+func groupSum(r Run, g laneGroup) (perHour float64, completed int64) {
+	if g == groupGrading {
+		if r.Grading == nil {
+			return 0, 0
+		}
+		return r.Grading.ThroughputPerHour, r.Grading.Completed
 	}
+	return r.Total.ThroughputPerHour, r.Total.Completed
+}
+
+// gradingModels are the lanes run marks as grading, in its lanes' order.
+func gradingModels(r Run) []string {
+	var out []string
 	for _, l := range r.Lanes {
-		if slices.Contains(grading, l.Model) == (g == groupGrading) {
-			perHour += l.ThroughputPerHour
-			completed += l.Completed
+		if l.Grading {
+			out = append(out, l.Model)
 		}
 	}
-	return perHour, completed
+	return out
 }
 
 // NewHeadline reads the runs of one command, seed by seed (runsBySeed[k]
 // holds the runs of seed first+k, the baseline first; one seed for sim
-// run), with the scenario's judge models as grading.
-func NewHeadline(scenario string, first uint64, runsBySeed [][]Run, grading []string) Headline {
-	h := Headline{Schema: "evalsched-headline", Scenario: scenario, Seed: first, GradingModels: slices.Clone(grading)}
-	if h.GradingModels == nil {
-		h.GradingModels = []string{}
-	}
+// run). The lanes each run marks as grading are its grading; the rest are
+// its evaluation lanes, as in the run's "(all)" and "(grading)" rows.
+func NewHeadline(scenario string, first uint64, runsBySeed [][]Run) Headline {
+	h := Headline{Schema: "evalsched-headline", Scenario: scenario, Seed: first, GradingModels: []string{}}
 	runs := runsBySeed[0]
 	if len(runsBySeed) > 1 {
 		for k := range runsBySeed {
 			h.Seeds = append(h.Seeds, first+uint64(k))
 		}
 	}
-	hasGrading := false
-	for _, r := range runs {
-		ev, _ := groupSum(r, grading, groupEvaluation)
-		gr, _ := groupSum(r, grading, groupGrading)
-		for _, l := range r.Lanes {
-			hasGrading = hasGrading || slices.Contains(grading, l.Model)
+	for _, seedRuns := range runsBySeed {
+		for _, r := range seedRuns {
+			for _, m := range gradingModels(r) {
+				if !slices.Contains(h.GradingModels, m) {
+					h.GradingModels = append(h.GradingModels, m)
+				}
+			}
 		}
+	}
+	for _, r := range runs {
+		ev, _ := groupSum(r, groupEvaluation)
+		gr, _ := groupSum(r, groupGrading)
 		f := r.Fairness
-		hr := HeadlineRun{Policy: r.Policy, EvaluationPerHour: ev, GradingPerHour: gr,
+		hr := HeadlineRun{Policy: r.Policy, EvaluationPerHour: ev, GradingPerHour: gr, GradingModels: gradingModels(r),
 			SmallBatches: f.SmallBatches, SmallFinished: f.SmallBatches - f.SmallUnfinished, Production: len(r.Production) > 0}
 		for _, p := range r.Production {
 			hr.OutageMinutes += p.OutageMinutes
@@ -123,11 +141,16 @@ func NewHeadline(scenario string, first uint64, runsBySeed [][]Run, grading []st
 		h.Runs = append(h.Runs, hr)
 	}
 	for i := 1; i < len(runs); i++ {
-		p := HeadlinePair{Baseline: runs[0].Policy, Variant: runs[i].Policy,
-			Evaluation: headlineFigure(runsBySeed, i, grading, groupEvaluation),
-			All:        headlineFigure(runsBySeed, i, grading, groupAll)}
+		ev := headlineFigure(runsBySeed, i, groupEvaluation)
+		p := HeadlinePair{Baseline: runs[0].Policy, Variant: runs[i].Policy, Evaluation: ev, All: ev}
+		// A grading figure where the pair has grading lanes, as its table
+		// has a "(grading)" row.
+		hasGrading := false
+		for _, seedRuns := range runsBySeed {
+			hasGrading = hasGrading || seedRuns[0].Grading != nil || seedRuns[i].Grading != nil
+		}
 		if hasGrading {
-			g := headlineFigure(runsBySeed, i, grading, groupGrading)
+			g := headlineFigure(runsBySeed, i, groupGrading)
 			p.Grading = &g
 		}
 		h.Pairs = append(h.Pairs, p)
@@ -136,16 +159,17 @@ func NewHeadline(scenario string, first uint64, runsBySeed [][]Run, grading []st
 	return h
 }
 
-func headlineFigure(runsBySeed [][]Run, arm int, grading []string, g laneGroup) HeadlineFigure {
+func headlineFigure(runsBySeed [][]Run, arm int, g laneGroup) HeadlineFigure {
 	var f HeadlineFigure
 	var ratios []float64
 	for k, runs := range runsBySeed {
-		oldH, oldN := groupSum(runs[0], grading, g)
-		newH, newN := groupSum(runs[arm], grading, g)
+		oldH, oldN := groupSum(runs[0], g)
+		newH, newN := groupSum(runs[arm], g)
 		ratio, near := seedRatio(LaneComparison{OldPerHour: oldH, NewPerHour: newH, OldCompleted: oldN, NewCompleted: newN})
 		if k == 0 {
-			f.OldPerHour, f.NewPerHour, f.OldCompleted, f.NearZero = oldH, newH, oldN, near
-			if !near {
+			// The first seed's ratio is printed as the tables print it.
+			f.OldPerHour, f.NewPerHour, f.OldCompleted, f.NearZero = oldH, newH, oldN, near || !RatioShown(oldN)
+			if !f.NearZero {
 				m := newH / oldH
 				if newN == 0 || newH <= 0 {
 					m = 0
@@ -175,7 +199,10 @@ func (h Headline) sentences() []string {
 	if len(h.Seeds) > 1 {
 		seedText = fmt.Sprintf("%d seeds, %d..%d", len(h.Seeds), h.Seeds[0], h.Seeds[len(h.Seeds)-1])
 	}
-	grading := "grading (" + strings.Join(h.GradingModels, ", ") + ")"
+	grading := "grading"
+	if len(h.GradingModels) > 0 { // none when no grading lane had a job
+		grading += " (" + strings.Join(h.GradingModels, ", ") + ")"
+	}
 	if len(h.Pairs) == 0 && len(h.Runs) == 1 {
 		r := h.Runs[0]
 		s := fmt.Sprintf("%s on %s (%s): the evaluation lanes completed %s jobs/h", r.Policy, h.Scenario, seedText, PerHourText(r.EvaluationPerHour))

@@ -123,7 +123,11 @@ type Run struct {
 
 // Lane is one model's metrics over the measurement window.
 type Lane struct {
-	Model             string  `json:"model"`
+	Model string `json:"model"`
+	// Grading says the lane is a grading lane (LaneRaw.Grading): the run's
+	// own classification, which its total (evaluation) and grading rows,
+	// the headline and the report all read.
+	Grading           bool    `json:"grading,omitempty"`
 	Arrived           int64   `json:"arrived"`
 	Started           int64   `json:"started"`
 	Completed         int64   `json:"completed"`
@@ -224,7 +228,7 @@ func empiricalQuantile(p float64, sorted []float64) float64 {
 func Summarize(d RunData) Run {
 	run := Run{Policy: d.Policy, Variant: d.Variant, Window: [2]float64{d.WindowStart, d.WindowEnd}, Events: d.Events,
 		JobsArrived: d.JobsArrived, JobsCompleted: d.JobsCompleted, JobsFailed: d.JobsFailed}
-	all, grading := LaneRaw{Model: AllLanes}, LaneRaw{Model: GradingLanes}
+	all, grading := LaneRaw{Model: AllLanes}, LaneRaw{Model: GradingLanes, Grading: true}
 	times := make([][]JobTimes, 0, len(d.Lanes))
 	var gradingTimes [][]JobTimes
 	graded := false
@@ -289,7 +293,7 @@ func (a *LaneRaw) add(b LaneRaw) {
 func lane(raw LaneRaw, times [][]JobTimes, d RunData) Lane {
 	span := d.WindowEnd - d.WindowStart
 	l := Lane{
-		Model: raw.Model, Arrived: raw.Arrived, Started: raw.Started, Completed: raw.Completed,
+		Model: raw.Model, Grading: raw.Grading, Arrived: raw.Arrived, Started: raw.Started, Completed: raw.Completed,
 		ThroughputPerHour:           Ratio(float64(raw.Completed), span/3600),
 		TokensPerHour:               Ratio(raw.Tokens, span/3600),
 		ContainerSeconds:            raw.RunningArea,

@@ -238,6 +238,16 @@ func (r *requestReader) Next() (Call, bool) {
 			return Call{}, false
 		}
 		if !ok { // end of a pass
+			if r.pass == 0 && r.inPass == 0 {
+				// Replayed, a trace without requests reads as a production
+				// that sent nothing: a silent "no outage" (#45).
+				what := "the file holds no record"
+				if r.format == "azure" {
+					what = "the file ends after its header"
+				}
+				r.fail(r.line+1, "record", "no request: %s (a request trace needs at least one)", what)
+				return Call{}, false
+			}
 			if r.pass == 0 {
 				r.records, r.span = r.inPass, r.prevRaw
 			}

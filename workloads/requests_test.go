@@ -282,6 +282,10 @@ func TestRequestTraceErrors(t *testing.T) {
 		{"mooncake out of order", "m.jsonl", `{"timestamp": 9, "input_length": 1, "output_length": 1}` + "\n" + `{"timestamp": 5, "input_length": 1, "output_length": 1}`, ReplayOptions{}, ":2: timestamp: out of order"},
 		{"mooncake past a year", "m.jsonl", `{"timestamp": 0, "input_length": 1, "output_length": 1}` + "\n" + `{"timestamp": 9.2e18, "input_length": 1, "output_length": 1}`, ReplayOptions{}, ":2: timestamp: 9.2e+18 ms is more than 8760h0m0s after the first record"},
 		{"azure past a year", "a.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03,1,1\n2125-01-01 00:00:00,1,1\n", ReplayOptions{}, ":3: TIMESTAMP: 2125-01-01 00:00:00 is more than 8760h0m0s after the first record"},
+		{"azure header only", "a.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n", ReplayOptions{}, ":2: record: no request: the file ends after its header"},
+		{"azure header only, CRLF, looped", "a.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\r\n", ReplayOptions{Loop: true, Horizon: time.Hour}, ":2: record: no request"},
+		{"mooncake empty", "m.jsonl", "", ReplayOptions{}, ":1: record: no request: the file holds no record"},
+		{"mooncake blank lines", "m.jsonl", "\n\n", ReplayOptions{}, ":3: record: no request"},
 		{"loop over no time", "m.jsonl", `{"timestamp": 9, "input_length": 1, "output_length": 1}` + "\n", ReplayOptions{Loop: true, Horizon: time.Hour}, ":1: timestamp: cannot loop: the trace spans no time"},
 	}
 	for _, tc := range cases {

@@ -161,6 +161,10 @@ func Check(paths []string, opt Options) (*Report, error) {
 		}
 		if len(others) > 0 {
 			p.Handoff = time.Duration(quantile(others, 0.5) * 1e9)
+			slices.Sort(others)
+			for _, v := range others {
+				p.handoffs = append(p.handoffs, time.Duration(v*1e9))
+			}
 		}
 	}
 	for _, p := range procs {
@@ -227,7 +231,13 @@ func simulateSeeds(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seeds 
 		for _, m := range slices.Sorted(maps.Keys(fits)) {
 			drawn[m] = fits[m].resampled(rng)
 		}
-		m, err := simulate(p, h, drawn, w, uint64(s))
+		// The harness's handoff, like the fit, is drawn per seed: one of
+		// the other runs' (its spread is the harness's own uncertainty).
+		q := *p
+		if len(p.handoffs) > 0 {
+			q.Handoff = p.handoffs[rng.IntN(len(p.handoffs))]
+		}
+		m, err := simulate(&q, h, drawn, w, uint64(s))
 		if err != nil {
 			return nil, err
 		}

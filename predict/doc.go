@@ -27,10 +27,11 @@
 // The replay runs the lab's world (sim) with a pool per connection pool
 // (the gateway's in-flight limit), providers that never queue, and the
 // harness as a policy (policies.Inspect), all samples queued at the
-// process's start. Each seed draws every call's latency and resamples each
-// fold's training samples (a bootstrap of the coefficients), so the 90%
-// interval over seeds holds the latency model's uncertainty as well as the
-// calls' variation. The figures (Measures) are read off the replay's event
+// process's start. Each seed draws every call's latency, resamples each
+// fold's training samples (a bootstrap of the coefficients) and draws the
+// harness's slot handoff from the other runs' (leave one run out), so the
+// 90% interval over seeds holds the latency model's and the harness's
+// uncertainty as well as the calls' variation. The figures (Measures) are read off the replay's event
 // log exactly as off the logs; their error and whether the recorded value
 // falls inside the interval are reported per run and over the runs.
 //

@@ -25,9 +25,8 @@ func checkRealRuns(t *testing.T) *Report {
 // TestRealRunsPredicted holds the prediction to its goals over the real
 // runs (a run is a process: the logs of one run_id together): the median
 // absolute error of the makespan and of the mean calls at the provider at
-// most 10%, every run of 50 calls or more within 20%. The coverage of the
-// 90% interval is logged (its goal, 80% of the runs, is not met: see
-// docs/reference/replay-check.md).
+// most 10%, every run of 50 calls or more within 20%, and the recorded
+// makespan inside the 90% interval for at least 80% of the runs.
 func TestRealRunsPredicted(t *testing.T) {
 	rep := checkRealRuns(t)
 	if len(rep.Runs) != 12 {
@@ -43,6 +42,12 @@ func TestRealRunsPredicted(t *testing.T) {
 		if a.LargeWithin != a.LargeRuns {
 			t.Errorf("%s: %d of %d runs of 50 calls or more within 20%%", name, a.LargeWithin, a.LargeRuns)
 		}
+	}
+	// The recorded makespan inside the 90% interval for at least 80% of
+	// the runs (small runs, whose makespan is one slow call, are judged
+	// by this alone).
+	if a := rep.Summary["makespan_s"]; 5*a.Covered < 4*a.Runs {
+		t.Errorf("makespan inside the 90%% interval in %d of %d runs, want at least 80%%", a.Covered, a.Runs)
 	}
 	for _, r := range rep.Runs {
 		// No pool over its limit: the most calls at once never exceeds the

@@ -22,8 +22,10 @@ type Process struct {
 	// Unix ns: the samples are queued then.
 	Start int64
 	// Handoff is the harness's own time to start a sample in a freed slot,
-	// estimated from other runs (Check), added to each sample's setup.
-	Handoff time.Duration
+	// estimated from other runs (Check: their median), added to each
+	// sample's setup; handoffs are the other runs' own, one drawn per seed.
+	Handoff  time.Duration
+	handoffs []time.Duration
 }
 
 // Sample is one sample's own work, as the replay takes it: what it was

@@ -231,3 +231,12 @@ func TestHarnessLimitsFromTheLog(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSampleNamesWhy: logs of which no sample can be used are refused
+// naming the file, the line and why, not with a count alone.
+func TestNoSampleNamesWhy(t *testing.T) {
+	_, err := Check([]string{realRuns + "/README.md"}, Options{Seeds: 1})
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("README.md:1: invalid JSON")) {
+		t.Errorf("error %v, want it to name README.md:1 and invalid JSON", err)
+	}
+}

@@ -56,7 +56,7 @@ func Load(paths []string) ([]*Process, []*agentlog.Problem, error) {
 		return nil, nil, err
 	}
 	if len(col.Sessions) == 0 {
-		return nil, col.Skipped, &agentlog.NoJobsError{Skipped: len(col.Skipped)}
+		return nil, col.Skipped, &NoSampleError{Skipped: col.Skipped}
 	}
 	byID := map[string]*Process{}
 	var procs []*Process
@@ -192,4 +192,24 @@ func baseName(f string) string {
 		return f[i+1:]
 	}
 	return f
+}
+
+// NoSampleError refuses logs of which no sample could be used; it names
+// the first records that could not be, and why.
+type NoSampleError struct {
+	Skipped []*agentlog.Problem
+}
+
+func (e *NoSampleError) Error() string {
+	var b strings.Builder
+	b.WriteString("no usable sample in the logs")
+	for i, p := range e.Skipped {
+		if i == 5 {
+			fmt.Fprintf(&b, "; and %d more", len(e.Skipped)-5)
+			break
+		}
+		b.WriteString("; ")
+		b.WriteString(p.Error())
+	}
+	return b.String()
 }

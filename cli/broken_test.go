@@ -264,7 +264,7 @@ func TestBrokenRolloutFiles(t *testing.T) {
 					os.WriteFile(f, tc.data, 0o644)
 					out := filepath.Join(dir, "parent", "out")
 					before := plantOut(t, out)
-					_, stderr, code := runSim(t, k.cmd, "--out", out, f)
+					_, stderr, code := runSimHere(t, k.cmd, "--out", out, f)
 					checkBroken(t, code, stderr, f, tc.line)
 					if diff := cmp.Diff(before, treeOf(t, filepath.Dir(out))); diff != "" {
 						t.Errorf("--out or beside it changed (-before +after):\n%s", diff)

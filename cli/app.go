@@ -31,7 +31,7 @@ func newApp() *cli.App {
 	profileFlags, startProfile, stopProfile := profiling()
 	app := &cli.App{
 		Name:                 "sim",
-		Version:              version(),
+		Version:              stampedVersion(),
 		EnableBashCompletion: true,
 		ErrWriter:            os.Stderr,
 		Usage:                "discrete-event lab for LLM-evaluation job scheduling",

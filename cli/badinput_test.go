@@ -114,7 +114,7 @@ func TestBadScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
-			_, stderr, code := runSim(t, append([]string{"run", "--scenario", file, "--out", out}, tc.args...)...)
+			_, stderr, code := runSimHere(t, append([]string{"run", "--scenario", file, "--out", out}, tc.args...)...)
 			checkRefused(t, code, 1, stderr, "sim: "+file+tc.want, out)
 		})
 	}
@@ -200,7 +200,7 @@ func TestBadTraces(t *testing.T) {
 			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+"."+tc.ext)
 			writeTrace(t, file, tc.edit, good[tc.ext])
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))
-			_, stderr, code := runSim(t, "run", "--scenario", "testdata/small.yaml", "--trace", file, "--out", out)
+			_, stderr, code := runSimHere(t, "run", "--scenario", "testdata/small.yaml", "--trace", file, "--out", out)
 			want := file + tc.want
 			if !strings.Contains(stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr)

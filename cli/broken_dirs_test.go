@@ -159,7 +159,7 @@ func TestBrokenOutputFolders(t *testing.T) {
 				data, _ := os.ReadFile(p)
 				os.WriteFile(p, []byte(tc.edit(string(data))), 0o644)
 				before := treeOf(t, filepath.Dir(dir))
-				_, stderr, code := runSim(t, append(cmd, dir)...)
+				_, stderr, code := runSimHere(t, append(cmd, dir)...)
 				if code != exitError || strings.Contains(stderr, "panic") {
 					t.Errorf("exit %d, want 1; %s", code, stderr)
 				}
@@ -293,7 +293,7 @@ func TestBrokenMerges(t *testing.T) {
 			out := filepath.Join(tmp, "merged", "out")
 			plantOut(t, out)
 			before := treeOf(t, tmp)
-			_, stderr, code := runSim(t, tc.args(d, out)...)
+			_, stderr, code := runSimHere(t, tc.args(d, out)...)
 			if code != exitError || strings.Contains(stderr, "panic") {
 				t.Errorf("exit %d, want 1; %s", code, stderr)
 			}
@@ -335,7 +335,7 @@ func TestBadFlags(t *testing.T) {
 			if len(a) > 1 && !strings.HasPrefix(a[1], "--out") && a[0] != "merge" && a[0] != "nosuch-command" && a[0] != "trace" && a[0] != "quota-check" && a[0] != "report" {
 				a = append([]string{a[0], "--out", out}, a[1:]...)
 			}
-			_, stderr, code := runSim(t, a...)
+			_, stderr, code := runSimHere(t, a...)
 			if code != exitUsage || !strings.Contains(stderr, "usage:") || strings.Contains(stderr, "panic") {
 				t.Errorf("sim %s: exit %d, want 2 with usage; %s", strings.Join(a, " "), code, stderr)
 			}

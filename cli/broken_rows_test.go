@@ -298,7 +298,7 @@ func TestBrokenRowFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 				before := treeOf(t, filepath.Dir(dir))
-				_, stderr, code := runSim(t, cmd, "--in", dir)
+				_, stderr, code := runSimHere(t, cmd, "--in", dir)
 				if code != exitError || strings.Contains(stderr, "panic") {
 					t.Errorf("exit %d, want 1; %s", code, stderr)
 				}

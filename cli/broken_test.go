@@ -266,7 +266,7 @@ func TestBrokenRolloutFiles(t *testing.T) {
 					os.WriteFile(f, tc.data, 0o644)
 					out := filepath.Join(dir, "parent", "out")
 					before := plantOut(t, out)
-					_, stderr, code := runSim(t, k.cmd, "--out", out, f)
+					_, stderr, code := runSimHere(t, k.cmd, "--out", out, f)
 					checkBroken(t, code, stderr, f, tc.line)
 					after := treeOf(t, filepath.Dir(out))
 					if k.cmd == "gate" {

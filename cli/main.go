@@ -15,6 +15,7 @@ import (
 	"github.com/evalsched/lab/extpolicy"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/workloads/agentlog"
+	"github.com/urfave/cli/v2"
 )
 
 // Main runs the sim command on args (args[0] the program's name) and
@@ -22,6 +23,16 @@ import (
 func Main(args []string) int {
 	app := newApp()
 	interrupts(app.ErrWriter)
+	return runApp(app, args)
+}
+
+// runApp runs app on args and turns its error into the exit code and the
+// message on app.ErrWriter: Main's whole behaviour but the signal handler,
+// so the tests can run a command in their own process (runSimHere).
+func runApp(app *cli.App, args []string) int {
+	if showsVersion(args) {
+		app.Version = version()
+	}
 	err := app.Run(args)
 	if err == nil {
 		return 0
@@ -35,6 +46,22 @@ func Main(args []string) int {
 		}
 	}
 	return code
+}
+
+// showsVersion: args may print the app's version (--version, or the
+// top-level help, which shows it), so newApp's stampedVersion is not
+// enough. Other commands do without the revision's child processes.
+func showsVersion(args []string) bool {
+	if len(args) <= 1 {
+		return true
+	}
+	for _, a := range args[1:] {
+		switch a {
+		case "--version", "-v", "-version", "--help", "-h", "-help", "help", "h":
+			return true
+		}
+	}
+	return false
 }
 
 // interrupts handles SIGINT and SIGTERM alike (a scheduler's stop, a

@@ -11,6 +11,14 @@ import (
 // (go build, go install), else from git in the working directory when that
 // is the repository (go run stamps none), else "".
 func revision() string {
+	if rev := stampedRevision(); rev != "" {
+		return rev
+	}
+	return gitRevision()
+}
+
+// stampedRevision is the revision the build stamped, or "".
+func stampedRevision() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		rev, dirty := "", false
 		for _, s := range bi.Settings {
@@ -28,7 +36,7 @@ func revision() string {
 			return rev
 		}
 	}
-	return gitRevision()
+	return ""
 }
 
 // gitRevision asks git for HEAD of the repository around the working

@@ -12,7 +12,6 @@ import (
 	"github.com/evalsched/lab/sim/simtest"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // variantNames are run names as long as the incident's variants, then
@@ -101,7 +100,7 @@ func manyRuns(t *testing.T, n int) *input {
 // layoutOf draws a figure on a layoutCanvas: its plots' data areas and
 // its legends' boxes.
 func layoutOf(spec figSpec) (data, legends []vg.Rectangle) {
-	lc := &layoutCanvas{Canvas: vgimg.New(spec.w, spec.h)}
+	lc := &layoutCanvas{Canvas: nullCanvas{}}
 	spec.draw(draw.Canvas{Canvas: lc, Rectangle: vg.Rectangle{Max: vg.Point{X: spec.w, Y: spec.h}}})
 	return lc.data, lc.legends
 }

@@ -9,12 +9,11 @@ import (
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // paintOf draws a figure on a layoutCanvas and returns it.
 func paintOf(spec figSpec) *layoutCanvas {
-	lc := &layoutCanvas{Canvas: vgimg.New(spec.w, spec.h)}
+	lc := &layoutCanvas{Canvas: nullCanvas{}}
 	spec.draw(draw.Canvas{Canvas: lc, Rectangle: vg.Rectangle{Max: vg.Point{X: spec.w, Y: spec.h}}})
 	return lc
 }

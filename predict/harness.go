@@ -91,7 +91,7 @@ func HarnessOf(p *Process) Harness {
 		if v.atLeast(adaptiveMinFrom) {
 			h.AdaptiveMin = adaptiveMinNew
 		}
-		h.Why = append(h.Why, fmt.Sprintf("max_connections unset in %s (>= 0.3.221): adaptive connections, start %d, min %d, max %d (design/adaptive-concurrency.md)", h.Version, adaptiveStart, h.AdaptiveMin, adaptiveMax))
+		h.Why = append(h.Why, fmt.Sprintf("max_connections unset in %s (>= 0.3.221): adaptive connections, start %d, min %d, max %d, inspect_ai's controller (util/_concurrency.py, design/adaptive-concurrency.md)", h.Version, adaptiveStart, h.AdaptiveMin, adaptiveMax))
 	default:
 		h.MaxConnections = defaultMaxConnections
 		h.Why = append(h.Why, fmt.Sprintf("max_connections unset: the provider default %d (_util/constants.py DEFAULT_MAX_CONNECTIONS)", defaultMaxConnections))

@@ -240,3 +240,54 @@ func TestNoSampleNamesWhy(t *testing.T) {
 		t.Errorf("error %v, want it to name README.md:1 and invalid JSON", err)
 	}
 }
+
+// TestRetriesHoldTheirConnection: under a quota that refuses tries, a call
+// backing off keeps its connection (inspect_ai retries inside the pool):
+// counted from the replay's event log, calls at the provider plus calls
+// backing off never exceed the pool, and some calls do back off.
+func TestRetriesHoldTheirConnection(t *testing.T) {
+	procs, _, err := Load([]string{realRuns + "/2025-07-30T18-42-38+00-00_mmlu_ZYEnfbu3nstBuwzjiAGzuG.eval"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := procs[0]
+	h := HarnessOf(p)
+	fits, err := fitProcess(p, h, nil, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three samples for every connection: calls queue for the pool.
+	w := WhatIf{Quota: "{rpm: 120}", MaxSamples: 3 * h.MaxConnections}
+	h = w.apply(h)
+	log, _, err := replayLog(p, h, fits, w, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, most, refused := 0, 0, 0
+	backingOff := map[int64]bool{}
+	for _, r := range log {
+		switch r.Event {
+		case sim.LogCallAccept:
+			if backingOff[r.Call] {
+				backingOff[r.Call] = false
+				held--
+			}
+			held++
+		case sim.LogCallAnswer:
+			held--
+		case sim.LogCall429:
+			refused++
+			if !backingOff[r.Call] {
+				backingOff[r.Call] = true
+				held++
+			}
+		}
+		most = max(most, held)
+	}
+	if refused == 0 {
+		t.Fatal("no try refused: the quota does not bind")
+	}
+	if most != h.MaxConnections {
+		t.Errorf("at most %d calls held a connection (at the provider or backing off), want the pool's %d", most, h.MaxConnections)
+	}
+}

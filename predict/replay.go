@@ -239,18 +239,13 @@ func replayScenario(p *Process, h Harness, pools []string, beta []float64, w Wha
 	// inspect_ai's retry (model/_retry.py model_retry_config, 0.3.133 …
 	// 0.3.241): tenacity wait_exponential_jitter(initial=3, max=1800,
 	// jitter=3), i.e. 3·2^(n−1) s plus up to 3 s; as the gateway's
-	// backoff: base 6 s less up to half, doubling, at most 30 min. Inspect
-	// holds the connection while it backs off; the lab's gateway frees it.
-	b.WriteString("gateway: {retry: {base: 6s, max: 30m, multiplier: 2, jitter: 0.5, honour_retry_after: false}")
+	// backoff: base 6 s less up to half, doubling, at most 30 min, the
+	// connection held meanwhile (the pool is held around _generate).
+	b.WriteString("gateway: {retry: {base: 6s, max: 30m, multiplier: 2, jitter: 0.5, honour_retry_after: false, hold_connection: true}")
 	if h.Adaptive {
-		// The lab's adaptive limit (AIMD) with inspect_ai's defaults: cut
-		// ×0.8 debounced by a 15 s cooldown, up to max. Inspect's slow start
-		// doubles the limit per clean round of `limit` calls; the lab adds
-		// `increase` per `limit` clean calls, so increase = start doubles the
-		// first round and grows additively after (its 5% steady-state step
-		// after a cut is not modelled).
-		fmt.Fprintf(&b, ", adaptive_limit: {enabled: true, decrease: 0.8, increase: %d, window: 15s, max_factor: %g}",
-			h.MaxConnections, float64(h.AdaptiveMax)/float64(h.MaxConnections))
+		// inspect_ai's adaptive connections, its own controller
+		// (scenario.InspectAdaptiveConfig), from the pool's start.
+		fmt.Fprintf(&b, ", inspect_adaptive: {min: %d, max: %d}", h.AdaptiveMin, h.AdaptiveMax)
 	}
 	b.WriteString("}\n")
 	fmt.Fprintf(&b, "model_defaults: {streams: %d, inflight_limit: %d, jitter: {dist: none}}\nmodels:\n", streams, h.MaxConnections)

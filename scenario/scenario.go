@@ -81,6 +81,9 @@ type GatewayConfig struct {
 	// AdaptiveLimit replaces the hand-set inflight_limit by a loop of the
 	// gateway's own (gateway_adaptive.go); Stale lists stalled-pipeline spells.
 	AdaptiveLimit AdaptiveLimitConfig `yaml:"adaptive_limit" json:"adaptive_limit,omitzero"`
+	// InspectAdaptive, if set, makes the in-flight limits follow
+	// inspect_ai's adaptive connections instead (inspect_adaptive.go).
+	InspectAdaptive *InspectAdaptiveConfig `yaml:"inspect_adaptive" json:"inspect_adaptive,omitempty"`
 	Stale         []StaleSpell        `yaml:"stale" json:"stale,omitempty"`
 }
 
@@ -113,6 +116,11 @@ type RetryConfig struct {
 	// MaxAttempts bounds the tries of one call (0 = unlimited); a call that
 	// exhausts them fails and the job moves on.
 	MaxAttempts int `yaml:"max_attempts" json:"max_attempts"`
+	// HoldConnection: an evaluation call keeps its in-flight slot while it
+	// backs off and retries straight from it (inspect_ai holds its
+	// connection across retries: model/_model.py, the pool is held around
+	// _generate, whose tenacity retries sleep inside it).
+	HoldConnection bool `yaml:"hold_connection" json:"hold_connection,omitempty"`
 }
 
 // OrgConfig is a provider organisation's quotas, on rolling windows; 0 = none.

@@ -135,6 +135,15 @@ func (s *Scenario) validateRun() error {
 }
 
 func (g *GatewayConfig) validate() error {
+	if ia := g.InspectAdaptive; ia != nil {
+		if g.AdaptiveLimit.Enabled {
+			return field.Errorf("gateway.inspect_adaptive", "set with gateway.adaptive_limit: one loop moves the limits")
+		}
+		ia.withDefaults()
+		if err := ia.check(); err != nil {
+			return err
+		}
+	}
 	if g.AdaptiveLimit.Enabled {
 		g.AdaptiveLimit.withDefaults()
 		if err := g.AdaptiveLimit.check(); err != nil {

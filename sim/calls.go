@@ -144,6 +144,9 @@ func (w *World) send(c int32) {
 	case rejectedKey:
 		w.logCall(cs, LogCallKey429)
 		w.gw.rejected(cs.model)
+		if cs.kind == jobCall {
+			w.gw.iaRateLimited(cs.model, w.now())
+		}
 		w.rec.keyRejected(cs)
 		w.rejectedTry(c, retryAfter)
 		return
@@ -159,6 +162,7 @@ func (w *World) send(c int32) {
 		if cs.kind == jobCall {
 			w.gw.lanes[cs.model].throttled++
 			w.gw.congested(cs.model, w.now())
+			w.gw.iaRateLimited(cs.model, w.now())
 		}
 		w.rejectedTry(c, retryAfter)
 		return
@@ -178,6 +182,7 @@ func (w *World) send(c int32) {
 	free := w.prov.accept(cs.model, c)
 	if cs.kind == jobCall {
 		w.gw.sent(cs.model)
+		w.gw.iaAcquired(cs.model, w.now())
 		w.callAccepted(cs.owner)
 		if free {
 			w.gw.clean(cs.model)
@@ -287,6 +292,9 @@ func (w *World) callDone(c int32) {
 	}
 	w.rec.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
 	w.gw.answered(model)
+	if cs.attempts == 1 {
+		w.gw.iaSucceeded(model, w.now())
+	}
 	w.gw.answeredCall(model, w.now()-cs.born)
 	w.callEnded(c, true)
 	w.dispatch(model)
@@ -327,6 +335,9 @@ func (w *World) backoff(c int32, retryAfter Time) {
 	} else {
 		delay = w.gw.retryDelay(cs.attempts, retryAfter)
 		w.gw.backoffStarted(cs.model)
+		if w.gw.hold {
+			w.gw.sent(cs.model) // the slot is held through the backoff
+		}
 	}
 	w.eng.postAfter(delay, evRetry, c)
 }
@@ -340,6 +351,14 @@ func (w *World) retry(c int32) {
 		return
 	}
 	w.gw.backoffEnded(cs.model)
+	if w.gw.hold {
+		// Retry from the held slot: give it back and send at once (a try
+		// the provider takes takes a slot again; nothing else runs between).
+		w.gw.answered(cs.model)
+		w.send(c)
+		w.dispatch(cs.model)
+		return
+	}
 	w.enqueueCall(c)
 	w.dispatch(cs.model)
 }

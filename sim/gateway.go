@@ -20,7 +20,9 @@ type Gateway struct {
 	retry     *scenario.RetryConfig
 	rn        *rand.Rand // backoff jitter
 
-	adapt  *scenario.AdaptiveLimitConfig // nil: hand-set limits (gateway_adaptive.go)
+	adapt  *scenario.AdaptiveLimitConfig   // nil: hand-set limits (gateway_adaptive.go)
+	ia     *scenario.InspectAdaptiveConfig // nil: not inspect's controller (gateway_inspect.go)
+	hold   bool                            // retry.hold_connection
 	spells []scenario.StaleSpell
 
 	queuedOnly  bool   // depth_signal: queued (the old signal, for negative controls)
@@ -38,7 +40,8 @@ type gatewayLane struct {
 	limit     int
 	history   []int32 // delayed depth readings, indexed like Gateway.sampleTimes
 
-	ad        adaptive   // the adaptive limit, if on
+	ad        adaptive // the adaptive limit, if on
+	ia        inspectAdaptive
 	throttled int64      // evaluation tries rejected with a 429
 	sig       signalLane // the signals a policy reads (signals.go)
 	// frozenD and frozenAt are the reading a stale spell serves, taken as
@@ -59,6 +62,7 @@ func newGateway(cfg *scenario.GatewayConfig, models []scenario.ModelConfig, seed
 	if cfg.AdaptiveLimit.Enabled {
 		g.adapt = &cfg.AdaptiveLimit
 	}
+	g.ia, g.hold = cfg.InspectAdaptive, cfg.Retry.HoldConnection
 	n := 0
 	if cfg.DepthDelay > 0 {
 		n = int(cfg.DepthDelay/cfg.DepthSample) + 2

@@ -10,8 +10,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-
-
 // orgNamed is the organisation of s named name.
 func orgNamed(t *testing.T, s *Scenario, name string) *OrgConfig {
 	t.Helper()

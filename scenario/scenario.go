@@ -84,7 +84,7 @@ type GatewayConfig struct {
 	// InspectAdaptive, if set, makes the in-flight limits follow
 	// inspect_ai's adaptive connections instead (inspect_adaptive.go).
 	InspectAdaptive *InspectAdaptiveConfig `yaml:"inspect_adaptive" json:"inspect_adaptive,omitempty"`
-	Stale         []StaleSpell        `yaml:"stale" json:"stale,omitempty"`
+	Stale           []StaleSpell           `yaml:"stale" json:"stale,omitempty"`
 }
 
 // DepthSignal is what the depth a policy reads counts

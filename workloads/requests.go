@@ -141,7 +141,8 @@ type requestReader struct {
 	lastMax int
 	line    int
 	pass    int
-	inPass  int // records read in this pass
+	inPass  int // records read in this pass (a gateway trace's: the selected)
+	seen    int // records read in this pass, selected or not
 
 	t0      time.Time     // azure: the first record's time
 	haveT0  bool          // t0 / ms0 set
@@ -167,7 +168,7 @@ func (r *requestReader) rewind() {
 		r.err, r.done = err, true
 		return
 	}
-	r.line, r.inPass, r.prevRaw = 0, 0, 0
+	r.line, r.inPass, r.seen, r.prevRaw = 0, 0, 0, 0
 	in, err := traceInput(r.f, r.name)
 	if err != nil {
 		r.err, r.done = err, true
@@ -238,7 +239,7 @@ func (r *requestReader) Next() (Call, bool) {
 			return Call{}, false
 		}
 		if !ok { // end of a pass
-			if r.pass == 0 && r.inPass == 0 {
+			if r.pass == 0 && r.seen == 0 {
 				// Replayed, a trace without requests reads as a production
 				// that sent nothing: a silent "no outage" (#45).
 				what := "the file holds no record"
@@ -343,6 +344,7 @@ func (r *requestReader) readRaw() (raw time.Duration, in, out int, ok bool) {
 			return 0, 0, 0, false
 		}
 		r.prevRaw = raw
+		r.seen++
 		if r.format == RequestGateway && !r.gw.selected(r.opt) {
 			continue // another stream's call: it still counts for order and span
 		}

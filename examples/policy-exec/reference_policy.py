@@ -244,7 +244,9 @@ class Scheduler:
 
     def enqueue(self, t, job):
         tiers = job["tiers"]
-        tier = tiers[2] or tiers[1] or tiers[0] or DEFAULT_TIER
+        # The highest priority (smallest tier) any level sets: pinning an
+        # account raises everything under it (policies.Job.EffectiveTier).
+        tier = min([x for x in tiers if x > 0], default=DEFAULT_TIER)
         if tier < 1:
             tier = DEFAULT_TIER
         rec = (job["arrival"], job["id"], job["model"])

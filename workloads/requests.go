@@ -475,16 +475,23 @@ func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
 		if rec.MaxTokens != nil {
 			r.lastMax = int(*rec.MaxTokens)
 		}
-		if !r.haveT0 {
-			r.ms0, r.haveT0 = ms, true
-		}
-		if ms-r.ms0 > float64(MaxDuration/time.Millisecond) {
-			r.fail(r.line, "timestamp", "%g ms is more than %v after the first record", ms, MaxDuration)
-			return 0, 0, 0, false
-		}
-		return time.Duration(math.Round((ms - r.ms0) * 1e6)), in, out, true
+		at, ok := r.sinceFirst(ms)
+		return at, in, out, ok
 	}
 	return 0, 0, 0, false
+}
+
+// sinceFirst is a record's time in ms as the time since the trace's first
+// record; a time more than MaxDuration after it fails the read.
+func (r *requestReader) sinceFirst(ms float64) (time.Duration, bool) {
+	if !r.haveT0 {
+		r.ms0, r.haveT0 = ms, true
+	}
+	if ms-r.ms0 > float64(MaxDuration/time.Millisecond) {
+		r.fail(r.line, "timestamp", "%g ms is more than %v after the first record", ms, MaxDuration)
+		return 0, false
+	}
+	return time.Duration(math.Round((ms - r.ms0) * 1e6)), true
 }
 
 // maxLine bounds one line of a trace, so a binary or corrupt file cannot make

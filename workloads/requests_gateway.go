@@ -99,14 +99,8 @@ func (r *requestReader) readGateway() (time.Duration, int, int, bool) {
 		if !ok {
 			return 0, 0, 0, false
 		}
-		if !r.haveT0 {
-			r.ms0, r.haveT0 = ms, true
-		}
-		if ms-r.ms0 > float64(MaxDuration/time.Millisecond) {
-			r.fail(r.line, "timestamp", "%g ms is more than %v after the first record", ms, MaxDuration)
-			return 0, 0, 0, false
-		}
-		return time.Duration(math.Round((ms - r.ms0) * 1e6)), in, out, true
+		at, ok := r.sinceFirst(ms)
+		return at, in, out, ok
 	}
 	return 0, 0, 0, false
 }

@@ -23,12 +23,22 @@ type InspectConfig struct {
 	MaxSamples int `yaml:"max_samples" json:"max_samples"`
 	// MaxTasks bounds the tasks running at once; 0: no bound.
 	MaxTasks int `yaml:"max_tasks" json:"max_tasks"`
+	// FollowPool, if > 0, makes each task's bound its model's in-flight
+	// limit now plus FollowPool, when the State offers InflightLimits:
+	// inspect_ai's DynamicSampleLimiter under adaptive connections follows
+	// its model's controller at concurrency + BUFFER (5) (_eval/task/run.py
+	// create_sample_semaphore, design/adaptive-concurrency.md, 0.3.221 …
+	// 0.3.241). MaxSamples still bounds it where the State offers none.
+	FollowPool int `yaml:"follow_pool" json:"follow_pool,omitempty"`
 }
 
 // Validate checks the config.
 func (c InspectConfig) Validate([]string) error {
 	if c.MaxSamples < 0 {
 		return field.Errorf("max_samples", "must be >= 0 (0: the max_connections), got %d", c.MaxSamples)
+	}
+	if c.FollowPool < 0 {
+		return field.Errorf("follow_pool", "must be >= 0 (0: a fixed max_samples), got %d", c.FollowPool)
 	}
 	if c.MaxTasks < 0 {
 		return field.Errorf("max_tasks", "must be >= 0 (0: no bound), got %d", c.MaxTasks)
@@ -53,6 +63,7 @@ type Inspect struct {
 type inspectTask struct {
 	queue          ring.Ring[JobID]
 	running        int
+	model          ModelID // its first sample's: the pool a followed bound reads
 	admitted, done bool
 }
 
@@ -82,7 +93,7 @@ func (p *Inspect) Enqueue(_ time.Time, job Job) {
 	if !ok {
 		t = int32(len(p.tasks))
 		p.index[job.Project] = t
-		p.tasks = append(p.tasks, inspectTask{})
+		p.tasks = append(p.tasks, inspectTask{model: job.Model})
 	}
 	p.tasks[t].queue.Push(job.ID)
 	p.taskOf[job.ID] = t
@@ -109,13 +120,19 @@ func (p *Inspect) Finished(_ time.Time, id JobID, _ ModelID) {
 // and the free containers allow.
 func (p *Inspect) Decide(_ time.Time, state State, plan *Plan) {
 	free := state.FreeContainers()
+	limits, follow := state.(InflightLimits)
+	follow = follow && p.cfg.FollowPool > 0
 	for i := range p.tasks {
 		t := &p.tasks[i]
 		if !t.admitted && t.queue.Len() > 0 && (p.cfg.MaxTasks == 0 || p.active < p.cfg.MaxTasks) {
 			t.admitted, t.done = true, false
 			p.active++
 		}
-		for t.admitted && free > 0 && t.running < p.cfg.MaxSamples && t.queue.Len() > 0 {
+		bound := p.cfg.MaxSamples
+		if follow {
+			bound = limits.InflightLimit(t.model) + p.cfg.FollowPool
+		}
+		for t.admitted && free > 0 && t.running < bound && t.queue.Len() > 0 {
 			plan.Start = append(plan.Start, t.queue.Pop())
 			t.running++
 			p.waiting--

@@ -126,3 +126,50 @@ func TestInspectAgainstBruteForce(t *testing.T) {
 		}
 	}
 }
+
+type poolState struct {
+	freeState
+	limit int
+}
+
+func (s poolState) InflightLimit(ModelID) int { return s.limit }
+
+// TestInspectFollowsThePool: with follow_pool, a task runs up to its
+// model's in-flight limit now plus follow_pool (inspect_ai's
+// DynamicSampleLimiter), growing and shrinking with it; without the
+// capability, max_samples.
+func TestInspectFollowsThePool(t *testing.T) {
+	p, err := NewInspect(InspectConfig{MaxSamples: 100, FollowPool: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		p.Enqueue(time.Time{}, Job{ID: JobID(i), Project: "t"})
+	}
+	var plan Plan
+	running := 0
+	for _, tc := range []struct{ limit, want int }{{20, 25}, {40, 45}, {10, 45}} {
+		plan.Reset()
+		p.Decide(time.Time{}, poolState{freeState{1000}, tc.limit}, &plan)
+		running += len(plan.Start)
+		if running != tc.want {
+			t.Errorf("limit %d: %d running, want %d", tc.limit, running, tc.want)
+		}
+	}
+	// A limit cut: running samples stay, none starts until below the bound.
+	for i := range 40 {
+		p.Finished(time.Time{}, JobID(i), 0)
+	}
+	running -= 40
+	plan.Reset()
+	p.Decide(time.Time{}, poolState{freeState{1000}, 10}, &plan)
+	if running += len(plan.Start); running != 15 {
+		t.Errorf("after 40 finished at limit 10: %d running, want 15", running)
+	}
+	// A state without InflightLimits: max_samples.
+	plan.Reset()
+	p.Decide(time.Time{}, freeState{1000}, &plan)
+	if running += len(plan.Start); running != 100 {
+		t.Errorf("without the pool's limit: %d running, want max_samples 100", running)
+	}
+}

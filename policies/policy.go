@@ -81,6 +81,13 @@ type Fallible interface {
 	Err() error
 }
 
+// InflightLimits is an optional capability of a State: each model's
+// in-flight limit at the gateway now (its connection pool), which an
+// adaptive limit moves. Reading it changes nothing.
+type InflightLimits interface {
+	InflightLimit(m ModelID) int
+}
+
 // Trigger says when a policy wants Decide to be called.
 type Trigger struct {
 	// Tick, if positive, asks for a call every Tick, starting at time zero.

@@ -106,7 +106,7 @@ func HarnessOf(p *Process) Harness {
 		// BUFFER; the lab's policy holds one bound: the ceiling, so the
 		// pool (which the controller moves) is what limits.
 		h.MaxSamples = adaptiveMax + adaptiveBuffer
-		h.Why = append(h.Why, fmt.Sprintf("max_samples unset under adaptive connections: the sample limiter follows the pool's limit + %d, up to %d (DynamicSampleLimiter, _eval/task/run.py create_sample_semaphore); held at that ceiling here", adaptiveBuffer, h.MaxSamples))
+		h.Why = append(h.Why, fmt.Sprintf("max_samples unset under adaptive connections: the sample limiter follows the pool's limit + %d, up to %d (DynamicSampleLimiter, _eval/task/run.py create_sample_semaphore)", adaptiveBuffer, h.MaxSamples))
 	default:
 		h.MaxSamples = h.MaxConnections
 		h.Why = append(h.Why, fmt.Sprintf("max_samples unset: max_connections %d (_eval/task/run.py create_sample_semaphore)", h.MaxSamples))

@@ -238,10 +238,9 @@ func replayScenario(p *Process, h Harness, pools []string, beta []float64, w Wha
 	}
 	// inspect_ai's retry (model/_retry.py model_retry_config, 0.3.133 …
 	// 0.3.241): tenacity wait_exponential_jitter(initial=3, max=1800,
-	// jitter=3), i.e. 3·2^(n−1) s plus up to 3 s; as the gateway's
-	// backoff: base 6 s less up to half, doubling, at most 30 min, the
+	// jitter=3), i.e. 3·2^(n−1) s plus up to 3 s, at most 30 min; the
 	// connection held meanwhile (the pool is held around _generate).
-	b.WriteString("gateway: {retry: {base: 6s, max: 30m, multiplier: 2, jitter: 0.5, honour_retry_after: false, hold_connection: true}")
+	b.WriteString("gateway: {retry: {base: 3s, max: 30m, multiplier: 2, jitter: 0, jitter_add: 3s, honour_retry_after: false, hold_connection: true}")
 	if h.Adaptive {
 		// inspect_ai's adaptive connections, its own controller
 		// (scenario.InspectAdaptiveConfig), from the pool's start.
@@ -263,7 +262,11 @@ func replayScenario(p *Process, h Harness, pools []string, beta []float64, w Wha
 	}
 	fmt.Fprintf(&b, "workload:\n  accounts: 1\n  projects_per_account: 1\n  models: {hot: [%q], hot_share: 1}\n", pools[0])
 	fmt.Fprintf(&b, "  batches: {rate_per_hour: 0}\n  background: {rate_per_hour: 0}\n  behaviours: {replay: {turns: 1}}\n")
-	fmt.Fprintf(&b, "policies:\n  fixed_lane: {global_cap: %d}\n  inspect: {max_samples: %d, max_tasks: %d}\n", containers, h.MaxSamples, h.MaxTasks)
+	follow := 0
+	if h.Adaptive && !h.explicitSamples() {
+		follow = adaptiveBuffer // the sample limiter follows the pool (policies.InspectConfig.FollowPool)
+	}
+	fmt.Fprintf(&b, "policies:\n  fixed_lane: {global_cap: %d}\n  inspect: {max_samples: %d, max_tasks: %d, follow_pool: %d}\n", containers, h.MaxSamples, h.MaxTasks, follow)
 	return scenario.ParseScenario("replay", []byte(b.String()))
 }
 

@@ -121,6 +121,10 @@ type RetryConfig struct {
 	// connection across retries: model/_model.py, the pool is held around
 	// _generate, whose tenacity retries sleep inside it).
 	HoldConnection bool `yaml:"hold_connection" json:"hold_connection,omitempty"`
+	// JitterAdd adds up to this much, uniformly, to the exponential delay
+	// before max caps it (tenacity's wait_exponential_jitter, which
+	// inspect_ai's retries use: initial·2^(n−1) + U(0, jitter), at most max).
+	JitterAdd time.Duration `yaml:"jitter_add" json:"jitter_add,omitempty"`
 }
 
 // OrgConfig is a provider organisation's quotas, on rolling windows; 0 = none.

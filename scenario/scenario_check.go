@@ -176,6 +176,8 @@ func (r *RetryConfig) validate(p string) error {
 		return field.Errorf(p+".jitter", "must be in [0, 1], got %g", r.Jitter)
 	case r.MaxAttempts < 0:
 		return field.Errorf(p+".max_attempts", "must be >= 0 (0 = unlimited), got %d", r.MaxAttempts)
+	case r.JitterAdd < 0:
+		return field.Errorf(p+".jitter_add", "must be >= 0, got %v", r.JitterAdd)
 	}
 	return nil
 }

@@ -130,7 +130,8 @@ func (g *Gateway) sent(model int32)     { g.lanes[model].inflight++ }
 func (g *Gateway) answered(model int32) { g.lanes[model].inflight-- }
 
 // retryDelay is the backoff before the next try of a call rejected on its
-// attempts-th try: min(max, base × multiplier^(attempts-1)) × (1 − jitter × U),
+// attempts-th try: min(max, base × multiplier^(attempts-1) + jitter_add × U′)
+// × (1 − jitter × U),
 // and with honour_retry_after never less than the provider's retryAfter.
 func (g *Gateway) retryDelay(attempts int32, retryAfter Time) Time {
 	return backoffDelay(g.retry, g.rn, attempts, retryAfter)
@@ -139,6 +140,9 @@ func (g *Gateway) retryDelay(attempts int32, retryAfter Time) Time {
 // backoffDelay is the backoff of retry settings r, jitter drawn from rn.
 func backoffDelay(r *scenario.RetryConfig, rn *rand.Rand, attempts int32, retryAfter Time) Time {
 	d := float64(r.Base) * math.Pow(r.Multiplier, float64(attempts-1))
+	if r.JitterAdd > 0 { // drawn only when set: other runs' draws unchanged
+		d += float64(r.JitterAdd) * rn.Float64()
+	}
 	d = math.Min(d, float64(r.Max))
 	d *= 1 - r.Jitter*rn.Float64()
 	delay := FromDuration(time.Duration(d))

@@ -70,3 +70,7 @@ func (w *World) CallLatency(model policies.ModelID) (float64, time.Time) {
 // Throttled implements policies.LatencySignals: the model's evaluation
 // tries rejected with a 429 since the start.
 func (w *World) Throttled(model policies.ModelID) int64 { return w.gw.lanes[model].throttled }
+
+// InflightLimit implements policies.InflightLimits: the model's gateway
+// in-flight limit now.
+func (w *World) InflightLimit(model policies.ModelID) int { return w.gw.lanes[model].limit }

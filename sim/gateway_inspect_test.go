@@ -114,3 +114,28 @@ func TestInspectAdaptiveAgainstTheSource(t *testing.T) {
 		}
 	}
 }
+
+// TestBackoffJitterAdd: with jitter_add the delay is tenacity's
+// wait_exponential_jitter: base·2^(n−1) + U(0, add), capped at max — within
+// those bounds, the mean half-way (checked over many draws).
+func TestBackoffJitterAdd(t *testing.T) {
+	hon := false
+	r := &scenario.RetryConfig{Base: 3 * time.Second, Max: 30 * time.Minute, Multiplier: 2, JitterAdd: 3 * time.Second, HonourRetryAfter: &hon}
+	rn := rand.New(rand.NewPCG(1, 2))
+	for n := int32(1); n <= 12; n++ {
+		lo := min(3*float64(int(1)<<(n-1)), 1800)
+		hi := min(lo+3, 1800)
+		sum := 0.0
+		const k = 4000
+		for range k {
+			d := backoffDelay(r, rn, n, 0).Duration().Seconds()
+			if d < lo-1e-6 || d > hi+1e-6 {
+				t.Fatalf("attempt %d: %g s outside [%g, %g]", n, d, lo, hi)
+			}
+			sum += d
+		}
+		if want := (lo + hi) / 2; hi < 1800 && (sum/k < want-0.05 || sum/k > want+0.05) {
+			t.Errorf("attempt %d: mean %g s, want %g", n, sum/k, want)
+		}
+	}
+}

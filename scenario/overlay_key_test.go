@@ -52,7 +52,7 @@ func TestSplitKey(t *testing.T) {
 	}
 	for _, tc := range []struct{ key, want string }{
 		{"policies.schedular.tick", `not a scenario key: policies has no key "schedular" (have fixed_lane, guards, inspect, scheduler)`},
-		{"gateway.retry.bse", `retry has no key "bse" (have base, hold_connection, honour_retry_after, jitter, max, max_attempts, multiplier)`},
+		{"gateway.retry.bse", `retry has no key "bse" (have base, hold_connection, honour_retry_after, jitter, jitter_add, max, max_attempts, multiplier)`},
 		{"organisations[0].tpm", `"organisations[0]": a list item is reached by its name, not an index`},
 		{"variants.x", "variants are not set by a key (run one with variant: NAME)"},
 	} {

@@ -153,15 +153,25 @@ func StageDir(target string) (*StagedDir, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The lock is known to AbortAll from the moment it is taken: a signal
+	// while the staging directory is made (a few file operations) left the
+	// lock file behind.
+	pending := &StagedDir{Target: filepath.Clean(target), unlock: unlock, keep: true}
+	staging.Lock()
+	staging.dirs[pending] = true
+	staging.Unlock()
 	s, err := stageLocked(target)
+	staging.Lock()
+	delete(staging.dirs, pending)
+	if err == nil {
+		s.unlock = unlock
+		staging.dirs[s] = true
+	}
+	staging.Unlock()
 	if err != nil {
 		unlock()
 		return nil, err
 	}
-	s.unlock = unlock
-	staging.Lock()
-	staging.dirs[s] = true
-	staging.Unlock()
 	return s, nil
 }
 

@@ -170,9 +170,16 @@ func Check(paths []string, opt Options) (*Report, error) {
 	for _, p := range procs {
 		r, err := checkProcess(p, from, opt)
 		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", p.Name(), err)
+			// One run that cannot be predicted (a model with no timed call,
+			// a what-if its scenario refuses) is said, and the others are
+			// still predicted; with none left the check fails.
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("run %s: %v", p.Name(), err))
+			continue
 		}
 		rep.Runs = append(rep.Runs, r)
+	}
+	if len(rep.Runs) == 0 {
+		return nil, fmt.Errorf("no run could be predicted: %s", strings.Join(rep.Skipped, "; "))
 	}
 	rep.summarise()
 	return rep, nil

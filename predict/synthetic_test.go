@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -220,5 +221,38 @@ func TestCancelledRunReplaysWhatItRan(t *testing.T) {
 	r := rep.Runs[0]
 	if r.Samples != 25 || r.Status[0] != "cancelled" || len(rep.Skipped) != 5 {
 		t.Errorf("samples %d status %v skipped %d, want 25 samples replayed, cancelled, 5 skipped", r.Samples, r.Status, len(rep.Skipped))
+	}
+}
+
+// TestOneRunFailsOthersPredicted: a run that cannot be predicted (its calls
+// record no provider time) is skipped with the reason; the other run is
+// still predicted.
+func TestOneRunFailsOthersPredicted(t *testing.T) {
+	good := synth{samples: 20, maxSamples: 8, maxConn: 8, seed: 11}.write(t)
+	bad := synth{samples: 20, maxSamples: 8, maxConn: 8, seed: 12}.write(t)
+	b, _ := os.ReadFile(bad)
+	var log map[string]any
+	if err := json.Unmarshal(b, &log); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range log["samples"].([]any) {
+		for _, e := range s.(map[string]any)["events"].([]any) {
+			ev := e.(map[string]any)
+			if ev["event"] == "model" {
+				delete(ev, "working_time")
+				delete(ev["output"].(map[string]any), "time")
+			}
+		}
+	}
+	b, _ = json.Marshal(log)
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check([]string{good, bad}, Options{Seeds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], "no call records the provider's time") {
+		t.Errorf("%d runs, skipped %q: want the good run predicted and the other skipped with the reason", len(rep.Runs), rep.Skipped)
 	}
 }

@@ -5,13 +5,9 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
-
-	"github.com/evalsched/lab/scenario"
-	"go.yaml.in/yaml/v3"
-	"slices"
-	"sort"
 
 	"github.com/evalsched/lab/workloads/agentlog"
 )
@@ -324,99 +320,6 @@ func fitProcess(p *Process, h Harness, from []*Process, k int) (map[string]*Fit,
 	return fits, nil
 }
 
-// observations are each model's calls with a recorded provider time, and
-// whether the load at the provider is recorded for the model (every call
-// of its pool records its end).
-func observations(p *Process, h Harness) (map[string][]obs, map[string]bool) {
-	type span struct{ from, to int64 }
-	pools := map[string][]span{}
-	exact := map[string]bool{}
-	for _, s := range p.Samples {
-		for _, t := range s.Turns {
-			for _, c := range t.Calls {
-				pl := poolOf(h, c.Model)
-				if _, ok := exact[pl]; !ok {
-					exact[pl] = true
-				}
-				w := c.Working.Nanoseconds()
-				if w <= 0 || c.EndEstimated {
-					exact[pl] = false
-				}
-				pools[pl] = append(pools[pl], span{c.End - max(w, 0), c.End})
-			}
-		}
-	}
-	starts, ends := map[string][]int64{}, map[string][]int64{}
-	for pl, ss := range pools {
-		for _, s := range ss {
-			starts[pl] = append(starts[pl], s.from)
-			ends[pl] = append(ends[pl], s.to)
-		}
-		slices.Sort(starts[pl])
-		slices.Sort(ends[pl])
-	}
-	load := func(pl string, t int64) float64 {
-		a := sort.Search(len(starts[pl]), func(i int) bool { return starts[pl][i] > t })
-		b := sort.Search(len(ends[pl]), func(i int) bool { return ends[pl][i] > t })
-		return float64(a - b)
-	}
-	// The calls issued and not answered (holding or waiting for a
-	// connection) at each instant, per pool.
-	istarts, iends := map[string][]int64{}, map[string][]int64{}
-	for _, s := range p.Samples {
-		for _, t := range s.Turns {
-			for _, c := range t.Calls {
-				pl := poolOf(h, c.Model)
-				istarts[pl] = append(istarts[pl], c.Start)
-				iends[pl] = append(iends[pl], c.End)
-			}
-		}
-	}
-	for pl := range istarts {
-		slices.Sort(istarts[pl])
-		slices.Sort(iends[pl])
-	}
-	outstanding := func(pl string, t int64) int {
-		a := sort.Search(len(istarts[pl]), func(i int) bool { return istarts[pl][i] >= t }) // issued before t
-		b := sort.Search(len(iends[pl]), func(i int) bool { return iends[pl][i] > t })      // answered by t
-		return a - b
-	}
-	out := map[string][]obs{}
-	lk := map[string]bool{}
-	for i, s := range p.Samples {
-		for _, t := range s.Turns {
-			for _, c := range t.Calls {
-				if c.Working <= 0 {
-					continue
-				}
-				pl := poolOf(h, c.Model)
-				o := obs{sample: i, in: float64(c.In), out: float64(c.Out), lat: c.Working.Seconds(), provider: c.Working.Seconds()}
-				if exact[pl] {
-					o.load = load(pl, c.End-c.Working.Nanoseconds())
-					// A call issued while fewer than max_connections calls
-					// were outstanding took a connection at once: its whole
-					// time from generate() to completion held the connection
-					// (inspect_ai model/_model.py generate: the pool is held
-					// around _generate, its retries and the SDK's overhead;
-					// output.time is only the successful HTTP request).
-					// Under adaptive connections the limit moves: below
-					// its floor a connection was free for certain.
-					limit := h.MaxConnections
-					if h.Adaptive {
-						limit = h.AdaptiveMin
-					}
-					if outstanding(pl, c.Start) < limit {
-						o.lat, o.free = float64(c.End-c.Start)/1e9, true
-					}
-				}
-				out[c.Model] = append(out[c.Model], o)
-				lk[c.Model] = exact[pl]
-			}
-		}
-	}
-	return out, lk
-}
-
 // summarise computes each figure's accuracy over the runs.
 func (rep *Report) summarise() {
 	var f Figures
@@ -460,55 +363,3 @@ func figureOf(r *RunResult, name string) *Figure {
 }
 
 var _ = agentlog.Inspect
-
-// handoffOf is the mean time from a sample's end to the next sample's
-// admission that followed it (within a second), over the process's
-// samples admitted after the first wave: the harness's own overhead of
-// starting a sample (NaN: none measured).
-func handoffOf(p *Process) float64 {
-	var ends []int64
-	for _, s := range p.Samples {
-		if s.Ended > 0 {
-			ends = append(ends, s.Ended)
-		}
-	}
-	slices.Sort(ends)
-	var gaps []float64
-	for _, s := range p.Samples {
-		if s.Admitted == 0 {
-			continue
-		}
-		i := sort.Search(len(ends), func(i int) bool { return ends[i] > s.Admitted+int64(time.Millisecond)/2 })
-		if i == 0 {
-			continue
-		}
-		if g := s.Admitted - ends[i-1]; g < int64(time.Second) {
-			gaps = append(gaps, max(0, float64(g)/1e9))
-		}
-	}
-	if len(gaps) == 0 {
-		return math.NaN()
-	}
-	return mean(gaps)
-}
-
-// costPerSample bills the process's recorded tokens at prices (a YAML flow
-// mapping of scenario.Prices, dollars per million tokens) per sample.
-func costPerSample(p *Process, prices string) (float64, error) {
-	var pr scenario.Prices
-	dec := yaml.NewDecoder(strings.NewReader(prices))
-	dec.KnownFields(true)
-	if err := dec.Decode(&pr); err != nil {
-		return 0, fmt.Errorf("--prices %q: %v (want e.g. {input: 2.5, output: 10, cache_read: 1.25, cache_write: 3.125})", prices, err)
-	}
-	var usd float64
-	for _, s := range p.Samples {
-		for _, t := range s.Turns {
-			for _, c := range t.Calls {
-				plain := c.In - c.CacheRead - c.CacheWrite
-				usd += (float64(plain)*pr.Input + float64(c.CacheRead)*pr.CacheRead + float64(c.CacheWrite)*pr.CacheWrite + float64(c.Out)*pr.Output) / 1e6
-			}
-		}
-	}
-	return round(usd / float64(len(p.Samples))), nil
-}

@@ -52,83 +52,6 @@ type StagedDir struct {
 	keep   bool   // resumable: Abort keeps the directory for a rerun
 }
 
-// BusyError refuses a second writer into an output directory another
-// process (or another command of this one) is writing.
-type BusyError struct{ Dir string }
-
-func (e *BusyError) Error() string {
-	return fmt.Sprintf("%s is being written by another sim (its lock %s is held): wait for it, or give another --out", e.Dir, lockPath(e.Dir))
-}
-
-// lockPath is the lock file of an output directory: hidden, beside it (a
-// lock inside it would be swapped out with the directory).
-func lockPath(target string) string {
-	clean := filepath.Clean(target)
-	return filepath.Join(filepath.Dir(clean), "."+filepath.Base(clean)+".lock")
-}
-
-// LockDir takes the exclusive lock on writing target, without waiting:
-// a second writer gets *BusyError instead of racing the first to the swap.
-// The lock is the kernel's (flock), so it goes with the process that held
-// it, however that ends. The lock file is there only while it is held:
-// unlock removes it before letting go, and a locker that took the lock on
-// a file no longer at its path (its holder removed it meanwhile) lets go
-// and tries the one there now, so two writers never hold two files.
-func LockDir(target string) (unlock func(), err error) {
-	parent := filepath.Dir(filepath.Clean(target))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
-	}
-	path := lockPath(target)
-	for {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		if err := lockFile(f); err != nil {
-			f.Close()
-			if errors.Is(err, errLocked) {
-				return nil, &BusyError{Dir: target}
-			}
-			return nil, err
-		}
-		if atPath(f, path) {
-			return func() {
-				if atPath(f, path) {
-					os.Remove(path)
-				}
-				f.Close()
-			}, nil
-		}
-		f.Close()
-	}
-}
-
-// atPath reports whether the open file f is the file at path.
-func atPath(f *os.File, path string) bool {
-	a, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	b, err := os.Lstat(path)
-	return err == nil && os.SameFile(a, b)
-}
-
-// lockOut checks that target could be staged and swapped in
-// (CheckOutDir) and takes its lock; a lock that cannot be made beside it
-// is an *OutDirError too.
-func lockOut(target string) (unlock func(), err error) {
-	if err := CheckOutDir(target); err != nil {
-		return nil, err
-	}
-	unlock, err = LockDir(target)
-	var busy *BusyError
-	if err != nil && !errors.As(err, &busy) {
-		return nil, &OutDirError{target, fmt.Sprintf("cannot be locked beside itself: %v", err)}
-	}
-	return unlock, err
-}
-
 // ForeignFilesError refuses an --out directory holding files sim did not
 // write (replacing it would delete them).
 type ForeignFilesError struct {
@@ -347,105 +270,6 @@ func checkReplaceable(target string) error {
 	return nil
 }
 
-// Own records a file the command writes inside its output directory
-// under a name of the user's (sim gate's --junit or --markdown inside
-// --out), rel being its path there: the marker lists it, so the next
-// command replaces it as sim's own (a file put beside it by hand is still
-// the user's). It returns where to write the file in the staging
-// directory. A name sim writes itself is refused.
-func (s *StagedDir) Own(rel string) (string, error) {
-	if err := CheckOwnable(rel); err != nil {
-		return "", err
-	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, OutputMarker), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return "", err
-	}
-	if _, err := f.WriteString(filepath.ToSlash(filepath.Clean(rel)) + "\n"); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	return filepath.Join(s.Dir, rel), nil
-}
-
-// CheckOwnable refuses a path inside an output directory that Own cannot
-// record: one outside it, the directory itself, or a name (or under a
-// folder) sim writes there itself.
-func CheckOwnable(rel string) error {
-	clean := filepath.Clean(rel)
-	if rel == "" || clean == "." || !filepath.IsLocal(clean) {
-		return fmt.Errorf("%q is not a file inside the output directory", rel)
-	}
-	top, _, _ := strings.Cut(filepath.ToSlash(clean), "/")
-	if slices.Contains(simOutputs, top) || lockName.MatchString(top) || stagingName.MatchString(top) {
-		return fmt.Errorf("%q: sim writes %s there itself", rel, top)
-	}
-	return nil
-}
-
-// maxMarker bounds the marker read back (a list of owned files).
-const maxMarker = 1 << 20
-
-// readOwned reads the files the marker of dir lists (Own).
-func readOwned(dir string) (map[string]bool, error) {
-	p := filepath.Join(dir, OutputMarker)
-	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
-		return nil, err // not one sim wrote (a folder, a FIFO): it lists nothing
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxMarker+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxMarker {
-		return nil, fmt.Errorf("%s: more than %d bytes: not a marker sim wrote", filepath.Join(dir, OutputMarker), maxMarker)
-	}
-	owned := map[string]bool{}
-	for line := range strings.Lines(string(data)) {
-		if line = strings.TrimSuffix(line, "\n"); line != "" {
-			owned[line] = true
-		}
-	}
-	return owned, nil
-}
-
-// notOwned lists what the entry name of dir holds that the marker does not
-// list (none: the entry is sim's): a file not listed, or in a folder any
-// file or link not listed.
-func notOwned(dir, name string, owned map[string]bool) []string {
-	if len(owned) == 0 {
-		return []string{name}
-	}
-	var bad []string
-	err := filepath.WalkDir(filepath.Join(dir, name), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() || !owned[filepath.ToSlash(rel)] {
-			bad = append(bad, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		return []string{name}
-	}
-	return bad
-}
-
 // Commit makes the staged files durable and swaps them in as Target; the
 // previous outputs are removed, and the lock released.
 func (s *StagedDir) Commit() error {
@@ -580,9 +404,6 @@ func syncPath(path string) error {
 	return nil
 }
 
-// lockName is an output directory's lock file (lockPath).
-var lockName = regexp.MustCompile(`^\.(.+)\.lock$`)
-
 // nestedOutput says whether an entry of dir is another command's output
 // kept inside it (sim gate's default out/gate inside compare's out): a
 // folder sim wrote or is writing (it holds the marker) or an output's
@@ -594,39 +415,6 @@ func nestedOutput(dir string, e fs.DirEntry) bool {
 		return err == nil
 	}
 	return e.Type().IsRegular() && lockName.MatchString(e.Name())
-}
-
-// lockNested takes the lock of every output kept inside dir — each
-// folder sim wrote there, and each output whose lock file is there (being
-// written now) — so none is being written while dir is swapped; one held
-// by another sim refuses the swap (a *BusyError). Lock files last only
-// while held, so a folder is locked by its name, not found by its lock.
-func lockNested(dir string) (unlock func(), err error) {
-	var unlocks []func()
-	unlock = func() {
-		for _, u := range slices.Backward(unlocks) {
-			u()
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	var nested []string
-	for _, e := range entries {
-		if m := lockName.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
-			nested = append(nested, m[1])
-		} else if e.IsDir() && !stagingName.MatchString(e.Name()) && nestedOutput(dir, e) {
-			nested = append(nested, e.Name())
-		}
-	}
-	slices.Sort(nested)
-	for _, name := range slices.Compact(nested) {
-		u, err := LockDir(filepath.Join(dir, name))
-		if err != nil {
-			unlock()
-			return nil, err
-		}
-		unlocks = append(unlocks, u)
-	}
-	return unlock, nil
 }
 
 // stagingName is a staging directory beside an output (StageDir's

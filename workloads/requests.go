@@ -4,15 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/evalsched/lab/internal/field"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/evalsched/lab/internal/field"
 )
 
 // Call is one request of a public LLM request trace: when it arrives and its
@@ -187,50 +186,6 @@ func (r *requestReader) rewind() {
 	}
 }
 
-func (r *requestReader) readAzureHeader() {
-	rec, err := r.cr.Read()
-	if err == io.EOF {
-		r.fail(1, "header", "empty file (want TIMESTAMP,ContextTokens,GeneratedTokens)")
-		return
-	}
-	if err != nil {
-		r.csvError(err)
-		return
-	}
-	r.cols = [4]int{-1, -1, -1, -1}
-	for i, h := range rec {
-		switch strings.TrimPrefix(strings.TrimSpace(h), "\ufeff") {
-		case "TIMESTAMP":
-			r.cols[0] = i
-		case "ContextTokens":
-			r.cols[1] = i
-		case "GeneratedTokens":
-			r.cols[2] = i
-		case "MaxTokens":
-			r.cols[3] = i
-		}
-	}
-	for i, name := range []string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"} {
-		if r.cols[i] < 0 {
-			r.fail(1, name, "missing column (header %q)", strings.Join(rec, ","))
-			return
-		}
-	}
-	r.line = 1
-}
-
-func (r *requestReader) csvError(err error) {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		r.fail(pe.Line, "record", "%v", pe.Err)
-		return
-	}
-	r.err, r.done = fmt.Errorf("%s: %w", r.name, err), true
-}
-
-// AzureLayout is the time layout of the Azure LLM inference trace.
-const AzureLayout = "2006-01-02 15:04:05.9999999"
-
 // Next returns the next call of the replay.
 func (r *requestReader) Next() (Call, bool) {
 	for !r.done {
@@ -353,55 +308,6 @@ func (r *requestReader) readRaw() (raw time.Duration, in, out int, ok bool) {
 	}
 }
 
-func (r *requestReader) readAzure() (time.Duration, int, int, bool) {
-	if r.done {
-		return 0, 0, 0, false
-	}
-	rec, err := r.cr.Read()
-	if err == io.EOF {
-		return 0, 0, 0, false
-	}
-	if err != nil {
-		r.csvError(err)
-		return 0, 0, 0, false
-	}
-	r.line, _ = r.cr.FieldPos(0)
-	for i, name := range []string{"TIMESTAMP", "ContextTokens", "GeneratedTokens"} {
-		if r.cols[i] >= len(rec) {
-			r.fail(r.line, name, "missing: the row has %d fields", len(rec))
-			return 0, 0, 0, false
-		}
-	}
-	t, err := time.Parse(AzureLayout, strings.TrimSpace(rec[r.cols[0]]))
-	if err != nil {
-		r.fail(r.line, "TIMESTAMP", "want a time like 2023-11-16 18:17:03.9799600, got %q", rec[r.cols[0]])
-		return 0, 0, 0, false
-	}
-	in, ok := r.tokens("ContextTokens", rec[r.cols[1]])
-	if !ok {
-		return 0, 0, 0, false
-	}
-	out, ok := r.tokens("GeneratedTokens", rec[r.cols[2]])
-	if !ok {
-		return 0, 0, 0, false
-	}
-	r.lastMax = 0
-	if c := r.cols[3]; c >= 0 && c < len(rec) && strings.TrimSpace(rec[c]) != "" {
-		if r.lastMax, ok = r.tokens("MaxTokens", rec[c]); !ok {
-			return 0, 0, 0, false
-		}
-	}
-	if !r.haveT0 {
-		r.t0, r.haveT0 = t, true
-	}
-	d := t.Sub(r.t0)
-	if d > MaxDuration {
-		r.fail(r.line, "TIMESTAMP", "%s is more than %v after the first record", rec[r.cols[0]], MaxDuration)
-		return 0, 0, 0, false
-	}
-	return d, in, out, true
-}
-
 func (r *requestReader) tokens(col, s string) (int, bool) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || v < 0 || v > maxPlanTokens {
@@ -409,76 +315,6 @@ func (r *requestReader) tokens(col, s string) (int, bool) {
 		return 0, false
 	}
 	return int(v), true
-}
-
-// mooncakeRecord is one Mooncake line; unknown fields (hash_ids) are ignored.
-type mooncakeRecord struct {
-	Timestamp    *float64 `json:"timestamp"`
-	InputLength  *int64   `json:"input_length"`
-	OutputLength *int64   `json:"output_length"`
-	// Model is not Mooncake's: a line with one is a gateway trace's, whose
-	// calls on every model would otherwise replay on the stream's one.
-	Model     *json.RawMessage `json:"model"`
-	MaxTokens *int64           `json:"max_tokens"` // optional
-}
-
-func (r *requestReader) readMooncake() (time.Duration, int, int, bool) {
-	for !r.done {
-		line, err := readLine(r.br)
-		if len(line) == 0 && err == io.EOF {
-			return 0, 0, 0, false
-		}
-		if err != nil && err != io.EOF {
-			r.err, r.done = fmt.Errorf("%s: %w", r.name, err), true
-			return 0, 0, 0, false
-		}
-		r.line++
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var rec mooncakeRecord
-		if jerr := json.Unmarshal(line, &rec); jerr != nil {
-			var te *json.UnmarshalTypeError
-			switch {
-			case errors.As(jerr, &te) && te.Field != "":
-				r.fail(r.line, te.Field, "want a number, got JSON %s", te.Value)
-			case err == io.EOF:
-				r.fail(r.line, "record", "truncated last line: %v", jerr)
-			default:
-				r.fail(r.line, "record", "%v", jerr)
-			}
-			return 0, 0, 0, false
-		}
-		switch {
-		case rec.Model != nil:
-			r.fail(r.line, "model", "a gateway trace's field (sim trace import --from litellm writes them): read the file with format: gateway")
-		case rec.Timestamp == nil:
-			r.fail(r.line, "timestamp", "missing")
-		case rec.InputLength == nil:
-			r.fail(r.line, "input_length", "missing")
-		case rec.OutputLength == nil:
-			r.fail(r.line, "output_length", "missing")
-		case !(*rec.Timestamp >= 0) || math.IsInf(*rec.Timestamp, 0):
-			r.fail(r.line, "timestamp", "want milliseconds >= 0, got %g", *rec.Timestamp)
-		case *rec.InputLength < 0 || *rec.InputLength > maxPlanTokens:
-			r.fail(r.line, "input_length", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.InputLength)
-		case *rec.OutputLength < 0 || *rec.OutputLength > maxPlanTokens:
-			r.fail(r.line, "output_length", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.OutputLength)
-		case rec.MaxTokens != nil && (*rec.MaxTokens < 0 || *rec.MaxTokens > maxPlanTokens):
-			r.fail(r.line, "max_tokens", "want a token count (an integer in [0, %d]), got %d", maxPlanTokens, *rec.MaxTokens)
-		}
-		if r.done {
-			return 0, 0, 0, false
-		}
-		ms, in, out := *rec.Timestamp, int(*rec.InputLength), int(*rec.OutputLength)
-		r.lastMax = 0
-		if rec.MaxTokens != nil {
-			r.lastMax = int(*rec.MaxTokens)
-		}
-		at, ok := r.sinceFirst(ms)
-		return at, in, out, ok
-	}
-	return 0, 0, 0, false
 }
 
 // sinceFirst is a record's time in ms as the time since the trace's first

@@ -1,19 +1,14 @@
 package agentlog
 
 import (
-	"archive/zip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // inspectHeader is the part of an EvalLog's header the importer reads.
@@ -158,105 +153,6 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 	}
 	return nil
 }
-
-// readInspectZip reads a .eval zip: header.json, then samples/*.json in
-// name order, one member in memory at a time. A member that cannot be
-// read is a Problem; the others are still read.
-func readInspectZip(file string, sink Sink) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	return readInspectZipFrom(f, fi.Size(), file, sink)
-}
-
-func readInspectZipFrom(r io.ReaderAt, size int64, file string, sink Sink) error {
-	z, err := zip.NewReader(r, size)
-	if err != nil {
-		return fmt.Errorf("%s: not a .eval zip: %v", file, err)
-	}
-	z.RegisterDecompressor(zipZstd, zstdDecompressor)
-	var h inspectHeader
-	var samples []*zip.File
-	haveHeader := false
-	for _, f := range z.File {
-		switch {
-		case f.Name == "header.json":
-			if err := decodeMember(f, &h); err != nil {
-				sink.Skip(problem(member(file, f.Name), 0, "", "%v", err))
-				continue
-			}
-			haveHeader = true
-		case strings.HasPrefix(f.Name, "samples/") && strings.HasSuffix(f.Name, ".json"):
-			samples = append(samples, f)
-		}
-	}
-	if !haveHeader {
-		sink.note("%s: no readable header.json: jobs named from their samples alone", file)
-	}
-	slices.SortFunc(samples, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
-	for _, f := range samples {
-		var smp inspectSample
-		where := member(file, f.Name)
-		if err := decodeMember(f, &smp); err != nil {
-			sink.Skip(problem(where, 0, "", "%v", err))
-			continue
-		}
-		inspectSession(&h, &smp, where, 0, "", sink)
-	}
-	return nil
-}
-
-func decodeMember(f *zip.File, v any) error {
-	if f.UncompressedSize64 > MaxMemberBytes {
-		return fmt.Errorf("member of %d bytes, above the %d-byte bound on one member", f.UncompressedSize64, int64(MaxMemberBytes))
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	// The header's size can lie; the bound holds on what is inflated.
-	lr := &io.LimitedReader{R: rc, N: MaxMemberBytes + 1}
-	dec := json.NewDecoder(lr)
-	if err := dec.Decode(v); err != nil {
-		if lr.N <= 0 {
-			return fmt.Errorf("member inflates past the %d-byte bound on one member", int64(MaxMemberBytes))
-		}
-		return fmt.Errorf("invalid JSON: %s", jsonMsg(err))
-	}
-	return nil
-}
-
-// MaxMemberBytes bounds one inflated .eval member (a sample): a zip bomb
-// is refused, not read into memory.
-const MaxMemberBytes = 1 << 30
-
-// zipZstd is the zip method id of Zstandard (APPNOTE 4.4.5: 93), which
-// inspect_ai writes .eval members with from 0.3.206 (CHANGELOG: "Eval
-// Logs: Enable zstd compression by default for writing logs"; read
-// 2026-12-06).
-const zipZstd = 93
-
-// zstdDecompressor inflates a zstd member (github.com/klauspost/compress/zstd:
-// a maintained, pure-Go decoder), its window bounded so a crafted frame
-// cannot ask for gigabytes.
-func zstdDecompressor(r io.Reader) io.ReadCloser {
-	d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(1<<27))
-	if err != nil {
-		return io.NopCloser(errReader{err})
-	}
-	return d.IOReadCloser()
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // inspectSession turns a sample into a Session, reporting each event it
 // cannot use. where locates the sample (file and line, or zip member;
@@ -550,52 +446,4 @@ func joinWhere(file string, line int, path string) string {
 		s += ": " + path
 	}
 	return s
-}
-
-// inspectRun is the log's Run, built once per header.
-func inspectRun(h *inspectHeader, file string) *Run {
-	if h.run != nil {
-		return h.run
-	}
-	conn := deref(h.Plan.Config.MaxConnections)
-	if conn == 0 {
-		conn = deref(h.Eval.ModelGenerateConfig.MaxConnections)
-	}
-	r := &Run{File: logFile(file), RunID: h.Eval.RunID, EvalID: h.Eval.EvalID, Task: h.Eval.Task, Model: h.Eval.Model,
-		Version: h.Eval.Packages["inspect_ai"], Status: h.Status,
-		Settings: Settings{MaxSamples: deref(h.Eval.Config.MaxSamples), MaxSandboxes: deref(h.Eval.Config.MaxSandboxes), MaxConnections: conn},
-		MaxTasks: deref(h.Eval.Config.MaxTasks), Epochs: deref(h.Eval.Config.Epochs)}
-	if t, err := parseTime(h.Eval.Created); err == nil {
-		r.Created = t
-	}
-	if t, err := parseTime(h.Stats.StartedAt); err == nil {
-		r.Started = t
-	}
-	for _, id := range h.Eval.Dataset.SampleIDs {
-		r.Samples = append(r.Samples, strings.Trim(string(id), `"`))
-	}
-	h.run = r
-	return r
-}
-
-// logFile is the log's path without a zip member.
-func logFile(where string) string {
-	if i := strings.Index(where, ".eval:"); i >= 0 {
-		return where[:i+len(".eval")]
-	}
-	return where
-}
-
-// sampleOrder is a sample's place in the harness's queue: epoch-major,
-// then the dataset's order (inspect_ai src/inspect_ai/_eval/task/run.py
-// builds its sample list epoch by epoch over the dataset); -1 when the
-// header does not list the dataset's ids.
-func sampleOrder(r *Run, rawID string, epoch int) int {
-	id := strings.Trim(rawID, `"`)
-	for i, s := range r.Samples {
-		if s == id {
-			return max(0, epoch-1)*len(r.Samples) + i
-		}
-	}
-	return -1
 }

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/evalsched/lab/workloads/agentlog"
 )
 
 // Options are a check's settings.
@@ -361,5 +359,3 @@ func figureOf(r *RunResult, name string) *Figure {
 	}
 	return nil
 }
-
-var _ = agentlog.Inspect

@@ -20,6 +20,9 @@ type Harness struct {
 	// running at once.
 	MaxSamples int `json:"max_samples"`
 	MaxTasks   int `json:"max_tasks"`
+	// SamplesSet: the log set max_samples (a what-if on connections then
+	// leaves it alone, as Inspect would).
+	SamplesSet bool `json:"-"`
 	// Adaptive: the pools' limits follow inspect_ai's adaptive connections
 	// (an AIMD controller), between AdaptiveMin and AdaptiveMax.
 	Adaptive                 bool `json:"adaptive"`
@@ -98,7 +101,7 @@ func HarnessOf(p *Process) Harness {
 	}
 	switch {
 	case first.MaxSamples > 0:
-		h.MaxSamples = first.MaxSamples
+		h.MaxSamples, h.SamplesSet = first.MaxSamples, true
 		h.Why = append(h.Why, fmt.Sprintf("max_samples %d: set in the log", h.MaxSamples))
 	case h.Adaptive:
 		// DynamicSampleLimiter follows its model's controller at

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/sim"
 	"github.com/evalsched/lab/workloads"
@@ -33,7 +32,7 @@ type WhatIf struct {
 func (w WhatIf) apply(h Harness) Harness {
 	if w.MaxConnections > 0 {
 		h.MaxConnections, h.Adaptive = w.MaxConnections, false
-		if w.MaxSamples == 0 && !h.explicitSamples() {
+		if w.MaxSamples == 0 && !h.SamplesSet {
 			h.MaxSamples = w.MaxConnections
 		}
 	}
@@ -48,21 +47,11 @@ func (w WhatIf) apply(h Harness) Harness {
 		if w.MaxConnections == 0 {
 			h.MaxConnections = adaptiveStart
 		}
-		if w.MaxSamples == 0 && !h.explicitSamples() {
+		if w.MaxSamples == 0 && !h.SamplesSet {
 			h.MaxSamples = adaptiveMax + adaptiveBuffer
 		}
 	}
 	return h
-}
-
-// explicitSamples: the log set max_samples.
-func (h Harness) explicitSamples() bool {
-	for _, w := range h.Why {
-		if strings.HasPrefix(w, "max_samples ") && strings.HasSuffix(w, "set in the log") {
-			return true
-		}
-	}
-	return false
 }
 
 // poolOf names a model's connection pool under the harness.
@@ -82,11 +71,6 @@ const streams = 1_000_000
 
 // slowdownMax is the scenario's largest slowdown factor (scenario checks).
 const slowdownMax = 1000
-
-// sim is one simulated run of a process: the figures it measured.
-type simRun struct {
-	m Measures
-}
 
 // simulate replays the process once with the latency draws of seed.
 func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64) (Measures, error) {
@@ -263,7 +247,7 @@ func replayScenario(p *Process, h Harness, pools []string, beta []float64, w Wha
 	fmt.Fprintf(&b, "workload:\n  accounts: 1\n  projects_per_account: 1\n  models: {hot: [%q], hot_share: 1}\n", pools[0])
 	fmt.Fprintf(&b, "  batches: {rate_per_hour: 0}\n  background: {rate_per_hour: 0}\n  behaviours: {replay: {turns: 1}}\n")
 	follow := 0
-	if h.Adaptive && !h.explicitSamples() {
+	if h.Adaptive && !h.SamplesSet {
 		follow = adaptiveBuffer // the sample limiter follows the pool (policies.InspectConfig.FollowPool)
 	}
 	fmt.Fprintf(&b, "policies:\n  fixed_lane: {global_cap: %d}\n  inspect: {max_samples: %d, max_tasks: %d, follow_pool: %d}\n", containers, h.MaxSamples, h.MaxTasks, follow)
@@ -284,5 +268,3 @@ func (s *jobSource) Next() (workloads.Job, bool) {
 }
 
 func (s *jobSource) Err() error { return nil }
-
-var _ policies.Policy = (*policies.Inspect)(nil)

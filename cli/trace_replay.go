@@ -78,8 +78,8 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 		fmt.Fprintf(w, "run %s: %d log(s), inspect_ai %s, %d samples, %d calls\n", r.Run, len(r.Logs), orNA(r.Version), r.Samples, r.Calls)
 		fmt.Fprintf(w, "  harness: max_connections %d (a pool per %s%s), max_samples %d a task, max_tasks %d\n", h.MaxConnections, h.PoolBy, adaptiveNote(h), h.MaxSamples, h.MaxTasks)
 		for _, f := range r.Fits {
-			fmt.Fprintf(w, "  latency %s: %s, β %.3g, fitted %s on %d calls (%s); held out: MdAPE %.1f%%, MAPE %.1f%%, sum %+.1f%%\n",
-				f.Model, f.Form, f.Load, f.From, f.Calls, f.Target, 100*f.MdAPE, 100*f.MAPE, 100*f.Bias)
+			fmt.Fprintf(w, "  latency %s: %s, β %.3g, fitted %s on %d calls\n", f.Model, f.Form, f.Load, f.From, f.Calls)
+			fmt.Fprintf(w, "    of %s\n    held out: MdAPE %.1f%%, MAPE %.1f%%, sum %+.1f%%\n", f.Target, 100*f.MdAPE, 100*f.MAPE, 100*f.Bias)
 		}
 		printFigures(w, "  ", r.Figures, true)
 		if wi := r.WhatIf; wi != nil {
@@ -98,7 +98,7 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 				fmt.Fprintf(w, "  %-22s not recorded by any run\n", name)
 				continue
 			}
-			fmt.Fprintf(w, "  %-22s median %5.1f%%, p90 %5.1f%%, inside %d of %d; runs of >= 50 calls within 20%%: %d of %d\n",
+			fmt.Fprintf(w, "  %-22s median %5.1f%%, p90 %5.1f%%, inside %d/%d; 50+ calls within 20%%: %d/%d\n",
 				name, 100**a.MedianAbs, 100**a.P90Abs, a.Covered, a.Runs, a.LargeWithin, a.LargeRuns)
 		}
 	}

@@ -172,9 +172,9 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 	sort.Ints(samples)
 	f := &Fit{Model: model, Calls: len(calls), fold: map[int]int{}, ProviderShare: round(share)}
 	if share < 1 {
-		f.Target = "connection hold (generate() to completion, calls that took a connection at once)"
+		f.Target = "the connection hold (generate() to completion; calls that took one at once)"
 	} else {
-		f.Target = "provider time (output.time)"
+		f.Target = "the provider's time (output.time)"
 	}
 	k = min(k, len(samples))
 	if k < 2 {

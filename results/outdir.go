@@ -185,6 +185,7 @@ func AbortAll() {
 		}
 		s.release() // its lock file too
 	}
+	releaseHeld() // and any lock taken outside a registered stage
 }
 
 func stageLocked(target string) (*StagedDir, error) {

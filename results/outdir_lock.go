@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 )
 
 // BusyError refuses a second writer into an output directory another
@@ -37,6 +38,10 @@ func LockDir(target string) (unlock func(), err error) {
 		return nil, err
 	}
 	path := lockPath(target)
+	// Held while the file is made and registered: once AbortAll has taken
+	// it (for good), no lock file is made that it would not remove.
+	held.Lock()
+	defer held.Unlock()
 	for {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 		if err != nil {
@@ -50,14 +55,52 @@ func LockDir(target string) (unlock func(), err error) {
 			return nil, err
 		}
 		if atPath(f, path) {
-			return func() {
-				if atPath(f, path) {
-					os.Remove(path)
-				}
-				f.Close()
-			}, nil
+			h := &heldLock{f: f, path: path}
+			held.locks[h] = true
+			return h.release, nil
 		}
 		f.Close()
+	}
+}
+
+// heldLock is a lock file this process holds. Every one is in held until
+// released, so a process stopping on a signal removes them all
+// (releaseHeld), whatever step of staging or swapping it was at.
+type heldLock struct {
+	f    *os.File
+	path string
+}
+
+var held = struct {
+	sync.Mutex
+	locks map[*heldLock]bool
+}{locks: map[*heldLock]bool{}}
+
+// release removes the lock file (if it is still the one locked) and closes
+// it, once.
+func (h *heldLock) release() {
+	held.Lock()
+	defer held.Unlock()
+	h.releaseLocked()
+}
+
+func (h *heldLock) releaseLocked() {
+	if !held.locks[h] {
+		return
+	}
+	delete(held.locks, h)
+	if atPath(h.f, h.path) {
+		os.Remove(h.path)
+	}
+	h.f.Close()
+}
+
+// releaseHeld releases every lock the process holds and keeps any other
+// from being taken (AbortAll: the process is exiting).
+func releaseHeld() {
+	held.Lock() // never unlocked
+	for h := range held.locks {
+		h.releaseLocked()
 	}
 }
 

@@ -43,5 +43,5 @@ done
 "$BIN" trace stats --scenario light-load "$OUT/jobs.jsonl" > "$OUT/stats.txt" 2>&1
 "$BIN" compare --scenario light-load --trace "$OUT/jobs.jsonl" --seed 7 --out "$OUT/replayed" > "$OUT/replayed.stdout" 2>&1
 if [ "${3:-}" = --against ]; then
-  diff -r -x '.*.lock' -I 'output directory' -I '^wrote ' -I "$OUT" -I "$4" "$4" "$OUT" && echo "IDENTICAL to $4"
+  diff -r -x '.*.lock' -I 'output directory' -I 'tool version' -I '^wrote ' -I "$OUT" -I "$4" "$4" "$OUT" && echo "IDENTICAL to $4"
 fi

@@ -115,12 +115,10 @@ func (w *World) batchArrive(job workloads.Job) {
 	r := takeSlot(&w.batchReqs, &w.freeB)
 	w.batchReqs[r] = batchReq{pool: pi, model: int32(job.Model), in: int32(in), out: int32(out), job: id, arrival: w.now()}
 	p := &w.batch[pi]
-	p.raw.Submitted++
-	w.logBatch(r, LogBatchSubmit)
+	w.emit(&obs{kind: obsBatch, id: r, ev: LogBatchSubmit})
 	switch {
 	case p.limTok > 0 && int64(in) > p.limTok:
-		p.raw.Refused++
-		w.logBatch(r, LogBatchRefuse)
+		w.emit(&obs{kind: obsBatch, id: r, ev: LogBatchRefuse})
 		w.freeB = append(w.freeB, r)
 	case p.held.Len() == 0 && p.fits(int64(in)):
 		w.batchEnqueue(r)
@@ -142,9 +140,7 @@ func (w *World) batchEnqueue(r int32) {
 	b.enqueued = true
 	p.enqReq++
 	p.enqTok += int64(b.in)
-	p.raw.PeakRequests = max(p.raw.PeakRequests, p.enqReq)
-	p.raw.PeakTokens = max(p.raw.PeakTokens, p.enqTok)
-	w.logBatch(r, LogBatchEnqueue)
+	w.emit(&obs{kind: obsBatch, id: r, ev: LogBatchEnqueue})
 	d := math.Exp(p.mu + p.sigma*p.rn.NormFloat64()) // seconds
 	at := p.window
 	if d*1e6 < float64(p.window) {
@@ -163,12 +159,9 @@ func (w *World) batchDone(r int32) {
 	p.enqReq--
 	p.enqTok -= int64(b.in)
 	if b.expires {
-		p.raw.Expired++
-		w.logBatch(r, LogBatchExpire)
+		w.emit(&obs{kind: obsBatch, id: r, ev: LogBatchExpire})
 	} else {
-		p.raw.Completed++
-		w.logBatch(r, LogBatchDone)
-		w.measureBatchDone(p, b)
+		w.emit(&obs{kind: obsBatch, id: r, ev: LogBatchDone})
 	}
 	w.freeB = append(w.freeB, r)
 	for p.held.Len() > 0 && p.fits(int64(w.batchReqs[*p.held.Peek()].in)) {

@@ -145,17 +145,14 @@ func (w *World) cacheUsed(cs *callState) {
 // cacheBegun: an evaluation call that wrote the cache is served now and
 // its response begins after lat × its time to first token's share of its
 // unloaded latency; its entry is readable from then.
-func (w *World) cacheBegun(cs *callState, lat Time) {
+func (w *World) cacheBegun(c int32, cs *callState, lat Time) {
 	ttft := w.prov.models[cs.model].cfg.TTFT.Seconds()
 	at := w.now()
 	if cs.base > 0 {
 		at += Time(float64(lat) * ttft / cs.base)
 	}
 	w.running.at(cs.owner).cache.begun(cs.serial, at)
-	if w.rec.logOn {
-		w.logCall(cs, LogCacheReady)
-		w.rec.readyAt(at)
-	}
+	w.emit(&obs{kind: obsCacheReady, id: c, d: at})
 }
 
 // cacheWrites says whether a served call wrote its job's cache (so its

@@ -1,9 +1,6 @@
 package sim
 
 import (
-	"github.com/evalsched/lab/policies"
-	"github.com/evalsched/lab/results"
-	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
 )
 
@@ -69,40 +66,8 @@ func (w *World) newCall(kind callKind, owner, model int32, in, out, maxOut int, 
 		cs.cacheRead, cs.cacheWrite, cs.recorded = int32(rec.CacheRead), int32(rec.CacheWrite), true
 	}
 	w.serial++
-	w.rec.counts.CallsCreated++
-	w.logCall(&w.calls[c], LogCallCreate)
+	w.emit(&obs{kind: obsCallMade, id: c})
 	return c
-}
-
-// logCall records a call event in the log, if kept.
-func (w *World) logCall(cs *callState, ev LogEvent) {
-	if !w.rec.logOn {
-		return
-	}
-	job := policies.JobID(-1)
-	if cs.kind == jobCall {
-		job = w.running.at(cs.owner).id
-	}
-	org := w.prov.models[cs.model].orgOf(cs.source())
-	var in, out int32
-	if org >= 0 {
-		r := &w.prov.rules[org]
-		switch ev {
-		case LogCallAccept:
-			c := r.cost(cs.tokens())
-			in, out = int32(c.in), int32(c.out)
-		case LogCallAnswer:
-			switch r.output {
-			case scenario.OutputAtEnd, scenario.OutputProduced:
-				out = cs.out
-			case scenario.OutputReconciled:
-				if cs.maxOut > cs.out {
-					out = cs.out - cs.maxOut
-				}
-			}
-		}
-	}
-	w.rec.logCall(cs, ev, job, org, in, out)
 }
 
 // enqueueCall puts an evaluation call at the tail of its model's gateway queue.
@@ -110,7 +75,7 @@ func (w *World) enqueueCall(c int32) {
 	cs := &w.calls[c]
 	cs.phase = callQueued
 	cs.queuedAt = w.now()
-	w.rec.depth(cs.model, w.gw.push(cs.model, c))
+	w.emit(&obs{kind: obsCallQueued, id: c, model: cs.model, n: int32(w.gw.push(cs.model, c))})
 }
 
 // dispatch sends queued calls while the gateway's in-flight limit allows,
@@ -124,7 +89,7 @@ func (w *World) dispatch(model int32) {
 		if !ok {
 			return
 		}
-		w.rec.dequeued(model, w.gw.Depth(model), w.now()-w.calls[c].queuedAt)
+		w.emit(&obs{kind: obsCallDequeued, id: c, n: int32(w.gw.Depth(model))})
 		w.send(c)
 	}
 }
@@ -133,32 +98,23 @@ func (w *World) dispatch(model int32) {
 func (w *World) send(c int32) {
 	cs := &w.calls[c]
 	cs.attempts++
-	w.rec.counts.Tries++
 	cached := cs.kind == jobCall && w.prov.models[cs.model].caches && w.cacheSplit(cs)
 	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
-	if w.tr != nil && cs.kind == jobCall {
-		w.traceTry(c, cs, v)
-	}
+	w.emit(&obs{kind: obsTry, id: c, verdict: v, flag: burned})
 	switch v {
 	case rejectedKey:
-		w.logCall(cs, LogCallKey429)
 		w.gw.rejected(cs.model)
 		if cs.kind == jobCall {
 			w.gw.iaRateLimited(cs.model, w.now())
 		}
-		w.rec.keyRejected(cs)
 		w.rejectedTry(c, retryAfter)
 		return
 	case rejectedOutage:
-		w.logCall(cs, LogCallOutage)
-		w.rec.outage(cs)
 		w.backoff(c, 0)
 		return
 	case rejected429:
-		w.logCall(cs, LogCall429)
 		w.gw.rejected(cs.model)
-		w.rec.rejected(cs, burned)
 		if cs.kind == jobCall {
 			w.gw.lanes[cs.model].throttled++
 			w.gw.congested(cs.model, w.now())
@@ -167,14 +123,6 @@ func (w *World) send(c int32) {
 		w.rejectedTry(c, retryAfter)
 		return
 	}
-	w.logCall(cs, LogCallAccept)
-	d := &w.prov.models[cs.model]
-	var counted float64
-	if org := d.orgOf(cs.source()); org >= 0 {
-		c := w.prov.rules[org].cost(cs.tokens())
-		counted = c.in + c.out
-	}
-	w.rec.acceptedTry(cs, d.orgOf(cs.source()), d.key, counted)
 	cs.phase = callProvider
 	if cached {
 		w.cacheUsed(cs)
@@ -251,10 +199,10 @@ func (w *World) paced(model int32) bool {
 func (w *World) serve(c int32) {
 	cs := &w.calls[c]
 	lat := w.prov.start(cs.model, cs.base, cs.jitter)
+	w.emit(&obs{kind: obsCallServed, id: c, model: cs.model, n: int32(w.prov.models[cs.model].busy)})
 	if w.cacheWrites(cs) {
-		w.cacheBegun(cs, lat)
+		w.cacheBegun(c, cs, lat)
 	}
-	w.rec.busy(cs.model, w.prov.models[cs.model].busy)
 	w.eng.postAfter(lat, evCallDone, c)
 }
 
@@ -274,23 +222,17 @@ func (w *World) callDone(c int32) {
 	cs := &w.calls[c]
 	model := cs.model
 	w.prov.done(model)
+	o := obs{kind: obsCallAnswered, id: c}
 	if w.prov.models[model].settles {
-		delta := w.prov.answered(model, w.now(), cs.tokens(), cs.source())
-		w.rec.settled(cs, w.prov.models[model].orgOf(cs.source()), delta)
+		o.flag, o.x = true, w.prov.answered(model, w.now(), cs.tokens(), cs.source())
 	}
-	w.rec.busy(model, w.prov.models[model].busy)
-	w.rec.counts.CallsAnswered++
-	w.logCall(cs, LogCallAnswer)
-	if w.tr != nil && cs.kind == jobCall {
-		w.tr.ended(c, cs, w.now(), false)
-	}
+	o.n = int32(w.prov.models[model].busy)
+	w.emit(&o)
 	w.serveWaiting(model)
-	w.rec.answered(cs)
 	if cs.kind == productionCall {
 		w.freeC = append(w.freeC, c)
 		return
 	}
-	w.rec.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
 	w.gw.answered(model)
 	if cs.attempts == 1 {
 		w.gw.iaSucceeded(model, w.now())
@@ -303,12 +245,7 @@ func (w *World) callDone(c int32) {
 // failCall gives up on a call; a job's turn goes on without it.
 func (w *World) failCall(c int32) {
 	cs := &w.calls[c]
-	w.rec.failed(cs)
-	w.logCall(cs, LogCallFail)
-	if w.tr != nil && cs.kind == jobCall {
-		w.tr.event(c, cs, w.now(), results.EventGaveUp, 0)
-		w.tr.ended(c, cs, w.now(), true)
-	}
+	w.emit(&obs{kind: obsCallFailed, id: c})
 	if cs.kind == productionCall {
 		w.freeC = append(w.freeC, c)
 		return

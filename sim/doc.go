@@ -29,6 +29,16 @@
 // released; a grading job may follow). Job arrivals are pulled lazily from a
 // workloads.Source, one ahead.
 //
+// Every state change that something measures is one typed observation
+// (observe.go: a job arrived, started, ended; a call was made, queued,
+// tried with the provider's verdict, served, answered, given up; ...),
+// emitted once where the world makes the change and consumed, right then,
+// by the observers: the recorder (recorder*.go, fairness*.go), the tracer
+// (spans.go, with Options.Spans) and the event log (eventlog.go, with
+// Options.Log). The data path calls no observer itself, so a call's path
+// (calls.go) reads as the changes it makes; observers read the world as the
+// change left it and never change it (I13).
+//
 // Measurements are kept as the run goes: time integrals of queue depth,
 // busy streams and running jobs over the measurement window, and per job a
 // split of its time into queued, start-up, gateway wait, LLM service and
@@ -40,7 +50,7 @@
 // check conservation and quotas from the data rather than from counters.
 // Options.Spans receives each job as it ends, with its calls' tries and
 // its tool steps (spans.go; the --otlp output); unset, the world keeps
-// nothing for it and pays a nil check where a call or job changes.
+// nothing for it and pays a flag check per observation.
 // ExecuteAll runs several specs in parallel, as many at once as the cores
 // and the memory budget allow (run_gate.go), and summarises each as soon as
 // it ends.

@@ -246,9 +246,6 @@ func (f *fairness) liveBatches() []*batchState {
 func (r *recorder) fairSample(last bool) {
 	f := &r.fair
 	now := r.now()
-	if r.logOn {
-		r.log = append(r.log, LogRecord{T: now, Event: LogSample, Job: -1, Call: -1, Model: -1, Org: -1, Project: -1})
-	}
 	if r.blind {
 		return
 	}

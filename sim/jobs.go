@@ -110,7 +110,7 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 		Model: policies.ModelID(job.Model), Arrival: Epoch.Add(w.now().Duration()),
 	}
 	wj.tier = pj.EffectiveTier()
-	w.rec.jobArrived(wj, fresh) // reads the tier
+	w.emit(&obs{kind: obsJobArrived, id: slot, flag: fresh})
 	w.load[job.Model].waiting++
 	w.pol.Enqueue(pj.Arrival, pj)
 }
@@ -165,10 +165,7 @@ func (w *World) start(id policies.JobID) {
 	n := &w.load[j.model]
 	n.waiting--
 	n.running++
-	w.rec.jobStarted(j, n.running)
-	if w.tr != nil {
-		w.tr.begin(slot)
-	}
+	w.emit(&obs{kind: obsJobStarted, id: slot, n: int32(n.running)})
 	startup := FromDuration(w.sc.Containers.Startup)
 	if p := j.behaviour.Plan; p != nil {
 		startup += FromDuration(p.Setup) // the job's own setup before its first call
@@ -207,7 +204,7 @@ func gatewayOnly(j *jobState) bool { return j.phase == jobLLM && j.service == 0 
 // gatewayOnly(j) from before the change.
 func (w *World) updateGatewayOnly(j *jobState, before bool) {
 	if after := gatewayOnly(j); after != before {
-		w.rec.gatewayOnly(int(j.model), after)
+		w.emit(&obs{kind: obsGatewayOnly, model: j.model, flag: after})
 	}
 }
 
@@ -244,9 +241,6 @@ func (w *World) nextTurn(slot int32) {
 				w.dispatch(other)
 			}
 			other = m
-		}
-		if w.tr != nil {
-			w.tr.made(slot, c, j.agent.Turn(), w.now(), &w.calls[c])
 		}
 		w.enqueueCall(c)
 	}
@@ -286,28 +280,23 @@ func (w *World) callEnded(c int32, answered bool) {
 		w.finish(slot)
 		return
 	}
-	tool := j.agent.EndTurn()
-	if w.tr != nil {
-		w.tr.tool(slot, j.agent.Turn(), w.now(), FromDuration(tool))
-	}
+	tool := FromDuration(j.agent.EndTurn())
 	j.phase = jobTool
+	w.emit(&obs{kind: obsToolStep, id: slot, d: tool})
 	w.updateGatewayOnly(j, before)
-	w.eng.postAfter(FromDuration(tool), evToolDone, slot)
+	w.eng.postAfter(tool, evToolDone, slot)
 }
 
 // finish ends a job: it releases its container and may chain a grading job.
 func (w *World) finish(slot int32) {
 	j := w.running.at(slot)
-	if w.tr != nil {
-		w.tr.finish(w, slot) // before jobEnded, which may prune the job's batch
-	}
 	w.containersUsed--
 	n := &w.load[j.model]
 	n.running--
 	// A job with a judge keeps its batch open for the grading job, even
 	// when it failed and none follows.
 	ended := w.ids.finish(j.batch, j.judge >= 0)
-	w.rec.jobEnded(j, n.running, ended)
+	w.emit(&obs{kind: obsJobEnded, id: slot, n: int32(n.running), flag: ended})
 	id, model := j.id, j.model
 	graded := j.judge >= 0 && !j.failed
 	var grade workloads.Job

@@ -113,6 +113,6 @@ func (w *World) productionArrival(i int32) {
 		out = min(out, maxOut)
 	}
 	c := w.newCall(productionCall, i, p.model, call.In, out, maxOut, workloads.CallRecord{}, p.lat.Float64())
-	w.rec.prod[i].arrived++
+	w.emit(&obs{kind: obsProdArrived, id: i})
 	w.send(c)
 }

@@ -1,17 +1,16 @@
 package sim
 
 import (
-	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 )
 
 // recorder keeps what a run measures apart from the state of the world:
 // time integrals and counters per lane, production statistics, whole-run
-// counts, the event log, the time series and the fairness bookkeeping
-// (fairness.go). The world tells it what happened; it turns that into the
-// results package's input per series sample (rows) or at the end (lanes,
-// production).
+// counts, the time series and the fairness bookkeeping (fairness.go). It
+// observes what happened (observe, from World.emit) and turns that into
+// the results package's input per series sample (rows) or at the end
+// (lanes, production).
 type recorder struct {
 	eng              *Engine // the clock
 	windowStart, end Time    // the measurement window
@@ -20,8 +19,6 @@ type recorder struct {
 	lanes            []laneMeter
 	prod             []prodMeter
 	counts           Counts
-	logOn            bool
-	log              []LogRecord
 	// rows receives series.csv and batches.csv rows as they are made
 	// (default: a results.MemoryRows); limits keeps the series rows that
 	// carry a limit, which Convergence reads, when rows does not keep them.
@@ -110,68 +107,13 @@ type Counts struct {
 	Tries, Rejected429, RejectedOutage       int64
 }
 
-// LogRecord is one event in the life of a job or a call.
-type LogRecord struct {
-	T      Time
-	Event  LogEvent
-	Job    policies.JobID
-	Call   int64 // serial number of the call, -1 for job events
-	Model  int32
-	Org    int32 // -1: no quotas
-	Tokens int32 // input + output tokens of the call
-	Try    int32 // 1 for a call's first try
-	// CountIn and CountOut are what the organisation counted: at an accept
-	// the input and output counted at admission; at an answer the output
-	// counted then (output: at_end), or minus what was given back
-	// (max_tokens_reconciled). CacheRead is an accept's input read from
-	// the prompt cache.
-	CountIn, CountOut, CacheRead int32
-	// Grading marks the arrival of a chained grading job.
-	Grading bool
-	// Project is a job event's project, numbered in order of first arrival.
-	Project int32
-	// Tier is a job event's effective tier.
-	Tier int8
-	// Ready is when a LogCacheReady's entry becomes readable.
-	Ready Time
-}
-
-// LogEvent is what happened.
-type LogEvent uint8
-
-const (
-	LogJobArrive LogEvent = iota
-	LogJobStart
-	LogJobFinish
-	LogCallCreate
-	LogCallAccept // counted against the quotas and served
-	LogCall429    // rejected by a quota
-	LogCallOutage // rejected: provider has no capacity
-	LogCallAnswer // the provider answered
-	LogCallFail   // the gateway gave up on the call
-	LogJobFail    // the job ended failed (a call could never succeed)
-	LogCallKey429 // rejected by the gateway on the call's virtual key
-	LogSample     // a series sample: fairness windows are read at these
-	// A batch job's request (batch.go): sent to its batch pool, enqueued
-	// in it, completed, expired at the window's end, or refused (larger
-	// than the pool's token limit).
-	LogBatchSubmit
-	LogBatchEnqueue
-	LogBatchDone
-	LogBatchExpire
-	LogBatchRefuse
-	// LogCacheReady: a call that wrote its job's prompt cache was served;
-	// the entry is readable from Ready (its first token).
-	LogCacheReady
-)
-
-func newRecorder(sc *scenario.Scenario, eng *Engine, log bool) recorder {
+func newRecorder(sc *scenario.Scenario, eng *Engine) recorder {
 	names := sc.Catalogue()
 	r := recorder{
 		eng: eng, windowStart: FromDuration(sc.Warmup), end: FromDuration(sc.Duration),
 		fairWindow: FromDuration(sc.FairnessWindow), names: names, interval: FromDuration(sc.SeriesInterval),
 		lanes: make([]laneMeter, len(names)), prod: make([]prodMeter, len(sc.Production)),
-		logOn: log, fair: newFairness(len(names)), quota: newQuotaMeter(sc),
+		fair: newFairness(len(names)), quota: newQuotaMeter(sc),
 	}
 	if sc.Billing() {
 		r.prices = make([][4]float64, len(names))
@@ -230,33 +172,12 @@ func (r *recorder) gatewayOnly(model int, up bool) {
 	r.set(l, v)
 }
 
-func (r *recorder) logJob(j *waitingJob, ev LogEvent) {
-	if r.logOn {
-		r.log = append(r.log, LogRecord{T: r.now(), Event: ev, Job: j.id, Call: -1, Model: j.model, Org: -1, Grading: j.grading, Project: j.project, Tier: int8(j.tier)})
-	}
-}
-
-// readyAt sets the instant the last logged LogCacheReady's entry becomes
-// readable.
-func (r *recorder) readyAt(at Time) { r.log[len(r.log)-1].Ready = at }
-
-// logCall records a call event; the caller checks logOn first.
-func (r *recorder) logCall(cs *callState, ev LogEvent, job policies.JobID, org int, in, out int32) {
-	rec := LogRecord{T: r.now(), Event: ev, Job: job, Call: cs.serial,
-		Model: cs.model, Org: int32(org), Tokens: cs.in + cs.out, Try: cs.attempts, CountIn: in, CountOut: out}
-	if ev == LogCallAccept {
-		rec.CacheRead = cs.cacheRead
-	}
-	r.log = append(r.log, rec)
-}
-
 // jobArrived records a job's arrival; fresh tells that its batch is new.
 func (r *recorder) jobArrived(j *waitingJob, fresh bool) {
 	r.counts.JobsArrived++
 	if !r.blind {
 		r.fairArrive(j, fresh)
 	}
-	r.logJob(j, LogJobArrive)
 	if j.grading {
 		r.lanes[j.model].grading = true
 	}
@@ -266,7 +187,6 @@ func (r *recorder) jobArrived(j *waitingJob, fresh bool) {
 }
 
 func (r *recorder) jobStarted(j *jobState, running int) {
-	r.logJob(&j.waitingJob, LogJobStart)
 	if !r.blind {
 		r.fairStart(&j.waitingJob)
 	}
@@ -288,7 +208,6 @@ func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
 		// window's limit): it leaves its batch like a finished job but is
 		// counted as failed, not completed, and adds no job times.
 		r.counts.JobsFailed++
-		r.logJob(&j.waitingJob, LogJobFail)
 		if !r.blind {
 			r.fairFinish(&j.waitingJob, ended)
 		}
@@ -296,7 +215,6 @@ func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
 	}
 	r.counts.JobsCompleted++
 	r.lastFinish = r.now()
-	r.logJob(&j.waitingJob, LogJobFinish)
 	if !r.blind {
 		r.fairFinish(&j.waitingJob, ended)
 	}
@@ -420,6 +338,7 @@ func (w *World) sample() {
 		}
 		w.sampleRow(i, now, !idle)
 	}
+	w.emit(&obs{kind: obsSample})
 	w.rec.fairSample(now+FromDuration(w.sc.SeriesInterval) > w.rec.end)
 	w.rec.samples++
 	if w.opts.Progress != nil {

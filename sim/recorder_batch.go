@@ -2,33 +2,44 @@ package sim
 
 import "github.com/evalsched/lab/results"
 
-// measureBatchDone: a completed batch request's latency, tokens and bill
-// enter its pool's figures when it ends in the measurement window.
-func (w *World) measureBatchDone(p *batchPool, b *batchReq) {
-	if !w.rec.inWindow() {
+// batchEvent: batch request id had event ev; its pool's figures count it,
+// and a completed request's latency, tokens and bill enter them when it
+// ends in the measurement window.
+func (r *recorder) batchEvent(w *World, id int32, ev LogEvent) {
+	b := &w.batchReqs[id]
+	p := &w.batch[b.pool]
+	switch ev {
+	case LogBatchSubmit:
+		p.raw.Submitted++
+	case LogBatchRefuse:
+		p.raw.Refused++
+	case LogBatchEnqueue:
+		p.raw.PeakRequests = max(p.raw.PeakRequests, p.enqReq)
+		p.raw.PeakTokens = max(p.raw.PeakTokens, p.enqTok)
+	case LogBatchExpire:
+		p.raw.Expired++
+	case LogBatchDone:
+		p.raw.Completed++
+		r.batchDone(p, b)
+	}
+}
+
+// batchDone: a completed batch request's latency, tokens and bill enter
+// its pool's figures when it ends in the measurement window.
+func (r *recorder) batchDone(p *batchPool, b *batchReq) {
+	if !r.inWindow() {
 		return
 	}
-	p.raw.Latencies = append(p.raw.Latencies, (w.now() - b.arrival).Seconds())
+	p.raw.Latencies = append(p.raw.Latencies, (r.now() - b.arrival).Seconds())
 	in, out := float64(b.in), float64(b.out)
 	p.raw.InputTokens += in
 	p.raw.OutputTokens += out
-	if w.rec.prices != nil {
-		pr := &w.rec.prices[b.model]
+	if r.prices != nil {
+		pr := &r.prices[b.model]
 		sync := in*pr[0] + out*pr[3]
 		p.raw.SyncDollars += sync
 		p.raw.Dollars += sync * p.factor
 	}
-}
-
-// logBatch records a batch request's event in the log, if kept: CountIn
-// and CountOut are its input and output tokens.
-func (w *World) logBatch(r int32, ev LogEvent) {
-	if !w.rec.logOn {
-		return
-	}
-	b := &w.batchReqs[r]
-	w.rec.log = append(w.rec.log, LogRecord{T: w.now(), Event: ev, Job: b.job, Call: -1, Model: b.model,
-		Org: int32(w.batch[b.pool].org), Tokens: b.in + b.out, CountIn: b.in, CountOut: b.out})
 }
 
 // BatchLanes is each batch pool with any request, as measured so far.

@@ -104,7 +104,12 @@ func (w *World) BatchProgress() []results.BatchProgressRow {
 }
 
 // Log is the event log (Options.Log).
-func (w *World) Log() []LogRecord { return w.rec.log }
+func (w *World) Log() []LogRecord {
+	if w.log == nil {
+		return nil
+	}
+	return w.log.records
+}
 
 // Counts are the whole-run totals.
 func (w *World) Counts() Counts { return w.rec.counts }

@@ -126,8 +126,8 @@ func TestRetainedStateBounded(t *testing.T) {
 				t.Fatalf("%v: a series row without a limit is kept", d)
 			}
 		}
-		if len(w.rec.log) != 0 {
-			t.Errorf("%v: %d log records kept without Options.Log", d, len(w.rec.log))
+		if len(w.Log()) != 0 {
+			t.Errorf("%v: %d log records kept without Options.Log", d, len(w.Log()))
 		}
 		finished = append(finished, w.Counts().JobsCompleted)
 		t.Logf("%v: %d jobs finished, %d batches live, %d tracked", d, w.Counts().JobsCompleted, len(batches), len(f.tracked))

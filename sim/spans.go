@@ -4,10 +4,10 @@ import (
 	"github.com/evalsched/lab/results"
 )
 
-// tracer builds each running job's spans (Options.Spans) and hands the
-// job to the sink when it ends: what is kept is the running jobs' calls,
-// never the run's. The world calls it only when it is set, so a run
-// without it pays a nil check at the few places below and nothing else.
+// tracer builds each running job's spans (Options.Spans) from the world's
+// observations and hands the job to the sink when it ends: what is kept is
+// the running jobs' calls, never the run's. It observes only when it is
+// set, so a run without it pays a nil check per observation.
 type tracer struct {
 	sink results.SpanSink
 	jobs []results.SpanJob // by running slot, reused from job to job
@@ -21,10 +21,45 @@ func (t *tracer) job(slot int32) *results.SpanJob {
 	return &t.jobs[slot]
 }
 
-// begin: the job took running slot slot.
-func (t *tracer) begin(slot int32) {
-	j := t.job(slot)
-	*j = results.SpanJob{Calls: j.Calls[:0], Tools: j.Tools[:0]}
+// observe adds an observation of an evaluation job or call to its spans.
+func (t *tracer) observe(w *World, o *obs) {
+	switch o.kind {
+	case obsJobStarted:
+		t.begin(w, o.id)
+	case obsJobEnded:
+		t.finish(w, o.id)
+	case obsToolStep:
+		t.tool(o.id, w.running.at(o.id).agent.Turn(), w.now(), o.d)
+	case obsCallMade, obsTry, obsCallAnswered, obsCallFailed:
+		cs := &w.calls[o.id]
+		if cs.kind != jobCall {
+			return
+		}
+		now := w.now()
+		switch o.kind {
+		case obsCallMade:
+			t.made(cs.owner, o.id, w.running.at(cs.owner).agent.Turn(), now, cs)
+		case obsTry:
+			t.try(o.id, cs, now, o.verdict)
+		case obsCallAnswered:
+			t.ended(o.id, cs, now, false)
+		case obsCallFailed:
+			t.event(o.id, cs, now, results.EventGaveUp, 0)
+			t.ended(o.id, cs, now, true)
+		}
+	}
+}
+
+// begin: the job took running slot slot. Its names are read now, while
+// its batch is open for certain (the world prunes a batch when its last
+// job ends).
+func (t *tracer) begin(w *World, slot int32) {
+	j := w.running.at(slot)
+	sj := t.job(slot)
+	*sj = results.SpanJob{Calls: sj.Calls[:0], Tools: sj.Tools[:0],
+		ID: int64(j.id), Account: w.ids.accounts[j.account], Project: w.ids.projectName(j.project),
+		Batch: w.ids.batchName(j.batch), Model: w.rec.names[j.model], Grading: j.grading,
+		Arrival: int64(j.arrival), Admitted: int64(j.admitted)}
 }
 
 // made: call c of the job's turn was made now.
@@ -71,21 +106,15 @@ func (t *tracer) tool(slot int32, turn int, now, d Time) {
 func (t *tracer) finish(w *World, slot int32) {
 	j := w.running.at(slot)
 	sj := t.job(slot)
-	sj.ID = int64(j.id)
-	sj.Account = w.ids.accounts[j.account]
-	sj.Project = w.ids.projectName(j.project)
-	sj.Batch = w.ids.batchName(j.batch)
-	sj.Model = w.rec.names[j.model]
-	sj.Grading, sj.Failed = j.grading, j.failed
-	sj.Arrival, sj.Admitted, sj.Ready, sj.End = int64(j.arrival), int64(j.admitted), int64(j.ready), int64(w.now())
+	sj.Failed = j.failed
+	sj.Ready, sj.End = int64(j.ready), int64(w.now())
 	t.sink.Job(sj)
 }
 
-// traceTry records a job call's try: its wait in the gateway queue, then
-// the provider's verdict.
-func (w *World) traceTry(c int32, cs *callState, v verdict) {
-	now := w.now()
-	w.tr.event(c, cs, now, results.EventDequeued, int64(now-cs.queuedAt))
+// try records a job call's try: its wait in the gateway queue, then the
+// provider's verdict.
+func (t *tracer) try(c int32, cs *callState, now Time, v verdict) {
+	t.event(c, cs, now, results.EventDequeued, int64(now-cs.queuedAt))
 	kind := results.EventAccepted
 	switch v {
 	case rejectedKey:
@@ -95,5 +124,5 @@ func (w *World) traceTry(c int32, cs *callState, v verdict) {
 	case rejected429:
 		kind = results.EventRateLimited
 	}
-	w.tr.event(c, cs, now, kind, 0)
+	t.event(c, cs, now, kind, 0)
 }

@@ -74,7 +74,9 @@ type World struct {
 	prod   []productionStream
 	rec    recorder
 	alerts alerts
-	tr     *tracer // nil unless Options.Spans
+	tr     *tracer   // nil unless Options.Spans
+	log    *eventLog // nil unless Options.Log
+	others bool      // tr or log is set
 
 	// Jobs and calls live in slot tables that only grow. A job waits in
 	// jobs and moves to running when it takes a container: running holds
@@ -121,7 +123,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 		agentSrc:    rand.NewPCG(0, 0),
 		gw:          newGateway(&sc.Gateway, cfgs, opts.Seed),
 		prov:        newProvider(sc, cfgs),
-		rec:         newRecorder(sc, eng, opts.Log),
+		rec:         newRecorder(sc, eng),
 		ids:         newIdentity(),
 		load:        make([]modelJobs, len(cfgs)),
 		limits:      make([]int, len(cfgs)),
@@ -131,13 +133,17 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 	w.rec.ids = &w.ids
 	for i := range w.limits {
 		w.limits[i] = int(results.NoLimit)
-		w.rec.streams(int32(i), w.prov.models[i].streams)
+		w.emit(&obs{kind: obsStreams, model: int32(i), n: int32(w.prov.models[i].streams)})
 	}
 	w.batch, w.batchOf = newBatchPools(sc, &w.prov, opts.Seed)
 	w.fallible, _ = opts.Policy.(policies.Fallible)
 	if opts.Spans != nil {
 		w.tr = &tracer{sink: opts.Spans}
 	}
+	if opts.Log {
+		w.log = &eventLog{}
+	}
+	w.others = w.tr != nil || w.log != nil
 	w.alerts = newAlerts(sc, &w.prov)
 	w.source = opts.Source
 	if w.source == nil {
@@ -280,7 +286,7 @@ func (w *World) capacityChange(i int) {
 			continue
 		}
 		d.apply(e)
-		w.rec.streams(int32(k), d.streams)
+		w.emit(&obs{kind: obsStreams, model: int32(k), n: int32(d.streams)})
 		w.serveWaiting(int32(k))
 		w.dispatch(int32(k))
 	}

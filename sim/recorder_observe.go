@@ -1,0 +1,68 @@
+package sim
+
+// observe turns an observation into the run's measurements.
+func (r *recorder) observe(w *World, o *obs) {
+	switch o.kind {
+	case obsJobArrived:
+		r.jobArrived(w.jobs.at(o.id), o.flag)
+	case obsJobStarted:
+		r.jobStarted(w.running.at(o.id), int(o.n))
+	case obsJobEnded:
+		r.jobEnded(w.running.at(o.id), int(o.n), o.flag)
+	case obsGatewayOnly:
+		r.gatewayOnly(int(o.model), o.flag)
+	case obsCallMade:
+		r.counts.CallsCreated++
+	case obsCallQueued:
+		r.depth(o.model, int(o.n))
+	case obsCallDequeued:
+		cs := &w.calls[o.id]
+		r.dequeued(cs.model, int(o.n), r.now()-cs.queuedAt)
+	case obsTry:
+		r.tried(w, &w.calls[o.id], o)
+	case obsCallServed:
+		r.busy(o.model, int(o.n))
+	case obsCallAnswered:
+		cs := &w.calls[o.id]
+		if o.flag {
+			r.settled(cs, w.prov.models[cs.model].orgOf(cs.source()), o.x)
+		}
+		r.busy(cs.model, int(o.n))
+		r.counts.CallsAnswered++
+		r.answered(cs)
+		if cs.kind == jobCall {
+			r.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
+		}
+	case obsCallFailed:
+		r.failed(&w.calls[o.id])
+	case obsStreams:
+		r.streams(o.model, int(o.n))
+	case obsProdArrived:
+		r.prod[o.id].arrived++
+	case obsBatch:
+		r.batchEvent(w, o.id, o.ev)
+	}
+}
+
+// tried: a try of cs had the provider's verdict; an accepted one is
+// counted where its organisation (and virtual key) count it.
+func (r *recorder) tried(w *World, cs *callState, o *obs) {
+	r.counts.Tries++
+	switch o.verdict {
+	case rejectedKey:
+		r.keyRejected(cs)
+	case rejectedOutage:
+		r.outage(cs)
+	case rejected429:
+		r.rejected(cs, o.flag)
+	default:
+		d := &w.prov.models[cs.model]
+		org := d.orgOf(cs.source())
+		var counted float64
+		if org >= 0 {
+			c := w.prov.rules[org].cost(cs.tokens())
+			counted = c.in + c.out
+		}
+		r.acceptedTry(cs, org, d.key, counted)
+	}
+}

@@ -106,14 +106,22 @@ func TestNoHeadroomHoldsEveryController(t *testing.T) {
 
 // TestTickRingMean: the mean running count over the last k ticks, with
 // fewer ticks recorded at first and the ring wrapping after 16, against a
-// mean taken over the whole history here; and the value k ticks ago (the
+// mean taken over the whole history here, by a ring that sums on reading
+// and by one that keeps the sum (sumOver); and the value k ticks ago (the
 // slow start's back-off), the oldest kept while fewer are recorded.
 func TestTickRingMean(t *testing.T) {
-	for _, k := range []int{1, 6, 16} {
+	for _, c := range []struct {
+		k    int
+		kept bool
+	}{{1, false}, {6, false}, {16, false}, {1, true}, {6, true}, {16, true}} {
+		k := c.k
 		var r tickRing
+		if c.kept {
+			r = sumOver(k)
+		}
 		var history []int
 		for tick := range 40 {
-			running := (tick * 37) % 23
+			running := (tick*37)%23 + 1 // never 0: a sum that misses its first value shows
 			history = append(history, running)
 			r.record(running)
 			got := r.mean(k)
@@ -126,7 +134,7 @@ func TestTickRingMean(t *testing.T) {
 				sum += x
 			}
 			if want := float64(sum) / float64(len(last)); got != want {
-				t.Fatalf("k=%d tick %d: mean %g, want %g", k, tick, got, want)
+				t.Fatalf("k=%d (sum kept: %v) tick %d: mean %g, want %g", k, c.kept, tick, got, want)
 			}
 		}
 	}

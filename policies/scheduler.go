@@ -79,6 +79,7 @@ func NewScheduler(cfg SchedulerConfig, models []string) (*Scheduler, error) {
 	for m, name := range models {
 		s.models[m].limitState = newLimitState(cfg.ForModel(name))
 		s.models[m].hold.halfLife = cfg.JobRateHold
+		s.models[m].ran = sumOver(s.ctl.minute)
 		s.limits[m] = s.models[m].limit
 	}
 	for i := range s.rest {

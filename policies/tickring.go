@@ -1,14 +1,29 @@
 package policies
 
 // tickRing keeps a value (a limit, a running count) at each of a model's
-// last slowMaxLookback ticks.
+// last slowMaxLookback ticks. A ring made by sumOver also keeps the sum of
+// its last k values, so their mean (read at every tick for every model)
+// costs no loop.
 type tickRing struct {
-	v [slowMaxLookback]int32
-	n int // ticks recorded (the next slot is n % len)
+	v   [slowMaxLookback]int32
+	n   int // ticks recorded (the next slot is n % len)
+	k   int // the window sum is kept over (0: none)
+	sum int // of the last min(k, n) values
 }
 
+// sumOver makes an empty ring that keeps the sum of its last k values
+// (1 <= k <= slowMaxLookback).
+func sumOver(k int) tickRing { return tickRing{k: k} }
+
 func (r *tickRing) record(x int) {
-	r.v[r.n%len(r.v)] = int32(x)
+	v := int32(x)
+	if r.k > 0 {
+		if r.n >= r.k {
+			r.sum -= int(r.v[(r.n-r.k)%len(r.v)]) // still there: k <= len, read before the write
+		}
+		r.sum += int(v)
+	}
+	r.v[r.n%len(r.v)] = v
 	r.n++
 }
 
@@ -21,6 +36,9 @@ func (r *tickRing) ago(k int) int {
 
 // mean is the mean of the last k values (of fewer while fewer are recorded).
 func (r *tickRing) mean(k int) float64 {
+	if k == r.k && r.n > 0 {
+		return float64(r.sum) / float64(min(k, r.n))
+	}
 	k = min(k, r.n, len(r.v))
 	sum := 0
 	for i := range k {

@@ -156,28 +156,25 @@ func (d *Dist) compileAt(path string) error {
 // Sample draws one value using src. A Dist that was not validated is
 // compiled on the way (and panics if it is invalid).
 func (d *Dist) Sample(src rand.Source) float64 {
-	if d.s.kind == notCompiled {
-		s := d.mustCompile() // not kept: d may be shared between runs
-		return s.sample(src)
+	if p, ok := src.(*rand.PCG); ok {
+		return d.draw(p)
 	}
-	return d.s.sample(src)
+	s := &d.s
+	if s.kind == notCompiled {
+		c := d.mustCompile() // not kept: d may be shared between runs
+		s = &c
+	}
+	return s.sample(src)
 }
 
 // draw is Sample from a PCG, the source every stream of the package is:
-// a fixed value is read inline and the others' draws call src directly.
+// a fixed value is read inline, the other kinds' draws (drawSlow) call src
+// directly.
 func (d *Dist) draw(src *rand.PCG) float64 {
 	if d.s.kind == kindFixed {
 		return d.s.a
 	}
 	return d.drawSlow(src)
-}
-
-func (d *Dist) drawSlow(src *rand.PCG) float64 {
-	if d.s.kind == notCompiled {
-		s := d.mustCompile() // not kept, as in Sample
-		return s.draw(src)
-	}
-	return d.s.drawSlow(src)
 }
 
 // MeanValue is the distribution's expected value (before clipping); NaN

@@ -52,16 +52,14 @@ func fixedSampler(v float64) sampler {
 
 func (s *sampler) mean() float64 { return s.meanValue }
 
-// draw is one value from src. A fixed value is read inline; the rest
-// (draws from src) are drawSlow's.
-func (s *sampler) draw(src *rand.PCG) float64 {
-	if s.kind == kindFixed {
-		return s.a
+// drawSlow is draw for the kinds that draw from src: the one switch on the
+// kind per draw.
+func (d *Dist) drawSlow(src *rand.PCG) float64 {
+	s := &d.s
+	if s.kind == notCompiled {
+		c := d.mustCompile() // not kept: d may be shared between runs
+		s = &c
 	}
-	return s.drawSlow(src)
-}
-
-func (s *sampler) drawSlow(src *rand.PCG) float64 {
 	switch s.kind {
 	case kindLognormal:
 		// zigNormal with its first strip inline: the draw is a few calls'
@@ -81,15 +79,12 @@ func (s *sampler) drawSlow(src *rand.PCG) float64 {
 	case kindEmpirical:
 		return s.col.v[uint64n(src, uint64(len(s.col.v)))]
 	}
-	return s.a
+	return s.a // fixed
 }
 
-// sample is draw from any source: a *rand.PCG's draw, or the same
-// formulas over (*rand.Rand)'s own draws (what zigNormal and zigExp copy).
+// sample is drawSlow's formulas over any source's draws, through
+// (*rand.Rand) (what zigNormal and zigExp copy).
 func (s *sampler) sample(src rand.Source) float64 {
-	if p, ok := src.(*rand.PCG); ok {
-		return s.draw(p)
-	}
 	r := rand.New(src)
 	switch s.kind {
 	case kindLognormal:
@@ -103,7 +98,7 @@ func (s *sampler) sample(src rand.Source) float64 {
 	case kindEmpirical:
 		return s.col.v[uint64n(src, uint64(len(s.col.v)))]
 	}
-	return s.a
+	return s.a // fixed
 }
 
 // compile checks the parameters and builds the sampler: the one place the

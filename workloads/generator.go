@@ -68,6 +68,7 @@ type Generator struct {
 
 	nextPoisson [2]time.Duration
 	burstTimes  [2][]time.Duration // sorted, consumed from the front
+	nextBurst   [2]time.Duration   // burstTimes[i][0], MaxInt64 when none
 	nextID      int64
 	batchSeq    int
 
@@ -117,7 +118,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		return nil, err
 	}
 	src := rand.NewPCG(Stream(seed, "arrivals"), 1)
-	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src)}
+	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src), cur: Job{Judge: -1}}
 	index := make(map[string]int, len(models))
 	for i, m := range models {
 		index[m] = i
@@ -197,6 +198,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 			}
 		}
 		sort.Slice(g.burstTimes[i], func(a, b int) bool { return g.burstTimes[i][a] < g.burstTimes[i][b] })
+		g.popBurst(i, 0)
 	}
 	return g, nil
 }
@@ -306,8 +308,8 @@ func (g *Generator) startBatch() bool {
 		if g.nextPoisson[i] < bestAt {
 			best, bestAt, fromBurst = i, g.nextPoisson[i], false
 		}
-		if len(g.burstTimes[i]) > 0 && g.burstTimes[i][0] < bestAt {
-			best, bestAt, fromBurst = i, g.burstTimes[i][0], true
+		if g.nextBurst[i] < bestAt {
+			best, bestAt, fromBurst = i, g.nextBurst[i], true
 		}
 	}
 	if best < 0 || bestAt >= g.horizon {
@@ -318,7 +320,7 @@ func (g *Generator) startBatch() bool {
 		bp = &g.cfg.Background
 	}
 	if fromBurst {
-		g.burstTimes[best] = g.burstTimes[best][1:]
+		g.popBurst(best, 1)
 	} else {
 		g.nextPoisson[best] = g.nextArrival(bp, bestAt)
 	}
@@ -335,24 +337,31 @@ func (g *Generator) startBatch() bool {
 	}
 	model := g.drawModel()
 	k := g.drawBehaviour()
-	g.cur = Job{
-		Arrival:     bestAt,
-		Account:     g.accountName[account],
-		Project:     g.projectName[project],
-		Batch:       batchName,
-		AccountTier: g.accountTier[account],
-		ProjectTier: g.projectTier[project],
-		BatchTier:   batchTier,
-		Model:       model,
-		Behaviour:   g.behaviour[k],
-		Judge:       -1,
-	}
+	// Field by field: ID and Seed are emit's, Judge stays -1 and
+	// JudgeBehaviour nil (NewGenerator), and a composite literal would be
+	// built aside and copied.
+	c := &g.cur
+	c.Arrival = bestAt
+	c.Account, c.Project, c.Batch = g.accountName[account], g.projectName[project], batchName
+	c.AccountTier, c.ProjectTier, c.BatchTier = g.accountTier[account], g.projectTier[project], batchTier
+	c.Model = model
+	c.Behaviour = g.behaviour[k]
 	g.curGrade = nil
 	if g.behaviour[k].Grading != nil {
 		g.curGrade = &g.grading[k]
 	}
 	g.remaining = atLeastOne(bp.Size.draw(g.src))
 	return true
+}
+
+// popBurst drops the first n of process i's burst times and notes the
+// next one in nextBurst.
+func (g *Generator) popBurst(i, n int) {
+	g.burstTimes[i] = g.burstTimes[i][n:]
+	g.nextBurst[i] = math.MaxInt64
+	if len(g.burstTimes[i]) > 0 {
+		g.nextBurst[i] = g.burstTimes[i][0]
+	}
 }
 
 func pinned(p map[string]int, name string, drawn int8) int8 {

@@ -111,9 +111,9 @@ func clampDraw(v, limit float64) float64 {
 }
 
 // roundClamped is int(math.Round(v)) for v in [0, 2^52], as clampDraw
-// leaves a draw: int(v) truncates, v less that is exact, and a fraction of
-// one half or more rounds up (math.Round's half away from zero), without
-// math.Round's bit manipulation (no instruction on amd64 v1).
+// leaves a draw: n = int(v) truncates, v-n is exact, and a fraction of one
+// half or more rounds up (math.Round's half away from zero), without
+// math.Round's bit manipulation (it is no instruction on amd64 v1).
 func roundClamped(v float64) int {
 	n := int(v)
 	if v-float64(n) >= 0.5 {

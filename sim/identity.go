@@ -12,6 +12,7 @@ type identity struct {
 	lastAccount int32
 	projects    []string
 	projectIDs  map[string]int32
+	lastProject int32
 	// Live batches in slots, freed when they end. A live batch is found by
 	// name through batchIDs, or without it when the source's batch names are
 	// unique and a batch's jobs come one after another (uniqueNames): then
@@ -31,7 +32,7 @@ type batchIdent struct {
 }
 
 func newIdentity() identity {
-	return identity{accountIDs: map[string]int32{}, lastAccount: -1, projectIDs: map[string]int32{}, batchIDs: map[string]int32{}, lastArrived: -1, lastFinished: -1}
+	return identity{accountIDs: map[string]int32{}, lastAccount: -1, projectIDs: map[string]int32{}, lastProject: -1, batchIDs: map[string]int32{}, lastArrived: -1, lastFinished: -1}
 }
 
 // account is the key of an account, added if new. Jobs come in batches of
@@ -51,14 +52,19 @@ func (id *identity) account(name string) int32 {
 }
 
 // project is the key of a project, added if new (keys count up from 0 in
-// order of first arrival).
+// order of first arrival). A batch's jobs share one, so the last one is
+// checked first, as for accounts.
 func (id *identity) project(name string) int32 {
+	if k := id.lastProject; k >= 0 && id.projects[k] == name {
+		return k
+	}
 	p, ok := id.projectIDs[name]
 	if !ok {
 		p = int32(len(id.projects))
 		id.projectIDs[name] = p
 		id.projects = append(id.projects, name)
 	}
+	id.lastProject = p
 	return p
 }
 

@@ -169,12 +169,12 @@ func (a *Agent) Start(b *Behaviour, seed uint64, src *rand.PCG) {
 		return
 	}
 	src.Seed(seed, 0x7475726e73) // "turns"
-	a.turns = int32(atLeastOne(clampDraw(b.Turns.Sample(src), MaxTurns)))
+	a.turns = int32(countDraw(b.Turns.draw(src), MaxTurns))
 	a.switchT = a.turns + 1
 	if b.PhaseSwitch != nil {
 		a.switchT = int32(math.Ceil(b.PhaseSwitch.AtFraction * float64(a.turns)))
 	}
-	a.context = int(math.Round(clampDraw(b.PromptTokens.Sample(src), MaxTokens)))
+	a.context = tokenDraw(b.PromptTokens.draw(src))
 }
 
 // Turns is the number of turns the job will run.
@@ -197,14 +197,14 @@ func (a *Agent) NextTurn(src *rand.PCG) (calls int, ok bool) {
 		return len(p.Turns[a.turn-1].Calls), true
 	}
 	src.Seed(a.seed, uint64(a.turn)|1<<40)
-	a.toolTokens = int(math.Round(clampDraw(a.b.ToolTokens.Sample(src), MaxTokens)))
-	a.tool = toolDuration(a.b.ToolSeconds.Sample(src))
+	a.toolTokens = tokenDraw(a.b.ToolTokens.draw(src))
+	a.tool = toolDuration(a.b.ToolSeconds.draw(src))
 	src.Seed(a.seed, uint64(a.turn))
 	fan := &a.b.Fanout
 	if a.turn >= a.switchT {
 		fan = &a.b.PhaseSwitch.Fanout
 	}
-	return atLeastOne(clampDraw(fan.Sample(src), MaxFanout)), true
+	return countDraw(fan.draw(src), MaxFanout), true
 }
 
 // NextCall draws one call of the current turn: its input and output tokens,
@@ -216,7 +216,7 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 		a.call++
 		return c.In, c.Out, unit(src)
 	}
-	out = int(math.Round(clampDraw(a.b.OutputTokens.Sample(src), MaxTokens)))
+	out = tokenDraw(a.b.OutputTokens.draw(src))
 	if m := a.b.MaxTokens; m > 0 {
 		out = min(out, m)
 	}

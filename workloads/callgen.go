@@ -83,8 +83,8 @@ func (g *callGenerator) Next() (Call, bool) {
 		}
 		// Clamped as a behaviour's draws are: an unbounded tail must not
 		// overflow a call's int32 token counts.
-		in := atLeastOne(clampDraw(g.cfg.PromptTokens.Sample(g.src), MaxTokens))
-		out := atLeastOne(clampDraw(g.cfg.OutputTokens.Sample(g.src), MaxTokens))
+		in := countDraw(g.cfg.PromptTokens.draw(g.src), MaxTokens)
+		out := countDraw(g.cfg.OutputTokens.draw(g.src), MaxTokens)
 		return Call{Arrival: at, In: in, Out: out}, true
 	}
 }

@@ -44,7 +44,7 @@ type Dist struct {
 	Format RequestFormat `yaml:"format,omitempty" json:"format,omitempty"`
 	Column TokenColumn   `yaml:"column,omitempty" json:"column,omitempty"`
 
-	s sampler // compiled by validation (compileAt, Fixed); nil before
+	s sampler // compiled by validation (compileAt, Fixed); zero before
 }
 
 // DistKind is a distribution's family (its dist: key).
@@ -131,7 +131,7 @@ func (d Dist) IsZero() bool { return d == Dist{} }
 // Equal reports whether two distributions have the same parameters, whether
 // or not either has been compiled (go-cmp compares Dists with it).
 func (d Dist) Equal(o Dist) bool {
-	d.s, o.s = nil, nil
+	d.s, o.s = sampler{}, sampler{}
 	return d == o
 }
 
@@ -156,16 +156,31 @@ func (d *Dist) compileAt(path string) error {
 // Sample draws one value using src. A Dist that was not validated is
 // compiled on the way (and panics if it is invalid).
 func (d *Dist) Sample(src rand.Source) float64 {
-	if d.s == nil {
-		return d.mustCompile().sample(src) // not kept: d may be shared between runs
+	if p, ok := src.(*rand.PCG); ok {
+		return d.draw(p)
 	}
-	return d.s.sample(src)
+	s := &d.s
+	if s.kind == notCompiled {
+		c := d.mustCompile() // not kept: d may be shared between runs
+		s = &c
+	}
+	return s.sample(src)
+}
+
+// draw is Sample from a PCG, the source every stream of the package is:
+// a fixed value is read inline, the other kinds' draws (drawSlow) call src
+// directly.
+func (d *Dist) draw(src *rand.PCG) float64 {
+	if d.s.kind == kindFixed {
+		return d.s.a
+	}
+	return d.drawSlow(src)
 }
 
 // MeanValue is the distribution's expected value (before clipping); NaN
 // for an invalid distribution.
 func (d Dist) MeanValue() float64 {
-	if d.s == nil {
+	if d.s.kind == notCompiled {
 		s, err := d.compile()
 		if err != nil {
 			return math.NaN()

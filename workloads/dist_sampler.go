@@ -10,21 +10,95 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// A sampler is a compiled Dist: its kind resolved once, at validation, to a
-// value that draws. Samplers are comparable values, so Dists that carry them
+// A sampler is a compiled Dist: its kind resolved once, at validation, to
+// a kind code and the constants its draw needs. Samplers are comparable
+// values (a concrete struct, not an interface: drawing is a switch, and
+// from a *rand.PCG the source's Uint64 inlines), so Dists that carry them
 // still compare with ==.
 //
 // What each draws from src is part of the outputs (a seed's runs are
 // byte-identical), so it is fixed: uniform and bounded Pareto take the
 // inverse CDF (Quantile) of one unit(src); exponential and lognormal take
-// src's ziggurat ExpFloat64 and NormFloat64 (not an inverse CDF, so there
-// is no single uniform to feed Quantile), scaled by constants compiled
+// the ziggurat of (*rand.Rand).ExpFloat64 and NormFloat64 (zigExp,
+// zigNormal: the same draws, bit for bit), scaled by constants compiled
 // once, the lognormal's exponential by fastmath.Exp (within 2 ulps of
 // math.Exp at well under half its cost: a lognormal is drawn several
 // times a call); empirical picks a value with uint64n.
-type sampler interface {
-	sample(src rand.Source) float64
-	mean() float64 // the expected value before clipping
+type sampler struct {
+	kind samplerKind
+	// fixed: a = the value; uniform: a = min, b = max-min; exponential:
+	// a = the mean; lognormal: a = μ, b = σ; pareto: a = min,
+	// b = 1-(min/max)^α, c = 1/α.
+	a, b, c float64
+	clipped
+	col *empiricalColumn
+}
+
+type samplerKind uint8
+
+const (
+	notCompiled samplerKind = iota
+	kindFixed
+	kindUniform
+	kindExponential
+	kindLognormal
+	kindPareto
+	kindEmpirical
+)
+
+func fixedSampler(v float64) sampler {
+	return sampler{kind: kindFixed, a: v, clipped: clipped{meanValue: v}}
+}
+
+func (s *sampler) mean() float64 { return s.meanValue }
+
+// drawSlow is draw for the kinds that draw from src: the one switch on the
+// kind per draw.
+func (d *Dist) drawSlow(src *rand.PCG) float64 {
+	s := &d.s
+	if s.kind == notCompiled {
+		c := d.mustCompile() // not kept: d may be shared between runs
+		s = &c
+	}
+	switch s.kind {
+	case kindLognormal:
+		// zigNormal with its first strip inline: the draw is a few calls'
+		// (tokens, tool time), and a call to zigNormal costs a tenth of it.
+		u := src.Uint64()
+		z, ok := zigNormalStrip(u)
+		if !ok {
+			z = zigNormalFrom(src, u)
+		}
+		return s.apply(fastmath.Exp(s.a + s.b*z))
+	case kindUniform:
+		return unit(src)*s.b + s.a // distuv.Uniform's Quantile
+	case kindExponential:
+		return s.apply(s.a * zigExp(src))
+	case kindPareto:
+		return s.a / math.Pow(1-unit(src)*s.b, s.c) // boundedPareto's Quantile
+	case kindEmpirical:
+		return s.col.v[uint64n(src, uint64(len(s.col.v)))]
+	}
+	return s.a // fixed
+}
+
+// sample is drawSlow's formulas over any source's draws, through
+// (*rand.Rand) (what zigNormal and zigExp copy).
+func (s *sampler) sample(src rand.Source) float64 {
+	r := rand.New(src)
+	switch s.kind {
+	case kindLognormal:
+		return s.apply(fastmath.Exp(s.a + s.b*r.NormFloat64()))
+	case kindUniform:
+		return r.Float64()*s.b + s.a
+	case kindExponential:
+		return s.apply(s.a * r.ExpFloat64())
+	case kindPareto:
+		return s.a / math.Pow(1-r.Float64()*s.b, s.c)
+	case kindEmpirical:
+		return s.col.v[uint64n(src, uint64(len(s.col.v)))]
+	}
+	return s.a // fixed
 }
 
 // compile checks the parameters and builds the sampler: the one place the
@@ -33,10 +107,10 @@ type sampler interface {
 func (d Dist) compile() (sampler, error) {
 	s, err := d.kindSampler()
 	if err != nil {
-		return nil, err
+		return sampler{}, err
 	}
 	if d.Kind != "uniform" && d.Kind != "pareto" && d.Max > 0 && d.Max < d.Min {
-		return nil, field.Errorf("max", "must be >= min (%g), got %g", d.Min, d.Max)
+		return sampler{}, field.Errorf("max", "must be >= min (%g), got %g", d.Min, d.Max)
 	}
 	return s, nil
 }
@@ -45,74 +119,80 @@ func (d Dist) kindSampler() (sampler, error) {
 	switch d.Kind {
 	case "fixed":
 		if d.Value < 0 || math.IsNaN(d.Value) {
-			return nil, field.Errorf("value", "must be >= 0, got %g", d.Value)
+			return sampler{}, field.Errorf("value", "must be >= 0, got %g", d.Value)
 		}
 		return fixedSampler(d.Value), nil
 	case "uniform":
 		if d.Min < 0 || d.Max < d.Min {
-			return nil, field.Errorf("max", "need 0 <= min <= max, got min %g max %g", d.Min, d.Max)
+			return sampler{}, field.Errorf("max", "need 0 <= min <= max, got min %g max %g", d.Min, d.Max)
 		}
-		return uniformSampler{distuv.Uniform{Min: d.Min, Max: d.Max}}, nil
+		u := distuv.Uniform{Min: d.Min, Max: d.Max}
+		return sampler{kind: kindUniform, a: d.Min, b: d.Max - d.Min, clipped: clipped{meanValue: u.Mean()}}, nil
 	case "exponential":
 		if !(d.Mean > 0) {
-			return nil, field.Errorf("mean", "must be > 0, got %g", d.Mean)
+			return sampler{}, field.Errorf("mean", "must be > 0, got %g", d.Mean)
 		}
-		return exponentialSampler{d.Mean, clipped{d.Min, d.Max, d.Mean}}, nil
+		// The mean times a unit exponential: a multiply where distuv's
+		// Rand divides by the rate.
+		return sampler{kind: kindExponential, a: d.Mean, clipped: clipped{d.Min, d.Max, d.Mean}}, nil
 	case "lognormal":
 		if !(d.Median > 0) {
-			return nil, field.Errorf("median", "must be > 0, got %g", d.Median)
+			return sampler{}, field.Errorf("median", "must be > 0, got %g", d.Median)
 		}
 		if d.Sigma < 0 {
-			return nil, field.Errorf("sigma", "must be >= 0, got %g", d.Sigma)
+			return sampler{}, field.Errorf("sigma", "must be >= 0, got %g", d.Sigma)
 		}
-		return lognormalSampler{math.Log(d.Median), d.Sigma,
-			clipped{d.Min, d.Max, d.Median * math.Exp(d.Sigma*d.Sigma/2)}}, nil
+		// exp(μ + σz) for z standard normal, μ = log of the median.
+		return sampler{kind: kindLognormal, a: math.Log(d.Median), b: d.Sigma,
+			clipped: clipped{d.Min, d.Max, d.Median * math.Exp(d.Sigma*d.Sigma/2)}}, nil
 	case "pareto":
 		return d.compilePareto()
 	case "empirical":
 		return d.compileEmpirical()
 	case "":
-		return nil, field.Errorf("dist", "missing (fixed, uniform, exponential, lognormal, pareto or empirical)")
+		return sampler{}, field.Errorf("dist", "missing (fixed, uniform, exponential, lognormal, pareto or empirical)")
 	}
-	return nil, field.Errorf("dist", "unknown distribution %q (want fixed, uniform, exponential, lognormal, pareto or empirical)", d.Kind)
+	return sampler{}, field.Errorf("dist", "unknown distribution %q (want fixed, uniform, exponential, lognormal, pareto or empirical)", d.Kind)
 }
 
 func (d Dist) compilePareto() (sampler, error) {
 	if !(d.Min > 0) {
-		return nil, field.Errorf("min", "must be > 0, got %g", d.Min)
+		return sampler{}, field.Errorf("min", "must be > 0, got %g", d.Min)
 	}
 	if !(d.Max > d.Min) {
-		return nil, field.Errorf("max", "must be > min (%g), got %g", d.Min, d.Max)
+		return sampler{}, field.Errorf("max", "must be > min (%g), got %g", d.Min, d.Max)
 	}
 	if !(d.Alpha > 0) {
-		return nil, field.Errorf("alpha", "must be > 0, got %g", d.Alpha)
+		return sampler{}, field.Errorf("alpha", "must be > 0, got %g", d.Alpha)
 	}
-	return newBoundedPareto(d.Min, d.Max, d.Alpha), nil
+	p := newBoundedPareto(d.Min, d.Max, d.Alpha)
+	return sampler{kind: kindPareto, a: p.Min, b: 1 - p.ratio, c: 1 / p.Alpha, clipped: clipped{meanValue: p.Mean()}}, nil
 }
 
 func (d Dist) compileEmpirical() (sampler, error) {
 	if d.File == "" {
-		return nil, field.Errorf("file", "missing: an empirical distribution needs a request-trace file")
+		return sampler{}, field.Errorf("file", "missing: an empirical distribution needs a request-trace file")
 	}
 	if d.Column != ColumnInput && d.Column != ColumnOutput {
-		return nil, field.Errorf("column", "want input or output, got %q", string(d.Column))
+		return sampler{}, field.Errorf("column", "want input or output, got %q", string(d.Column))
 	}
 	if d.Min != 0 || d.Max != 0 {
-		return nil, field.Errorf("min", "min and max do not apply to an empirical distribution")
+		return sampler{}, field.Errorf("min", "min and max do not apply to an empirical distribution")
 	}
 	if _, err := requestFormat(d.File, d.Format); err != nil {
-		return nil, field.Errorf("format", "%v", err)
+		return sampler{}, field.Errorf("format", "%v", err)
 	}
 	col, err := empiricalValues(d)
 	if err != nil {
-		return nil, field.Errorf("file", "%v", err)
+		return sampler{}, field.Errorf("file", "%v", err)
 	}
-	return empiricalSampler{col}, nil
+	return sampler{kind: kindEmpirical, clipped: clipped{meanValue: col.mean}, col: col}, nil
 }
 
 // clipped bounds exponential and lognormal draws to [min, max] (max 0:
-// none) and keeps their mean as the parameters give it (Mean, or
-// Median·exp(σ²/2)), which exp(μ+σ²/2) may miss in the last bit.
+// none) and keeps every kind's mean as the parameters give it (for these
+// two Mean, or Median·exp(σ²/2), which exp(μ+σ²/2) may miss in the last
+// bit).
 type clipped struct{ min, max, meanValue float64 }
 
 func (c clipped) apply(v float64) float64 {
@@ -123,41 +203,6 @@ func (c clipped) apply(v float64) float64 {
 		v = c.max
 	}
 	return v
-}
-
-func (c clipped) mean() float64 { return c.meanValue }
-
-type fixedSampler float64
-
-func (f fixedSampler) sample(rand.Source) float64 { return float64(f) }
-func (f fixedSampler) mean() float64              { return float64(f) }
-
-type uniformSampler struct{ distuv.Uniform }
-
-// sample is Min + (Max-Min)·u, as Quantile computes it.
-func (u uniformSampler) sample(src rand.Source) float64 { return u.Quantile(unit(src)) }
-func (u uniformSampler) mean() float64                  { return u.Mean() }
-
-// exponentialSampler draws the mean times a unit exponential (a multiply
-// where distuv's Rand divides by the rate).
-type exponentialSampler struct {
-	scale float64 // the mean
-	clipped
-}
-
-func (e exponentialSampler) sample(src rand.Source) float64 {
-	return e.apply(e.scale * rand.New(src).ExpFloat64())
-}
-
-// lognormalSampler draws exp(μ + σz) for z standard normal, μ = log of
-// the median.
-type lognormalSampler struct {
-	mu, sigma float64
-	clipped
-}
-
-func (l lognormalSampler) sample(src rand.Source) float64 {
-	return l.apply(fastmath.Exp(l.mu + l.sigma*rand.New(src).NormFloat64()))
 }
 
 // boundedPareto is the Pareto distribution with shape Alpha truncated to
@@ -176,9 +221,6 @@ func (p boundedPareto) Quantile(u float64) float64 {
 	return p.Min / math.Pow(1-u*(1-p.ratio), 1/p.Alpha)
 }
 
-func (p boundedPareto) sample(src rand.Source) float64 { return p.Quantile(unit(src)) }
-func (p boundedPareto) mean() float64                  { return p.Mean() }
-
 // Mean is the expected value.
 func (p boundedPareto) Mean() float64 {
 	a, l, h := p.Alpha, p.Min, p.Max
@@ -187,13 +229,6 @@ func (p boundedPareto) Mean() float64 {
 	}
 	return math.Pow(l, a) / (1 - math.Pow(l/h, a)) * a / (a - 1) * (1/math.Pow(l, a-1) - 1/math.Pow(h, a-1))
 }
-
-type empiricalSampler struct{ col *empiricalColumn }
-
-func (e empiricalSampler) sample(src rand.Source) float64 {
-	return e.col.v[uint64n(src, uint64(len(e.col.v)))]
-}
-func (e empiricalSampler) mean() float64 { return e.col.mean }
 
 // unit is a uniform draw in [0, 1) from src.
 func unit(src rand.Source) float64 {
@@ -215,3 +250,105 @@ func uint64n(src rand.Source, n uint64) uint64 {
 	}
 	return hi
 }
+
+// zigNormal is (*rand.Rand).NormFloat64 on src: the same ziggurat, tables
+// and draws, with src's Uint64 called directly rather than through
+// rand.Source.
+func zigNormal(src *rand.PCG) float64 {
+	u := src.Uint64()
+	if x, ok := zigNormalStrip(u); ok {
+		return x
+	}
+	return zigNormalFrom(src, u)
+}
+
+// zigNormalStrip is the draw from u when u falls inside its strip's
+// rectangle (better than 99% of draws); ok is false otherwise.
+func zigNormalStrip(u uint64) (x float64, ok bool) {
+	j := int32(u) // possibly negative
+	i := u >> 32 & 0x7F
+	return float64(j) * float64(zigWn[i]), absInt32(j) < zigKn[i]
+}
+
+// zigNormalFrom is NormFloat64's loop from a first draw u that fell
+// outside its rectangle.
+func zigNormalFrom(src *rand.PCG, u uint64) float64 {
+	const rn = 3.442619855899
+	for {
+		j := int32(u) // possibly negative
+		i := u >> 32 & 0x7F
+		x := float64(j) * float64(zigWn[i])
+		if absInt32(j) < zigKn[i] {
+			return x
+		}
+		if i == 0 {
+			for {
+				x = -math.Log(unit(src)) * (1.0 / rn)
+				y := -math.Log(unit(src))
+				if y+y >= x*x {
+					break
+				}
+			}
+			if j > 0 {
+				return rn + x
+			}
+			return -rn - x
+		}
+		if zigFn[i]+float32(unit(src))*(zigFn[i-1]-zigFn[i]) < float32(math.Exp(-.5*x*x)) {
+			return x
+		}
+		u = src.Uint64()
+	}
+}
+
+func absInt32(i int32) uint32 {
+	if i < 0 {
+		return uint32(-i)
+	}
+	return uint32(i)
+}
+
+// zigExp is (*rand.Rand).ExpFloat64 on src, as zigNormal is NormFloat64.
+func zigExp(src *rand.PCG) float64 {
+	const re = 7.69711747013104972
+	for {
+		u := src.Uint64()
+		j := uint32(u)
+		i := uint8(u >> 32)
+		x := float64(j) * float64(zigWe[i])
+		if j < zigKe[i] {
+			return x
+		}
+		if i == 0 {
+			return re - math.Log(unit(src))
+		}
+		if zigFe[i]+float32(unit(src))*(zigFe[i-1]-zigFe[i]) < float32(math.Exp(-x)) {
+			return x
+		}
+	}
+}
+
+// intN is (*rand.Rand).IntN(n) on src: the same draws (a mask for a power
+// of two, Lemire's method otherwise), with src's Uint64 called directly.
+func intN(src *rand.PCG, n int) int {
+	if n <= 0 {
+		panic("workloads: intN of a count below 1")
+	}
+	if is32bit && n == int(uint32(n)) {
+		return rand.New(src).IntN(n) // 32-bit: rand's own 32-bit path
+	}
+	u := uint64(n)
+	if u&(u-1) == 0 {
+		return int(src.Uint64() & (u - 1))
+	}
+	hi, lo := bits.Mul64(src.Uint64(), u)
+	if lo < u {
+		thresh := -u % u
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), u)
+		}
+	}
+	return int(hi)
+}
+
+const is32bit = ^uint(0)>>32 == 0

@@ -198,3 +198,111 @@ func BenchmarkSample(b *testing.B) {
 		})
 	}
 }
+
+// opaqueSource hides a PCG behind rand.Source, so Sample takes its path
+// for any source: (*rand.Rand)'s own draws.
+type opaqueSource struct{ p *rand.PCG }
+
+func (s opaqueSource) Uint64() uint64 { return s.p.Uint64() }
+
+// TestZigguratMatchesRand: zigNormal and zigExp draw what (*rand.Rand)'s
+// NormFloat64 and ExpFloat64 draw from the same PCG, bit for bit and with
+// the same number of draws, over enough draws to take every branch (the
+// base strip and the wedges) many times.
+func TestZigguratMatchesRand(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		zig, std func(*rand.PCG) float64
+	}{
+		{"normal", zigNormal, func(p *rand.PCG) float64 { return rand.New(p).NormFloat64() }},
+		{"exp", zigExp, func(p *rand.PCG) float64 { return rand.New(p).ExpFloat64() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, want := rand.NewPCG(7, 8), rand.NewPCG(7, 8)
+			for i := range 2_000_000 {
+				if g, w := tc.zig(got), tc.std(want); math.Float64bits(g) != math.Float64bits(w) {
+					t.Fatalf("draw %d: %v, want %v", i, g, w)
+				}
+			}
+			if got.Uint64() != want.Uint64() {
+				t.Fatal("the streams are out of step")
+			}
+		})
+	}
+}
+
+// TestDrawMatchesSample: every kind draws the same values from a PCG
+// (draw, and Sample's PCG path) as from the same stream behind another
+// rand.Source, bit for bit and in step.
+func TestDrawMatchesSample(t *testing.T) {
+	for i, d := range []Dist{
+		Fixed(3),
+		{Kind: "uniform", Min: 1, Max: 8},
+		{Kind: "exponential", Mean: 2.5},
+		{Kind: "exponential", Mean: 2.5, Min: 0.5, Max: 4},
+		{Kind: "lognormal", Median: 400, Sigma: 0.8},
+		{Kind: "lognormal", Median: 400, Sigma: 0.8, Min: 100, Max: 900},
+		{Kind: "pareto", Min: 10, Max: 50000, Alpha: 1.1},
+		{Kind: "pareto", Min: 2, Max: 30, Alpha: 1},
+	} {
+		t.Run(fmt.Sprintf("%d-%s", i, d.Kind), func(t *testing.T) {
+			if err := d.compileAt("d"); err != nil {
+				t.Fatal(err)
+			}
+			a, b, c := rand.NewPCG(5, 6), rand.NewPCG(5, 6), rand.NewPCG(5, 6)
+			other := opaqueSource{c}
+			for i := range 200_000 {
+				x, y, z := d.draw(a), d.Sample(b), d.Sample(other)
+				if math.Float64bits(x) != math.Float64bits(z) || math.Float64bits(y) != math.Float64bits(z) {
+					t.Fatalf("draw %d: draw %v, Sample %v, Sample of another source %v", i, x, y, z)
+				}
+			}
+			if x, y, z := a.Uint64(), b.Uint64(), c.Uint64(); x != z || y != z {
+				t.Fatal("the streams are out of step")
+			}
+		})
+	}
+}
+
+// TestRoundClamped: roundClamped is math.Round on [0, 2^52]: at and
+// beside every half, at the float just below one half, at the limits and
+// over random draws.
+func TestRoundClamped(t *testing.T) {
+	check := func(v float64) {
+		t.Helper()
+		if got, want := roundClamped(v), int(math.Round(v)); got != want {
+			t.Fatalf("roundClamped(%v) = %d, want %d", v, got, want)
+		}
+	}
+	for _, v := range []float64{0, math.SmallestNonzeroFloat64, 0.49999999999999994, 0.5, 1, 2.5, 3.5, MaxTokens, MaxTokens - 0.5, 1 << 52, 1<<52 - 0.5, 1<<51 + 0.5} {
+		check(v)
+	}
+	for n := 0.0; n < 5000; n++ {
+		for _, v := range []float64{n + 0.5, math.Nextafter(n+0.5, 0), math.Nextafter(n+0.5, math.Inf(1)), n, math.Nextafter(n, math.Inf(1))} {
+			check(v)
+		}
+	}
+	src := rand.NewPCG(1, 2)
+	for range 1_000_000 {
+		check(unit(src) * MaxTokens)
+		check(math.Float64frombits(src.Uint64()>>12 | 0x3ff<<52)) // [1, 2)
+	}
+}
+
+// TestIntNMatchesRand: intN draws what (*rand.Rand).IntN draws from the
+// same PCG, for powers of two, small counts and counts large enough that
+// Lemire's rejection loop runs.
+func TestIntNMatchesRand(t *testing.T) {
+	got, want := rand.NewPCG(3, 4), rand.NewPCG(3, 4)
+	r := rand.New(want)
+	for _, n := range []int{1, 2, 3, 5, 7, 8, 40, 200, 1000, 1 << 20, 1<<62 + 1, 3 << 61, math.MaxInt} {
+		for i := range 20_000 {
+			if g, w := intN(got, n), r.IntN(n); g != w {
+				t.Fatalf("n %d, draw %d: %d, want %d", n, i, g, w)
+			}
+		}
+	}
+	if got.Uint64() != want.Uint64() {
+		t.Fatal("the streams are out of step")
+	}
+}

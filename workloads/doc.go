@@ -37,7 +37,8 @@
 // Every validation error (of a workload config, a behaviour, a distribution,
 // a trace record) is an *internal/field.Error locating the field, read with
 // errors.As; TraceError is that type. Validation compiles each Dist once into
-// a sampler (dist_sampler.go) that draws without looking at its kind again.
+// a sampler (dist_sampler.go): a kind code and the constants its draw needs,
+// so a draw parses nothing and calls its PCG source directly.
 //
 // Public request traces (requests.go) — the Azure LLM inference trace and the
 // Mooncake trace — stream as CallSources for open-loop replay (speed-up,

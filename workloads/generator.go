@@ -42,8 +42,11 @@ type Source interface {
 type Generator struct {
 	cfg     Config
 	horizon time.Duration
-	rng     *rand.Rand // the arrivals stream: nothing else draws from it
-	src     *rand.PCG
+	// The arrivals stream: nothing else draws from it. Draws take src
+	// directly (unit, intN, zigExp: (*rand.Rand)'s formulas without its
+	// interface call); rng is src for rand.Zipf.
+	rng *rand.Rand
+	src *rand.PCG
 
 	models    []string
 	hot       []int
@@ -52,22 +55,25 @@ type Generator struct {
 	zipf      *rand.Zipf
 	behaviour []*Behaviour
 	mixCum    []float64
-	judgeOf   map[*Behaviour]*Behaviour
-	index     map[string]int // model name → catalogue index
+	grading   []grading // of behaviour[i]
 	classes   map[string]*Behaviour
 
+	// Tiers of accounts and projects, fixed for the run, pins applied.
 	accountTier []int8
 	projectTier []int8
+	pinned      bool // Tiers.Pinned names some level: look batch names up
 	// Names of accounts and projects, formatted once (a batch names both).
 	accountName []string
 	projectName []string
 
 	nextPoisson [2]time.Duration
 	burstTimes  [2][]time.Duration // sorted, consumed from the front
+	nextBurst   [2]time.Duration   // burstTimes[i][0], MaxInt64 when none
 	nextID      int64
 	batchSeq    int
 
 	cur       Job // template of the batch being emitted
+	curGrade  *grading
 	remaining int
 
 	// Batch names from namesFrom on, formatted a block at a time.
@@ -79,6 +85,15 @@ type Generator struct {
 
 // nameBlock is how many batch names are formatted into one string.
 const nameBlock = 256
+
+// grading is what the jobs of a behaviour with grading draw a grading job
+// with, resolved once per run: the probability, the judge's catalogue
+// index and the grading job's behaviour.
+type grading struct {
+	p         float64
+	judge     int
+	behaviour *Behaviour
+}
 
 // Stream derives the seed of a named random stream from the run's seed, so
 // each subsystem draws from its own sequence.
@@ -103,7 +118,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		return nil, err
 	}
 	src := rand.NewPCG(Stream(seed, "arrivals"), 1)
-	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src)}
+	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src), cur: Job{Judge: -1}}
 	index := make(map[string]int, len(models))
 	for i, m := range models {
 		index[m] = i
@@ -142,16 +157,19 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 			mix[name] = 1
 		}
 	}
+	judgeOf := GradingBehaviours(classes)
 	cum = 0.0
 	for _, name := range slices.Sorted(maps.Keys(mix)) {
 		cum += mix[name]
-		g.behaviour = append(g.behaviour, classes[name])
+		b := classes[name]
+		g.behaviour = append(g.behaviour, b)
 		g.mixCum = append(g.mixCum, cum)
-	}
-	g.judgeOf = GradingBehaviours(classes)
-	g.index = make(map[string]int, len(models))
-	for i, m := range models {
-		g.index[m] = i
+		var gr grading
+		if b.Grading != nil {
+			// validated: the judge is in the catalogue
+			gr = grading{p: b.Grading.Probability, judge: index[b.Grading.Judge], behaviour: judgeOf[b]}
+		}
+		g.grading = append(g.grading, gr)
 	}
 	// Tiers of accounts and projects are fixed for the run.
 	g.accountTier = make([]int8, cfg.Accounts)
@@ -160,19 +178,27 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 	}
 	g.projectTier = make([]int8, cfg.Accounts*cfg.ProjectsPerAccount)
 	for p := range g.projectTier {
-		if g.rng.Float64() < cfg.Tiers.ProjectOverride {
+		if unit(g.src) < cfg.Tiers.ProjectOverride {
 			g.projectTier[p] = g.drawTier()
 		}
 	}
 	g.accountName, g.projectName = hierarchyNames(cfg.Accounts, cfg.ProjectsPerAccount)
+	for a, name := range g.accountName {
+		g.accountTier[a] = pinned(cfg.Tiers.Pinned, name, g.accountTier[a])
+	}
+	for p, name := range g.projectName {
+		g.projectTier[p] = pinned(cfg.Tiers.Pinned, name, g.projectTier[p])
+	}
+	g.pinned = len(cfg.Tiers.Pinned) > 0
 	for i, bp := range []*BatchProcess{&cfg.Batches, &cfg.Background} {
 		g.nextPoisson[i] = g.nextArrival(bp, 0)
 		for _, b := range bp.Bursts {
 			for k := 0; k < b.Batches; k++ {
-				g.burstTimes[i] = append(g.burstTimes[i], b.At+time.Duration(g.rng.Float64()*float64(b.Spread)))
+				g.burstTimes[i] = append(g.burstTimes[i], b.At+time.Duration(unit(g.src)*float64(b.Spread)))
 			}
 		}
 		sort.Slice(g.burstTimes[i], func(a, b int) bool { return g.burstTimes[i][a] < g.burstTimes[i][b] })
+		g.popBurst(i, 0)
 	}
 	return g, nil
 }
@@ -190,7 +216,7 @@ func (g *Generator) drawTier() int8 {
 	for _, x := range w {
 		total += x
 	}
-	u := g.rng.Float64() * total
+	u := unit(g.src) * total
 	for i, x := range w {
 		if u < x {
 			return int8(i + 1)
@@ -204,7 +230,7 @@ func (g *Generator) poissonGap(ratePerHour float64) time.Duration {
 	if ratePerHour <= 0 {
 		return math.MaxInt64
 	}
-	return time.Duration(g.rng.ExpFloat64() / ratePerHour * float64(time.Hour))
+	return time.Duration(zigExp(g.src) / ratePerHour * float64(time.Hour))
 }
 
 // nextArrival is the process's next Poisson arrival after from. With a
@@ -222,7 +248,7 @@ func (g *Generator) nextArrival(bp *BatchProcess, from time.Duration) time.Durat
 		if t >= g.horizon || t < from {
 			return math.MaxInt64
 		}
-		if f := bp.Profile.factor(t); f == peak || g.rng.Float64()*peak < f {
+		if f := bp.Profile.factor(t); f == peak || unit(g.src)*peak < f {
 			return t
 		}
 	}
@@ -241,17 +267,38 @@ func (g *Generator) Next() (Job, bool) {
 	if g.remaining == 0 && !g.startBatch() {
 		return Job{}, false
 	}
+	var job Job
+	g.emit(&job)
+	return job, true
+}
+
+// emit makes the next job of the current batch in *job.
+func (g *Generator) emit(job *Job) {
 	g.remaining--
-	job := g.cur
+	*job = g.cur
 	job.ID = g.nextID
 	g.nextID++
-	job.Seed = g.rng.Uint64()
-	job.Judge = -1
-	if gr := job.Behaviour.Grading; gr != nil && g.rng.Float64() < gr.Probability {
-		job.Judge = g.index[gr.Judge] // validated: the judge is in the catalogue
-		job.JudgeBehaviour = g.judgeOf[job.Behaviour]
+	job.Seed = g.src.Uint64()
+	if gr := g.curGrade; gr != nil && unit(g.src) < gr.p {
+		job.Judge = gr.judge
+		job.JudgeBehaviour = gr.behaviour
 	}
-	return job, true
+}
+
+// fill appends the next jobs to b up to its capacity; ended is true when
+// the stream ended first. It is Next in a loop, without a copy of each job
+// on the way to the block (Prefetched reads a Generator so).
+func (g *Generator) fill(b []Job) (_ []Job, ended bool) {
+	for len(b) < cap(b) {
+		if g.remaining == 0 && !g.startBatch() {
+			return b, true
+		}
+		for n := min(g.remaining, cap(b)-len(b)); n > 0; n-- {
+			b = b[:len(b)+1]
+			g.emit(&b[len(b)-1])
+		}
+	}
+	return b, false
 }
 
 // startBatch picks the process with the earliest next batch and draws it.
@@ -261,8 +308,8 @@ func (g *Generator) startBatch() bool {
 		if g.nextPoisson[i] < bestAt {
 			best, bestAt, fromBurst = i, g.nextPoisson[i], false
 		}
-		if len(g.burstTimes[i]) > 0 && g.burstTimes[i][0] < bestAt {
-			best, bestAt, fromBurst = i, g.burstTimes[i][0], true
+		if g.nextBurst[i] < bestAt {
+			best, bestAt, fromBurst = i, g.nextBurst[i], true
 		}
 	}
 	if best < 0 || bestAt >= g.horizon {
@@ -273,32 +320,48 @@ func (g *Generator) startBatch() bool {
 		bp = &g.cfg.Background
 	}
 	if fromBurst {
-		g.burstTimes[best] = g.burstTimes[best][1:]
+		g.popBurst(best, 1)
 	} else {
 		g.nextPoisson[best] = g.nextArrival(bp, bestAt)
 	}
-	account := g.rng.IntN(g.cfg.Accounts)
-	project := account*g.cfg.ProjectsPerAccount + g.rng.IntN(g.cfg.ProjectsPerAccount)
+	account := intN(g.src, g.cfg.Accounts)
+	project := account*g.cfg.ProjectsPerAccount + intN(g.src, g.cfg.ProjectsPerAccount)
 	g.batchSeq++
-	accountName, projectName := g.accountName[account], g.projectName[project]
 	batchName := g.batchName(g.batchSeq)
 	var batchTier int8
-	if g.rng.Float64() < g.cfg.Tiers.BatchOverride {
+	if unit(g.src) < g.cfg.Tiers.BatchOverride {
 		batchTier = g.drawTier()
 	}
-	g.cur = Job{
-		Arrival:     bestAt,
-		Account:     accountName,
-		Project:     projectName,
-		Batch:       batchName,
-		AccountTier: pinned(g.cfg.Tiers.Pinned, accountName, g.accountTier[account]),
-		ProjectTier: pinned(g.cfg.Tiers.Pinned, projectName, g.projectTier[project]),
-		BatchTier:   pinned(g.cfg.Tiers.Pinned, batchName, batchTier),
-		Model:       g.drawModel(),
-		Behaviour:   g.drawBehaviour(),
+	if g.pinned {
+		batchTier = pinned(g.cfg.Tiers.Pinned, batchName, batchTier)
 	}
-	g.remaining = atLeastOne(bp.Size.Sample(g.src))
+	model := g.drawModel()
+	k := g.drawBehaviour()
+	// Field by field: ID and Seed are emit's, Judge stays -1 and
+	// JudgeBehaviour nil (NewGenerator), and a composite literal would be
+	// built aside and copied.
+	c := &g.cur
+	c.Arrival = bestAt
+	c.Account, c.Project, c.Batch = g.accountName[account], g.projectName[project], batchName
+	c.AccountTier, c.ProjectTier, c.BatchTier = g.accountTier[account], g.projectTier[project], batchTier
+	c.Model = model
+	c.Behaviour = g.behaviour[k]
+	g.curGrade = nil
+	if g.behaviour[k].Grading != nil {
+		g.curGrade = &g.grading[k]
+	}
+	g.remaining = atLeastOne(bp.Size.draw(g.src))
 	return true
+}
+
+// popBurst drops the first n of process i's burst times and notes the
+// next one in nextBurst.
+func (g *Generator) popBurst(i, n int) {
+	g.burstTimes[i] = g.burstTimes[i][n:]
+	g.nextBurst[i] = math.MaxInt64
+	if len(g.burstTimes[i]) > 0 {
+		g.nextBurst[i] = g.burstTimes[i][0]
+	}
 }
 
 func pinned(p map[string]int, name string, drawn int8) int8 {
@@ -309,11 +372,11 @@ func pinned(p map[string]int, name string, drawn int8) int8 {
 }
 
 func (g *Generator) drawModel() int {
-	if len(g.hot) > 0 && (len(g.cold) == 0 || g.rng.Float64() < g.cfg.Models.HotShare) {
+	if len(g.hot) > 0 && (len(g.cold) == 0 || unit(g.src) < g.cfg.Models.HotShare) {
 		if g.hotCum == nil {
-			return g.hot[g.rng.IntN(len(g.hot))]
+			return g.hot[intN(g.src, len(g.hot))]
 		}
-		u := g.rng.Float64() * g.hotCum[len(g.hotCum)-1]
+		u := unit(g.src) * g.hotCum[len(g.hotCum)-1]
 		i := sort.Search(len(g.hotCum), func(i int) bool { return u < g.hotCum[i] })
 		return g.hot[min(i, len(g.hot)-1)]
 	}
@@ -323,14 +386,15 @@ func (g *Generator) drawModel() int {
 	return g.cold[g.zipf.Uint64()]
 }
 
-func (g *Generator) drawBehaviour() *Behaviour {
-	u := g.rng.Float64() * g.mixCum[len(g.mixCum)-1]
+// drawBehaviour is the index in behaviour of the batch's class.
+func (g *Generator) drawBehaviour() int {
+	u := unit(g.src) * g.mixCum[len(g.mixCum)-1]
 	for i, c := range g.mixCum {
 		if u < c {
-			return g.behaviour[i]
+			return i
 		}
 	}
-	return g.behaviour[len(g.behaviour)-1]
+	return len(g.behaviour) - 1
 }
 
 // BatchName is the generator's name of its seq-th batch: "b" and the number
@@ -351,14 +415,22 @@ func appendBatchName(b []byte, seq int) []byte {
 }
 
 // batchName is BatchName(seq), cut from one string of nameBlock names from
-// seq on: one allocation per block rather than per batch.
+// seq on: one allocation per block rather than per batch, and each name
+// after the block's first is the one before it counted up in place.
 func (g *Generator) batchName(seq int) string {
 	k := seq - g.namesFrom
 	if g.names == "" || k < 0 || k >= nameBlock {
 		b := g.nameBuf[:0]
+		var buf [24]byte
+		name := appendBatchName(buf[:0], seq)
 		for i := range nameBlock {
-			b = appendBatchName(b, seq+i)
+			b = append(b, name...)
 			g.nameEnd[i] = int32(len(b))
+			if seq < 0 {
+				name = appendBatchName(buf[:0], seq+i+1)
+			} else {
+				name = nextBatchName(name)
+			}
 		}
 		g.names, g.namesFrom, g.nameBuf, k = string(b), seq, b, 0
 	}
@@ -367,6 +439,20 @@ func (g *Generator) batchName(seq int) string {
 		start = g.nameEnd[k-1]
 	}
 	return g.names[start:g.nameEnd[k]]
+}
+
+// nextBatchName turns name, BatchName(seq) for seq >= 0, into
+// BatchName(seq+1) in place (growing it by a digit past all nines).
+func nextBatchName(name []byte) []byte {
+	for i := len(name) - 1; i > 0; i-- {
+		if name[i] != '9' {
+			name[i]++
+			return name
+		}
+		name[i] = '0'
+	}
+	name[1] = '1'
+	return append(name, '0')
 }
 
 // hierarchyNames are the names of the accounts and of their projects

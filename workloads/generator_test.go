@@ -111,7 +111,7 @@ func TestBatchName(t *testing.T) {
 			t.Errorf("batchName(%d) = %q, want %q", seq, got, want)
 		}
 	}
-	for _, from := range []int{1, 99_000, 999_000, 9_999_000} { // as the generator asks, in order
+	for _, from := range []int{1, 99_000, 999_000, 9_999_000, 99_999_000} { // as the generator asks, in order
 		var g Generator
 		for seq := from; seq < from+3000; seq++ {
 			if got, want := g.batchName(seq), BatchName(seq); got != want {

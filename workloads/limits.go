@@ -104,8 +104,31 @@ func clampDraw(v, limit float64) float64 {
 	if !(v > 0) {
 		return 0
 	}
-	return min(v, limit)
+	if v > limit { // v is a number here: min's NaN and signed-zero cases cannot arise
+		return limit
+	}
+	return v
 }
+
+// roundClamped is int(math.Round(v)) for v in [0, 2^52], as clampDraw
+// leaves a draw: n = int(v) truncates, v-n is exact, and a fraction of one
+// half or more rounds up (math.Round's half away from zero), without
+// math.Round's bit manipulation (it is no instruction on amd64 v1).
+func roundClamped(v float64) int {
+	n := int(v)
+	if v-float64(n) >= 0.5 {
+		n++
+	}
+	return n
+}
+
+// tokenDraw is a token count drawn as v: clamped to [0, MaxTokens] and
+// rounded.
+func tokenDraw(v float64) int { return roundClamped(clampDraw(v, MaxTokens)) }
+
+// countDraw is a count drawn as v: clamped to [0, limit], rounded, at
+// least 1 (atLeastOne of the clamped draw).
+func countDraw(v, limit float64) int { return max(roundClamped(clampDraw(v, limit)), 1) }
 
 // toolDuration converts a tool step's seconds to a duration, clamped.
 func toolDuration(s float64) time.Duration {

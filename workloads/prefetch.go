@@ -25,6 +25,13 @@ const (
 	prefetchDepth = 4   // blocks read ahead
 )
 
+// A filler is a Source that appends its next jobs to a block itself,
+// up to the block's capacity (the jobs Next would return, without a copy
+// of each on the way); ended is true when the stream ended first.
+type filler interface {
+	fill(b []Job) (_ []Job, ended bool)
+}
+
 // Prefetch starts reading src ahead. Nothing else may read src after.
 func Prefetch(src Source) *Prefetched {
 	p := &Prefetched{
@@ -50,13 +57,19 @@ func (p *Prefetched) read(src Source) {
 			b = make([]Job, 0, prefetchBlock)
 		}
 		ended := false
-		for len(b) < prefetchBlock {
-			j, ok := src.Next()
-			if !ok {
-				p.err, ended = src.Err(), true
-				break
+		if f, ok := src.(filler); ok {
+			if b, ended = f.fill(b); ended {
+				p.err = src.Err()
 			}
-			b = append(b, j)
+		} else {
+			for len(b) < prefetchBlock {
+				j, ok := src.Next()
+				if !ok {
+					p.err, ended = src.Err(), true
+					break
+				}
+				b = append(b, j)
+			}
 		}
 		if len(b) > 0 {
 			select {
@@ -73,24 +86,29 @@ func (p *Prefetched) read(src Source) {
 
 // Next returns the next job of the source.
 func (p *Prefetched) Next() (Job, bool) {
-	if p.i == len(p.cur) {
-		if p.cur != nil {
-			select {
-			case p.empty <- p.cur: // the jobs were copied out: the block can be refilled
-			default:
-			}
-			p.cur, p.i = nil, 0
-		}
-		b, ok := <-p.full
-		if !ok {
-			p.ended = true
-			return Job{}, false
-		}
-		p.cur, p.i = b, 0
+	if p.i < len(p.cur) {
+		p.i++
+		return p.cur[p.i-1], true
 	}
-	j := p.cur[p.i]
-	p.i++
-	return j, true
+	return p.nextBlock()
+}
+
+// nextBlock hands the block read back and returns the first job of the next.
+func (p *Prefetched) nextBlock() (Job, bool) {
+	if p.cur != nil {
+		select {
+		case p.empty <- p.cur: // the jobs were copied out: the block can be refilled
+		default:
+		}
+		p.cur, p.i = nil, 0
+	}
+	b, ok := <-p.full
+	if !ok {
+		p.ended = true
+		return Job{}, false
+	}
+	p.cur, p.i = b, 1
+	return b[0], true
 }
 
 // Err is the error that ended the source's stream, once Next has reported

@@ -69,7 +69,7 @@ type modelJobs struct {
 // pull fetches the next job from the source and schedules its arrival; at
 // the end of the stream nothing is scheduled.
 func (w *World) pull() {
-	job, ok := w.source.Next()
+	job, ok := w.pf.Next()
 	if !ok {
 		w.err = w.source.Err() // a stream that failed stops the run now, not at its end
 		return

@@ -65,6 +65,7 @@ type World struct {
 	trig   policies.Trigger
 	opts   Options
 	source workloads.Source
+	pf     *workloads.Prefetched // source read ahead (Run): pull calls it directly, not through the interface
 	next   workloads.Job
 
 	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
@@ -166,9 +167,9 @@ func (w *World) Run() error {
 	// same jobs in the same order (a generator has its own random stream, a
 	// trace is read in order), made (drawn, parsed) beside the event loop
 	// rather than inside it.
-	p := workloads.Prefetch(w.source)
-	w.source = p
-	defer p.Close()
+	w.pf = workloads.Prefetch(w.source)
+	w.source = w.pf
+	defer w.pf.Close()
 	w.pull()
 	err := w.openProduction()
 	if err == nil {

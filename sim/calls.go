@@ -89,19 +89,20 @@ func (w *World) dispatch(model int32) {
 		if !ok {
 			return
 		}
-		w.emit(&obs{kind: obsCallDequeued, id: c, n: int32(w.gw.Depth(model))})
-		w.send(c)
+		w.send(c, int32(w.gw.Depth(model)))
 	}
 }
 
-// send offers one try of a call to the provider.
-func (w *World) send(c int32) {
+// send offers one try of a call to the provider; depth is its gateway
+// queue's depth when the try left it (dispatch), notQueued when it did not
+// wait there (a production call, a retry from a held slot).
+func (w *World) send(c int32, depth int32) {
 	cs := &w.calls[c]
 	cs.attempts++
 	cached := cs.kind == jobCall && w.prov.models[cs.model].caches && w.cacheSplit(cs)
 	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
-	w.emit(&obs{kind: obsTry, id: c, verdict: v, flag: burned})
+	w.emit(&obs{kind: obsTry, id: c, verdict: v, flag: burned, n: depth})
 	switch v {
 	case rejectedKey:
 		w.gw.rejected(cs.model)
@@ -284,7 +285,7 @@ func (w *World) backoff(c int32, retryAfter Time) {
 func (w *World) retry(c int32) {
 	cs := &w.calls[c]
 	if cs.kind == productionCall {
-		w.send(c)
+		w.send(c, notQueued)
 		return
 	}
 	w.gw.backoffEnded(cs.model)
@@ -292,7 +293,7 @@ func (w *World) retry(c int32) {
 		// Retry from the held slot: give it back and send at once (a try
 		// the provider takes takes a slot again; nothing else runs between).
 		w.gw.answered(cs.model)
-		w.send(c)
+		w.send(c, notQueued)
 		w.dispatch(cs.model)
 		return
 	}

@@ -35,13 +35,10 @@ const (
 	// obsCallQueued: call id joined its model's gateway queue; n: the
 	// queue's depth now.
 	obsCallQueued
-	// obsCallDequeued: call id left its model's gateway queue to be tried;
-	// n: the queue's depth now.
-	obsCallDequeued
 	// obsTry: a try of call id was offered to the provider: verdict; when
-	// rejected by a quota, flag: the try was burned (counted anyway); when
-	// accepted, org and key are where it counted (-1: none) and x the
-	// tokens its organisation counted.
+	// rejected by a quota, flag: the try was burned (counted anyway). n: the
+	// depth of the gateway queue the try left, or notQueued when it did not
+	// wait there.
 	obsTry
 	// obsCallServed: call id took a provider stream; n: the model's busy
 	// streams now.
@@ -64,6 +61,9 @@ const (
 	// obsSample: a series sample was taken.
 	obsSample
 )
+
+// notQueued is obsTry's n for a try that did not leave a gateway queue.
+const notQueued = -1
 
 // obs is one observation. Which fields mean something depends on kind
 // (see obsKind); it is small, since one is built at every change.

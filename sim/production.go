@@ -114,5 +114,5 @@ func (w *World) productionArrival(i int32) {
 	}
 	c := w.newCall(productionCall, i, p.model, call.In, out, maxOut, workloads.CallRecord{}, p.lat.Float64())
 	w.emit(&obs{kind: obsProdArrived, id: i})
-	w.send(c)
+	w.send(c, notQueued)
 }

@@ -15,9 +15,6 @@ func (r *recorder) observe(w *World, o *obs) {
 		r.counts.CallsCreated++
 	case obsCallQueued:
 		r.depth(o.model, int(o.n))
-	case obsCallDequeued:
-		cs := &w.calls[o.id]
-		r.dequeued(cs.model, int(o.n), r.now()-cs.queuedAt)
 	case obsTry:
 		r.tried(w, &w.calls[o.id], o)
 	case obsCallServed:
@@ -44,9 +41,13 @@ func (r *recorder) observe(w *World, o *obs) {
 	}
 }
 
-// tried: a try of cs had the provider's verdict; an accepted one is
-// counted where its organisation (and virtual key) count it.
+// tried: a try of cs, which left its gateway queue unless o.n is
+// notQueued, had the provider's verdict; an accepted one is counted where
+// its organisation (and virtual key) count it.
 func (r *recorder) tried(w *World, cs *callState, o *obs) {
+	if o.n != notQueued {
+		r.dequeued(cs.model, int(o.n), r.now()-cs.queuedAt)
+	}
 	r.counts.Tries++
 	switch o.verdict {
 	case rejectedKey:

@@ -51,7 +51,8 @@ type callState struct {
 	serial       int64
 }
 
-// newCall takes a call slot. rec is what a trace recorded of the call
+// newCall takes a call slot; its caller emits obsCallMade once the call
+// is where it goes first (a job's: its gateway queue). rec is what a trace recorded of the call
 // (zero: nothing): its max_tokens replaces maxOut, and its cache read and
 // write, when it has either, are the call's at every try.
 func (w *World) newCall(kind callKind, owner, model int32, in, out, maxOut int, rec workloads.CallRecord, u float64) int32 {
@@ -66,16 +67,16 @@ func (w *World) newCall(kind callKind, owner, model int32, in, out, maxOut int, 
 		cs.cacheRead, cs.cacheWrite, cs.recorded = int32(rec.CacheRead), int32(rec.CacheWrite), true
 	}
 	w.serial++
-	w.emit(&obs{kind: obsCallMade, id: c})
 	return c
 }
 
-// enqueueCall puts an evaluation call at the tail of its model's gateway queue.
-func (w *World) enqueueCall(c int32) {
+// enqueueCall puts an evaluation call at the tail of its model's gateway
+// queue and returns the queue's depth.
+func (w *World) enqueueCall(c int32) int32 {
 	cs := &w.calls[c]
 	cs.phase = callQueued
 	cs.queuedAt = w.now()
-	w.emit(&obs{kind: obsCallQueued, id: c, model: cs.model, n: int32(w.gw.push(cs.model, c))})
+	return int32(w.gw.push(cs.model, c))
 }
 
 // dispatch sends queued calls while the gateway's in-flight limit allows,
@@ -297,6 +298,6 @@ func (w *World) retry(c int32) {
 		w.dispatch(cs.model)
 		return
 	}
-	w.enqueueCall(c)
+	w.emit(&obs{kind: obsCallQueued, id: c, model: cs.model, n: w.enqueueCall(c)})
 	w.dispatch(cs.model)
 }

@@ -242,7 +242,7 @@ func (w *World) nextTurn(slot int32) {
 			}
 			other = m
 		}
-		w.enqueueCall(c)
+		w.emit(&obs{kind: obsCallMade, id: c, model: m, n: w.enqueueCall(c)})
 	}
 	w.updateGatewayOnly(j, before)
 	if other >= 0 {

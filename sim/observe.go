@@ -29,11 +29,12 @@ const (
 	obsGatewayOnly
 	// obsToolStep: the job in running slot id began a tool step of d.
 	obsToolStep
-	// obsCallMade: call id was made (an evaluation job's turn or a
-	// production request).
+	// obsCallMade: call id of model was made (an evaluation job's turn or
+	// a production request); n: the depth of the gateway queue it joined,
+	// or notQueued (a production request goes to the provider at once).
 	obsCallMade
-	// obsCallQueued: call id joined its model's gateway queue; n: the
-	// queue's depth now.
+	// obsCallQueued: call id, backed off, joined model's gateway queue
+	// again; n: the queue's depth now.
 	obsCallQueued
 	// obsTry: a try of call id was offered to the provider: verdict; when
 	// rejected by a quota, flag: the try was burned (counted anyway). n: the
@@ -62,7 +63,8 @@ const (
 	obsSample
 )
 
-// notQueued is obsTry's n for a try that did not leave a gateway queue.
+// notQueued is the n of an obsCallMade that joined no gateway queue, and
+// of an obsTry that left none.
 const notQueued = -1
 
 // obs is one observation. Which fields mean something depends on kind

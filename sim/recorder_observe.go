@@ -13,6 +13,9 @@ func (r *recorder) observe(w *World, o *obs) {
 		r.gatewayOnly(int(o.model), o.flag)
 	case obsCallMade:
 		r.counts.CallsCreated++
+		if o.n != notQueued {
+			r.depth(o.model, int(o.n))
+		}
 	case obsCallQueued:
 		r.depth(o.model, int(o.n))
 	case obsTry:

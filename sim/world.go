@@ -209,7 +209,7 @@ func (w *World) run() error {
 				break
 			}
 		}
-		w.eng.stepPeeked(w)
+		w.Handle(w.eng.popPeeked())
 	}
 	if w.err != nil {
 		return w.err

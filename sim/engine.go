@@ -62,8 +62,10 @@ type engineSlot struct {
 }
 
 // radixBuckets is one bucket per possible highest differing bit of two
-// non-negative times, plus bucket 0 for "equal".
-const radixBuckets = 65
+// non-negative times, plus bucket 0 for "equal". Times are never negative
+// (the clock starts at zero and Schedule refuses the past), so they differ
+// below bit 63.
+const radixBuckets = 64
 
 // Engine is a virtual-clock discrete-event engine.
 //
@@ -99,7 +101,7 @@ const radixBuckets = 65
 // An Engine is not safe for concurrent use.
 type Engine struct {
 	buckets   [radixBuckets][]engineEntry
-	nonEmpty  uint64 // bit k−1 set: buckets[k] (k ≥ 1) may hold entries
+	nonEmpty  uint64 // bit k set: buckets[k] may hold entries (bit 0, the front's, is not kept)
 	head      int    // next entry of buckets[0]
 	last      Time   // the time buckets are filed against: <= every entry of buckets[1:]
 	slots     []engineSlot
@@ -298,35 +300,49 @@ func (e *Engine) front() bool {
 
 // refill empties bucket 0 and refiles the lowest non-empty bucket under its
 // earliest time; false if every bucket is empty. A bucket of at most
-// sortedFrontMax entries is instead sorted into bucket 0 whole (see
-// sortIn): near the front, where buckets are small, that saves the
-// refiling of each entry down level after level, one refill per event.
+// sortedFrontMax entries instead becomes bucket 0 whole, sorted in place:
+// near the front, where buckets are small, that saves the refiling of each
+// entry down level after level, one refill per event.
 func (e *Engine) refill() bool {
 	e.buckets[0], e.head = e.buckets[0][:0], 0
-	if e.nonEmpty == 0 {
+	ne := e.nonEmpty &^ 1
+	if ne == 0 {
 		return false
 	}
-	k := bits.TrailingZeros64(e.nonEmpty) + 1
-	e.nonEmpty &^= 1 << (k - 1)
+	k := bits.TrailingZeros64(ne)
+	e.nonEmpty = ne &^ (1 << k)
 	src := e.buckets[k]
 	if len(src) <= sortedFrontMax {
-		for _, x := range src { // a stable insertion sort: equal times keep their order
-			e.sortIn(x)
+		// The bucket becomes the front, sorted in place; the front's
+		// spent storage becomes the bucket's.
+		e.buckets[0], e.buckets[k] = src, e.buckets[0]
+		for i := 1; i < len(src); i++ { // a stable insertion sort: equal times keep their order
+			x := src[i]
+			j := i
+			for ; j > 0 && src[j-1].at > x.at; j-- {
+				src[j] = src[j-1]
+			}
+			src[j] = x
 		}
-		e.buckets[k] = src[:0]
-		e.last = e.buckets[0][0].at
+		e.last = src[0].at
 		return true
 	}
-	low := src[0].at
-	for _, x := range src[1:] {
-		low = min(low, x.at)
-	}
-	e.last = low
+	e.last = earliest(src)
 	for _, x := range src {
 		e.file(x)
 	}
 	e.buckets[k] = src[:0]
 	return true
+}
+
+// earliest returns the earliest time in src, which is not empty; two
+// entries a step.
+func earliest(src []engineEntry) Time {
+	lo0, lo1 := src[0].at, src[len(src)-1].at
+	for i := 1; i < len(src); i += 2 {
+		lo0, lo1 = min(lo0, src[i-1].at), min(lo1, src[i].at)
+	}
+	return min(lo0, lo1)
 }
 
 // sortedFrontMax is the largest bucket refill sorts into bucket 0.
@@ -370,11 +386,9 @@ func (e *Engine) sortIn(x engineEntry) {
 
 // file appends x to the bucket of its time relative to last.
 func (e *Engine) file(x engineEntry) {
-	k := bits.Len64(uint64(x.at ^ e.last))
+	k := bits.Len64(uint64(x.at^e.last)) & 63 // at most 63: times are non-negative
 	e.buckets[k] = append(e.buckets[k], x)
-	if k > 0 {
-		e.nonEmpty |= 1 << (k - 1)
-	}
+	e.nonEmpty |= 1 << k // no branch for bucket 0: refill ignores its bit
 }
 
 // rebase refiles every queued entry under a new, earlier last. PeekTime (or

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -784,5 +785,95 @@ func TestEngineFrontAfterPeek(t *testing.T) {
 	}
 	if want := []int32{2, 3, 1}; !slices.Equal(got, want) {
 		t.Errorf("after rebase: order %v, want %v", got, want)
+	}
+}
+
+// TestEngineFrontInsertionOrder drives the front's insertion paths the way
+// the world does — events posted from handlers, many for now (taking the
+// spent slot before head), many a little later (shifted in from either
+// side), some far ahead (filed, then refilled and sorted) — with PeekTime
+// and popPeeked as World.run calls them, and checks the dispatch order
+// against every event sorted by time, then scheduling sequence. Every
+// event is scheduled no earlier than now, so the whole dispatch order is
+// that sort.
+func TestEngineFrontInsertionOrder(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, 99))
+		e := NewEngine()
+		type key struct {
+			at  Time
+			seq int32
+		}
+		var all []key
+		post := func(at Time) {
+			seq := int32(len(all))
+			all = append(all, key{at, seq})
+			if r.IntN(4) == 0 {
+				e.Schedule(at, 1, seq, 0)
+			} else {
+				e.post(at, 1, seq)
+			}
+		}
+		delay := func() Time {
+			switch r.IntN(6) {
+			case 0, 1:
+				return 0
+			case 2:
+				return Time(r.IntN(4))
+			case 3:
+				return Time(r.IntN(200))
+			case 4:
+				return Time(r.IntN(100000))
+			default:
+				return Time(r.Int64N(1 << 36))
+			}
+		}
+		for range 30 {
+			post(delay())
+		}
+		var got []int32
+		for len(all) < 40000 {
+			at, ok := e.PeekTime()
+			if !ok {
+				break
+			}
+			ev := e.popPeeked()
+			if ev.At != at || e.Now() != at {
+				t.Fatalf("seed %d: PeekTime %v, popped %+v, Now %v", seed, at, ev, e.Now())
+			}
+			got = append(got, ev.A)
+			for range r.IntN(3) + int(r.IntN(2)) {
+				post(e.Now() + delay())
+			}
+		}
+		for {
+			at, ok := e.PeekTime()
+			if !ok {
+				break
+			}
+			ev := e.popPeeked()
+			if ev.At != at {
+				t.Fatalf("seed %d: PeekTime %v, popped %+v", seed, at, ev)
+			}
+			got = append(got, ev.A)
+		}
+		slices.SortFunc(all, func(a, b key) int {
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+		want := make([]int32, len(all))
+		for i, k := range all {
+			want[i] = k.seq
+		}
+		if !slices.Equal(got, want) {
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Fatalf("seed %d: dispatch %d is event %d, want %d (%d events, %d dispatched)", seed, i, got[i], want[i], len(want), len(got))
+				}
+			}
+			t.Fatalf("seed %d: %d events dispatched, want %d", seed, len(got), len(want))
+		}
 	}
 }

@@ -260,6 +260,28 @@ func (e *Engine) popPeeked() Event {
 	return e.slotEvent(top)
 }
 
+// popBefore is PeekTime and popPeeked in one call for a run loop: it
+// removes and returns the next event if that is a posted event due at or
+// before end, at the front already, and fewer than stop events have been
+// processed; otherwise it returns false, changing nothing, and the caller
+// takes the long way.
+func (e *Engine) popBefore(end Time, stop uint64) (Event, bool) {
+	b0 := e.buckets[0]
+	if e.head >= len(b0) || e.processed >= stop {
+		return Event{}, false
+	}
+	top := b0[e.head]
+	if top.at > end || top.gen&inlineEvent == 0 {
+		return Event{}, false
+	}
+	e.head++
+	e.pending--
+	e.now = top.at
+	e.processed++
+	costgateSlow()
+	return Event{At: top.at, Kind: EventKind(top.gen), A: top.slot}, true
+}
+
 // slotEvent reads a Schedule'd event's payload and releases its slot.
 func (e *Engine) slotEvent(top engineEntry) Event {
 	s := &e.slots[top.slot]

@@ -62,8 +62,10 @@ type engineSlot struct {
 }
 
 // radixBuckets is one bucket per possible highest differing bit of two
-// non-negative times, plus bucket 0 for "equal".
-const radixBuckets = 65
+// non-negative times, plus bucket 0 for "equal". Times are never negative
+// (the clock starts at zero and Schedule refuses the past), so they differ
+// below bit 63.
+const radixBuckets = 64
 
 // Engine is a virtual-clock discrete-event engine.
 //
@@ -78,13 +80,16 @@ const radixBuckets = 65
 // where buckets are small — is instead sorted into bucket 0 whole (a stable
 // insertion sort), which spares refiling it bit by bit, one refill per
 // event. An event scheduled no later than the front's last entry is
-// inserted into the front in order. Events at equal times always share a
-// bucket and keep their scheduling order through every refiling and sort,
-// so they fire in the order they were scheduled — the (At, sequence) order —
-// without a sequence number. Each event is refiled at most once per bit of
-// its distance in time: scheduling is O(1) and taking the next event O(log
-// of the time span) amortised, with sequential memory access instead of a
-// heap's scattered sifts. The payload lives in a slab of slots reused via a
+// inserted into the front in order, shifting the shorter side: the entries
+// after it one slot back, or those before it one slot forward into the
+// spent slot before head, so an event due before the whole front (one
+// posted for now while later ones wait) moves nothing. Events at equal
+// times always share a bucket and keep their scheduling order through every
+// refiling and sort, so they fire in the order they were scheduled — the
+// (At, sequence) order — without a sequence number. Each event is refiled
+// at most once per bit of its distance in time: scheduling is O(1) and
+// taking the next event O(log of the time span) amortised, with sequential
+// memory access instead of a heap's scattered sifts. The payload lives in a slab of slots reused via a
 // free list; per-slot generations make stale Handles harmless, and Cancel
 // releases the slot and leaves the queued entry to be skipped when it comes
 // up; an event posted without a Handle (post, all the world's events) takes
@@ -96,7 +101,7 @@ const radixBuckets = 65
 // An Engine is not safe for concurrent use.
 type Engine struct {
 	buckets   [radixBuckets][]engineEntry
-	nonEmpty  uint64 // bit k−1 set: buckets[k] (k ≥ 1) may hold entries
+	nonEmpty  uint64 // bit k set: buckets[k] may hold entries (bit 0, the front's, is not kept)
 	head      int    // next entry of buckets[0]
 	last      Time   // the time buckets are filed against: <= every entry of buckets[1:]
 	slots     []engineSlot
@@ -125,6 +130,15 @@ func (e *Engine) Processed() uint64 { return e.processed }
 // PeekTime returns the time of the next pending event, and false if there
 // is none.
 func (e *Engine) PeekTime() (Time, bool) {
+	if b0 := e.buckets[0]; e.head < len(b0) && b0[e.head].gen&inlineEvent != 0 {
+		return b0[e.head].at, true
+	}
+	return e.peekSlow()
+}
+
+// peekSlow is PeekTime when the next entry is not a posted event at head:
+// the front may need skipping or refilling.
+func (e *Engine) peekSlow() (Time, bool) {
 	if !e.front() {
 		return 0, false
 	}
@@ -155,6 +169,14 @@ func (e *Engine) Schedule(at Time, kind EventKind, a, b int32) Handle {
 // front's last entry, else into its bucket.
 func (e *Engine) enqueue(x engineEntry) {
 	if b0 := e.buckets[0]; e.head < len(b0) && x.at <= b0[len(b0)-1].at {
+		if h := e.head; h > 0 && x.at < b0[h].at {
+			// Earlier than every entry of the front (an event posted for
+			// now while later ones wait): into the spent slot before head,
+			// nothing to shift.
+			b0[h-1] = x
+			e.head = h - 1
+			return
+		}
 		e.insertFront(x)
 		return
 	}
@@ -219,21 +241,53 @@ func (e *Engine) Step(h Handler) bool {
 // stepPeeked is Step right after PeekTime found an event, with nothing
 // scheduled or cancelled since: the front is already in place.
 func (e *Engine) stepPeeked(h Handler) {
+	h.Handle(e.popPeeked())
+}
+
+// popPeeked removes the event PeekTime found, advances the clock to it and
+// returns it, for the caller to dispatch (World.run calls its own Handle
+// directly, not through the Handler interface).
+func (e *Engine) popPeeked() Event {
 	top := e.buckets[0][e.head]
 	e.head++
-	var ev Event
-	if top.gen&inlineEvent != 0 {
-		ev = Event{At: top.at, Kind: EventKind(top.gen), A: top.slot}
-	} else {
-		s := &e.slots[top.slot]
-		ev = Event{At: top.at, Kind: s.kind, A: s.a, B: s.b}
-		e.release(top.slot)
-	}
 	e.pending--
 	e.now = top.at
 	e.processed++
 	costgateSlow()
-	h.Handle(ev)
+	if top.gen&inlineEvent != 0 {
+		return Event{At: top.at, Kind: EventKind(top.gen), A: top.slot}
+	}
+	return e.slotEvent(top)
+}
+
+// popBefore is PeekTime and popPeeked in one call for a run loop: it
+// removes and returns the next event if that is a posted event due at or
+// before end, at the front already, and fewer than stop events have been
+// processed; otherwise it returns false, changing nothing, and the caller
+// takes the long way.
+func (e *Engine) popBefore(end Time, stop uint64) (Event, bool) {
+	b0 := e.buckets[0]
+	if e.head >= len(b0) || e.processed >= stop {
+		return Event{}, false
+	}
+	top := b0[e.head]
+	if top.at > end || top.gen&inlineEvent == 0 {
+		return Event{}, false
+	}
+	e.head++
+	e.pending--
+	e.now = top.at
+	e.processed++
+	costgateSlow()
+	return Event{At: top.at, Kind: EventKind(top.gen), A: top.slot}, true
+}
+
+// slotEvent reads a Schedule'd event's payload and releases its slot.
+func (e *Engine) slotEvent(top engineEntry) Event {
+	s := &e.slots[top.slot]
+	ev := Event{At: top.at, Kind: s.kind, A: s.a, B: s.b}
+	e.release(top.slot)
+	return ev
 }
 
 // RunUntil dispatches, in order, every event with At <= end, including
@@ -268,35 +322,49 @@ func (e *Engine) front() bool {
 
 // refill empties bucket 0 and refiles the lowest non-empty bucket under its
 // earliest time; false if every bucket is empty. A bucket of at most
-// sortedFrontMax entries is instead sorted into bucket 0 whole (see
-// insertFront): near the front, where buckets are small, that saves the
-// refiling of each entry down level after level, one refill per event.
+// sortedFrontMax entries instead becomes bucket 0 whole, sorted in place:
+// near the front, where buckets are small, that saves the refiling of each
+// entry down level after level, one refill per event.
 func (e *Engine) refill() bool {
 	e.buckets[0], e.head = e.buckets[0][:0], 0
-	if e.nonEmpty == 0 {
+	ne := e.nonEmpty &^ 1
+	if ne == 0 {
 		return false
 	}
-	k := bits.TrailingZeros64(e.nonEmpty) + 1
-	e.nonEmpty &^= 1 << (k - 1)
+	k := bits.TrailingZeros64(ne)
+	e.nonEmpty = ne &^ (1 << k)
 	src := e.buckets[k]
 	if len(src) <= sortedFrontMax {
-		for _, x := range src { // a stable insertion sort: equal times keep their order
-			e.insertFront(x)
+		// The bucket becomes the front, sorted in place; the front's
+		// spent storage becomes the bucket's.
+		e.buckets[0], e.buckets[k] = src, e.buckets[0]
+		for i := 1; i < len(src); i++ { // a stable insertion sort: equal times keep their order
+			x := src[i]
+			j := i
+			for ; j > 0 && src[j-1].at > x.at; j-- {
+				src[j] = src[j-1]
+			}
+			src[j] = x
 		}
-		e.buckets[k] = src[:0]
-		e.last = e.buckets[0][0].at
+		e.last = src[0].at
 		return true
 	}
-	low := src[0].at
-	for _, x := range src[1:] {
-		low = min(low, x.at)
-	}
-	e.last = low
+	e.last = earliest(src)
 	for _, x := range src {
 		e.file(x)
 	}
 	e.buckets[k] = src[:0]
 	return true
+}
+
+// earliest returns the earliest time in src, which is not empty; two
+// entries a step.
+func earliest(src []engineEntry) Time {
+	lo0, lo1 := src[0].at, src[len(src)-1].at
+	for i := 1; i < len(src); i += 2 {
+		lo0, lo1 = min(lo0, src[i-1].at), min(lo1, src[i].at)
+	}
+	return min(lo0, lo1)
 }
 
 // sortedFrontMax is the largest bucket refill sorts into bucket 0.
@@ -305,8 +373,30 @@ const sortedFrontMax = 16
 // insertFront puts x into bucket 0 after every live entry at or before its
 // time. Bucket 0 is a sorted run from head on (by time, then scheduling
 // order), every entry of which is earlier than any in the other buckets; an
-// event scheduled no later than its last entry goes into it, in order.
+// event scheduled no later than its last entry goes into it, in order. When
+// an entry has been taken (head > 0) and x belongs in the first half of the
+// run, the entries before it move one slot towards head instead of those
+// after it one slot back.
 func (e *Engine) insertFront(x engineEntry) {
+	if h := e.head; h > 0 {
+		b0 := e.buckets[0]
+		if mid := h + (len(b0)-h)>>1; x.at < b0[mid].at {
+			i := h
+			for b0[i].at <= x.at {
+				b0[i-1] = b0[i]
+				i++
+			}
+			b0[i-1] = x
+			e.head = h - 1
+			return
+		}
+	}
+	e.sortIn(x)
+}
+
+// sortIn appends x to bucket 0 and moves it back past every entry from head
+// on that is later: one step of a stable insertion sort.
+func (e *Engine) sortIn(x engineEntry) {
 	b0 := append(e.buckets[0], x)
 	i := len(b0) - 1
 	for ; i > e.head && b0[i-1].at > x.at; i-- {
@@ -318,11 +408,9 @@ func (e *Engine) insertFront(x engineEntry) {
 
 // file appends x to the bucket of its time relative to last.
 func (e *Engine) file(x engineEntry) {
-	k := bits.Len64(uint64(x.at ^ e.last))
+	k := bits.Len64(uint64(x.at^e.last)) & 63 // at most 63: times are non-negative
 	e.buckets[k] = append(e.buckets[k], x)
-	if k > 0 {
-		e.nonEmpty |= 1 << (k - 1)
-	}
+	e.nonEmpty |= 1 << k // no branch for bucket 0: refill ignores its bit
 }
 
 // rebase refiles every queued entry under a new, earlier last. PeekTime (or

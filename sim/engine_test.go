@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -784,5 +785,152 @@ func TestEngineFrontAfterPeek(t *testing.T) {
 	}
 	if want := []int32{2, 3, 1}; !slices.Equal(got, want) {
 		t.Errorf("after rebase: order %v, want %v", got, want)
+	}
+}
+
+// TestEngineFrontInsertionOrder drives the front's insertion paths the way
+// the world does — events posted from handlers, many for now (taking the
+// spent slot before head), many a little later (shifted in from either
+// side), some far ahead (filed, then refilled and sorted) — with popBefore,
+// PeekTime and popPeeked as World.run calls them, and checks the dispatch order
+// against every event sorted by time, then scheduling sequence. Every
+// event is scheduled no earlier than now, so the whole dispatch order is
+// that sort.
+func TestEngineFrontInsertionOrder(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, 99))
+		e := NewEngine()
+		type key struct {
+			at  Time
+			seq int32
+		}
+		var all []key
+		post := func(at Time) {
+			seq := int32(len(all))
+			all = append(all, key{at, seq})
+			if r.IntN(4) == 0 {
+				e.Schedule(at, 1, seq, 0)
+			} else {
+				e.post(at, 1, seq)
+			}
+		}
+		delay := func() Time {
+			switch r.IntN(6) {
+			case 0, 1:
+				return 0
+			case 2:
+				return Time(r.IntN(4))
+			case 3:
+				return Time(r.IntN(200))
+			case 4:
+				return Time(r.IntN(100000))
+			default:
+				return Time(r.Int64N(1 << 36))
+			}
+		}
+		for range 30 {
+			post(delay())
+		}
+		var got []int32
+		for len(all) < 40000 {
+			// popBefore, as World.run calls it first, with an end and a
+			// stop that sometimes refuse the next event.
+			end := e.Now() + Time(r.IntN(300))
+			stop := e.Processed() + uint64(r.IntN(3))
+			now, pending, processed := e.Now(), e.Pending(), e.Processed()
+			b0 := e.buckets[0]
+			ready := e.head < len(b0) && b0[e.head].gen&inlineEvent != 0 // a posted event next, in place
+			if ev, ok := e.popBefore(end, stop); ok {
+				if ev.At > end || processed >= stop || e.Processed() != processed+1 || e.Now() != ev.At {
+					t.Fatalf("seed %d: popBefore(%v, %d) took %+v at processed %d", seed, end, stop, ev, processed)
+				}
+				got = append(got, ev.A)
+			} else {
+				if e.Now() != now || e.Pending() != pending || e.Processed() != processed {
+					t.Fatalf("seed %d: popBefore refused but changed the engine", seed)
+				}
+				at, ok := e.PeekTime()
+				if !ok {
+					break
+				}
+				if ready && at <= end && processed < stop {
+					t.Fatalf("seed %d: popBefore(%v, %d) refused a posted event at %v at the front", seed, end, stop, at)
+				}
+				ev := e.popPeeked()
+				if ev.At != at || e.Now() != at {
+					t.Fatalf("seed %d: PeekTime %v, popped %+v, Now %v", seed, at, ev, e.Now())
+				}
+				got = append(got, ev.A)
+			}
+			for range r.IntN(3) + int(r.IntN(2)) {
+				post(e.Now() + delay())
+			}
+		}
+		for {
+			at, ok := e.PeekTime()
+			if !ok {
+				break
+			}
+			ev := e.popPeeked()
+			if ev.At != at {
+				t.Fatalf("seed %d: PeekTime %v, popped %+v", seed, at, ev)
+			}
+			got = append(got, ev.A)
+		}
+		slices.SortFunc(all, func(a, b key) int {
+			if a.at != b.at {
+				return cmp.Compare(a.at, b.at)
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+		want := make([]int32, len(all))
+		for i, k := range all {
+			want[i] = k.seq
+		}
+		if !slices.Equal(got, want) {
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Fatalf("seed %d: dispatch %d is event %d, want %d (%d events, %d dispatched)", seed, i, got[i], want[i], len(want), len(got))
+				}
+			}
+			t.Fatalf("seed %d: %d events dispatched, want %d", seed, len(got), len(want))
+		}
+	}
+}
+
+// TestRunStop: World.run takes events by Engine.popBefore while processed
+// is below runStop, so runStop must be the first count at or after
+// processed at which one of run's budget checks is due: processed at
+// maxEvents, or a memory read (processed a multiple of memoryCheckMask+1).
+func TestRunStop(t *testing.T) {
+	const period = memoryCheckMask + 1
+	due := func(p, maxEvents uint64, memory bool) bool {
+		return p >= maxEvents || (memory && p&memoryCheckMask == 0)
+	}
+	var counts []uint64
+	for _, base := range []uint64{0, period, 5 * period, 1 << 40} {
+		for _, d := range []uint64{0, 1, 2, period / 2, period - 2, period - 1} {
+			counts = append(counts, base+d)
+		}
+	}
+	for _, maxEvents := range []uint64{1, 2, 500, period - 1, period, period + 1, 3*period + 7, 1<<40 + 3, math.MaxUint64} {
+		for _, memory := range []bool{false, true} {
+			for _, p := range counts {
+				if p > maxEvents {
+					continue // run has stopped by then
+				}
+				want := p
+				for !due(want, maxEvents, memory) {
+					want++
+					if memory && want-p > period || !memory && want-p > 2*period {
+						want = maxEvents // far: the events budget
+						break
+					}
+				}
+				if got := runStop(p, maxEvents, memory); got != want {
+					t.Errorf("runStop(%d, %d, %v) = %d, want %d", p, maxEvents, memory, got, want)
+				}
+			}
+		}
 	}
 }

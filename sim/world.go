@@ -199,7 +199,14 @@ func (w *World) run() error {
 	if maxEvents == 0 {
 		maxEvents = math.MaxUint64
 	}
+	// Below stop no budget check is due (runStop): events take the short way.
+	memory := w.sc.RunBudget.MaxMemory > 0
+	stop := runStop(w.eng.processed, maxEvents, memory)
 	for w.err == nil {
+		if ev, ok := w.eng.popBefore(w.end, stop); ok {
+			w.Handle(ev)
+			continue
+		}
 		at, ok := w.eng.PeekTime()
 		if !ok || at > w.end {
 			break
@@ -216,7 +223,8 @@ func (w *World) run() error {
 				break
 			}
 		}
-		w.eng.stepPeeked(w)
+		w.Handle(w.eng.popPeeked())
+		stop = runStop(w.eng.processed, maxEvents, memory)
 	}
 	if w.err != nil {
 		return w.err

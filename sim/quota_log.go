@@ -83,29 +83,35 @@ func (l *quotaLog) expireDue(now Time) {
 	if len(l.rolling) == 0 {
 		return
 	}
-	next, end, span := l.rolling[0].next, l.tail, l.span
-	if next == end || l.at(next).t+span > now {
-		return
-	}
+	// The walk stops at the first entry younger than a span, whose time
+	// is then the next due. (A log without fixed windows or buckets is
+	// here only when its oldest entry has expired.)
+	start, end, span := l.rolling[0].next, l.tail, l.span
+	due, next := noneDue, start
 	for ; next < end; next++ {
 		e := l.at(next)
 		if e.t+span > now {
+			due = e.t + span
 			break
 		}
+		kind, amt, src, model := e.kind, e.amt, e.src, e.model
 		for _, q := range l.rolling {
-			if !q.holds(e.kind) {
+			if !q.holds(kind) {
 				continue
 			}
-			a := q.of(e)
+			a := q.ofKind(kind, amt)
 			q.sum -= a
-			q.bySrc[e.src] -= a
-			if e.model >= 0 {
-				q.byModel[e.model] -= a
+			q.bySrc[src] -= a
+			if model >= 0 {
+				q.byModel[model] -= a
 			}
 			if next < q.wc {
 				q.wf -= a
 			}
 		}
+	}
+	if next == start {
+		return
 	}
 	for _, q := range l.rolling {
 		q.next = next
@@ -114,14 +120,15 @@ func (l *quotaLog) expireDue(now Time) {
 		}
 	}
 	if len(l.resets) == 0 {
-		l.due = noneDue
-		if next < end {
-			l.due = l.at(next).t + span
-		}
+		l.due = due
 	}
 	// Every amount is whole, so the sums fall back to exactly 0 as the
 	// window empties: no reset against float drift is needed.
-	l.trim()
+	if len(l.rolling) == len(l.windows) {
+		l.dropBefore(next) // no fixed window keeps older entries
+	} else {
+		l.trim()
+	}
 }
 
 func (l *quotaLog) end() int64 { return l.tail }
@@ -138,19 +145,20 @@ func (l *quotaLog) push(e quotaEntry) {
 	if l.kinds>>e.kind&1 == 0 {
 		return
 	}
+	kind, amt, src, model := e.kind, e.amt, e.src, e.model
 	for _, q := range l.windows {
-		if !q.holds(e.kind) {
+		if !q.holds(kind) {
 			continue
 		}
-		a := q.of(&e)
+		a := q.ofKind(kind, amt)
 		if b := q.bucket; b != nil {
 			b.advance(e.t)
 			b.take(a)
 		}
 		q.sum += a
-		q.bySrc[e.src] += a
-		if e.model >= 0 {
-			q.byModel[e.model] += a
+		q.bySrc[src] += a
+		if model >= 0 {
+			q.byModel[model] += a
 		}
 	}
 	if l.due == noneDue { // the rolling windows held nothing: e frees first
@@ -182,6 +190,12 @@ func (l *quotaLog) trim() {
 	for _, q := range l.windows {
 		low = min(low, q.next)
 	}
+	l.dropBefore(low)
+}
+
+// dropBefore drops the entries before low (if still kept), giving back
+// the pages they emptied.
+func (l *quotaLog) dropBefore(low int64) {
 	l.head = max(l.head, low)
 	for l.head>>logPageBits > l.pageBase {
 		l.spare, l.pages[0] = l.pages[0], nil

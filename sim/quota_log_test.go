@@ -125,6 +125,7 @@ func checkSharedLog(t *testing.T, under bool) {
 	for i := 0; i < 6500; i++ {
 		for _, l := range p.logs {
 			held = max(held, l.len())
+			checkDue(t, l)
 		}
 		now += Time(rng.IntN(int(3 * Second)))
 		if i > 4600 && rng.IntN(100) == 0 { // a dense day first (more than a page), then jumps
@@ -190,5 +191,23 @@ func checkSharedLog(t *testing.T, under bool) {
 		if q.sum != 0 || q.bySrc != [numSources]float64{} || slices.ContainsFunc(q.byModel, func(v float64) bool { return v != 0 }) {
 			t.Errorf("%s emptied holds sum %v, by source %v, by model %v", scenario.DimNames[q.dim], q.sum, q.bySrc, q.byModel)
 		}
+	}
+}
+
+// checkDue: a log of rolling windows only is due (quotaLog.due, the
+// moment expire has work) exactly when the oldest entry its windows hold
+// frees, never with none held; one with a fixed window or a bucket is
+// always due.
+func checkDue(t *testing.T, l *quotaLog) {
+	t.Helper()
+	want := noneDue
+	switch next := l.rolling[0].next; {
+	case len(l.resets) > 0:
+		want = math.MinInt64
+	case next < l.end():
+		want = l.at(next).t + l.span
+	}
+	if l.due != want {
+		t.Fatalf("log of span %v due at %v, its oldest held entry frees at %v", l.span.Duration(), l.due, want)
 	}
 }

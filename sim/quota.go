@@ -311,8 +311,11 @@ func (q *quotaWindow) admits(sum, amt float64) bool {
 // wait is how long until amt is let in; 0 if it is now, neverFits if it never can
 // (it must fit and is larger than the limit).
 func (q *quotaWindow) wait(now Time, amt float64) Time {
-	if q.bucket != nil {
-		return q.bucket.wait(amt)
+	if b := q.bucket; b != nil {
+		// Refilled here, when read, not on every expire: a refill over
+		// [t0, t2] is exactly one over [t0, t1] then [t1, t2].
+		b.advance(now)
+		return b.wait(amt)
 	}
 	if amt > q.limit && !q.underLimit {
 		return neverFits

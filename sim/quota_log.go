@@ -11,8 +11,8 @@ import "math"
 type quotaLog struct {
 	// due is the earliest time expire has work: the entry at the rolling
 	// windows' cursor frees one span after it was counted (math.MaxInt64
-	// with no entry held); math.MinInt64 when a fixed window or a token
-	// bucket is brought up to now on every expire.
+	// with no entry held); math.MinInt64 with a fixed window, checked for
+	// its reset on every expire.
 	due  Time
 	span Time // the windows' span
 	head int64
@@ -31,8 +31,8 @@ type quotaLog struct {
 	// always expired together (quotaPool.expire), so they share a cursor
 	// and expire walks their entries once for all of them.
 	rolling []*quotaWindow
-	// resets are the windows expire must bring up to now besides the
-	// rolling walk (fixed windows and token buckets).
+	// resets are the fixed windows, which expire resets when their reset
+	// instant has passed. (A token bucket refills as it is read, wait.)
 	resets []*quotaWindow
 	hist   []float64 // the history entries' requests or tokens (whole), by their amt
 }
@@ -55,7 +55,7 @@ func (l *quotaLog) add(q *quotaWindow) {
 	if !q.fixed {
 		l.rolling = append(l.rolling, q)
 	}
-	if q.fixed || q.bucket != nil {
+	if q.fixed {
 		l.resets = append(l.resets, q)
 		l.due = math.MinInt64
 	}
@@ -64,8 +64,8 @@ func (l *quotaLog) add(q *quotaWindow) {
 
 // expire brings every window of the log up to now: the entries older than
 // a span leave the rolling windows (one walk, see rolling), a fixed window
-// resets when its reset instant has passed, a bucket refills. Most calls
-// have nothing to do (the oldest entry is younger than a span).
+// resets when its reset instant has passed. Most calls have nothing to do
+// (the oldest entry is younger than a span).
 func (l *quotaLog) expire(now Time) {
 	if now >= l.due {
 		l.expireDue(now)
@@ -74,18 +74,14 @@ func (l *quotaLog) expire(now Time) {
 
 func (l *quotaLog) expireDue(now Time) {
 	for _, q := range l.resets {
-		if q.fixed {
-			q.reset(now) // trims the log itself
-		} else {
-			q.bucket.advance(now)
-		}
+		q.reset(now) // trims the log itself
 	}
 	if len(l.rolling) == 0 {
 		return
 	}
 	// The walk stops at the first entry younger than a span, whose time
-	// is then the next due. (A log without fixed windows or buckets is
-	// here only when its oldest entry has expired.)
+	// is then the next due. (A log without fixed windows is here only
+	// when its oldest entry has expired.)
 	start, end, span := l.rolling[0].next, l.tail, l.span
 	due, next := noneDue, start
 	for ; next < end; next++ {

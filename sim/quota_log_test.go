@@ -194,10 +194,9 @@ func checkSharedLog(t *testing.T, under bool) {
 	}
 }
 
-// checkDue: a log of rolling windows only is due (quotaLog.due, the
-// moment expire has work) exactly when the oldest entry its windows hold
-// frees, never with none held; one with a fixed window or a bucket is
-// always due.
+// checkDue: a log without fixed windows is due (quotaLog.due, the moment
+// expire has work) exactly when the oldest entry its windows hold frees,
+// never with none held; one with a fixed window is always due.
 func checkDue(t *testing.T, l *quotaLog) {
 	t.Helper()
 	want := noneDue

@@ -29,6 +29,12 @@ type Gateway struct {
 	delay       Time   // depth_delay
 	sampleTimes []Time // ring of delayed-depth sample times; nil: a policy reads the live depth
 	head, count int
+
+	// stamp is Epoch + stampAt, the wall time of the last live reading: a
+	// decision reads every lane at one instant (stamped says it is set).
+	stamp   time.Time
+	stampAt Time
+	stamped bool
 }
 
 // gatewayLane is one model's queue.
@@ -189,7 +195,10 @@ func (g *Gateway) staleStart(now Time) {
 func (g *Gateway) liveReading(model int32, now Time) (int, time.Time) {
 	l := &g.lanes[model]
 	if g.sampleTimes == nil {
-		return g.held(model), Epoch.Add(now.Duration())
+		if !g.stamped || g.stampAt != now {
+			g.stamp, g.stampAt, g.stamped = Epoch.Add(now.Duration()), now, true
+		}
+		return g.held(model), g.stamp
 	}
 	cutoff := now - g.delay
 	n := len(g.sampleTimes)

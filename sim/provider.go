@@ -51,6 +51,12 @@ type deployment struct {
 	// minimum cacheable prompt (its own, else its organisation's).
 	cacheLife Time
 	cacheMin  int32
+	// paces: evaluation calls go through a pacing key or an organisation
+	// reserving a share for production (Provider.paces, read on every
+	// dispatch).
+	paces bool
+	// ttft is cfg.TTFT in seconds, read for every call's base latency.
+	ttft float64
 }
 
 // verdict is the provider's answer to one try of a call.
@@ -129,6 +135,8 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 				d.settles = d.settles || atEndRule(out) || out == scenario.OutputReconciled
 			}
 		}
+		d.paces = d.key >= 0 && p.pace[d.key] || d.evalOrg >= 0 && p.rules[d.evalOrg].reserve > 0
+		d.ttft = d.cfg.TTFT.Seconds()
 	}
 	return p
 }
@@ -312,13 +320,7 @@ func (p *Provider) paceWait(model int32, now Time, t callTokens) Time {
 
 // paces reports whether the model's calls go through a pacing key or an
 // organisation that reserves a share for production.
-func (p *Provider) paces(model int32) bool {
-	d := &p.models[model]
-	if k := d.key; k >= 0 && p.pace[k] {
-		return true
-	}
-	return d.evalOrg >= 0 && p.rules[d.evalOrg].reserve > 0
-}
+func (p *Provider) paces(model int32) bool { return p.models[model].paces }
 
 // accept takes an accepted call: true if a stream is free to serve it now,
 // else it waits for one.
@@ -344,8 +346,8 @@ func (p *Provider) next(model int32) (int32, bool) {
 // base is the unloaded latency in seconds of a call on model with out
 // output tokens: time to first token plus decoding.
 func (p *Provider) base(model int32, out int) float64 {
-	cfg := p.models[model].cfg
-	return cfg.TTFT.Seconds() + float64(out)/cfg.DecodeRate
+	d := &p.models[model]
+	return d.ttft + float64(out)/d.cfg.DecodeRate
 }
 
 // jitter is the latency factor of a call on model with variation draw u.
@@ -357,7 +359,13 @@ func (p *Provider) jitter(model int32, u float64) float64 { return p.models[mode
 func (p *Provider) start(model int32, base, jitter float64) Time {
 	d := &p.models[model]
 	d.busy++
-	lat := base * d.latFactor * slowdown(d.cfg.Slowdown, float64(d.busy)/float64(d.cfg.Streams)) * jitter
+	lat := base * d.latFactor
+	// Without a slowdown (Max <= 1) its factor is 1, and x × 1 is x:
+	// skip the division.
+	if s := &d.cfg.Slowdown; !(s.Max <= 1) {
+		lat *= slowdown(*s, float64(d.busy)/float64(d.cfg.Streams))
+	}
+	lat *= jitter
 	return FromSeconds(min(lat, maxLatencySeconds))
 }
 
@@ -427,7 +435,13 @@ func compileJitter(j scenario.JitterConfig) latencyJitter {
 
 // factor turns a uniform draw into a latency factor of mean 1.
 func (j *latencyJitter) factor(u float64) float64 {
-	u = min(max(u, 1e-12), 1-1e-12) // as math.Min and math.Max, inlined
+	// Clamp to [1e-12, 1−1e-12] by compares: as min(max(u, …), …) for
+	// every u (a NaN stays NaN, −0 becomes 1e-12), in fewer instructions.
+	if u < 1e-12 {
+		u = 1e-12
+	} else if u > 1-1e-12 {
+		u = 1 - 1e-12
+	}
 	switch j.kind {
 	case jitterExponential:
 		// The inverse CDF −log(1−u), with fastmath.Log (a call's draw;

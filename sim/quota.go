@@ -39,11 +39,9 @@ const (
 // its own would: the same sums, in the same order, expired at the same
 // moments.
 type quotaWindow struct {
-	dim    int
-	limit  float64
-	span   Time
-	counts scenario.DimCounts // requests, tokens (input and output), input or output
-	fixed  bool
+	// The fields every try reads or writes first.
+	sum   float64
+	limit float64
 	// bucket, if set, is the quota's meter (a token bucket): it admits,
 	// and the window's entries only give the readings (use by source and
 	// by model over the last span).
@@ -51,15 +49,18 @@ type quotaWindow struct {
 	// underLimit: admission while below the limit, whatever the try's size
 	// (AdmitUnderLimit); else the try must fit (AdmitFit).
 	underLimit bool
-	resetAt    Time // fixed: the next reset instant
-	log        *quotaLog
-	next       int64 // the log's index of the first entry not yet expired here
-	held       int   // entries from next on that the window counts
-	sum        float64
-	bySrc      [numSources]float64
+	// kinds has bit 1<<k set for each entry kind k the window holds, and
+	// one says a try counts 1 (a requests window), from counts (holds, of).
+	kinds  uint8
+	one    bool
+	fixed  bool
+	counts scenario.DimCounts // requests, tokens (input and output), input or output
+	bySrc  [numSources]float64
 	// byModel is the evaluation entries' sum per model: the lane's own
 	// share of the window, which a scheduler reads before a raise.
 	byModel []float64
+	log     *quotaLog
+	next    int64 // the log's index of the first entry not yet expired here
 	// The wait cursor: wf is the sum of the held entries in [next, wc).
 	// wait moves wc to where the entries that free first let a try in,
 	// instead of summing from next on every refused try: under retry burn
@@ -68,8 +69,11 @@ type quotaWindow struct {
 	// tokens, one request, a declared history's minute, apportioned whole),
 	// so the sums are exact in any order and the cursor finds the entry a
 	// scan from next would.
-	wc int64
-	wf float64
+	wc      int64
+	wf      float64
+	span    Time
+	resetAt Time // fixed: the next reset instant
+	dim     int
 }
 
 // quotaEntry is 16 bytes: a rolling daily log holds every try of the last
@@ -88,48 +92,79 @@ type quotaEntry struct {
 // newTry is the entry of an accepted try (or, with kind entryBurn, of a
 // rejected one counted against the request windows).
 func newTry(t Time, tokens float64, src source, model int32, kind entryKind) quotaEntry {
-	amt := uint32(tokens)
-	if float64(amt) != tokens || int32(int16(model)) != model {
-		panic(fmt.Sprintf("sim: quota entry of %v tokens on model %d: not a whole uint32 and an int16", tokens, model))
+	e := quotaEntry{t: t, amt: uint32(tokens), src: src, model: int16(model), kind: kind}
+	if float64(e.amt) != tokens || int32(e.model) != model {
+		panic(badEntry{tokens, model}) // a value, not a call: newTry inlines
 	}
-	return quotaEntry{t: t, amt: amt, src: src, model: int16(model), kind: kind}
+	return e
+}
+
+// badEntry is the panic of a try an entry cannot hold.
+type badEntry struct {
+	tokens float64
+	model  int32
+}
+
+func (b badEntry) Error() string {
+	return fmt.Sprintf("sim: quota entry of %v tokens on model %d: not a whole uint32 and an int16", b.tokens, b.model)
 }
 
 // entryKind says what an entry counts in which window.
 type entryKind uint8
 
+// The history kinds come last: of tells them apart with one compare.
 const (
-	entryTry          entryKind = iota // an accepted try: 1 request, amt tokens
-	entryBurn                          // a rejected try counted against the request windows
-	entryHistRequests                  // declared usage: amt requests
-	entryHistTokens                    // declared usage: amt tokens
+	entryTry  entryKind = iota // an accepted try: 1 request, amt tokens
+	entryBurn                  // a rejected try counted against the request windows
 	// entryOut is a try's output, apart from its input (entryTry) in a
 	// pool that meters them apart or counts output when a call ends.
 	entryOut
+	entryHistRequests // declared usage: amt requests
+	entryHistTokens   // declared usage: amt tokens
+	numEntryKinds
 )
 
-// holds says whether the window counts entries of kind k.
-func (q *quotaWindow) holds(k entryKind) bool {
+// holdsKind says whether a window counting c counts entries of kind k.
+func holdsKind(c scenario.DimCounts, k entryKind) bool {
 	switch k {
 	case entryTry:
-		return q.counts != scenario.CountsOutput
+		return c != scenario.CountsOutput
 	case entryHistTokens:
-		return q.counts == scenario.CountsTokens || q.counts == scenario.CountsInput
+		return c == scenario.CountsTokens || c == scenario.CountsInput
 	case entryOut:
-		return q.counts == scenario.CountsTokens || q.counts == scenario.CountsOutput
+		return c == scenario.CountsTokens || c == scenario.CountsOutput
 	}
-	return q.counts == scenario.CountsRequests // burn, history requests
+	return c == scenario.CountsRequests // burn, history requests
 }
 
-// of is what entry e counts in the window (which holds it).
-func (q *quotaWindow) of(e *quotaEntry) float64 {
-	switch {
-	case e.kind == entryTry && q.counts == scenario.CountsRequests || e.kind == entryBurn:
-		return 1
-	case e.kind == entryTry || e.kind == entryOut:
-		return float64(e.amt)
+// kindsOf is the set of entry kinds (bit 1<<k) a window counting c holds.
+func kindsOf(c scenario.DimCounts) uint8 {
+	var m uint8
+	for k := range numEntryKinds {
+		if holdsKind(c, k) {
+			m |= 1 << k
+		}
 	}
-	return q.log.hist[e.amt]
+	return m
+}
+
+// holds says whether the window counts entries of kind k.
+func (q *quotaWindow) holds(k entryKind) bool { return q.kinds>>k&1 != 0 }
+
+// of is what entry e counts in the window (which holds it): a history
+// entry its declared amount, a try or a burn 1 request in a requests
+// window (the only windows holding burns), else its tokens.
+func (q *quotaWindow) of(e *quotaEntry) float64 { return q.ofKind(e.kind, e.amt) }
+
+// ofKind is of for an entry of kind and amt.
+func (q *quotaWindow) ofKind(kind entryKind, amt uint32) float64 {
+	if kind >= entryHistRequests {
+		return q.log.hist[amt]
+	}
+	if q.one {
+		return 1
+	}
+	return float64(amt)
 }
 
 // quotaPool is one organisation's (or virtual key's) quota windows.
@@ -179,8 +214,9 @@ func newQuotaPool(p poolSpec) quotaPool {
 		if b := FromDuration(p.burst[d]); b > 0 && b < span {
 			burst = b
 		}
-		q := quotaWindow{dim: d, limit: limit, span: span, counts: scenario.DimCount(d), underLimit: p.underLimit,
-			byModel: make([]float64, p.models)}
+		counts := scenario.DimCount(d)
+		q := quotaWindow{dim: d, limit: limit, span: span, counts: counts, underLimit: p.underLimit,
+			kinds: kindsOf(counts), one: counts == scenario.CountsRequests, byModel: make([]float64, p.models)}
 		meter := p.meters[d]
 		if meter == scenario.MeterDefault {
 			meter = scenario.MeterRolling
@@ -214,19 +250,15 @@ func newQuotaPool(p poolSpec) quotaPool {
 		q := &pool.windows[i]
 		var l *quotaLog
 		for _, x := range pool.logs {
-			if x.windows[0].span == q.span {
+			if x.span == q.span {
 				l = x
 			}
 		}
 		if l == nil {
-			l = &quotaLog{}
+			l = newQuotaLog(q.span)
 			pool.logs = append(pool.logs, l)
 		}
-		l.windows = append(l.windows, q)
-		if !q.fixed {
-			l.rolling = append(l.rolling, q)
-		}
-		q.log = l
+		l.add(q)
 	}
 	return pool
 }
@@ -258,7 +290,7 @@ func (q *quotaWindow) reset(now Time) {
 		return
 	}
 	l := q.log
-	q.next, q.held = l.end(), 0
+	q.next = l.end()
 	q.wc, q.wf = q.next, 0
 	q.sum, q.bySrc = 0, [numSources]float64{}
 	clear(q.byModel)
@@ -279,8 +311,11 @@ func (q *quotaWindow) admits(sum, amt float64) bool {
 // wait is how long until amt is let in; 0 if it is now, neverFits if it never can
 // (it must fit and is larger than the limit).
 func (q *quotaWindow) wait(now Time, amt float64) Time {
-	if q.bucket != nil {
-		return q.bucket.wait(amt)
+	if b := q.bucket; b != nil {
+		// Refilled here, when read, not on every expire: a refill over
+		// [t0, t2] is exactly one over [t0, t1] then [t1, t2].
+		b.advance(now)
+		return b.wait(amt)
 	}
 	if amt > q.limit && !q.underLimit {
 		return neverFits
@@ -359,6 +394,24 @@ func (o *quotaPool) checkCost(now Time, c tryCost) Time {
 		return neverFits
 	}
 	o.expire(now)
+	// Most tries fit every window at once, where wait's answer is 0 (the
+	// sum, never negative, holds a try larger than the limit out): a loop
+	// without calls, and waits only when some window refuses.
+	for i := range o.windows {
+		q := &o.windows[i]
+		if q.bucket != nil || !q.admits(q.sum, q.amount(c)) {
+			return o.waits(now, c)
+		}
+	}
+	if o.accel != nil {
+		return o.accel.wait(now, c)
+	}
+	return 0
+}
+
+// waits is how long until a try of cost c would fit every window (and the
+// acceleration limit): 0 if it does now, neverFits if it never can.
+func (o *quotaPool) waits(now Time, c tryCost) Time {
 	var retryAfter Time
 	for i := range o.windows {
 		q := &o.windows[i]
@@ -469,10 +522,34 @@ func (o *quotaPool) admit(now Time, tokens float64, src source, model int32) (re
 	return o.admitCost(now, tryCost{in: tokens}, src, model)
 }
 
-// admitCost is admit for a try of cost c.
+// admitCost is admit for a try of cost c: checkCost's steps written out
+// here (a call fewer on every try), then commitCost.
 func (o *quotaPool) admitCost(now Time, c tryCost, src source, model int32) (retryAfter Time, ok bool) {
-	if retryAfter = o.checkCost(now, c); retryAfter != 0 {
+	if o.budget > 0 && o.spent+c.in+c.out > o.budget {
+		return neverFits, false
+	}
+	o.expire(now)
+	fits := true
+	for i := range o.windows {
+		q := &o.windows[i]
+		if q.bucket != nil || !q.admits(q.sum, q.amount(c)) {
+			fits = false
+			break
+		}
+	}
+	switch {
+	case !fits:
+		retryAfter = o.waits(now, c)
+	case o.accel != nil:
+		retryAfter = o.accel.wait(now, c)
+	}
+	if retryAfter != 0 {
 		return retryAfter, false
+	}
+	if o.accel == nil && !o.split { // commitCost's common case, a call fewer
+		o.spent += c.in + c.out
+		o.push(newTry(now, c.in+c.out, src, model, entryTry))
+		return 0, true
 	}
 	o.commitCost(now, c, src, model)
 	return 0, true

@@ -124,7 +124,8 @@ func checkSharedLog(t *testing.T, under bool) {
 	accepted, rejected, held := 0, 0, 0
 	for i := 0; i < 6500; i++ {
 		for _, l := range p.logs {
-			held = max(held, l.entries.len())
+			held = max(held, l.len())
+			checkDue(t, l)
 		}
 		now += Time(rng.IntN(int(3 * Second)))
 		if i > 4600 && rng.IntN(100) == 0 { // a dense day first (more than a page), then jumps
@@ -171,16 +172,16 @@ func checkSharedLog(t *testing.T, under bool) {
 	if accepted < 1000 || rejected < 1000 {
 		t.Errorf("%d tries accepted and %d rejected: the test needs many of both", accepted, rejected)
 	}
-	if held <= 1<<queuePageBits {
-		t.Errorf("a log held at most %d entries: the test needs more than a page (%d)", held, 1<<queuePageBits)
+	if held <= logPage {
+		t.Errorf("a log held at most %d entries: the test needs more than a page (%d)", held, logPage)
 	}
 	// The log keeps only what a window has not yet expired: after a day
 	// with nothing new, both logs are empty.
 	now += 25 * Hour
 	p.use(now)
 	for i, l := range p.logs {
-		if n := l.entries.len(); n != 0 {
-			t.Errorf("log %d holds %d entries a day after the last try", i, n)
+		if n := l.len(); n != 0 || len(l.pages) > 1 {
+			t.Errorf("log %d holds %d entries in %d pages a day after the last try", i, n, len(l.pages))
 		}
 	}
 	// Whole amounts: the emptied windows' sums are exactly zero, with no
@@ -190,5 +191,22 @@ func checkSharedLog(t *testing.T, under bool) {
 		if q.sum != 0 || q.bySrc != [numSources]float64{} || slices.ContainsFunc(q.byModel, func(v float64) bool { return v != 0 }) {
 			t.Errorf("%s emptied holds sum %v, by source %v, by model %v", scenario.DimNames[q.dim], q.sum, q.bySrc, q.byModel)
 		}
+	}
+}
+
+// checkDue: a log without fixed windows is due (quotaLog.due, the moment
+// expire has work) exactly when the oldest entry its windows hold frees,
+// never with none held; one with a fixed window is always due.
+func checkDue(t *testing.T, l *quotaLog) {
+	t.Helper()
+	want := noneDue
+	switch next := l.rolling[0].next; {
+	case len(l.resets) > 0:
+		want = math.MinInt64
+	case next < l.end():
+		want = l.at(next).t + l.span
+	}
+	if l.due != want {
+		t.Fatalf("log of span %v due at %v, its oldest held entry frees at %v", l.span.Duration(), l.due, want)
 	}
 }

@@ -101,9 +101,9 @@ func (w *World) send(c int32, depth int32) {
 	cs := &w.calls[c]
 	cs.attempts++
 	cached := cs.kind == jobCall && w.prov.models[cs.model].caches && w.cacheSplit(cs)
-	v, retryAfter, burned := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
+	v, retryAfter, burned, counted := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
-	w.emit(&obs{kind: obsTry, id: c, verdict: v, flag: burned, n: depth})
+	w.emit(&obs{kind: obsTry, id: c, verdict: v, flag: burned, n: depth, x: counted})
 	switch v {
 	case rejectedKey:
 		w.gw.rejected(cs.model)

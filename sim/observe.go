@@ -37,7 +37,8 @@ const (
 	// again; n: the queue's depth now.
 	obsCallQueued
 	// obsTry: a try of call id was offered to the provider: verdict; when
-	// rejected by a quota, flag: the try was burned (counted anyway). n: the
+	// rejected by a quota, flag: the try was burned (counted anyway); when
+	// accepted, x: the tokens its organisation counted. n: the
 	// depth of the gateway queue the try left, or notQueued when it did not
 	// wait there.
 	obsTry

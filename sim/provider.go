@@ -209,8 +209,10 @@ func (r *orgRules) cost(t callTokens) tryCost {
 // say, cost); an accepted try is counted in the key's and the
 // organisation's windows. A 429 comes with the retry-after at which the
 // try would fit (negative: never, it is larger than a quota); burned says
-// a rejected try was counted against the request windows anyway.
-func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v verdict, retryAfter Time, burned bool) {
+// a rejected try was counted against the request windows anyway; counted
+// is what an accepted try counted in its organisation's windows (input and
+// output, 0 without one).
+func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v verdict, retryAfter Time, burned bool, counted float64) {
 	tokens := float64(t.in) + float64(t.out)
 	d := &p.models[model]
 	key := -1
@@ -219,11 +221,11 @@ func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v ver
 	}
 	if key >= 0 {
 		if retryAfter = p.keys[key].check(now, p.keyTokens(key, tokens)); retryAfter != 0 {
-			return rejectedKey, retryAfter, false
+			return rejectedKey, retryAfter, false, 0
 		}
 	}
 	if d.streams == 0 {
-		return rejectedOutage, 0, false
+		return rejectedOutage, 0, false, 0
 	}
 	who := int32(-1) // the model whose own use an entry is
 	if src == srcEval {
@@ -234,14 +236,16 @@ func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v ver
 			p.lastProd[org] = now
 		}
 		var ok bool
-		if retryAfter, ok = p.orgs[org].admitCost(now, p.rules[org].cost(t), src, who); !ok {
-			return rejected429, retryAfter, p.orgs[org].burn(now, src, who)
+		c := p.rules[org].cost(t)
+		if retryAfter, ok = p.orgs[org].admitCost(now, c, src, who); !ok {
+			return rejected429, retryAfter, p.orgs[org].burn(now, src, who), 0
 		}
+		counted = c.in + c.out
 	}
 	if key >= 0 {
 		p.keys[key].commit(now, p.keyTokens(key, tokens), src, who)
 	}
-	return accepted, 0, false
+	return accepted, 0, false, counted
 }
 
 // keyTokens is what key counts of a call of tokens at admission: all of

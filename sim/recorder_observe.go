@@ -61,12 +61,6 @@ func (r *recorder) tried(w *World, cs *callState, o *obs) {
 		r.rejected(cs, o.flag)
 	default:
 		d := &w.prov.models[cs.model]
-		org := d.orgOf(cs.source())
-		var counted float64
-		if org >= 0 {
-			c := w.prov.rules[org].cost(cs.tokens())
-			counted = c.in + c.out
-		}
-		r.acceptedTry(cs, org, d.key, counted)
+		r.acceptedTry(cs, d.orgOf(cs.source()), d.key, o.x)
 	}
 }

@@ -63,6 +63,13 @@ type controller struct {
 	minute     int     // ticks in a minute (the per-minute quota windows), 1..16
 	quotaProbe float64 // factor^(tick/quota_dead_time): the fastest growth per tick near a quota
 	probe      float64 // ControllerSlowStart: factor^(1/lookback), its fastest growth per tick
+	fresh      staleMemo
+}
+
+// staleMemo is controller.stale's last answer.
+type staleMemo struct {
+	now, asOf time.Time
+	ok, stale bool
 }
 
 func newController(cfg SchedulerConfig) controller {
@@ -135,26 +142,34 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	// inspect's own rule is a 429 rule, read from LatencySignals: the quota
 	// rule would take every tick with a 429 before inspect heard one, and
 	// inspect would double on every clean tick for ever
-	_, hears429 := state.(LatencySignals)
+	lat, hears429 := state.(LatencySignals)
 	quota = quota && s.ctl.quota && !(s.ctl.kind == ControllerInspect && hears429)
+	if !s.ctl.kind.readsLatencySignals() {
+		lat = nil // what the others would read of it is never used
+	}
+	in := signals{now: now, quotaProbe: s.ctl.quotaProbe}
+	if quota {
+		in.quota = qs
+	}
 	for i := range s.models {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
 		m.ran.record(m.running)
-		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0), model: ModelID(i),
-			minuteRunning: m.ran.mean(s.ctl.minute), quotaProbe: s.ctl.quotaProbe}
+		in.running, in.model = m.running, ModelID(i)
+		in.binding = spare && m.waiting > max(m.limit-m.running, 0)
+		in.minuteRunning = m.ran.mean(s.ctl.minute)
+		in.depth, in.latency, in.latFresh, in.new429, in.hold = 0, 0, false, 0, nil
 		if m.hold.halfLife > 0 {
 			in.hold = &m.hold
 		}
-		if quota {
-			in.quota = qs
+		if lat != nil {
+			readSignals(lat, ModelID(i), &m.limitState, &in)
 		}
-		readSignals(state, ModelID(i), &m.limitState, &in)
 		if quota && s.ctl.rejected(&m.limitState, qs.Rejections(ModelID(i)), m.running) {
 			s.limits[i] = m.limit
 			continue
 		}
-		s.ctl.tick(&m.limitState, depth, asOf, in)
+		s.ctl.tick(&m.limitState, depth, asOf, &in)
 		s.limits[i] = m.limit
 	}
 }
@@ -191,8 +206,8 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 // Scheduler.control): raise below target when binding, lower above target
 // plus tolerance unless already below running, hold otherwise or when the
 // reading is stale.
-func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in signals) {
-	if asOf.IsZero() || in.now.Sub(asOf) > c.staleAfter {
+func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals) {
+	if c.stale(in.now, asOf) {
 		ls.action = ActionStale
 		return
 	}
@@ -237,6 +252,20 @@ func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in signals)
 	default:
 		ls.action = ActionHold
 	}
+}
+
+// stale reports whether a reading taken at asOf is stale at now (or was
+// never taken). The models' readings of one tick mostly share one time,
+// and time.Time.Sub is dear for every model at every tick, so the answer
+// for the last (now, asOf) is kept: == compares the representations, so a
+// hit is the same computation on the same values.
+func (c *controller) stale(now, asOf time.Time) bool {
+	f := &c.fresh
+	if !f.ok || now != f.now || asOf != f.asOf {
+		f.now, f.asOf, f.ok = now, asOf, true
+		f.stale = asOf.IsZero() || now.Sub(asOf) > c.staleAfter
+	}
+	return f.stale
 }
 
 func (c *controller) raise(l, hi int) int {

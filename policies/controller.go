@@ -66,10 +66,11 @@ type controller struct {
 	fresh      staleMemo
 }
 
-// staleMemo is controller.stale's last answer.
+// staleMemo is controller.stale's last answer. The zero value is a true
+// one: a reading at the zero time was never taken, so it is stale.
 type staleMemo struct {
 	now, asOf time.Time
-	ok, stale bool
+	fresh     bool
 }
 
 func newController(cfg SchedulerConfig) controller {
@@ -260,12 +261,10 @@ func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals
 // for the last (now, asOf) is kept: == compares the representations, so a
 // hit is the same computation on the same values.
 func (c *controller) stale(now, asOf time.Time) bool {
-	f := &c.fresh
-	if !f.ok || now != f.now || asOf != f.asOf {
-		f.now, f.asOf, f.ok = now, asOf, true
-		f.stale = asOf.IsZero() || now.Sub(asOf) > c.staleAfter
+	if f := &c.fresh; now != f.now || asOf != f.asOf {
+		*f = staleMemo{now: now, asOf: asOf, fresh: !asOf.IsZero() && now.Sub(asOf) <= c.staleAfter}
 	}
-	return f.stale
+	return !c.fresh.fresh
 }
 
 func (c *controller) raise(l, hi int) int {

@@ -18,6 +18,9 @@ func TestStaleMatchesSub(t *testing.T) {
 		mono, mono.Add(30 * time.Second), mono.Round(0), mono.Add(-time.Hour), time.Unix(0, 1)}
 	for _, after := range []time.Duration{0, time.Second, 30 * time.Second, time.Minute, -time.Second} {
 		c := controller{staleAfter: after}
+		if !c.stale(time.Time{}, time.Time{}) {
+			t.Fatalf("staleAfter %v: a reading never taken is fresh", after)
+		}
 		for range 20000 {
 			now := times[rng.IntN(len(times))]
 			asOf := times[rng.IntN(len(times))]

@@ -63,7 +63,8 @@ type controller struct {
 	minute     int     // ticks in a minute (the per-minute quota windows), 1..16
 	quotaProbe float64 // factor^(tick/quota_dead_time): the fastest growth per tick near a quota
 	probe      float64 // ControllerSlowStart: factor^(1/lookback), its fastest growth per tick
-	fresh      staleMemo
+
+	fresh staleMemo // a cache of stale's last answer, not a setting
 }
 
 // staleMemo is controller.stale's last answer. The zero value is a true

@@ -64,15 +64,19 @@ type controller struct {
 	quotaProbe float64 // factor^(tick/quota_dead_time): the fastest growth per tick near a quota
 	probe      float64 // ControllerSlowStart: factor^(1/lookback), its fastest growth per tick
 
-	fresh staleMemo // a cache of stale's last answer, not a setting
+	fresh staleMemo // a cache of tick's last staleness answer, not a setting
 }
 
-// staleMemo is controller.stale's last answer. The zero value is a true
-// one: a reading at the zero time was never taken, so it is stale.
+// staleMemo is the last answer of tick's staleness test: whether a reading
+// taken at asOf is fresh at now. The zero value is a true one: a reading at
+// the zero time was never taken, so it is stale.
 type staleMemo struct {
 	now, asOf time.Time
 	fresh     bool
 }
+
+// of reports whether the memo is the answer for (now, asOf).
+func (f *staleMemo) of(now, asOf time.Time) bool { return now == f.now && asOf == f.asOf }
 
 func newController(cfg SchedulerConfig) controller {
 	c := controller{
@@ -167,9 +171,13 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		if lat != nil {
 			readSignals(lat, ModelID(i), &m.limitState, &in)
 		}
-		if quota && s.ctl.rejected(&m.limitState, qs.Rejections(ModelID(i)), m.running) {
-			s.limits[i] = m.limit
-			continue
+		if quota {
+			if n := qs.Rejections(ModelID(i)); n == 0 {
+				m.rejTicks = 0 // rejected on a clean tick, without the call
+			} else if s.ctl.rejected(&m.limitState, n, m.running) {
+				s.limits[i] = m.limit
+				continue
+			}
 		}
 		s.ctl.tick(&m.limitState, depth, asOf, &in)
 		s.limits[i] = m.limit
@@ -209,7 +217,14 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 // plus tolerance unless already below running, hold otherwise or when the
 // reading is stale.
 func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals) {
-	if c.stale(in.now, asOf) {
+	// the models' readings of one tick mostly share one time, and
+	// time.Time.Sub is dear for every model at every tick: the answer for
+	// the last (now, asOf) is kept (== compares the representations, so a
+	// hit is the same computation on the same values)
+	if !c.fresh.of(in.now, asOf) {
+		c.fresh = staleMemo{now: in.now, asOf: asOf, fresh: !asOf.IsZero() && in.now.Sub(asOf) <= c.staleAfter}
+	}
+	if !c.fresh.fresh {
 		ls.action = ActionStale
 		return
 	}
@@ -254,18 +269,6 @@ func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals
 	default:
 		ls.action = ActionHold
 	}
-}
-
-// stale reports whether a reading taken at asOf is stale at now (or was
-// never taken). The models' readings of one tick mostly share one time,
-// and time.Time.Sub is dear for every model at every tick, so the answer
-// for the last (now, asOf) is kept: == compares the representations, so a
-// hit is the same computation on the same values.
-func (c *controller) stale(now, asOf time.Time) bool {
-	if f := &c.fresh; now != f.now || asOf != f.asOf {
-		*f = staleMemo{now: now, asOf: asOf, fresh: !asOf.IsZero() && now.Sub(asOf) <= c.staleAfter}
-	}
-	return !c.fresh.fresh
 }
 
 func (c *controller) raise(l, hi int) int {

@@ -17,8 +17,14 @@ func TestStaleMatchesSub(t *testing.T) {
 	times := []time.Time{{}, base, base.Add(time.Second), base.Add(-time.Minute), base.In(time.FixedZone("x", 3600)),
 		mono, mono.Add(30 * time.Second), mono.Round(0), mono.Add(-time.Hour), time.Unix(0, 1)}
 	for _, after := range []time.Duration{0, time.Second, 30 * time.Second, time.Minute, -time.Second} {
-		c := controller{staleAfter: after}
-		if !c.stale(time.Time{}, time.Time{}) {
+		c := controller{staleAfter: after, step: 1, kind: ControllerStep}
+		ls := limitState{limit: 5, target: 8, minL: 1, maxL: 10}
+		stale := func(now, asOf time.Time) bool {
+			ls.action = ActionHold
+			c.tick(&ls, 3, asOf, &signals{now: now})
+			return ls.action == ActionStale
+		}
+		if !stale(time.Time{}, time.Time{}) {
 			t.Fatalf("staleAfter %v: a reading never taken is fresh", after)
 		}
 		for range 20000 {
@@ -28,8 +34,8 @@ func TestStaleMatchesSub(t *testing.T) {
 				asOf = now.Add(-time.Duration(rng.IntN(90)) * time.Second)
 			}
 			want := asOf.IsZero() || now.Sub(asOf) > after
-			if got := c.stale(now, asOf); got != want {
-				t.Fatalf("staleAfter %v: stale(%v, %v) = %v, want %v", after, now, asOf, got, want)
+			if got := stale(now, asOf); got != want {
+				t.Fatalf("staleAfter %v: reading at %v stale at %v: %v, want %v", after, asOf, now, got, want)
 			}
 		}
 	}

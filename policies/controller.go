@@ -63,7 +63,20 @@ type controller struct {
 	minute     int     // ticks in a minute (the per-minute quota windows), 1..16
 	quotaProbe float64 // factor^(tick/quota_dead_time): the fastest growth per tick near a quota
 	probe      float64 // ControllerSlowStart: factor^(1/lookback), its fastest growth per tick
+
+	fresh staleMemo // a cache of tick's last staleness answer, not a setting
 }
+
+// staleMemo is the last answer of tick's staleness test: whether a reading
+// taken at asOf is fresh at now. The zero value is a true one: a reading at
+// the zero time was never taken, so it is stale.
+type staleMemo struct {
+	now, asOf time.Time
+	fresh     bool
+}
+
+// of reports whether the memo is the answer for (now, asOf).
+func (f *staleMemo) of(now, asOf time.Time) bool { return now == f.now && asOf == f.asOf }
 
 func newController(cfg SchedulerConfig) controller {
 	c := controller{
@@ -135,26 +148,38 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	// inspect's own rule is a 429 rule, read from LatencySignals: the quota
 	// rule would take every tick with a 429 before inspect heard one, and
 	// inspect would double on every clean tick for ever
-	_, hears429 := state.(LatencySignals)
+	lat, hears429 := state.(LatencySignals)
 	quota = quota && s.ctl.quota && !(s.ctl.kind == ControllerInspect && hears429)
+	if !s.ctl.kind.readsLatencySignals() {
+		lat = nil // what the others would read of it is never used
+	}
+	in := signals{now: now, quotaProbe: s.ctl.quotaProbe}
+	if quota {
+		in.quota = qs
+	}
 	for i := range s.models {
 		m := &s.models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
 		m.ran.record(m.running)
-		in := signals{now: now, running: m.running, binding: spare && m.waiting > max(m.limit-m.running, 0), model: ModelID(i),
-			minuteRunning: m.ran.mean(s.ctl.minute), quotaProbe: s.ctl.quotaProbe}
+		in.running, in.model = m.running, ModelID(i)
+		in.binding = spare && m.waiting > max(m.limit-m.running, 0)
+		in.minuteRunning = m.ran.mean(s.ctl.minute)
+		in.depth, in.latency, in.latFresh, in.new429, in.hold = 0, 0, false, 0, nil
 		if m.hold.halfLife > 0 {
 			in.hold = &m.hold
 		}
+		if lat != nil {
+			readSignals(lat, ModelID(i), &m.limitState, &in)
+		}
 		if quota {
-			in.quota = qs
+			if n := qs.Rejections(ModelID(i)); n == 0 {
+				m.rejTicks = 0 // rejected on a clean tick, without the call
+			} else if s.ctl.rejected(&m.limitState, n, m.running) {
+				s.limits[i] = m.limit
+				continue
+			}
 		}
-		readSignals(state, ModelID(i), &m.limitState, &in)
-		if quota && s.ctl.rejected(&m.limitState, qs.Rejections(ModelID(i)), m.running) {
-			s.limits[i] = m.limit
-			continue
-		}
-		s.ctl.tick(&m.limitState, depth, asOf, in)
+		s.ctl.tick(&m.limitState, depth, asOf, &in)
 		s.limits[i] = m.limit
 	}
 }
@@ -191,8 +216,15 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 // Scheduler.control): raise below target when binding, lower above target
 // plus tolerance unless already below running, hold otherwise or when the
 // reading is stale.
-func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in signals) {
-	if asOf.IsZero() || in.now.Sub(asOf) > c.staleAfter {
+func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals) {
+	// the models' readings of one tick mostly share one time, and
+	// time.Time.Sub is dear for every model at every tick: the answer for
+	// the last (now, asOf) is kept (== compares the representations, so a
+	// hit is the same computation on the same values)
+	if !c.fresh.of(in.now, asOf) {
+		c.fresh = staleMemo{now: in.now, asOf: asOf, fresh: !asOf.IsZero() && in.now.Sub(asOf) <= c.staleAfter}
+	}
+	if !c.fresh.fresh {
 		ls.action = ActionStale
 		return
 	}

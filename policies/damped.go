@@ -18,7 +18,7 @@ const (
 // below the running count (the cut has not bitten yet). The step is g·l (at
 // least one job), g starting at factor − 1, halved after a reversal and
 // doubled (up to factor − 1) after dampRun moves one way.
-func (c *controller) dampedStep(ls *limitState, in signals) (float64, int) {
+func (c *controller) dampedStep(ls *limitState, in *signals) (float64, int) {
 	r := &ls.rival
 	l := float64(ls.limit)
 	if !r.haveE {

@@ -27,7 +27,7 @@ func TestDampedGuards(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ls := limitState{limit: 100, target: 20, minL: 1, maxL: 1000, rival: tc.rival}
-			_, dir := c.dampedStep(&ls, signals{depth: tc.depth, running: tc.running})
+			_, dir := c.dampedStep(&ls, &signals{depth: tc.depth, running: tc.running})
 			if dir != tc.wantDir {
 				t.Errorf("direction %d, want %d", dir, tc.wantDir)
 			}
@@ -41,7 +41,7 @@ func TestDampedGainHalves(t *testing.T) {
 	c := controller{factor: 1.25, kind: ControllerDamped}
 	ls := limitState{limit: 100, target: 20, minL: 1, maxL: 1000,
 		rival: rivalState{ewma: 0, haveE: true, lastDir: -1, gain: 0.25, run: 1}}
-	want, dir := c.dampedStep(&ls, signals{depth: 0, running: 100})
+	want, dir := c.dampedStep(&ls, &signals{depth: 0, running: 100})
 	if dir != 1 || want != 113 { // 100 + round(100 × 0.125)
 		t.Fatalf("after a reversal: want %g dir %d, want 113 and +1", want, dir)
 	}

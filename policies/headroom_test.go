@@ -71,7 +71,7 @@ func TestRaiseNeedsQuotaHeadroom(t *testing.T) {
 			}
 			c := controller{staleAfter: time.Minute, step: 5, kind: ControllerStep}
 			ls := limitState{limit: 40, target: 20, minL: 1, maxL: 1000}
-			c.tick(&ls, 0, now, in)
+			c.tick(&ls, 0, now, &in)
 			if ls.limit != wantLimit || ls.action != wantAct {
 				t.Errorf("limit %d (%v), want %d (%v)", ls.limit, ls.action, wantLimit, wantAct)
 			}
@@ -91,12 +91,12 @@ func TestNoHeadroomHoldsEveryController(t *testing.T) {
 			full := windowState{fakeState: fs, reading: QuotaReading{Use: [NumDims]float64{DimTPM: 0.95}, ModelUse: [NumDims]float64{DimTPM: 0.9}}}
 			c := controller{staleAfter: time.Minute, step: 5, factor: 1.25, mult: true, kind: kind}
 			ls := limitState{limit: 40, target: 20, minL: 1, maxL: 1000, rival: rivalState{fl: 40, slow: true}}
-			c.apply(&ls, 50, 1, signals{now: now, running: 40, minuteRunning: 40, binding: true, quota: full})
+			c.apply(&ls, 50, 1, &signals{now: now, running: 40, minuteRunning: 40, binding: true, quota: full})
 			if ls.limit != 40 || ls.action != ActionNoHeadroom || ls.rival.fl != 40 {
 				t.Errorf("full window: limit %d (%v, real %g), want 40 held (no-headroom)", ls.limit, ls.action, ls.rival.fl)
 			}
 			ls = limitState{limit: 40, target: 20, minL: 1, maxL: 1000, rival: rivalState{fl: 40, slow: true}}
-			c.apply(&ls, 50, 1, signals{now: now, running: 40, binding: true})
+			c.apply(&ls, 50, 1, &signals{now: now, running: 40, binding: true})
 			if ls.limit != 50 || ls.action != ActionRaise {
 				t.Errorf("no quota signal: limit %d (%v), want 50 (raise)", ls.limit, ls.action)
 			}
@@ -180,13 +180,13 @@ func TestJobRateHold(t *testing.T) {
 				return windowState{fakeState: fs, reading: QuotaReading{Use: [NumDims]float64{DimTPM: use}, ModelUse: [NumDims]float64{DimTPM: own}}}
 			}
 			// t0: 100 jobs, 0.6 of the window theirs: 150 would fill it (0.15 + 150 × 0.006 = 1.05), so the step 100 → 150 is held.
-			c.tick(&ls, 0, t0, signals{now: t0, running: 100, minuteRunning: 100, binding: true, quota: reading(0.75, 0.6), hold: hold})
+			c.tick(&ls, 0, t0, &signals{now: t0, running: 100, minuteRunning: 100, binding: true, quota: reading(0.75, 0.6), hold: hold})
 			if ls.limit != 100 || ls.action != ActionNoHeadroom {
 				t.Fatalf("t0: limit %d (%v), want 100 held", ls.limit, ls.action)
 			}
 			ls.limit = 200
 			t1 := t0.Add(5 * time.Minute)
-			c.tick(&ls, 0, t1, signals{now: t1, running: 200, minuteRunning: 100, binding: true, quota: reading(0.5, 0.2), hold: hold})
+			c.tick(&ls, 0, t1, &signals{now: t1, running: 200, minuteRunning: 100, binding: true, quota: reading(0.5, 0.2), hold: hold})
 			if ls.limit != tc.wantLimit || ls.action != tc.wantAct {
 				t.Errorf("t0+5m: limit %d (%v), want %d (%v)", ls.limit, ls.action, tc.wantLimit, tc.wantAct)
 			}
@@ -231,9 +231,9 @@ func TestQuotaProbeSlowsRaisesNearAQuota(t *testing.T) {
 				ls := limitState{limit: tc.limit, target: 20, minL: 1, maxL: 10000, rival: rivalState{fl: float64(tc.limit), slow: true}}
 				raised := c.raise(tc.limit, 10000)
 				if kind == ControllerStep {
-					c.tick(&ls, 0, now, in)
+					c.tick(&ls, 0, now, &in)
 				} else {
-					c.apply(&ls, float64(raised), 1, in)
+					c.apply(&ls, float64(raised), 1, &in)
 				}
 				if want := tc.want(raised); ls.limit != want || ls.action != ActionRaise {
 					t.Errorf("limit %d → %d (%v), want %d (raise)", tc.limit, ls.limit, ls.action, want)

@@ -89,7 +89,7 @@ type rivalState struct {
 
 // propose is the limit a rival controller wants, as a real, and the
 // direction of the move (+1 raise, -1 lower, 0 hold).
-func (c *controller) propose(ls *limitState, in signals) (float64, int) {
+func (c *controller) propose(ls *limitState, in *signals) (float64, int) {
 	r := &ls.rival
 	l := float64(ls.limit)
 	t, d := ls.target, in.depth
@@ -172,7 +172,7 @@ func (c *controller) piStep(ls *limitState, d float64) (float64, int) {
 // gradientStep is Gradient2 per latency reading: the long average decays
 // when it is over twice the newest reading; gradient = clamp(tol × long /
 // short, 0.5, 1); new = l × gradient + queue; l ← (1−s)·l + s·new.
-func (c *controller) gradientStep(ls *limitState, in signals) (float64, int) {
+func (c *controller) gradientStep(ls *limitState, in *signals) (float64, int) {
 	r := &ls.rival
 	if !in.latFresh {
 		return float64(ls.limit), 0
@@ -196,7 +196,7 @@ func (c *controller) gradientStep(ls *limitState, in signals) (float64, int) {
 // inspectStep: ×0.8 on the first 429 of an episode (429s within the
 // debounce after a decrease are the same episode), doubling before the first
 // 429, +5% (at least one) per clean tick after it.
-func (c *controller) inspectStep(ls *limitState, in signals) (float64, int) {
+func (c *controller) inspectStep(ls *limitState, in *signals) (float64, int) {
 	r := &ls.rival
 	l := float64(ls.limit)
 	if in.new429 > 0 {
@@ -216,7 +216,7 @@ func (c *controller) inspectStep(ls *limitState, in signals) (float64, int) {
 // apply moves the limit to want (rounded, clamped), under the guards every
 // controller shares: no raise unless the limit is binding (wind-up), no
 // lowering of a limit already below the running count (wind-down).
-func (c *controller) apply(ls *limitState, want float64, dir int, in signals) {
+func (c *controller) apply(ls *limitState, want float64, dir int, in *signals) {
 	r := &ls.rival
 	l := ls.limit
 	switch {

@@ -124,13 +124,15 @@ func (in *signals) roomToRaise(l, n int) (int, bool) {
 	return n, room
 }
 
+// readsLatencySignals reports whether the controller kind reads the
+// latency or 429 signals (LatencySignals) at all.
+func (k ControllerKind) readsLatencySignals() bool {
+	return k == ControllerGradient || k == ControllerInspect
+}
+
 // readSignals reads the optional latency and 429 signals of model m into in,
 // and keeps what the next step needs to tell new readings from old ones.
-func readSignals(state State, m ModelID, ls *limitState, in *signals) {
-	ls2, ok := state.(LatencySignals)
-	if !ok {
-		return
-	}
+func readSignals(ls2 LatencySignals, m ModelID, ls *limitState, in *signals) {
 	lat, at := ls2.CallLatency(m)
 	if !at.IsZero() && at.After(ls.latAsOf) && lat > 0 {
 		in.latency, in.latFresh = lat, true

@@ -28,7 +28,7 @@ type slowState struct {
 // force a dead time ago, not about today's: the limit backs off to that
 // one. The jobs started since drain as they finish (no eviction), and the
 // limit does not move meanwhile (the wind-down guard).
-func (c *controller) slowStartStep(ls *limitState, in signals) (float64, int) {
+func (c *controller) slowStartStep(ls *limitState, in *signals) (float64, int) {
 	r := &ls.rival
 	s := &r.ss
 	l := float64(ls.limit)
@@ -36,6 +36,12 @@ func (c *controller) slowStartStep(ls *limitState, in signals) (float64, int) {
 	t, d := ls.target, in.depth
 	if d < 1 {
 		s.empty++
+		if !in.binding {
+			// apply drops a raise's target when the limit is not binding
+			// (wind-up), so the probe, an Exp2 for every idle model at
+			// every tick, is not worked out
+			return r.fl, 1
+		}
 		u := slowGain * t * math.Exp2(float64(s.empty)/float64(c.lookback))
 		return r.fl + min(max(u, 1), c.slowProbe(l)-l), 1
 	}

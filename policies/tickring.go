@@ -19,11 +19,11 @@ func (r *tickRing) record(x int) {
 	v := int32(x)
 	if r.k > 0 {
 		if r.n >= r.k {
-			r.sum -= int(r.v[(r.n-r.k)%len(r.v)]) // still there: k <= len, read before the write
+			r.sum -= int(r.v[slot(r.n-r.k)]) // still there: k <= len, read before the write
 		}
 		r.sum += int(v)
 	}
-	r.v[r.n%len(r.v)] = v
+	r.v[slot(r.n)] = v
 	r.n++
 }
 
@@ -31,7 +31,7 @@ func (r *tickRing) record(x int) {
 // while fewer are recorded).
 func (r *tickRing) ago(k int) int {
 	k = min(k, r.n-1, len(r.v)-1)
-	return int(r.v[(r.n-1-k)%len(r.v)])
+	return int(r.v[slot(r.n-1-k)])
 }
 
 // mean is the mean of the last k values (of fewer while fewer are recorded).
@@ -42,7 +42,11 @@ func (r *tickRing) mean(k int) float64 {
 	k = min(k, r.n, len(r.v))
 	sum := 0
 	for i := range k {
-		sum += int(r.v[(r.n-1-i)%len(r.v)])
+		sum += int(r.v[slot(r.n-1-i)])
 	}
 	return float64(sum) / float64(k)
 }
+
+// slot is the index in the ring of the i-th value recorded (i >= 0):
+// unsigned, the remainder is a mask.
+func slot(i int) int { return int(uint(i) % slowMaxLookback) }

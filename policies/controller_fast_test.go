@@ -1,0 +1,154 @@
+package policies
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestStaleMatchesSub: the memoised staleness test answers as the
+// computation it keeps, on readings that repeat, move, are never taken,
+// carry a monotonic clock reading, or sit in another location.
+func TestStaleMatchesSub(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 44))
+	base := time.Unix(1_700_000_000, 0)
+	mono := time.Now()
+	times := []time.Time{{}, base, base.Add(time.Second), base.Add(-time.Minute), base.In(time.FixedZone("x", 3600)),
+		mono, mono.Add(30 * time.Second), mono.Round(0), mono.Add(-time.Hour), time.Unix(0, 1)}
+	for _, after := range []time.Duration{0, time.Second, 30 * time.Second, time.Minute, -time.Second} {
+		c := controller{staleAfter: after, step: 1, kind: ControllerStep}
+		ls := limitState{limit: 5, target: 8, minL: 1, maxL: 10}
+		stale := func(now, asOf time.Time) bool {
+			ls.action = ActionHold
+			c.tick(&ls, 3, asOf, &signals{now: now})
+			return ls.action == ActionStale
+		}
+		if !stale(time.Time{}, time.Time{}) {
+			t.Fatalf("staleAfter %v: a reading never taken is fresh", after)
+		}
+		for range 20000 {
+			now := times[rng.IntN(len(times))]
+			asOf := times[rng.IntN(len(times))]
+			if rng.IntN(4) == 0 {
+				asOf = now.Add(-time.Duration(rng.IntN(90)) * time.Second)
+			}
+			want := asOf.IsZero() || now.Sub(asOf) > after
+			if got := stale(now, asOf); got != want {
+				t.Fatalf("staleAfter %v: reading at %v stale at %v: %v, want %v", after, asOf, now, got, want)
+			}
+		}
+	}
+}
+
+// slowStartStepRef is slowStartStep without the not-binding shortcut: the
+// probe is worked out whatever apply does with it.
+func slowStartStepRef(c *controller, ls *limitState, in *signals) (float64, int) {
+	r := &ls.rival
+	s := &r.ss
+	l := float64(ls.limit)
+	back := c.slowBackoff(s, ls.limit)
+	t, d := ls.target, in.depth
+	if d < 1 {
+		s.empty++
+		u := slowGain * t * math.Exp2(float64(s.empty)/float64(c.lookback))
+		return r.fl + min(max(u, 1), c.slowProbe(l)-l), 1
+	}
+	probed := s.empty >= c.lookback
+	s.empty = 0
+	if probed && d > t+c.tolerance && float64(back) < l {
+		return float64(back), -1
+	}
+	e := t - d
+	if d > t && d <= t+c.tolerance {
+		e = 0
+	}
+	most := (c.factor - 1) * l
+	u := min(max(slowGain*e, -most), most)
+	return r.fl + u, sign(u)
+}
+
+// TestSlowStartShortcutMatchesProbe: a slowstart step followed by apply
+// leaves every model's state as the step that works out the probe does,
+// over random limits (up to the largest), targets, empty runs (up to ones
+// whose probe overflows) and depths, binding or not.
+func TestSlowStartShortcutMatchesProbe(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 44))
+	now := time.Unix(1_700_000_000, 0)
+	for lb := 1; lb < slowMaxLookback; lb++ {
+		for _, factor := range []float64{1.01, 1.25, 2, 10} {
+			c := controller{staleAfter: time.Minute, step: 1, factor: factor, mult: true, tolerance: float64(rng.IntN(5)),
+				kind: ControllerSlowStart, lookback: lb, minute: 6, quotaProbe: 1}
+			c.probe = math.Pow(c.factor, 1/float64(c.lookback))
+			for range 2000 {
+				maxL := []int{1, 2, 10, 10000, math.MaxInt32}[rng.IntN(5)]
+				minL := 1 + rng.IntN(maxL)
+				limit := minL + rng.IntN(maxL-minL+1)
+				ls := limitState{limit: limit, target: float64(rng.IntN(50)), minL: minL, maxL: maxL,
+					rival: rivalState{fl: float64(limit) + rng.Float64() - 0.5}}
+				ls.rival.ss.empty = []int{0, rng.IntN(40), rng.IntN(1 << 20), math.MaxInt32}[rng.IntN(4)]
+				for range rng.IntN(20) {
+					ls.rival.ss.hist.record(minL + rng.IntN(maxL-minL+1))
+				}
+				in := signals{now: now, running: rng.IntN(2 * limit), binding: rng.IntN(2) == 0, quotaProbe: 1,
+					depth: []float64{0, 0.5, 0.999, 1, float64(rng.IntN(60))}[rng.IntN(5)]}
+				fast, ref := ls, ls
+				infast, inref := in, in
+				want, dir := c.propose(&fast, &infast)
+				c.apply(&fast, want, dir, &infast)
+				want, dir = slowStartStepRef(&c, &ref, &inref)
+				c.apply(&ref, want, dir, &inref)
+				if !sameState(fast, ref) {
+					t.Fatalf("lookback %d factor %g, %+v with %+v:\n got %+v\nwant %+v", lb, factor, ls, in, fast, ref)
+				}
+			}
+		}
+	}
+}
+
+// sameState compares two limit states, their real-valued limits bit for
+// bit (a probe that overflows makes a NaN).
+func sameState(a, b limitState) bool {
+	if math.Float64bits(a.rival.fl) != math.Float64bits(b.rival.fl) {
+		return false
+	}
+	a.rival.fl, b.rival.fl = 0, 0
+	return a == b
+}
+
+// TestOnlyLatencyReadersReadLatency: a controller kind that
+// readsLatencySignals says does not read the latency and 429 signals ends
+// every tick in the state it would have reached with them, so control may
+// leave them unread.
+func TestOnlyLatencyReadersReadLatency(t *testing.T) {
+	for _, kind := range Controllers {
+		t.Run(string(kind), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(3, 44))
+			cfg := SchedulerConfig{Tick: 10 * time.Second, Controller: kind, Smoothing: 0.5}.WithDefaults()
+			c := newController(cfg)
+			ls := newLimitState(cfg.ForModel("m"))
+			heard, deaf := ls, ls
+			now := time.Unix(1_700_000_000, 0)
+			differ := false
+			for range 5000 {
+				now = now.Add(cfg.Tick)
+				in := signals{now: now, running: rng.IntN(2 * heard.limit), binding: rng.IntN(3) > 0, quotaProbe: 1,
+					latency: rng.Float64() * 30, latFresh: rng.IntN(2) == 0, new429: int64(rng.IntN(3) / 2)}
+				depth := []int{0, rng.IntN(10), rng.IntN(100)}[rng.IntN(3)]
+				in2 := in
+				in2.latency, in2.latFresh, in2.new429 = 0, false, 0
+				c.tick(&heard, depth, now, &in)
+				c.tick(&deaf, depth, now, &in2)
+				if !sameState(heard, deaf) {
+					if !kind.readsLatencySignals() {
+						t.Fatalf("%s reads the latency signals: with them %+v, without %+v", kind, heard, deaf)
+					}
+					differ = true
+				}
+			}
+			if kind.readsLatencySignals() && !differ { // the test can tell
+				t.Errorf("%s said to read the latency signals, but never moved on them", kind)
+			}
+		})
+	}
+}

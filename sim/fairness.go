@@ -92,8 +92,11 @@ type fairness struct {
 	// Per lane (fairness_lanes.go): each model's projects, found by
 	// (project, model) in laneIDs, the last one looked up kept beside it;
 	// the lanes that have had a job, in order of their first.
-	lanes       []laneFair
-	laneIDs     map[uint64]int32
+	lanes []laneFair
+	// laneProjects are every lane's projects, by waitingJob.lane: a job's
+	// project on its lane is one index away (laneTokens, at every call).
+	laneProjects []laneProject
+	laneIDs      map[uint64]int32
 	lastLaneKey uint64
 	lastLaneIdx int32
 	activeLanes []int32
@@ -113,9 +116,10 @@ func newFairness(models int) fairness {
 // batch is the live batch with the world's key k.
 func (f *fairness) batch(k int32) *batchState { return f.batches.at(f.slotOf[k]) }
 
-// fairArrive: a job arrives, with its project and batch keys set by the
-// world; fresh tells that its batch is new.
-func (r *recorder) fairArrive(j *waitingJob, fresh bool) {
+// fairArrive: a job arrives at now, with its project and batch keys set
+// by the world; fresh tells that its batch is new; in, that now is in the
+// measurement window.
+func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	f := &r.fair
 	for int(j.project) >= len(f.projectState) {
 		f.projectState = append(f.projectState, projectState{window: -1})
@@ -125,14 +129,13 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool) {
 		f.busy.Add(int(p))
 	}
 	f.projectState[p].waiting++
-	r.laneArrive(j)
+	r.laneArrive(j, now, in)
 	var b *batchState
 	if fresh {
 		slot := f.batches.take()
 		b = f.batches.at(slot)
-		*b = batchState{name: r.ids.batchName(j.batch), slot: slot, model: j.model, firstArrive: r.now(), live: true,
-			behindLarge: f.largeWaiting[j.model] > 0, rowT: -1}
-		b.inWindow = b.firstArrive >= r.windowStart
+		*b = batchState{name: r.ids.batchName(j.batch), slot: slot, model: j.model, firstArrive: now, live: true,
+			behindLarge: f.largeWaiting[j.model] > 0, inWindow: in, rowT: -1}
 		for int(j.batch) >= len(f.slotOf) {
 			f.slotOf = append(f.slotOf, -1)
 		}
@@ -172,7 +175,9 @@ func (f *fairness) changed(b *batchState) {
 	}
 }
 
-func (r *recorder) fairStart(j *waitingJob) {
+// fairStart: a waiting job is admitted at now; in tells that now is in the
+// measurement window.
+func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 	f := &r.fair
 	ps := &f.projectState[j.project]
 	if ps.waiting--; ps.waiting == 0 {
@@ -182,7 +187,7 @@ func (r *recorder) fairStart(j *waitingJob) {
 		ps.window, ps.admitted = f.windowID, 0
 	}
 	ps.admitted++
-	r.laneStart(j)
+	r.laneStart(j, now, in)
 	b := f.batch(j.batch)
 	b.waiting--
 	b.started++
@@ -191,23 +196,23 @@ func (r *recorder) fairStart(j *waitingJob) {
 	if b.arrived > LargeBatch {
 		f.largeWaiting[b.model]--
 	}
-	if r.inWindow() {
+	if in {
 		f.tierAdmitted[uint8(j.tier)]++
 	}
 }
 
-// fairFinish: a job is done; ended tells that its batch ended with it (the
-// world's identity table decides).
-func (r *recorder) fairFinish(j *waitingJob, ended bool) {
+// fairFinish: a job is done at now; ended tells that its batch ended with
+// it (the world's identity table decides).
+func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 	f := &r.fair
 	slot := f.slotOf[j.batch]
 	b := f.batches.at(slot)
 	b.done++
-	b.lastFinish = r.now()
+	b.lastFinish = now
 	f.changed(b)
 	// A tracked batch keeps its slot until its last row.
 	if ended {
-		addSmall(&f.small, b, r.now())
+		addSmall(&f.small, b, now)
 		b.live = false
 		if !b.tracked {
 			f.batches.release(slot)

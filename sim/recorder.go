@@ -135,8 +135,10 @@ func (r *recorder) inWindow() bool { return r.now() >= r.windowStart }
 
 // set changes a level's value, adding the time it held the old value within
 // the window to its area.
-func (r *recorder) set(l *level, v int) {
-	now := r.now()
+func (r *recorder) set(l *level, v int) { r.setAt(l, v, r.now()) }
+
+// setAt is set with the clock read by the caller.
+func (r *recorder) setAt(l *level, v int, now Time) {
 	if l.v != 0 {
 		from := max(l.last, r.windowStart)
 		to := min(now, r.end)
@@ -174,26 +176,31 @@ func (r *recorder) gatewayOnly(model int, up bool) {
 
 // jobArrived records a job's arrival; fresh tells that its batch is new.
 func (r *recorder) jobArrived(j *waitingJob, fresh bool) {
+	now := r.now()
+	in := now >= r.windowStart
 	r.counts.JobsArrived++
 	if !r.blind {
-		r.fairArrive(j, fresh)
+		r.fairArrive(j, fresh, now, in)
 	}
+	m := &r.lanes[j.model]
 	if j.grading {
-		r.lanes[j.model].grading = true
+		m.grading = true
 	}
-	if r.inWindow() {
-		r.lanes[j.model].arrived++
+	if in {
+		m.arrived++
 	}
 }
 
 func (r *recorder) jobStarted(j *jobState, running int) {
+	now := r.now()
+	in := now >= r.windowStart
 	if !r.blind {
-		r.fairStart(&j.waitingJob)
+		r.fairStart(&j.waitingJob, now, in)
 	}
 	m := &r.lanes[j.model]
-	r.set(&m.running, running)
+	r.setAt(&m.running, running, now)
 	r.counts.JobsStarted++
-	if r.inWindow() {
+	if in {
 		m.started++
 	}
 }
@@ -201,24 +208,25 @@ func (r *recorder) jobStarted(j *jobState, running int) {
 // jobEnded records a job that left its container: completed (its job times
 // kept when in the window), or failed; ended tells that its batch ended.
 func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
+	now := r.now()
 	m := &r.lanes[j.model]
-	r.set(&m.running, running)
+	r.setAt(&m.running, running, now)
 	if j.failed {
 		// One of its calls could never succeed (larger than a quota
 		// window's limit): it leaves its batch like a finished job but is
 		// counted as failed, not completed, and adds no job times.
 		r.counts.JobsFailed++
 		if !r.blind {
-			r.fairFinish(&j.waitingJob, ended)
+			r.fairFinish(&j.waitingJob, ended, now)
 		}
 		return
 	}
 	r.counts.JobsCompleted++
-	r.lastFinish = r.now()
+	r.lastFinish = now
 	if !r.blind {
-		r.fairFinish(&j.waitingJob, ended)
+		r.fairFinish(&j.waitingJob, ended, now)
 	}
-	if r.inWindow() {
+	if now >= r.windowStart {
 		m.completed++
 		m.times.add(results.JobTimes{
 			Queued:  float32((j.admitted - j.arrival).Seconds()),

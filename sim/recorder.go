@@ -241,8 +241,9 @@ func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
 // dequeued: a try left the gateway queue after waiting there.
 func (r *recorder) dequeued(model int32, depth int, waited Time) {
 	m := &r.lanes[model]
-	r.set(&m.depth, depth)
-	if r.inWindow() {
+	now := r.now()
+	r.setAt(&m.depth, depth, now)
+	if now >= r.windowStart {
 		m.queueEntries++
 		m.queueWaitSum += waited.Seconds()
 	}

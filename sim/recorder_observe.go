@@ -52,6 +52,16 @@ func (r *recorder) tried(w *World, cs *callState, o *obs) {
 		r.dequeued(cs.model, int(o.n), r.now()-cs.queuedAt)
 	}
 	r.counts.Tries++
+	if o.verdict == accepted {
+		d := &w.prov.models[cs.model]
+		r.acceptedTry(cs, d.orgOf(cs.source()), d.key, o.x)
+		return
+	}
+	r.refusedTry(cs, o)
+}
+
+// refusedTry: a try of cs was refused (o.verdict).
+func (r *recorder) refusedTry(cs *callState, o *obs) {
 	switch o.verdict {
 	case rejectedKey:
 		r.keyRejected(cs)
@@ -59,8 +69,5 @@ func (r *recorder) tried(w *World, cs *callState, o *obs) {
 		r.outage(cs)
 	case rejected429:
 		r.rejected(cs, o.flag)
-	default:
-		d := &w.prov.models[cs.model]
-		r.acceptedTry(cs, d.orgOf(cs.source()), d.key, o.x)
 	}
 }

@@ -67,18 +67,26 @@ func (r *recorder) keyRejected(cs *callState) {
 // model's next series row.
 func (r *recorder) acceptedTry(cs *callState, org int, key int, counted float64) {
 	tokens := float64(cs.in) + float64(cs.out)
+	if cs.kind == productionCall {
+		if org >= 0 {
+			w := 1 + int(cs.owner)
+			u := &r.quota.use[w][org]
+			u[0]++
+			u[1] += counted
+			r.quota.real[w][org] += tokens
+		}
+		return
+	}
 	if org >= 0 {
-		u := &r.quota.use[workloadOf(cs)][org]
+		u := &r.quota.use[0][org]
 		u[0]++
 		u[1] += counted
-		r.quota.real[workloadOf(cs)][org] += tokens
-		if cs.kind == jobCall {
-			m := &r.lanes[cs.model]
-			m.countedSince += counted
-			m.realSince += tokens
-		}
+		r.quota.real[0][org] += tokens
+		m := &r.lanes[cs.model]
+		m.countedSince += counted
+		m.realSince += tokens
 	}
-	if key >= 0 && cs.kind == jobCall {
+	if key >= 0 {
 		r.quota.keyUse[key][0]++
 		r.quota.keyUse[key][1] += tokens
 	}

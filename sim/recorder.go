@@ -163,17 +163,6 @@ func (r *recorder) depth(model int32, v int)   { r.set(&r.lanes[model].depth, v)
 func (r *recorder) busy(model int32, v int)    { r.set(&r.lanes[model].busy, v) }
 func (r *recorder) streams(model int32, v int) { r.set(&r.lanes[model].streams, v) }
 
-// gatewayOnly moves a model's count of jobs holding a container only to wait
-// on the gateway by one, up or down.
-func (r *recorder) gatewayOnly(model int, up bool) {
-	l := &r.lanes[model].gwOnly
-	v := l.v - 1
-	if up {
-		v = l.v + 1
-	}
-	r.set(l, v)
-}
-
 // jobArrived records a job's arrival; fresh tells that its batch is new.
 func (r *recorder) jobArrived(j *waitingJob, fresh bool) {
 	now := r.now()
@@ -238,17 +227,6 @@ func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
 	}
 }
 
-// dequeued: a try left the gateway queue after waiting there.
-func (r *recorder) dequeued(model int32, depth int, waited Time) {
-	m := &r.lanes[model]
-	now := r.now()
-	r.setAt(&m.depth, depth, now)
-	if now >= r.windowStart {
-		m.queueEntries++
-		m.queueWaitSum += waited.Seconds()
-	}
-}
-
 func (r *recorder) outage(cs *callState) {
 	r.counts.RejectedOutage++
 	if cs.kind == productionCall {
@@ -271,33 +249,45 @@ func (r *recorder) rejected(cs *callState, burned bool) {
 	}
 }
 
-func (r *recorder) answered(cs *callState) {
+// answered: the provider answered cs at now; m is its model's meter.
+func (r *recorder) answered(cs *callState, m *laneMeter, now Time) {
 	if cs.kind == productionCall {
-		p := &r.prod[cs.owner]
-		p.answered++
-		lat := (r.now() - cs.born).Seconds()
-		p.latencySum += lat
-		pm := r.prodMinute(cs.owner)
-		pm.served++
-		pm.latencies = append(pm.latencies, float32(lat))
+		r.prodAnswered(cs, now)
 		return
 	}
-	m := &r.lanes[cs.model]
 	m.cacheInSince += int64(cs.in)
 	m.cacheReadSince += int64(cs.cacheRead)
-	switch cs.miss {
-	case cacheMissGateway:
-		m.missGatewaySince++
-	case cacheMissTool:
-		m.missToolSince++
+	if cs.miss != cacheNoMiss {
+		r.missed(m, cs.miss)
 	}
-	if r.inWindow() {
+	if now >= r.windowStart {
 		m.calls++
 		m.tokens += float64(cs.in) + float64(cs.out)
 		if r.prices != nil {
 			r.bill(&m.bill, cs)
 		}
 	}
+}
+
+// missed counts an answered evaluation call's cache miss of this cause.
+func (r *recorder) missed(m *laneMeter, miss uint8) {
+	switch miss {
+	case cacheMissGateway:
+		m.missGatewaySince++
+	case cacheMissTool:
+		m.missToolSince++
+	}
+}
+
+// prodAnswered: the provider answered production call cs at now.
+func (r *recorder) prodAnswered(cs *callState, now Time) {
+	p := &r.prod[cs.owner]
+	p.answered++
+	lat := (now - cs.born).Seconds()
+	p.latencySum += lat
+	pm := r.prodMinute(cs.owner)
+	pm.served++
+	pm.latencies = append(pm.latencies, float32(lat))
 }
 
 // bill adds an answered call's tokens by class, their price and its cache

@@ -24,6 +24,7 @@ type projectState struct {
 	waiting  int32
 	window   int32 // the fairness window admitted counts in
 	admitted int64 // in that window
+	moved    bool  // in fairness.busyMoved
 }
 
 // batchState is one batch from its first arrival until its last job is done
@@ -65,7 +66,12 @@ type fairness struct {
 	// end reads the candidates in project order (so Jain sums in that
 	// order) — not a pass over every project's record at every sample (a
 	// trace of a million projects).
+	// busy is read only at samples, so it is brought up to date there:
+	// busyMoved lists (once each) the projects whose jobs waiting went to
+	// or from none since the last sample. A project whose jobs arrive and
+	// start between samples then costs no bitset work per job.
 	busy, candidates bitset.Set
+	busyMoved        []int32
 	windowID         int32
 	jainBuf          []float64 // the candidates' admissions at a window's end
 	// Batches in slots, freed once pruned and past their last progress row;
@@ -96,7 +102,9 @@ type fairness struct {
 	// laneProjects are every lane's projects, by waitingJob.lane: a job's
 	// project on its lane is one index away (laneTokens, at every call).
 	laneProjects []laneProject
-	laneIDs      map[uint64]int32
+	// laneMoved is busyMoved for the groups' busy sets (laneProject.moved).
+	laneMoved []laneRef
+	laneIDs   map[uint64]int32
 	lastLaneKey uint64
 	lastLaneIdx int32
 	activeLanes []int32
@@ -125,10 +133,12 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 		f.projectState = append(f.projectState, projectState{window: -1})
 	}
 	p := j.project
-	if f.projectState[p].waiting == 0 {
-		f.busy.Add(int(p))
+	ps := &f.projectState[p]
+	if ps.waiting == 0 && !ps.moved {
+		ps.moved = true
+		f.busyMoved = append(f.busyMoved, p)
 	}
-	f.projectState[p].waiting++
+	ps.waiting++
 	r.laneArrive(j, now, in)
 	var b *batchState
 	if fresh {
@@ -160,6 +170,20 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	f.changed(b)
 }
 
+// syncBusy brings busy up to date with the projects' jobs waiting.
+func (f *fairness) syncBusy() {
+	for _, p := range f.busyMoved {
+		ps := &f.projectState[p]
+		ps.moved = false
+		if ps.waiting > 0 {
+			f.busy.Add(int(p))
+		} else {
+			f.busy.Remove(int(p))
+		}
+	}
+	f.busyMoved = f.busyMoved[:0]
+}
+
 // track starts recording a batch's progress.
 func (f *fairness) track(b *batchState) {
 	b.tracked, b.trackSeq = true, f.trackSeq
@@ -180,8 +204,9 @@ func (f *fairness) changed(b *batchState) {
 func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 	f := &r.fair
 	ps := &f.projectState[j.project]
-	if ps.waiting--; ps.waiting == 0 {
-		f.busy.Remove(int(j.project))
+	if ps.waiting--; ps.waiting == 0 && !ps.moved {
+		ps.moved = true
+		f.busyMoved = append(f.busyMoved, j.project)
 	}
 	if ps.window != f.windowID {
 		ps.window, ps.admitted = f.windowID, 0
@@ -254,6 +279,7 @@ func (r *recorder) fairSample(last bool) {
 	if r.blind {
 		return
 	}
+	f.syncBusy()
 	if now-f.windowStart >= r.fairWindow {
 		record := f.windowStart >= r.windowStart
 		lanes := f.laneWindows(true, record, r.names)

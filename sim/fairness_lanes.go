@@ -39,6 +39,39 @@ type laneProject struct {
 	epOwed  float64
 	epGot   int64
 	local   int32 // its index in its group (the group's bitsets)
+	moved   bool  // in fairness.laneMoved
+}
+
+// laneRef is a lane project (its index in fairness.laneProjects) with its
+// group's model and tier.
+type laneRef struct {
+	i, model int32
+	tier     uint8
+}
+
+// noteLaneMoved lists a lane project whose jobs waiting went to or from none
+// (once until the next sample).
+func (f *fairness) noteLaneMoved(lp *laneProject, i, model int32, tier uint8) {
+	if !lp.moved {
+		lp.moved = true
+		f.laneMoved = append(f.laneMoved, laneRef{i, model, tier})
+	}
+}
+
+// syncLaneBusy brings the groups' busy sets up to date with their
+// projects' jobs waiting.
+func (f *fairness) syncLaneBusy() {
+	for _, m := range f.laneMoved {
+		lp := &f.laneProjects[m.i]
+		lp.moved = false
+		g := &f.lanes[m.model].groups[m.tier]
+		if lp.waiting > 0 {
+			g.busy.Add(int(lp.local))
+		} else {
+			g.busy.Remove(int(lp.local))
+		}
+	}
+	f.laneMoved = f.laneMoved[:0]
 }
 
 // tierGroup is one tier's projects on one lane: those that take turns.
@@ -122,7 +155,7 @@ func (r *recorder) laneArrive(j *waitingJob, now Time, in bool) {
 	l := &f.lanes[j.model] // laneProject made its group of tier t
 	if lp.waiting == 0 {
 		g := &l.groups[t]
-		g.busy.Add(int(lp.local))
+		f.noteLaneMoved(lp, j.lane, j.model, t)
 		if g.backlogged > 0 && in {
 			lp.epStart, lp.epOwed, lp.epGot = now, g.owed, 0
 		}
@@ -169,7 +202,7 @@ func (r *recorder) laneStart(j *waitingJob, now Time, in bool) {
 		}
 	}
 	if lp.waiting--; lp.waiting == 0 {
-		g.busy.Remove(int(lp.local))
+		f.noteLaneMoved(lp, j.lane, j.model, uint8(t))
 		g.backlogged--
 		if lp.epStart >= 0 {
 			// Everything it asked for is admitted: its share of a lane it
@@ -275,6 +308,7 @@ func (r *recorder) tierSetChanges(l *laneFair, now Time) {
 // the candidates to the projects waiting at this sample.
 func (f *fairness) laneWindows(close, record bool, names []string) []results.LaneWindow {
 	var out []results.LaneWindow
+	f.syncLaneBusy()
 	for _, m := range f.activeLanes {
 		for t := range f.lanes[m].groups {
 			g := &f.lanes[m].groups[t]

@@ -103,8 +103,8 @@ type fairness struct {
 	// project on its lane is one index away (laneTokens, at every call).
 	laneProjects []laneProject
 	// laneMoved is busyMoved for the groups' busy sets (laneProject.moved).
-	laneMoved []laneRef
-	laneIDs   map[uint64]int32
+	laneMoved   []laneRef
+	laneIDs     map[uint64]int32
 	lastLaneKey uint64
 	lastLaneIdx int32
 	activeLanes []int32

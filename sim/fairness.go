@@ -35,7 +35,7 @@ type projectState struct {
 type batchState struct {
 	// 96 bytes: a backlog of single-job batches keeps millions live. Job
 	// counts fit 32 bits (a run holds far fewer jobs).
-	name        string
+	name        string // when tracked
 	firstArrive Time
 	lastFinish  Time
 	slot        int32 // in fairness.batches
@@ -144,30 +144,38 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	if fresh {
 		slot := f.batches.take()
 		b = f.batches.at(slot)
-		*b = batchState{name: r.ids.batchName(j.batch), slot: slot, model: j.model, firstArrive: now, live: true,
+		*b = batchState{slot: slot, model: j.model, firstArrive: now, live: true,
 			behindLarge: f.largeWaiting[j.model] > 0, inWindow: in, rowT: -1}
 		for int(j.batch) >= len(f.slotOf) {
 			f.slotOf = append(f.slotOf, -1)
 		}
 		f.slotOf[j.batch] = slot
 		if b.behindLarge {
-			f.track(b)
+			f.track(b, r.ids.batchName(j.batch))
 		}
 	} else {
 		b = f.batch(j.batch)
 	}
 	b.arrived++
 	b.waiting++
-	switch {
-	case b.arrived == LargeBatch+1:
-		f.largeWaiting[b.model] += int(b.waiting)
-		if !b.tracked {
-			f.track(b)
-		}
-	case b.arrived > LargeBatch+1:
-		f.largeWaiting[b.model]++
+	if b.arrived > LargeBatch {
+		r.largeArrival(b, j.batch)
 	}
 	f.changed(b)
+}
+
+// largeArrival: a job of a batch larger than LargeBatch arrived (batch is
+// its world key).
+func (r *recorder) largeArrival(b *batchState, batch int32) {
+	f := &r.fair
+	if b.arrived == LargeBatch+1 {
+		f.largeWaiting[b.model] += int(b.waiting)
+		if !b.tracked {
+			f.track(b, r.ids.batchName(batch))
+		}
+		return
+	}
+	f.largeWaiting[b.model]++
 }
 
 // syncBusy brings busy up to date with the projects' jobs waiting.
@@ -184,9 +192,10 @@ func (f *fairness) syncBusy() {
 	f.busyMoved = f.busyMoved[:0]
 }
 
-// track starts recording a batch's progress.
-func (f *fairness) track(b *batchState) {
-	b.tracked, b.trackSeq = true, f.trackSeq
+// track starts recording a batch's progress; name is its batch name, which
+// only its progress rows read.
+func (f *fairness) track(b *batchState, name string) {
+	b.name, b.tracked, b.trackSeq = name, true, f.trackSeq
 	f.trackSeq++
 	f.tracked = append(f.tracked, b)
 }

@@ -180,7 +180,8 @@ func (r *recorder) laneArrive(j *waitingJob, now Time, in bool) {
 }
 
 // laneStart: a waiting job is admitted; in: now is in the measurement
-// window.
+// window. The rare cases are calls, so that the common path keeps its
+// values in registers.
 func (r *recorder) laneStart(j *waitingJob, now Time, in bool) {
 	f := &r.fair
 	lp := &f.laneProjects[j.lane]
@@ -191,45 +192,60 @@ func (r *recorder) laneStart(j *waitingJob, now Time, in bool) {
 	f.laneWindow(g, lp)
 	lp.admitted++
 	g.admitted++
-	if in && j.arrival >= r.windowStart {
-		f.waits.add(float32((now - j.arrival).Seconds()))
-	}
 	if lp.epStart >= 0 {
-		lp.epGot++
-		if reachedShare(lp.epGot, g.owed-lp.epOwed) {
-			f.fairShare = append(f.fairShare, (now - lp.epStart).Seconds())
-			lp.epStart = -1
-		}
+		f.episodeAdmitted(lp, g.owed, now)
 	}
 	if lp.waiting--; lp.waiting == 0 {
-		f.noteLaneMoved(lp, j.lane, j.model, uint8(t))
 		g.backlogged--
+		f.noteLaneMoved(lp, j.lane, j.model, uint8(t))
 		if lp.epStart >= 0 {
 			// Everything it asked for is admitted: its share of a lane it
 			// no longer waits on.
-			f.fairShare = append(f.fairShare, (now - lp.epStart).Seconds())
-			lp.epStart = -1
+			f.episodeEnded(lp, now)
 		}
 	}
 	// The tier rule counts only while another tier waits too: the job's
 	// own tier is in tiersUp.
-	if len(l.tiersUp) > 1 {
-		if in {
-			r.tierRule(l, t)
-		}
+	if len(l.tiersUp) > 1 && in {
+		r.tierRule(l, t)
 	}
 	if l.tierWaiting[uint8(t)]--; l.tierWaiting[uint8(t)] == 0 {
-		r.tierSetChanges(l, now)
 		if len(l.tiersUp) == 1 {
+			l.tierSince = min(now, r.end) // no other tier waited meanwhile
 			l.tiersUp = l.tiersUp[:0]
 		} else {
-			k := 0
-			for l.tiersUp[k] != t {
-				k++
-			}
-			l.tiersUp = append(l.tiersUp[:k], l.tiersUp[k+1:]...)
+			r.tierEmptied(l, t, now)
 		}
 	}
+	if in && j.arrival >= r.windowStart {
+		f.waits.add(float32((now - j.arrival).Seconds()))
+	}
+}
+
+// episodeAdmitted: a project in a time-to-share episode was admitted a
+// job; the episode ends if that brings it to its share.
+func (f *fairness) episodeAdmitted(lp *laneProject, owed float64, now Time) {
+	lp.epGot++
+	if reachedShare(lp.epGot, owed-lp.epOwed) {
+		f.episodeEnded(lp, now)
+	}
+}
+
+// episodeEnded ends a project's time-to-share episode at now.
+func (f *fairness) episodeEnded(lp *laneProject, now Time) {
+	f.fairShare = append(f.fairShare, (now - lp.epStart).Seconds())
+	lp.epStart = -1
+}
+
+// tierEmptied: the lane's last job of tier t waiting was admitted, and
+// other tiers wait.
+func (r *recorder) tierEmptied(l *laneFair, t int8, now Time) {
+	r.tierSetChanges(l, now)
+	k := 0
+	for l.tiersUp[k] != t {
+		k++
+	}
+	l.tiersUp = append(l.tiersUp[:k], l.tiersUp[k+1:]...)
 }
 
 // tierRule counts an admission of tier t on a lane with two tiers or more

@@ -118,7 +118,7 @@ type fairness struct {
 
 func newFairness(models int) fairness {
 	return fairness{largeWaiting: make([]int, models), prevSample: -1,
-		lanes: make([]laneFair, models), laneIDs: map[uint64]int32{}, lastLaneIdx: -1}
+		lanes: make([]laneFair, models), laneIDs: map[uint64]int32{}, lastLaneKey: noLaneKey}
 }
 
 // batch is the live batch with the world's key k.

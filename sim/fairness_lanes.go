@@ -118,14 +118,18 @@ type tierRule struct {
 	higherSeconds              float64
 }
 
-// laneProject is the index in f.laneProjects of project p in model m's
-// group of tier t, added if new. Jobs come in batches, so the last one is
-// checked first.
-func (f *fairness) laneProject(p, m int32, t uint8) int32 {
-	key := uint64(uint32(p))<<32 | uint64(uint32(m))<<8 | uint64(t)
-	if f.lastLaneKey == key && f.lastLaneIdx >= 0 {
-		return f.lastLaneIdx
-	}
+// laneKey is the key of project p in model m's group of tier t.
+func laneKey(p, m int32, t uint8) uint64 {
+	return uint64(uint32(p))<<32 | uint64(uint32(m))<<8 | uint64(t)
+}
+
+// noLaneKey is a key no lane project has (its project would be -1): the
+// last one looked up before the first.
+const noLaneKey = ^uint64(0)
+
+// findLaneProject is the index in f.laneProjects of the project with key
+// in model m's group of tier t, added if new.
+func (f *fairness) findLaneProject(key uint64, m int32, t uint8) int32 {
 	i, ok := f.laneIDs[key]
 	if !ok {
 		l := &f.lanes[m]
@@ -150,7 +154,12 @@ func (f *fairness) laneProject(p, m int32, t uint8) int32 {
 func (r *recorder) laneArrive(j *waitingJob, now Time, in bool) {
 	f := &r.fair
 	t := uint8(j.tier)
-	j.lane = f.laneProject(j.project, j.model, t)
+	// Jobs come in batches: the last project looked up is checked first.
+	if key := laneKey(j.project, j.model, t); key == f.lastLaneKey {
+		j.lane = f.lastLaneIdx
+	} else {
+		j.lane = f.findLaneProject(key, j.model, t)
+	}
 	lp := &f.laneProjects[j.lane]
 	l := &f.lanes[j.model] // laneProject made its group of tier t
 	if lp.waiting == 0 {

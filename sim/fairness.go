@@ -144,8 +144,9 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	if fresh {
 		slot := f.batches.take()
 		b = f.batches.at(slot)
-		*b = batchState{slot: slot, model: j.model, firstArrive: now, live: true,
-			behindLarge: f.largeWaiting[j.model] > 0, inWindow: in, rowT: -1}
+		// take zeroes the slot: only the fields that start non-zero are set.
+		b.slot, b.model, b.firstArrive, b.live, b.inWindow, b.rowT = slot, j.model, now, true, in, -1
+		b.behindLarge = f.largeWaiting[j.model] > 0
 		for int(j.batch) >= len(f.slotOf) {
 			f.slotOf = append(f.slotOf, -1)
 		}

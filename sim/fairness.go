@@ -24,6 +24,7 @@ type projectState struct {
 	waiting  int32
 	window   int32 // the fairness window admitted counts in
 	admitted int64 // in that window
+	moved    bool  // in fairness.busyMoved
 }
 
 // batchState is one batch from its first arrival until its last job is done
@@ -34,7 +35,7 @@ type projectState struct {
 type batchState struct {
 	// 96 bytes: a backlog of single-job batches keeps millions live. Job
 	// counts fit 32 bits (a run holds far fewer jobs).
-	name        string
+	name        string // when tracked
 	firstArrive Time
 	lastFinish  Time
 	slot        int32 // in fairness.batches
@@ -65,7 +66,12 @@ type fairness struct {
 	// end reads the candidates in project order (so Jain sums in that
 	// order) — not a pass over every project's record at every sample (a
 	// trace of a million projects).
+	// busy is read only at samples, so it is brought up to date there:
+	// busyMoved lists (once each) the projects whose jobs waiting went to
+	// or from none since the last sample. A project whose jobs arrive and
+	// start between samples then costs no bitset work per job.
 	busy, candidates bitset.Set
+	busyMoved        []int32
 	windowID         int32
 	jainBuf          []float64 // the candidates' admissions at a window's end
 	// Batches in slots, freed once pruned and past their last progress row;
@@ -92,7 +98,12 @@ type fairness struct {
 	// Per lane (fairness_lanes.go): each model's projects, found by
 	// (project, model) in laneIDs, the last one looked up kept beside it;
 	// the lanes that have had a job, in order of their first.
-	lanes       []laneFair
+	lanes []laneFair
+	// laneProjects are every lane's projects, by waitingJob.lane: a job's
+	// project on its lane is one index away (laneTokens, at every call).
+	laneProjects []laneProject
+	// laneMoved is busyMoved for the groups' busy sets (laneProject.moved).
+	laneMoved   []laneRef
 	laneIDs     map[uint64]int32
 	lastLaneKey uint64
 	lastLaneIdx int32
@@ -107,59 +118,85 @@ type fairness struct {
 
 func newFairness(models int) fairness {
 	return fairness{largeWaiting: make([]int, models), prevSample: -1,
-		lanes: make([]laneFair, models), laneIDs: map[uint64]int32{}, lastLaneIdx: -1}
+		lanes: make([]laneFair, models), laneIDs: map[uint64]int32{}, lastLaneKey: noLaneKey}
 }
 
 // batch is the live batch with the world's key k.
 func (f *fairness) batch(k int32) *batchState { return f.batches.at(f.slotOf[k]) }
 
-// fairArrive: a job arrives, with its project and batch keys set by the
-// world; fresh tells that its batch is new.
-func (r *recorder) fairArrive(j *waitingJob, fresh bool) {
+// fairArrive: a job arrives at now, with its project and batch keys set
+// by the world; fresh tells that its batch is new; in, that now is in the
+// measurement window.
+func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	f := &r.fair
 	for int(j.project) >= len(f.projectState) {
 		f.projectState = append(f.projectState, projectState{window: -1})
 	}
 	p := j.project
-	if f.projectState[p].waiting == 0 {
-		f.busy.Add(int(p))
+	ps := &f.projectState[p]
+	if ps.waiting == 0 && !ps.moved {
+		ps.moved = true
+		f.busyMoved = append(f.busyMoved, p)
 	}
-	f.projectState[p].waiting++
-	r.laneArrive(j)
+	ps.waiting++
+	r.laneArrive(j, now, in)
 	var b *batchState
 	if fresh {
 		slot := f.batches.take()
 		b = f.batches.at(slot)
-		*b = batchState{name: r.ids.batchName(j.batch), slot: slot, model: j.model, firstArrive: r.now(), live: true,
-			behindLarge: f.largeWaiting[j.model] > 0, rowT: -1}
-		b.inWindow = b.firstArrive >= r.windowStart
+		// take zeroes the slot: only the fields that start non-zero are set.
+		b.slot, b.model, b.firstArrive, b.live, b.inWindow, b.rowT = slot, j.model, now, true, in, -1
+		b.behindLarge = f.largeWaiting[j.model] > 0
 		for int(j.batch) >= len(f.slotOf) {
 			f.slotOf = append(f.slotOf, -1)
 		}
 		f.slotOf[j.batch] = slot
 		if b.behindLarge {
-			f.track(b)
+			f.track(b, r.ids.batchName(j.batch))
 		}
 	} else {
 		b = f.batch(j.batch)
 	}
 	b.arrived++
 	b.waiting++
-	switch {
-	case b.arrived == LargeBatch+1:
-		f.largeWaiting[b.model] += int(b.waiting)
-		if !b.tracked {
-			f.track(b)
-		}
-	case b.arrived > LargeBatch+1:
-		f.largeWaiting[b.model]++
+	if b.arrived > LargeBatch {
+		r.largeArrival(b, j.batch)
 	}
 	f.changed(b)
 }
 
-// track starts recording a batch's progress.
-func (f *fairness) track(b *batchState) {
-	b.tracked, b.trackSeq = true, f.trackSeq
+// largeArrival: a job of a batch larger than LargeBatch arrived (batch is
+// its world key).
+func (r *recorder) largeArrival(b *batchState, batch int32) {
+	f := &r.fair
+	if b.arrived == LargeBatch+1 {
+		f.largeWaiting[b.model] += int(b.waiting)
+		if !b.tracked {
+			f.track(b, r.ids.batchName(batch))
+		}
+		return
+	}
+	f.largeWaiting[b.model]++
+}
+
+// syncBusy brings busy up to date with the projects' jobs waiting.
+func (f *fairness) syncBusy() {
+	for _, p := range f.busyMoved {
+		ps := &f.projectState[p]
+		ps.moved = false
+		if ps.waiting > 0 {
+			f.busy.Add(int(p))
+		} else {
+			f.busy.Remove(int(p))
+		}
+	}
+	f.busyMoved = f.busyMoved[:0]
+}
+
+// track starts recording a batch's progress; name is its batch name, which
+// only its progress rows read.
+func (f *fairness) track(b *batchState, name string) {
+	b.name, b.tracked, b.trackSeq = name, true, f.trackSeq
 	f.trackSeq++
 	f.tracked = append(f.tracked, b)
 }
@@ -172,17 +209,20 @@ func (f *fairness) changed(b *batchState) {
 	}
 }
 
-func (r *recorder) fairStart(j *waitingJob) {
+// fairStart: a waiting job is admitted at now; in tells that now is in the
+// measurement window.
+func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 	f := &r.fair
 	ps := &f.projectState[j.project]
-	if ps.waiting--; ps.waiting == 0 {
-		f.busy.Remove(int(j.project))
+	if ps.waiting--; ps.waiting == 0 && !ps.moved {
+		ps.moved = true
+		f.busyMoved = append(f.busyMoved, j.project)
 	}
 	if ps.window != f.windowID {
 		ps.window, ps.admitted = f.windowID, 0
 	}
 	ps.admitted++
-	r.laneStart(j)
+	r.laneStart(j, now, in)
 	b := f.batch(j.batch)
 	b.waiting--
 	b.started++
@@ -191,23 +231,23 @@ func (r *recorder) fairStart(j *waitingJob) {
 	if b.arrived > LargeBatch {
 		f.largeWaiting[b.model]--
 	}
-	if r.inWindow() {
+	if in {
 		f.tierAdmitted[uint8(j.tier)]++
 	}
 }
 
-// fairFinish: a job is done; ended tells that its batch ended with it (the
-// world's identity table decides).
-func (r *recorder) fairFinish(j *waitingJob, ended bool) {
+// fairFinish: a job is done at now; ended tells that its batch ended with
+// it (the world's identity table decides).
+func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 	f := &r.fair
 	slot := f.slotOf[j.batch]
 	b := f.batches.at(slot)
 	b.done++
-	b.lastFinish = r.now()
+	b.lastFinish = now
 	f.changed(b)
 	// A tracked batch keeps its slot until its last row.
 	if ended {
-		addSmall(&f.small, b, r.now())
+		addSmall(&f.small, b, now)
 		b.live = false
 		if !b.tracked {
 			f.batches.release(slot)
@@ -249,6 +289,7 @@ func (r *recorder) fairSample(last bool) {
 	if r.blind {
 		return
 	}
+	f.syncBusy()
 	if now-f.windowStart >= r.fairWindow {
 		record := f.windowStart >= r.windowStart
 		lanes := f.laneWindows(true, record, r.names)

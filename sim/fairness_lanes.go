@@ -38,11 +38,45 @@ type laneProject struct {
 	epStart Time
 	epOwed  float64
 	epGot   int64
+	local   int32 // its index in its group (the group's bitsets)
+	moved   bool  // in fairness.laneMoved
+}
+
+// laneRef is a lane project (its index in fairness.laneProjects) with its
+// group's model and tier.
+type laneRef struct {
+	i, model int32
+	tier     uint8
+}
+
+// noteLaneMoved lists a lane project whose jobs waiting went to or from none
+// (once until the next sample).
+func (f *fairness) noteLaneMoved(lp *laneProject, i, model int32, tier uint8) {
+	if !lp.moved {
+		lp.moved = true
+		f.laneMoved = append(f.laneMoved, laneRef{i, model, tier})
+	}
+}
+
+// syncLaneBusy brings the groups' busy sets up to date with their
+// projects' jobs waiting.
+func (f *fairness) syncLaneBusy() {
+	for _, m := range f.laneMoved {
+		lp := &f.laneProjects[m.i]
+		lp.moved = false
+		g := &f.lanes[m.model].groups[m.tier]
+		if lp.waiting > 0 {
+			g.busy.Add(int(lp.local))
+		} else {
+			g.busy.Remove(int(lp.local))
+		}
+	}
+	f.laneMoved = f.laneMoved[:0]
 }
 
 // tierGroup is one tier's projects on one lane: those that take turns.
 type tierGroup struct {
-	projects []laneProject // by the group's own project index (waitingJob.lane)
+	projects []int32 // by the group's own project index: the project's index in fairness.laneProjects
 	// busy: projects with jobs waiting; candidates: those with jobs
 	// waiting at every sample of the window so far.
 	busy, candidates bitset.Set
@@ -84,19 +118,25 @@ type tierRule struct {
 	higherSeconds              float64
 }
 
-// laneProject is the index of project p in model m's group of tier t,
-// added if new. Jobs come in batches, so the last one is checked first.
-func (f *fairness) laneProject(p, m int32, t uint8) int32 {
-	key := uint64(uint32(p))<<32 | uint64(uint32(m))<<8 | uint64(t)
-	if f.lastLaneKey == key && f.lastLaneIdx >= 0 {
-		return f.lastLaneIdx
-	}
+// laneKey is the key of project p in model m's group of tier t.
+func laneKey(p, m int32, t uint8) uint64 {
+	return uint64(uint32(p))<<32 | uint64(uint32(m))<<8 | uint64(t)
+}
+
+// noLaneKey is a key no lane project has (its project would be -1): the
+// last one looked up before the first.
+const noLaneKey = ^uint64(0)
+
+// findLaneProject is the index in f.laneProjects of the project with key
+// in model m's group of tier t, added if new.
+func (f *fairness) findLaneProject(key uint64, m int32, t uint8) int32 {
 	i, ok := f.laneIDs[key]
 	if !ok {
 		l := &f.lanes[m]
 		g := l.group(t)
-		i = int32(len(g.projects))
-		g.projects = append(g.projects, laneProject{window: -1, epStart: -1})
+		i = int32(len(f.laneProjects))
+		f.laneProjects = append(f.laneProjects, laneProject{window: -1, epStart: -1, local: int32(len(g.projects))})
+		g.projects = append(g.projects, i)
 		f.laneIDs[key] = i
 		if !l.active {
 			// in catalogue order
@@ -109,107 +149,152 @@ func (f *fairness) laneProject(p, m int32, t uint8) int32 {
 	return i
 }
 
-// laneArrive: a job starts waiting on its lane.
-func (r *recorder) laneArrive(j *waitingJob) {
+// laneArrive: a job starts waiting on its lane; in: now is in the
+// measurement window.
+func (r *recorder) laneArrive(j *waitingJob, now Time, in bool) {
 	f := &r.fair
-	l := &f.lanes[j.model]
 	t := uint8(j.tier)
-	j.lane = f.laneProject(j.project, j.model, t)
-	g := l.group(t)
-	lp := &g.projects[j.lane]
+	// Jobs come in batches: the last project looked up is checked first.
+	if key := laneKey(j.project, j.model, t); key == f.lastLaneKey {
+		j.lane = f.lastLaneIdx
+	} else {
+		j.lane = f.findLaneProject(key, j.model, t)
+	}
+	lp := &f.laneProjects[j.lane]
+	l := &f.lanes[j.model] // laneProject made its group of tier t
 	if lp.waiting == 0 {
-		g.busy.Add(int(j.lane))
-		if g.backlogged > 0 && r.inWindow() {
-			lp.epStart, lp.epOwed, lp.epGot = r.now(), g.owed, 0
+		g := &l.groups[t]
+		f.noteLaneMoved(lp, j.lane, j.model, t)
+		if g.backlogged > 0 && in {
+			lp.epStart, lp.epOwed, lp.epGot = now, g.owed, 0
 		}
 		g.backlogged++
 	}
 	lp.waiting++
 	if l.tierWaiting[t] == 0 {
-		r.tierSetChanges(l)
-		k := 0
-		for k < len(l.tiersUp) && l.tiersUp[k] < int8(t) {
-			k++
+		r.tierSetChanges(l, now)
+		if len(l.tiersUp) == 0 {
+			l.tiersUp = append(l.tiersUp, int8(t))
+		} else {
+			k := 0
+			for k < len(l.tiersUp) && l.tiersUp[k] < int8(t) {
+				k++
+			}
+			l.tiersUp = append(l.tiersUp, 0)
+			copy(l.tiersUp[k+1:], l.tiersUp[k:])
+			l.tiersUp[k] = int8(t)
 		}
-		l.tiersUp = append(l.tiersUp, 0)
-		copy(l.tiersUp[k+1:], l.tiersUp[k:])
-		l.tiersUp[k] = int8(t)
 	}
 	l.tierWaiting[t]++
 }
 
-// laneStart: a waiting job is admitted.
-func (r *recorder) laneStart(j *waitingJob) {
+// laneStart: a waiting job is admitted; in: now is in the measurement
+// window. The rare cases are calls, so that the common path keeps its
+// values in registers.
+func (r *recorder) laneStart(j *waitingJob, now Time, in bool) {
 	f := &r.fair
-	now := r.now()
+	lp := &f.laneProjects[j.lane]
 	l := &f.lanes[j.model]
-	g := &l.groups[uint8(j.tier)]
-	lp := &g.projects[j.lane]
+	t := int8(j.tier)
+	g := &l.groups[uint8(t)]
 	g.owed += 1 / float64(g.backlogged)
 	f.laneWindow(g, lp)
 	lp.admitted++
 	g.admitted++
-	if r.inWindow() && j.arrival >= r.windowStart {
-		f.waits.add(float32((now - j.arrival).Seconds()))
-	}
 	if lp.epStart >= 0 {
-		lp.epGot++
-		if reachedShare(lp.epGot, g.owed-lp.epOwed) {
-			f.fairShare = append(f.fairShare, (now - lp.epStart).Seconds())
-			lp.epStart = -1
-		}
+		f.episodeAdmitted(lp, g.owed, now)
 	}
 	if lp.waiting--; lp.waiting == 0 {
-		g.busy.Remove(int(j.lane))
 		g.backlogged--
+		f.noteLaneMoved(lp, j.lane, j.model, uint8(t))
 		if lp.epStart >= 0 {
 			// Everything it asked for is admitted: its share of a lane it
 			// no longer waits on.
-			f.fairShare = append(f.fairShare, (now - lp.epStart).Seconds())
-			lp.epStart = -1
+			f.episodeEnded(lp, now)
 		}
 	}
-	t := int8(j.tier)
-	if r.inWindow() {
-		for k, u := range l.tiersUp {
-			if u > t || k == len(l.tiersUp)-1 {
-				break
-			}
-			tr := &f.tierRules[uint8(u)]
-			tr.offered++
-			if k > 0 {
-				tr.offeredHigher++
-			}
-			if u == t {
-				tr.taken++
-				if k > 0 {
-					tr.takenHigher++
-				}
-			}
-		}
-		if len(l.tiersUp) > 0 && l.tiersUp[0] < t {
-			f.tierRules[uint8(t)].admittedHigher++
-		}
+	// The tier rule counts only while another tier waits too: the job's
+	// own tier is in tiersUp.
+	if len(l.tiersUp) > 1 && in {
+		r.tierRule(l, t)
 	}
 	if l.tierWaiting[uint8(t)]--; l.tierWaiting[uint8(t)] == 0 {
-		r.tierSetChanges(l)
-		k := 0
-		for l.tiersUp[k] != t {
-			k++
+		if len(l.tiersUp) == 1 {
+			l.tierSince = min(now, r.end) // no other tier waited meanwhile
+			l.tiersUp = l.tiersUp[:0]
+		} else {
+			r.tierEmptied(l, t, now)
 		}
-		l.tiersUp = append(l.tiersUp[:k], l.tiersUp[k+1:]...)
+	}
+	if in && j.arrival >= r.windowStart {
+		f.waits.add(float32((now - j.arrival).Seconds()))
 	}
 }
 
-// laneTokens: a call of the job was answered with these tokens.
+// episodeAdmitted: a project in a time-to-share episode was admitted a
+// job; the episode ends if that brings it to its share.
+func (f *fairness) episodeAdmitted(lp *laneProject, owed float64, now Time) {
+	lp.epGot++
+	if reachedShare(lp.epGot, owed-lp.epOwed) {
+		f.episodeEnded(lp, now)
+	}
+}
+
+// episodeEnded ends a project's time-to-share episode at now.
+func (f *fairness) episodeEnded(lp *laneProject, now Time) {
+	f.fairShare = append(f.fairShare, (now - lp.epStart).Seconds())
+	lp.epStart = -1
+}
+
+// tierEmptied: the lane's last job of tier t waiting was admitted, and
+// other tiers wait.
+func (r *recorder) tierEmptied(l *laneFair, t int8, now Time) {
+	r.tierSetChanges(l, now)
+	k := 0
+	for l.tiersUp[k] != t {
+		k++
+	}
+	l.tiersUp = append(l.tiersUp[:k], l.tiersUp[k+1:]...)
+}
+
+// tierRule counts an admission of tier t on a lane with two tiers or more
+// waiting: the slot was left to each tier from the first down to t, and t
+// took it.
+func (r *recorder) tierRule(l *laneFair, t int8) {
+	f := &r.fair
+	for k, u := range l.tiersUp {
+		if u > t || k == len(l.tiersUp)-1 {
+			break
+		}
+		tr := &f.tierRules[uint8(u)]
+		tr.offered++
+		if k > 0 {
+			tr.offeredHigher++
+		}
+		if u == t {
+			tr.taken++
+			if k > 0 {
+				tr.takenHigher++
+			}
+		}
+	}
+	if l.tiersUp[0] < t {
+		f.tierRules[uint8(t)].admittedHigher++
+	}
+}
+
+// laneTokens: a call of the job was answered with these tokens. Only the
+// project's window counts move: the group's admissions move in laneStart,
+// which brings the group to the current window first.
 func (r *recorder) laneTokens(j *waitingJob, tokens int32) {
 	if r.blind {
 		return
 	}
 	f := &r.fair
-	g := &f.lanes[j.model].groups[uint8(j.tier)]
-	lp := &g.projects[j.lane]
-	f.laneWindow(g, lp)
+	lp := &f.laneProjects[j.lane]
+	if lp.window != f.windowID {
+		lp.window, lp.admitted, lp.tokens = f.windowID, 0, 0
+	}
 	lp.tokens += float64(tokens)
 }
 
@@ -227,9 +312,13 @@ func (f *fairness) laneWindow(l *tierGroup, lp *laneProject) {
 // tierSetChanges adds the time since the lane's set of waiting tiers last
 // changed, within the measurement window, to every tier in it below the
 // first (a higher tier waited meanwhile).
-func (r *recorder) tierSetChanges(l *laneFair) {
-	now := min(r.now(), r.end)
-	if from := max(l.tierSince, r.windowStart); now > from && len(l.tiersUp) > 1 {
+func (r *recorder) tierSetChanges(l *laneFair, now Time) {
+	now = min(now, r.end)
+	if len(l.tiersUp) < 2 {
+		l.tierSince = now
+		return
+	}
+	if from := max(l.tierSince, r.windowStart); now > from {
 		dt := (now - from).Seconds()
 		for _, u := range l.tiersUp[1:] {
 			r.fair.tierRules[uint8(u)].higherSeconds += dt
@@ -244,6 +333,7 @@ func (r *recorder) tierSetChanges(l *laneFair) {
 // the candidates to the projects waiting at this sample.
 func (f *fairness) laneWindows(close, record bool, names []string) []results.LaneWindow {
 	var out []results.LaneWindow
+	f.syncLaneBusy()
 	for _, m := range f.activeLanes {
 		for t := range f.lanes[m].groups {
 			g := &f.lanes[m].groups[t]
@@ -257,7 +347,7 @@ func (f *fairness) laneWindows(close, record bool, names []string) []results.Lan
 			if record {
 				xs, ys := f.jainBuf[:0], f.jainTokBuf[:0]
 				for p := g.candidates.Next(0); p >= 0; p = g.candidates.Next(p + 1) {
-					lp := &g.projects[p]
+					lp := &f.laneProjects[g.projects[p]]
 					var a, tok float64
 					if lp.window == f.windowID {
 						a, tok = float64(lp.admitted), lp.tokens
@@ -287,7 +377,7 @@ func (r *recorder) laneFairness(d *results.FairnessData, waiting func(yield func
 	f := &r.fair
 	end := min(r.now(), r.end)
 	for _, m := range f.activeLanes {
-		r.tierSetChanges(&f.lanes[m])
+		r.tierSetChanges(&f.lanes[m], r.now())
 	}
 	for t := range f.tierRules {
 		tr := &f.tierRules[t]
@@ -313,8 +403,8 @@ func (r *recorder) laneFairness(d *results.FairnessData, waiting func(yield func
 	d.FairShare.Ended = append([]float64(nil), f.fairShare...)
 	for _, m := range f.activeLanes {
 		for _, g := range f.lanes[m].groups {
-			for i := range g.projects {
-				if lp := &g.projects[i]; lp.epStart >= 0 {
+			for _, i := range g.projects {
+				if lp := &f.laneProjects[i]; lp.epStart >= 0 {
 					d.FairShare.Censored = append(d.FairShare.Censored, (end - lp.epStart).Seconds())
 				}
 			}

@@ -135,8 +135,10 @@ func (r *recorder) inWindow() bool { return r.now() >= r.windowStart }
 
 // set changes a level's value, adding the time it held the old value within
 // the window to its area.
-func (r *recorder) set(l *level, v int) {
-	now := r.now()
+func (r *recorder) set(l *level, v int) { r.setAt(l, v, r.now()) }
+
+// setAt is set with the clock read by the caller.
+func (r *recorder) setAt(l *level, v int, now Time) {
 	if l.v != 0 {
 		from := max(l.last, r.windowStart)
 		to := min(now, r.end)
@@ -161,39 +163,33 @@ func (r *recorder) depth(model int32, v int)   { r.set(&r.lanes[model].depth, v)
 func (r *recorder) busy(model int32, v int)    { r.set(&r.lanes[model].busy, v) }
 func (r *recorder) streams(model int32, v int) { r.set(&r.lanes[model].streams, v) }
 
-// gatewayOnly moves a model's count of jobs holding a container only to wait
-// on the gateway by one, up or down.
-func (r *recorder) gatewayOnly(model int, up bool) {
-	l := &r.lanes[model].gwOnly
-	v := l.v - 1
-	if up {
-		v = l.v + 1
-	}
-	r.set(l, v)
-}
-
 // jobArrived records a job's arrival; fresh tells that its batch is new.
 func (r *recorder) jobArrived(j *waitingJob, fresh bool) {
+	now := r.now()
+	in := now >= r.windowStart
 	r.counts.JobsArrived++
 	if !r.blind {
-		r.fairArrive(j, fresh)
+		r.fairArrive(j, fresh, now, in)
 	}
+	m := &r.lanes[j.model]
 	if j.grading {
-		r.lanes[j.model].grading = true
+		m.grading = true
 	}
-	if r.inWindow() {
-		r.lanes[j.model].arrived++
+	if in {
+		m.arrived++
 	}
 }
 
 func (r *recorder) jobStarted(j *jobState, running int) {
+	now := r.now()
+	in := now >= r.windowStart
 	if !r.blind {
-		r.fairStart(&j.waitingJob)
+		r.fairStart(&j.waitingJob, now, in)
 	}
 	m := &r.lanes[j.model]
-	r.set(&m.running, running)
+	r.setAt(&m.running, running, now)
 	r.counts.JobsStarted++
-	if r.inWindow() {
+	if in {
 		m.started++
 	}
 }
@@ -201,24 +197,25 @@ func (r *recorder) jobStarted(j *jobState, running int) {
 // jobEnded records a job that left its container: completed (its job times
 // kept when in the window), or failed; ended tells that its batch ended.
 func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
+	now := r.now()
 	m := &r.lanes[j.model]
-	r.set(&m.running, running)
+	r.setAt(&m.running, running, now)
 	if j.failed {
 		// One of its calls could never succeed (larger than a quota
 		// window's limit): it leaves its batch like a finished job but is
 		// counted as failed, not completed, and adds no job times.
 		r.counts.JobsFailed++
 		if !r.blind {
-			r.fairFinish(&j.waitingJob, ended)
+			r.fairFinish(&j.waitingJob, ended, now)
 		}
 		return
 	}
 	r.counts.JobsCompleted++
-	r.lastFinish = r.now()
+	r.lastFinish = now
 	if !r.blind {
-		r.fairFinish(&j.waitingJob, ended)
+		r.fairFinish(&j.waitingJob, ended, now)
 	}
-	if r.inWindow() {
+	if now >= r.windowStart {
 		m.completed++
 		m.times.add(results.JobTimes{
 			Queued:  float32((j.admitted - j.arrival).Seconds()),
@@ -227,16 +224,6 @@ func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
 			LLM:     float32(j.llm.Seconds()),
 			Tool:    float32(j.tool.Seconds()),
 		})
-	}
-}
-
-// dequeued: a try left the gateway queue after waiting there.
-func (r *recorder) dequeued(model int32, depth int, waited Time) {
-	m := &r.lanes[model]
-	r.set(&m.depth, depth)
-	if r.inWindow() {
-		m.queueEntries++
-		m.queueWaitSum += waited.Seconds()
 	}
 }
 
@@ -262,33 +249,45 @@ func (r *recorder) rejected(cs *callState, burned bool) {
 	}
 }
 
-func (r *recorder) answered(cs *callState) {
+// answered: the provider answered cs at now; m is its model's meter.
+func (r *recorder) answered(cs *callState, m *laneMeter, now Time) {
 	if cs.kind == productionCall {
-		p := &r.prod[cs.owner]
-		p.answered++
-		lat := (r.now() - cs.born).Seconds()
-		p.latencySum += lat
-		pm := r.prodMinute(cs.owner)
-		pm.served++
-		pm.latencies = append(pm.latencies, float32(lat))
+		r.prodAnswered(cs, now)
 		return
 	}
-	m := &r.lanes[cs.model]
 	m.cacheInSince += int64(cs.in)
 	m.cacheReadSince += int64(cs.cacheRead)
-	switch cs.miss {
-	case cacheMissGateway:
-		m.missGatewaySince++
-	case cacheMissTool:
-		m.missToolSince++
+	if cs.miss != cacheNoMiss {
+		r.missed(m, cs.miss)
 	}
-	if r.inWindow() {
+	if now >= r.windowStart {
 		m.calls++
 		m.tokens += float64(cs.in) + float64(cs.out)
 		if r.prices != nil {
 			r.bill(&m.bill, cs)
 		}
 	}
+}
+
+// missed counts an answered evaluation call's cache miss of this cause.
+func (r *recorder) missed(m *laneMeter, miss uint8) {
+	switch miss {
+	case cacheMissGateway:
+		m.missGatewaySince++
+	case cacheMissTool:
+		m.missToolSince++
+	}
+}
+
+// prodAnswered: the provider answered production call cs at now.
+func (r *recorder) prodAnswered(cs *callState, now Time) {
+	p := &r.prod[cs.owner]
+	p.answered++
+	lat := (now - cs.born).Seconds()
+	p.latencySum += lat
+	pm := r.prodMinute(cs.owner)
+	pm.served++
+	pm.latencies = append(pm.latencies, float32(lat))
 }
 
 // bill adds an answered call's tokens by class, their price and its cache

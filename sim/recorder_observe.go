@@ -1,6 +1,8 @@
 package sim
 
-// observe turns an observation into the run's measurements.
+// observe turns an observation into the run's measurements. The per-call
+// observations' work is written out here rather than in helpers too large
+// to inline.
 func (r *recorder) observe(w *World, o *obs) {
 	switch o.kind {
 	case obsJobArrived:
@@ -10,7 +12,14 @@ func (r *recorder) observe(w *World, o *obs) {
 	case obsJobEnded:
 		r.jobEnded(w.running.at(o.id), int(o.n), o.flag)
 	case obsGatewayOnly:
-		r.gatewayOnly(int(o.model), o.flag)
+		// A model's jobs holding a container only to wait on the gateway:
+		// one more (flag) or one fewer.
+		l := &r.lanes[o.model].gwOnly
+		v := l.v - 1
+		if o.flag {
+			v = l.v + 1
+		}
+		r.set(l, v)
 	case obsCallMade:
 		r.counts.CallsCreated++
 		if o.n != notQueued {
@@ -27,9 +36,11 @@ func (r *recorder) observe(w *World, o *obs) {
 		if o.flag {
 			r.settled(cs, w.prov.models[cs.model].orgOf(cs.source()), o.x)
 		}
-		r.busy(cs.model, int(o.n))
+		now := r.now()
+		m := &r.lanes[cs.model]
+		r.setAt(&m.busy, int(o.n), now)
 		r.counts.CallsAnswered++
-		r.answered(cs)
+		r.answered(cs, m, now)
 		if cs.kind == jobCall {
 			r.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
 		}
@@ -49,9 +60,26 @@ func (r *recorder) observe(w *World, o *obs) {
 // its organisation (and virtual key) count it.
 func (r *recorder) tried(w *World, cs *callState, o *obs) {
 	if o.n != notQueued {
-		r.dequeued(cs.model, int(o.n), r.now()-cs.queuedAt)
+		// It waited in the gateway queue.
+		m := &r.lanes[cs.model]
+		now := r.now()
+		r.setAt(&m.depth, int(o.n), now)
+		if now >= r.windowStart {
+			m.queueEntries++
+			m.queueWaitSum += (now - cs.queuedAt).Seconds()
+		}
 	}
 	r.counts.Tries++
+	if o.verdict == accepted {
+		d := &w.prov.models[cs.model]
+		r.acceptedTry(cs, d.orgOf(cs.source()), d.key, o.x)
+		return
+	}
+	r.refusedTry(cs, o)
+}
+
+// refusedTry: a try of cs was refused (o.verdict).
+func (r *recorder) refusedTry(cs *callState, o *obs) {
 	switch o.verdict {
 	case rejectedKey:
 		r.keyRejected(cs)
@@ -59,8 +87,5 @@ func (r *recorder) tried(w *World, cs *callState, o *obs) {
 		r.outage(cs)
 	case rejected429:
 		r.rejected(cs, o.flag)
-	default:
-		d := &w.prov.models[cs.model]
-		r.acceptedTry(cs, d.orgOf(cs.source()), d.key, o.x)
 	}
 }

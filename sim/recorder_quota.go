@@ -23,6 +23,10 @@ type quotaMeter struct {
 	use    [][][2]float64
 	real   [][]float64
 	keyUse [][2]float64
+	// evalUse and evalReal are use[0] and real[0] (the same arrays), one
+	// look-up nearer for the evaluation calls' tries.
+	evalUse  [][2]float64
+	evalReal []float64
 	// burned counts rejected tries counted against request windows, per
 	// workload; keyRejected counts tries refused by a virtual key.
 	burned      []int64
@@ -38,6 +42,7 @@ func newQuotaMeter(sc *scenario.Scenario) quotaMeter {
 		q.use[i] = make([][2]float64, len(sc.Organisations))
 		q.real[i] = make([]float64, len(sc.Organisations))
 	}
+	q.evalUse, q.evalReal = q.use[0], q.real[0]
 	return q
 }
 
@@ -67,18 +72,26 @@ func (r *recorder) keyRejected(cs *callState) {
 // model's next series row.
 func (r *recorder) acceptedTry(cs *callState, org int, key int, counted float64) {
 	tokens := float64(cs.in) + float64(cs.out)
+	if cs.kind == productionCall {
+		if org >= 0 {
+			w := 1 + int(cs.owner)
+			u := &r.quota.use[w][org]
+			u[0]++
+			u[1] += counted
+			r.quota.real[w][org] += tokens
+		}
+		return
+	}
 	if org >= 0 {
-		u := &r.quota.use[workloadOf(cs)][org]
+		u := &r.quota.evalUse[org]
 		u[0]++
 		u[1] += counted
-		r.quota.real[workloadOf(cs)][org] += tokens
-		if cs.kind == jobCall {
-			m := &r.lanes[cs.model]
-			m.countedSince += counted
-			m.realSince += tokens
-		}
+		r.quota.evalReal[org] += tokens
+		m := &r.lanes[cs.model]
+		m.countedSince += counted
+		m.realSince += tokens
 	}
-	if key >= 0 && cs.kind == jobCall {
+	if key >= 0 {
 		r.quota.keyUse[key][0]++
 		r.quota.keyUse[key][1] += tokens
 	}

@@ -82,8 +82,8 @@ type obs struct {
 	x       float64
 }
 
-// emit hands an observation to the observers. It inlines into the data
-// path: the recorder is always there, the others rarely.
+// emit hands an observation to the observers: the recorder always, the
+// others (tracer, event log) when set.
 func (w *World) emit(o *obs) {
 	w.rec.observe(w, o)
 	if w.others {

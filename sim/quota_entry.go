@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/evalsched/lab/scenario"
+)
+
+// quotaEntry is 16 bytes: a rolling daily log holds every try of the last
+// 24 hours, tens of millions on a busy week. A try's tokens are a whole
+// number (a call's input plus output, each an int32), so they fit amt
+// exactly; a history entry's minute of a declared day (whole, but up to
+// the day's total) lives in the log's hist and amt is its index there.
+type quotaEntry struct {
+	t     Time
+	amt   uint32 // tokens of a try; a history entry's index in quotaLog.hist
+	model int16  // the evaluation call's model; -1 for production and history
+	src   source
+	kind  entryKind
+}
+
+// newTry is the entry of an accepted try (or, with kind entryBurn, of a
+// rejected one counted against the request windows).
+func newTry(t Time, tokens float64, src source, model int32, kind entryKind) quotaEntry {
+	e := quotaEntry{t: t, amt: uint32(tokens), src: src, model: int16(model), kind: kind}
+	if float64(e.amt) != tokens || int32(e.model) != model {
+		panic(badEntry{tokens, model}) // a value, not a call: newTry inlines
+	}
+	return e
+}
+
+// badEntry is the panic of a try an entry cannot hold.
+type badEntry struct {
+	tokens float64
+	model  int32
+}
+
+func (b badEntry) Error() string {
+	return fmt.Sprintf("sim: quota entry of %v tokens on model %d: not a whole uint32 and an int16", b.tokens, b.model)
+}
+
+// entryKind says what an entry counts in which window.
+type entryKind uint8
+
+// The history kinds come last: of tells them apart with one compare.
+const (
+	entryTry  entryKind = iota // an accepted try: 1 request, amt tokens
+	entryBurn                  // a rejected try counted against the request windows
+	// entryOut is a try's output, apart from its input (entryTry) in a
+	// pool that meters them apart or counts output when a call ends.
+	entryOut
+	entryHistRequests // declared usage: amt requests
+	entryHistTokens   // declared usage: amt tokens
+	numEntryKinds
+)
+
+// holdsKind says whether a window counting c counts entries of kind k.
+func holdsKind(c scenario.DimCounts, k entryKind) bool {
+	switch k {
+	case entryTry:
+		return c != scenario.CountsOutput
+	case entryHistTokens:
+		return c == scenario.CountsTokens || c == scenario.CountsInput
+	case entryOut:
+		return c == scenario.CountsTokens || c == scenario.CountsOutput
+	}
+	return c == scenario.CountsRequests // burn, history requests
+}
+
+// kindsOf is the set of entry kinds (bit 1<<k) a window counting c holds.
+func kindsOf(c scenario.DimCounts) uint8 {
+	var m uint8
+	for k := range numEntryKinds {
+		if holdsKind(c, k) {
+			m |= 1 << k
+		}
+	}
+	return m
+}
+
+// holds says whether the window counts entries of kind k.
+func (q *quotaWindow) holds(k entryKind) bool { return q.kinds>>k&1 != 0 }
+
+// of is what entry e counts in the window (which holds it): a history
+// entry its declared amount, a try or a burn 1 request in a requests
+// window (the only windows holding burns), else its tokens.
+func (q *quotaWindow) of(e *quotaEntry) float64 { return q.ofKind(e.kind, e.amt) }
+
+// ofKind is of for an entry of kind and amt.
+func (q *quotaWindow) ofKind(kind entryKind, amt uint32) float64 {
+	if kind >= entryHistRequests {
+		return q.log.hist[amt]
+	}
+	if q.one {
+		return 1
+	}
+	return float64(amt)
+}

@@ -86,7 +86,7 @@ type obs struct {
 // others (tracer, event log) when set.
 func (w *World) emit(o *obs) {
 	w.rec.observe(w, o)
-	if w.others {
+	if w.tr != nil || w.log != nil {
 		w.observeOthers(o)
 	}
 }

@@ -46,7 +46,7 @@ func (w *World) observeAlerts() {
 		_, eval := pool.dimUse(now, srcEval)
 		for i := range pool.windows {
 			d := pool.windows[i].dim
-			a.mon.Observe(Epoch.Add(now.Duration()), w.sc.Organisations[o].Name, scenario.DimNames[d], eval[d])
+			a.mon.Observe(now.Wall(), w.sc.Organisations[o].Name, scenario.DimNames[d], eval[d])
 		}
 	}
 }
@@ -64,7 +64,7 @@ func (w *World) Alerts() []results.AlertEpisode {
 		}
 	}
 	var out []results.AlertEpisode
-	for _, e := range w.alerts.mon.Episodes(Epoch.Add(w.end.Duration())) {
+	for _, e := range w.alerts.mon.Episodes(w.end.Wall()) {
 		out = append(out, results.AlertEpisode{Start: e.Start.Sub(Epoch).Seconds(), End: e.End.Sub(Epoch).Seconds(),
 			Key: e.Key, Dimension: e.Dim, PeakShare: e.Peak, Models: billed[e.Key]})
 	}

@@ -1,0 +1,37 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestWallIsEpochAdd: Time.Wall builds the same time.Time value (==, so
+// the same instant, location and representation) as Epoch.Add, on edge
+// values and a million random times up to ~290 years.
+func TestWallIsEpochAdd(t *testing.T) {
+	ts := []Time{0, 1, Second - 1, Second, Second + 1, Hour, 7 * 24 * Hour, -1, -Second - 1, Time(1) << 53, Time(int64(time.Duration(1<<63-1) / time.Microsecond))}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1_000_000 {
+		ts = append(ts, Time(r.Int64N(int64(time.Duration(1<<63-1)/time.Microsecond))))
+	}
+	for _, v := range ts {
+		if got, want := v.Wall(), Epoch.Add(v.Duration()); got != want {
+			t.Fatalf("Time(%d).Wall() = %#v, want Epoch.Add: %#v", v, got, want)
+		}
+	}
+}
+
+// TestWallOtherEpoch: an Epoch off UTC or a whole second takes Add itself.
+func TestWallOtherEpoch(t *testing.T) {
+	defer func(e time.Time) { Epoch = e }(Epoch)
+	for _, e := range []time.Time{
+		time.Date(2026, 1, 1, 0, 0, 0, 5, time.UTC),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("X", 3600)),
+	} {
+		Epoch = e
+		if got, want := (90 * Second).Wall(), e.Add(90*time.Second); got != want {
+			t.Errorf("Epoch %v: Wall = %#v, want %#v", e, got, want)
+		}
+	}
+}

@@ -7,12 +7,17 @@ package sim
 // jobs waiting (a backlogged baseline over a week) costs their size, not
 // double it. Pointers from at stay valid until the slot is released.
 type slots[T any] struct {
-	pages [][]T
+	// Fixed-size pages: a slot's index in its page is masked to the page's
+	// size, so at checks only the page number's bound.
+	pages [](*[slotPage]T)
 	n     int32 // slots handed out so far (the high-water mark)
 	free  []int32
 }
 
-const slotPageBits = 12 // 4,096 records a page
+const (
+	slotPageBits = 12 // 4,096 records a page
+	slotPage     = 1 << slotPageBits
+)
 
 // take returns a free slot, zeroed (by release, or new).
 func (s *slots[T]) take() int32 {
@@ -23,7 +28,7 @@ func (s *slots[T]) take() int32 {
 	}
 	slot := s.n
 	if int(slot>>slotPageBits) == len(s.pages) {
-		s.pages = append(s.pages, make([]T, 1<<slotPageBits))
+		s.pages = append(s.pages, new([slotPage]T))
 	}
 	s.n++
 	return slot
@@ -38,7 +43,7 @@ func (s *slots[T]) release(slot int32) {
 
 // at is the record in a slot.
 func (s *slots[T]) at(slot int32) *T {
-	return &s.pages[slot>>slotPageBits][slot&(1<<slotPageBits-1)]
+	return &s.pages[uint32(slot)>>slotPageBits][slot&(slotPage-1)]
 }
 
 // pages is an append-only list kept in pages, so that growing it never

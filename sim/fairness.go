@@ -81,7 +81,7 @@ type fairness struct {
 	slotOf  []int32
 	// small batches that arrived in the window, folded in as they are
 	// pruned (the live ones join at the end)
-	small results.SmallBatches
+	small smallBatches
 	// per model: jobs waiting that belong to large batches
 	largeWaiting []int
 	// Admissions per tier (uint8(tier)): in the measurement window, and in
@@ -247,7 +247,9 @@ func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 	f.changed(b)
 	// A tracked batch keeps its slot until its last row.
 	if ended {
-		addSmall(&f.small, b, now)
+		if ok, finished, makespan := smallMakespan(b, now); ok {
+			f.small.add(b.behindLarge, finished, makespan)
+		}
 		b.live = false
 		if !b.tracked {
 			f.batches.release(slot)
@@ -255,19 +257,62 @@ func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 	}
 }
 
-// addSmall folds a batch into small-batch measurements if it is small and
-// arrived in the window: its makespan if it finished, or the time it has
-// been open until now (a right-censored makespan; only live batches are
-// unfinished, so these cost nothing while the run lasts).
-func addSmall(s *results.SmallBatches, b *batchState, now Time) {
-	if b.arrived > SmallBatch || !b.inWindow {
+// smallBatches is results.SmallBatches while the run lasts: the makespans
+// in pages, so that a run of a million single-job batches never copies
+// them to grow a slice (fairness joins them once, at their final size).
+type smallBatches struct {
+	count, behindLarge, unfinished int
+	makespans, behindMakespans     pages[float64]
+	censored, behindCensored       pages[float64]
+}
+
+// add is results.SmallBatches.Add.
+func (s *smallBatches) add(behindLarge, finished bool, makespan float64) {
+	s.count++
+	if behindLarge {
+		s.behindLarge++
+	}
+	if !finished {
+		s.unfinished++
+		s.censored.add(makespan)
+		if behindLarge {
+			s.behindCensored.add(makespan)
+		}
 		return
 	}
-	if b.done == b.arrived {
-		s.Add(b.behindLarge, true, (b.lastFinish - b.firstArrive).Seconds())
-	} else {
-		s.Add(b.behindLarge, false, (now - b.firstArrive).Seconds())
+	s.makespans.add(makespan)
+	if behindLarge {
+		s.behindMakespans.add(makespan)
 	}
+}
+
+// results is the measurements as results.SmallBatches, with room for
+// extra more batches (the live ones, added at the end).
+func (s *smallBatches) results(extra int) results.SmallBatches {
+	join := func(ps *pages[float64]) []float64 {
+		n := ps.len()
+		if n == 0 {
+			return nil // as results.SmallBatches.Add leaves it
+		}
+		return ps.appendTo(make([]float64, 0, n+extra))
+	}
+	return results.SmallBatches{Count: s.count, BehindLarge: s.behindLarge, Unfinished: s.unfinished,
+		Makespans: join(&s.makespans), BehindLargeMakespans: join(&s.behindMakespans),
+		Censored: join(&s.censored), BehindLargeCensored: join(&s.behindCensored)}
+}
+
+// smallMakespan is whether a batch counts among the small batches (it is
+// small and arrived in the window), and its makespan if it finished, or
+// the time it has been open until now (a right-censored makespan; only
+// live batches are unfinished, so these cost nothing while the run lasts).
+func smallMakespan(b *batchState, now Time) (ok, finished bool, makespan float64) {
+	if b.arrived > SmallBatch || !b.inWindow {
+		return false, false, 0
+	}
+	if b.done == b.arrived {
+		return true, true, (b.lastFinish - b.firstArrive).Seconds()
+	}
+	return true, false, (now - b.firstArrive).Seconds()
 }
 
 // liveBatches are the batches not pruned, in slot order.
@@ -379,17 +424,14 @@ func (r *recorder) progressRow(b *batchState, t Time, v [3]int32) {
 // jobs still waiting at the end.
 func (r *recorder) fairness(waiting func(yield func(*waitingJob) bool)) results.FairnessData {
 	f := &r.fair
-	// The pruned small batches and those still live at the end. Clipped, so
-	// that adding the live ones grows new arrays and the run's own
-	// measurements stay as they are, without a copy of every makespan
-	// (results.Summarize copies them once, to sort them).
-	small := f.small
-	small.Makespans = slices.Clip(small.Makespans)
-	small.BehindLargeMakespans = slices.Clip(small.BehindLargeMakespans)
-	small.Censored = slices.Clip(small.Censored)
-	small.BehindLargeCensored = slices.Clip(small.BehindLargeCensored)
-	for _, b := range f.liveBatches() {
-		addSmall(&small, b, r.now())
+	// The pruned small batches and those still live at the end, joined into
+	// new arrays, so that the run's own measurements stay as they are.
+	live := f.liveBatches()
+	small := f.small.results(len(live))
+	for _, b := range live {
+		if ok, finished, makespan := smallMakespan(b, r.now()); ok {
+			small.Add(b.behindLarge, finished, makespan)
+		}
 	}
 	d := results.FairnessData{Windows: f.windows, TierAdmitted: tierMap(&f.tierAdmitted), Small: small}
 	r.laneFairness(&d, waiting)

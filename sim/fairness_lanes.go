@@ -389,11 +389,14 @@ func (r *recorder) laneFairness(d *results.FairnessData, waiting func(yield func
 			AdmittedHigher: tr.admittedHigher, HigherBackloggedHours: tr.higherSeconds / 3600})
 	}
 	var waits []float64
-	for _, p := range f.waits.p {
+	if n := f.waits.len(); n > 0 {
+		waits = make([]float64, 0, n)
+	}
+	f.waits.each(func(p []float32) {
 		for _, w := range p {
 			waits = append(waits, float64(w))
 		}
-	}
+	})
 	d.Waits.Ended = waits
 	for j := range waiting {
 		if j.arrival >= r.windowStart {

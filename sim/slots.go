@@ -28,7 +28,9 @@ func (s *slots[T]) take() int32 {
 	}
 	slot := s.n
 	if int(slot>>slotPageBits) == len(s.pages) {
-		s.pages = append(s.pages, new([slotPage]T))
+		// Made as a slice of T, not new([slotPage]T): the runtime then
+		// reads T's pointer mask rather than building one for the array.
+		s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
 	}
 	s.n++
 	return slot
@@ -47,38 +49,69 @@ func (s *slots[T]) at(slot int32) *T {
 }
 
 // pages is an append-only list kept in pages, so that growing it never
-// copies what it holds; all joins them (once: the pages are replaced by the
-// joined one).
-type pages[T any] struct{ p [][]T }
-
-func (ps *pages[T]) add(v T) {
-	n := len(ps.p)
-	if n == 0 || len(ps.p[n-1]) == cap(ps.p[n-1]) {
-		size := 256
-		if n > 0 {
-			size = min(2*cap(ps.p[n-1]), 8192)
-		}
-		ps.p = append(ps.p, make([]T, 0, size))
-		n++
-	}
-	ps.p[n-1] = append(ps.p[n-1], v)
+// copies what it holds: cur is the page being filled, p the full ones
+// before it. all joins them (once: the pages are replaced by the joined one).
+type pages[T any] struct {
+	p   [][]T
+	cur []T
 }
 
-func (ps *pages[T]) all() []T {
-	switch len(ps.p) {
-	case 0:
-		return nil
-	case 1:
-		return ps.p[0]
+func (ps *pages[T]) add(v T) {
+	n := len(ps.cur)
+	if n == cap(ps.cur) {
+		ps.grow()
+		n = 0
 	}
-	n := 0
+	ps.cur = ps.cur[:n+1]
+	ps.cur[n] = v
+}
+
+// grow closes the page being filled (if any) and opens the next, twice its
+// size up to 8,192 records.
+func (ps *pages[T]) grow() {
+	size := 256
+	if c := cap(ps.cur); c > 0 {
+		ps.p = append(ps.p, ps.cur)
+		size = min(2*c, 8192)
+	}
+	ps.cur = make([]T, 0, size)
+}
+
+// len is the number of records added.
+func (ps *pages[T]) len() int {
+	n := len(ps.cur)
 	for _, p := range ps.p {
 		n += len(p)
 	}
-	out := make([]T, 0, n)
+	return n
+}
+
+// each calls f with each page's records in order.
+func (ps *pages[T]) each(f func([]T)) {
+	for _, p := range ps.p {
+		f(p)
+	}
+	if len(ps.cur) > 0 {
+		f(ps.cur)
+	}
+}
+
+// appendTo appends the records to out, in order.
+func (ps *pages[T]) appendTo(out []T) []T {
 	for _, p := range ps.p {
 		out = append(out, p...)
 	}
-	ps.p = append(ps.p[:0], out)
+	return append(out, ps.cur...)
+}
+
+func (ps *pages[T]) all() []T {
+	switch {
+	case len(ps.p) == 0 && len(ps.cur) == 0:
+		return nil
+	case len(ps.p) == 0:
+		return ps.cur
+	}
+	out := ps.appendTo(make([]T, 0, ps.len()))
+	ps.p, ps.cur = nil, out
 	return out
 }

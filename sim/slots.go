@@ -36,6 +36,22 @@ func (s *slots[T]) take() int32 {
 	return slot
 }
 
+// cover makes slot addressable with at, as if every slot up to it had
+// been taken: a table kept beside another's slots, keyed by them, grows
+// with it so.
+func (s *slots[T]) cover(slot int32) {
+	if int(uint32(slot)>>slotPageBits) >= len(s.pages) {
+		s.grow(slot)
+	}
+	s.n = max(s.n, slot+1)
+}
+
+func (s *slots[T]) grow(slot int32) {
+	for int(uint32(slot)>>slotPageBits) >= len(s.pages) {
+		s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
+	}
+}
+
 // release zeroes a slot (dropping what it references) and frees it for reuse.
 func (s *slots[T]) release(slot int32) {
 	var zero T

@@ -286,8 +286,18 @@ type smallBatches struct {
 	censored, behindCensored       pages[float64]
 }
 
-// add is results.SmallBatches.Add.
+// add is results.SmallBatches.Add: the common batch (finished, not behind
+// large) inline, the others in addOther.
 func (s *smallBatches) add(behindLarge, finished bool, makespan float64) {
+	if finished && !behindLarge {
+		s.count++
+		s.makespans.add(makespan)
+		return
+	}
+	s.addOther(behindLarge, finished, makespan)
+}
+
+func (s *smallBatches) addOther(behindLarge, finished bool, makespan float64) {
 	s.count++
 	if behindLarge {
 		s.behindLarge++

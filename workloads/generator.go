@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -529,11 +530,19 @@ func (g *Generator) nameBlock(seq int) {
 	name := appendBatchName(buf[:0], seq)
 	w := len(name)
 	if last := BatchName(seq + nameBlock - 1); seq >= 0 && len(last) == w {
-		b = append(b, name...)
-		for range nameBlock - 1 {
-			n := len(b)
-			b = append(b, b[n-w:n]...)
-			nextBatchName(b[n:])
+		n := w * nameBlock
+		if cap(b) < n {
+			b = make([]byte, n)
+		}
+		b = b[:n]
+		copy(b, name)
+		for i := w; i < n; i += w {
+			if w == 8 { // seq below 10^7: one word
+				binary.LittleEndian.PutUint64(b[i:], binary.LittleEndian.Uint64(b[i-8:]))
+			} else {
+				copy(b[i:i+w], b[i-w:i])
+			}
+			nextBatchName(b[i : i+w])
 		}
 	} else {
 		w = 0

@@ -158,7 +158,11 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	if fresh {
 		f.batches.cover(j.batch)
 		b = f.batches.at(j.batch)
-		*b = batchState{firstArrive: now, model: j.model, inWindow: in, live: true, behindLarge: f.largeWaiting[j.model] > 0}
+		// Field by field: a composite literal would be built aside and
+		// copied. ext is nil already (a batch's end clears it).
+		b.firstArrive, b.lastFinish = now, 0
+		b.model, b.started, b.arrived, b.waiting, b.done = j.model, 0, 0, 0, 0
+		b.inWindow, b.live, b.behindLarge = in, true, f.largeWaiting[j.model] > 0
 		if b.behindLarge {
 			b = f.track(b, r.ids.batchName(j.batch))
 		}

@@ -8,8 +8,10 @@ package sim
 // double it. Pointers from at stay valid until the slot is released.
 type slots[T any] struct {
 	// Fixed-size pages: a slot's index in its page is masked to the page's
-	// size, so at checks only the page number's bound.
+	// size, so at checks only the page number's bound. first is pages[0],
+	// read without the list (most tables never pass a page).
 	pages [](*[slotPage]T)
+	first *[slotPage]T
 	n     int32 // slots handed out so far (the high-water mark)
 	free  []int32
 }
@@ -31,6 +33,7 @@ func (s *slots[T]) take() int32 {
 		// Made as a slice of T, not new([slotPage]T): the runtime then
 		// reads T's pointer mask rather than building one for the array.
 		s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
+		s.first = s.pages[0]
 	}
 	s.n++
 	return slot
@@ -50,6 +53,7 @@ func (s *slots[T]) grow(slot int32) {
 	for int(uint32(slot)>>slotPageBits) >= len(s.pages) {
 		s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
 	}
+	s.first = s.pages[0]
 }
 
 // release zeroes a slot (dropping what it references) and frees it for reuse.
@@ -61,6 +65,9 @@ func (s *slots[T]) release(slot int32) {
 
 // at is the record in a slot.
 func (s *slots[T]) at(slot int32) *T {
+	if uint32(slot) < slotPage {
+		return &s.first[slot]
+	}
 	return &s.pages[uint32(slot)>>slotPageBits][slot&(slotPage-1)]
 }
 

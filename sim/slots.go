@@ -7,17 +7,21 @@ package sim
 // jobs waiting (a backlogged baseline over a week) costs their size, not
 // double it. Pointers from at stay valid until the slot is released.
 type slots[T any] struct {
-	// Fixed-size pages: a slot's index in its page is masked to the page's
-	// size, so at checks only the page number's bound. first is pages[0],
-	// read without the list (most tables never pass a page).
+	// The first slotFirst slots are in first: most tables stay there (a
+	// queue's jobs in flight), which then costs a small page, not a large
+	// one, and at reads it without the list. The others are in pages of
+	// slotPage records (pages[0] leaves its first slotFirst unused): a
+	// slot's index in its page is masked to the page's size, so at checks
+	// only the page number's bound.
+	first *[slotFirst]T
 	pages [](*[slotPage]T)
-	first *[slotPage]T
 	n     int32 // slots handed out so far (the high-water mark)
 	free  []int32
 }
 
 const (
-	slotPageBits = 12 // 4,096 records a page
+	slotFirst    = 256
+	slotPageBits = 12 // 4,096 records a page after the first
 	slotPage     = 1 << slotPageBits
 )
 
@@ -29,13 +33,15 @@ func (s *slots[T]) take() int32 {
 		return slot
 	}
 	slot := s.n
-	if int(slot>>slotPageBits) == len(s.pages) {
-		// Made as a slice of T, not new([slotPage]T): the runtime then
-		// reads T's pointer mask rather than building one for the array.
-		s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
-		s.first = s.pages[0]
-	}
 	s.n++
+	// Pages made as slices of T, not new([N]T): the runtime then reads T's
+	// pointer mask rather than building one for the array.
+	switch {
+	case slot == 0:
+		s.first = (*[slotFirst]T)(make([]T, slotFirst))
+	case slot >= slotFirst && int(slot>>slotPageBits) == len(s.pages):
+		s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
+	}
 	return slot
 }
 
@@ -43,17 +49,22 @@ func (s *slots[T]) take() int32 {
 // been taken: a table kept beside another's slots, keyed by them, grows
 // with it so.
 func (s *slots[T]) cover(slot int32) {
-	if int(uint32(slot)>>slotPageBits) >= len(s.pages) {
+	if slot >= s.n {
 		s.grow(slot)
 	}
-	s.n = max(s.n, slot+1)
 }
 
+// grow takes the slots past the high-water mark up to slot, as take does
+// (written out: take stays small enough to inline).
 func (s *slots[T]) grow(slot int32) {
-	for int(uint32(slot)>>slotPageBits) >= len(s.pages) {
-		s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
+	for ; s.n <= slot; s.n++ {
+		switch k := s.n; {
+		case k == 0:
+			s.first = (*[slotFirst]T)(make([]T, slotFirst))
+		case k >= slotFirst && int(k>>slotPageBits) == len(s.pages):
+			s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
+		}
 	}
-	s.first = s.pages[0]
 }
 
 // release zeroes a slot (dropping what it references) and frees it for reuse.
@@ -65,7 +76,7 @@ func (s *slots[T]) release(slot int32) {
 
 // at is the record in a slot.
 func (s *slots[T]) at(slot int32) *T {
-	if uint32(slot) < slotPage {
+	if uint32(slot) < slotFirst {
 		return &s.first[slot]
 	}
 	return &s.pages[uint32(slot)>>slotPageBits][slot&(slotPage-1)]

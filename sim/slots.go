@@ -100,6 +100,17 @@ func (ps *pages[T]) add(v T) {
 	ps.cur[n] = v
 }
 
+// next adds a zero record and returns it, to be filled in place.
+func (ps *pages[T]) next() *T {
+	n := len(ps.cur)
+	if n == cap(ps.cur) {
+		ps.grow()
+		n = 0
+	}
+	ps.cur = ps.cur[:n+1]
+	return &ps.cur[n]
+}
+
 // grow closes the page being filled (if any) and opens the next, twice its
 // size up to 8,192 records.
 func (ps *pages[T]) grow() {

@@ -289,13 +289,18 @@ func (g *Generator) nextArrival(bp *BatchProcess, from time.Duration) time.Durat
 	if bp.RatePerHour <= 0 {
 		return math.MaxInt64
 	}
-	peak := bp.Profile.peak
+	p := &bp.Profile
+	peak := p.peak
+	flat := p.hourly == nil && p.weekday == nil && peak == 1 // factor is 1: every candidate is kept
 	for t := from; ; {
 		t += g.poissonGap(bp.RatePerHour * peak)
 		if t >= g.horizon || t < from {
 			return math.MaxInt64
 		}
-		if f := bp.Profile.factor(t); f == peak || unit(g.src)*peak < f {
+		if flat {
+			return t
+		}
+		if f := p.factor(t); f == peak || unit(g.src)*peak < f {
 			return t
 		}
 	}

@@ -106,8 +106,8 @@ type fairness struct {
 	tracked                  []*trackedBatch // in trackSeq order
 	trackSeq                 int64
 	dirty                    []*trackedBatch // tracked batches changed since the last sample
-	untracked                int           // tracked batches done, to drop from tracked
-	prevSample               Time          // the last sample's time (-1 before the first)
+	untracked                int             // tracked batches done, to drop from tracked
+	prevSample               Time            // the last sample's time (-1 before the first)
 
 	// Per lane (fairness_lanes.go): each model's projects, found by
 	// (project, model) in laneIDs, the last one looked up kept beside it;

@@ -112,8 +112,9 @@ func newPicker(n int) picker {
 	return picker{n: n, mask: uint64(n - 1), pow2: n > 0 && n&(n-1) == 0}
 }
 
-// draw is the pick. startBatch writes a power of two's out where it
-// draws (a call would cost a third of the draw).
+// draw is the pick. startBatch writes the power-of-two case out by hand
+// where it draws: the compiler does not inline draw, and the call would
+// cost a third of the draw.
 func (p *picker) draw(src *rand.PCG) int {
 	if p.pow2 {
 		return int(src.Uint64() & p.mask)
@@ -513,7 +514,7 @@ func appendBatchName(b []byte, seq int) []byte {
 func (g *Generator) batchName(seq int) string {
 	k := seq - g.namesFrom
 	if g.names == "" || k < 0 || k >= nameBlock {
-		g.nameBlock(seq)
+		g.formatNames(seq)
 		k = 0
 	}
 	if w := g.nameWidth; w > 0 {
@@ -526,10 +527,10 @@ func (g *Generator) batchName(seq int) string {
 	return g.names[start:g.nameEnd[k]]
 }
 
-// nameBlock formats the nameBlock names from seq on into g.names. When
+// formatNames formats the nameBlock names from seq on into g.names. When
 // they all have the first one's width (no count passes a power of ten),
 // each is the one before it copied and counted up, and nameWidth is set.
-func (g *Generator) nameBlock(seq int) {
+func (g *Generator) formatNames(seq int) {
 	b := g.nameBuf[:0]
 	var buf [24]byte
 	name := appendBatchName(buf[:0], seq)

@@ -7,13 +7,14 @@ package sim
 // jobs waiting (a backlogged baseline over a week) costs their size, not
 // double it. Pointers from at stay valid until the slot is released.
 type slots[T any] struct {
-	// The first slotFirst slots are in first: most tables stay there (a
-	// queue's jobs in flight), which then costs a small page, not a large
-	// one, and at reads it without the list. The others are in pages of
-	// slotPage records (pages[0] leaves its first slotFirst unused): a
-	// slot's index in its page is masked to the page's size, so at checks
-	// only the page number's bound.
-	first *[slotFirst]T
+	// The first slotFirst slots are in first, inside the table: most
+	// tables stay there (a queue's jobs in flight), which then costs no
+	// page, and at reads it without the list or a pointer. The others are
+	// in pages of slotPage records (pages[0] leaves its first slotFirst
+	// unused): a slot's index in its page is masked to the page's size,
+	// so at checks only the page number's bound. A table is not copied
+	// once it holds records (its first ones would not follow).
+	first [slotFirst]T
 	pages [](*[slotPage]T)
 	n     int32 // slots handed out so far (the high-water mark)
 	free  []int32
@@ -34,12 +35,9 @@ func (s *slots[T]) take() int32 {
 	}
 	slot := s.n
 	s.n++
-	// Pages made as slices of T, not new([N]T): the runtime then reads T's
-	// pointer mask rather than building one for the array.
-	switch {
-	case slot == 0:
-		s.first = (*[slotFirst]T)(make([]T, slotFirst))
-	case slot >= slotFirst && int(slot>>slotPageBits) == len(s.pages):
+	// Pages made as slices of T, not new([slotPage]T): the runtime then
+	// reads T's pointer mask rather than building one for the array.
+	if slot >= slotFirst && int(slot>>slotPageBits) == len(s.pages) {
 		s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
 	}
 	return slot
@@ -58,10 +56,7 @@ func (s *slots[T]) cover(slot int32) {
 // (written out: take stays small enough to inline).
 func (s *slots[T]) grow(slot int32) {
 	for ; s.n <= slot; s.n++ {
-		switch k := s.n; {
-		case k == 0:
-			s.first = (*[slotFirst]T)(make([]T, slotFirst))
-		case k >= slotFirst && int(k>>slotPageBits) == len(s.pages):
+		if k := s.n; k >= slotFirst && int(k>>slotPageBits) == len(s.pages) {
 			s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
 		}
 	}

@@ -542,13 +542,17 @@ func (g *Generator) formatNames(seq int) {
 		}
 		b = b[:n]
 		copy(b, name)
-		for i := w; i < n; i += w {
-			if w == 8 { // seq below 10^7: one word
-				binary.LittleEndian.PutUint64(b[i:], binary.LittleEndian.Uint64(b[i-8:]))
-			} else {
-				copy(b[i:i+w], b[i-w:i])
+		if w == 8 { // seq below 10^7: a name is one word
+			x := binary.LittleEndian.Uint64(b)
+			for i := 8; i+8 <= n; i += 8 {
+				x = nextBatchName8(x)
+				binary.LittleEndian.PutUint64(b[i:], x)
 			}
-			nextBatchName(b[i : i+w])
+		} else {
+			for i := w; i < n; i += w {
+				copy(b[i:i+w], b[i-w:i])
+				nextBatchName(b[i : i+w])
+			}
 		}
 	} else {
 		w = 0
@@ -563,6 +567,19 @@ func (g *Generator) formatNames(seq int) {
 		}
 	}
 	g.names, g.namesFrom, g.nameWidth, g.nameBuf = string(b), seq, w, b
+}
+
+// nextBatchName8 is nextBatchName on an 8-byte name read as a
+// little-endian word (its last digit in the top byte), for a name that
+// does not grow: not all nines.
+func nextBatchName8(x uint64) uint64 {
+	for k := 56; k >= 8; k -= 8 {
+		if byte(x>>k) != '9' {
+			return x + 1<<k
+		}
+		x = x&^(0xff<<k) | '0'<<k
+	}
+	return x
 }
 
 // nextBatchName turns name, BatchName(seq) for seq >= 0, into

@@ -29,16 +29,16 @@ type projectState struct {
 
 // batchState is one batch from its first arrival until its last job is done
 // (then it is pruned: a later job with the same batch name starts a new
-// one), as the world's identity table says. It lives in a slot of
-// fairness.batches, found from the world's batch key through slotOf; a
-// tracked batch keeps its slot after it ends, until its last progress row.
+// one), as the world's identity table says. Its record is in
+// fairness.batches at the world's batch key (its slot in identity.batches),
+// which the world reuses once the batch ends; a tracked batch's state moves
+// out to ext when it starts being tracked, so that it outlives the record
+// until its last progress row.
 type batchState struct {
-	// 96 bytes: a backlog of single-job batches keeps millions live. Job
+	// 48 bytes: a backlog of single-job batches keeps millions live. Job
 	// counts fit 32 bits (a run holds far fewer jobs).
-	name        string // when tracked
 	firstArrive Time
 	lastFinish  Time
-	slot        int32 // in fairness.batches
 	model       int32
 	started     int32
 	arrived     int32
@@ -47,13 +47,29 @@ type batchState struct {
 	inWindow    bool // arrived in the measurement window
 	live        bool // not pruned yet
 	behindLarge bool
+	// ext is the batch's state once it is tracked (the record then only
+	// points there; ext.ext points to ext itself).
+	ext *trackedBatch
+}
 
-	// Progress rows (tracked batches only).
-	tracked  bool // progress is recorded (large, or small behind large)
+// trackedBatch is a batch whose progress is (or was) recorded: large, or
+// small behind large.
+type trackedBatch struct {
+	batchState
+	name     string
+	tracked  bool // progress is recorded
 	dirty    bool // changed since its last row
 	row      [3]int32
 	trackSeq int64
 	rowT     Time // time of its last row; -1 before the first
+}
+
+// state is the batch's state: the record itself, or where it moved.
+func (b *batchState) state() *batchState {
+	if b.ext != nil {
+		return &b.ext.batchState
+	}
+	return b
 }
 
 type fairness struct {
@@ -74,14 +90,12 @@ type fairness struct {
 	busyMoved        []int32
 	windowID         int32
 	jainBuf          []float64 // the candidates' admissions at a window's end
-	// Batches in slots, freed once pruned and past their last progress row;
-	// slotOf maps the world's batch key (its slot in identity.batches) to
-	// the live batch's slot here.
+	// Batches by the world's batch key (its slot in identity.batches): a
+	// table beside the world's, covering the slots it has handed out.
 	batches slots[batchState]
-	slotOf  []int32
 	// small batches that arrived in the window, folded in as they are
 	// pruned (the live ones join at the end)
-	small results.SmallBatches
+	small smallBatches
 	// per model: jobs waiting that belong to large batches
 	largeWaiting []int
 	// Admissions per tier (uint8(tier)): in the measurement window, and in
@@ -89,11 +103,11 @@ type fairness struct {
 	tierAdmitted, tierWindow [256]int64
 	windows                  []results.FairnessWindow
 	windowStart              Time
-	tracked                  []*batchState // in trackSeq order
+	tracked                  []*trackedBatch // in trackSeq order
 	trackSeq                 int64
-	dirty                    []*batchState // tracked batches changed since the last sample
-	untracked                int           // tracked batches done, to drop from tracked
-	prevSample               Time          // the last sample's time (-1 before the first)
+	dirty                    []*trackedBatch // tracked batches changed since the last sample
+	untracked                int             // tracked batches done, to drop from tracked
+	prevSample               Time            // the last sample's time (-1 before the first)
 
 	// Per lane (fairness_lanes.go): each model's projects, found by
 	// (project, model) in laneIDs, the last one looked up kept beside it;
@@ -121,8 +135,8 @@ func newFairness(models int) fairness {
 		lanes: make([]laneFair, models), laneIDs: map[uint64]int32{}, lastLaneKey: noLaneKey}
 }
 
-// batch is the live batch with the world's key k.
-func (f *fairness) batch(k int32) *batchState { return f.batches.at(f.slotOf[k]) }
+// batch is the state of the live batch with the world's key k.
+func (f *fairness) batch(k int32) *batchState { return f.batches.at(k).state() }
 
 // fairArrive: a job arrives at now, with its project and batch keys set
 // by the world; fresh tells that its batch is new; in, that now is in the
@@ -142,17 +156,15 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	r.laneArrive(j, now, in)
 	var b *batchState
 	if fresh {
-		slot := f.batches.take()
-		b = f.batches.at(slot)
-		// take zeroes the slot: only the fields that start non-zero are set.
-		b.slot, b.model, b.firstArrive, b.live, b.inWindow, b.rowT = slot, j.model, now, true, in, -1
-		b.behindLarge = f.largeWaiting[j.model] > 0
-		for int(j.batch) >= len(f.slotOf) {
-			f.slotOf = append(f.slotOf, -1)
-		}
-		f.slotOf[j.batch] = slot
+		f.batches.cover(j.batch)
+		b = f.batches.at(j.batch)
+		// Field by field: a composite literal would be built aside and
+		// copied. ext is nil already (a batch's end clears it).
+		b.firstArrive, b.lastFinish = now, 0
+		b.model, b.started, b.arrived, b.waiting, b.done = j.model, 0, 0, 0, 0
+		b.inWindow, b.live, b.behindLarge = in, true, f.largeWaiting[j.model] > 0
 		if b.behindLarge {
-			f.track(b, r.ids.batchName(j.batch))
+			b = f.track(b, r.ids.batchName(j.batch))
 		}
 	} else {
 		b = f.batch(j.batch)
@@ -160,23 +172,25 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	b.arrived++
 	b.waiting++
 	if b.arrived > LargeBatch {
-		r.largeArrival(b, j.batch)
+		b = r.largeArrival(b, j.batch)
 	}
 	f.changed(b)
 }
 
 // largeArrival: a job of a batch larger than LargeBatch arrived (batch is
-// its world key).
-func (r *recorder) largeArrival(b *batchState, batch int32) {
+// its world key, b its state); it returns the state, moved if the batch
+// starts being tracked.
+func (r *recorder) largeArrival(b *batchState, batch int32) *batchState {
 	f := &r.fair
 	if b.arrived == LargeBatch+1 {
 		f.largeWaiting[b.model] += int(b.waiting)
-		if !b.tracked {
-			f.track(b, r.ids.batchName(batch))
+		if b.ext == nil || !b.ext.tracked {
+			b = f.track(f.batches.at(batch), r.ids.batchName(batch))
 		}
-		return
+		return b
 	}
 	f.largeWaiting[b.model]++
+	return b
 }
 
 // syncBusy brings busy up to date with the projects' jobs waiting.
@@ -193,19 +207,28 @@ func (f *fairness) syncBusy() {
 	f.busyMoved = f.busyMoved[:0]
 }
 
-// track starts recording a batch's progress; name is its batch name, which
-// only its progress rows read.
-func (f *fairness) track(b *batchState, name string) {
-	b.name, b.tracked, b.trackSeq = name, true, f.trackSeq
+// track starts recording the progress of the batch whose record is rec,
+// moving its state out of the table (if it was not before) and returning
+// it; name is its batch name, which only its progress rows read.
+func (f *fairness) track(rec *batchState, name string) *batchState {
+	t := rec.ext
+	if t == nil {
+		t = &trackedBatch{batchState: *rec, rowT: -1}
+		t.ext = t
+		rec.ext = t
+	}
+	t.name, t.tracked, t.trackSeq = name, true, f.trackSeq
 	f.trackSeq++
-	f.tracked = append(f.tracked, b)
+	f.tracked = append(f.tracked, t)
+	return &t.batchState
 }
 
-// changed marks a tracked batch for a progress row at the next sample.
+// changed marks a tracked batch (b its state) for a progress row at the
+// next sample.
 func (f *fairness) changed(b *batchState) {
-	if b.tracked && !b.dirty {
-		b.dirty = true
-		f.dirty = append(f.dirty, b)
+	if t := b.ext; t != nil && t.tracked && !t.dirty {
+		t.dirty = true
+		f.dirty = append(f.dirty, t)
 	}
 }
 
@@ -240,41 +263,97 @@ func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 // it (the world's identity table decides).
 func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 	f := &r.fair
-	slot := f.slotOf[j.batch]
-	b := f.batches.at(slot)
+	rec := f.batches.at(j.batch)
+	b := rec.state()
 	b.done++
 	b.lastFinish = now
 	f.changed(b)
-	// A tracked batch keeps its slot until its last row.
 	if ended {
-		addSmall(&f.small, b, now)
+		if ok, finished, makespan := smallMakespan(b, now); ok {
+			f.small.add(b.behindLarge, finished, makespan)
+		}
 		b.live = false
-		if !b.tracked {
-			f.batches.release(slot)
+		if rec.ext != nil {
+			// The world may reuse the record; a tracked batch's state
+			// stays in f.tracked until its last row.
+			rec.live, rec.ext = false, nil
 		}
 	}
 }
 
-// addSmall folds a batch into small-batch measurements if it is small and
-// arrived in the window: its makespan if it finished, or the time it has
-// been open until now (a right-censored makespan; only live batches are
-// unfinished, so these cost nothing while the run lasts).
-func addSmall(s *results.SmallBatches, b *batchState, now Time) {
-	if b.arrived > SmallBatch || !b.inWindow {
+// smallBatches is results.SmallBatches while the run lasts: the makespans
+// in pages, so that a run of a million single-job batches never copies
+// them to grow a slice (fairness joins them once, at their final size).
+type smallBatches struct {
+	count, behindLarge, unfinished int
+	makespans, behindMakespans     pages[float64]
+	censored, behindCensored       pages[float64]
+}
+
+// add is results.SmallBatches.Add: the common batch (finished, not behind
+// large) inline, the others in addOther.
+func (s *smallBatches) add(behindLarge, finished bool, makespan float64) {
+	if finished && !behindLarge {
+		s.count++
+		s.makespans.add(makespan)
 		return
 	}
-	if b.done == b.arrived {
-		s.Add(b.behindLarge, true, (b.lastFinish - b.firstArrive).Seconds())
-	} else {
-		s.Add(b.behindLarge, false, (now - b.firstArrive).Seconds())
+	s.addOther(behindLarge, finished, makespan)
+}
+
+func (s *smallBatches) addOther(behindLarge, finished bool, makespan float64) {
+	s.count++
+	if behindLarge {
+		s.behindLarge++
+	}
+	if !finished {
+		s.unfinished++
+		s.censored.add(makespan)
+		if behindLarge {
+			s.behindCensored.add(makespan)
+		}
+		return
+	}
+	s.makespans.add(makespan)
+	if behindLarge {
+		s.behindMakespans.add(makespan)
 	}
 }
 
-// liveBatches are the batches not pruned, in slot order.
+// results is the measurements as results.SmallBatches, with room for
+// extra more batches (the live ones, added at the end).
+func (s *smallBatches) results(extra int) results.SmallBatches {
+	join := func(ps *pages[float64]) []float64 {
+		n := ps.len()
+		if n == 0 {
+			return nil // as results.SmallBatches.Add leaves it
+		}
+		return ps.appendTo(make([]float64, 0, n+extra))
+	}
+	return results.SmallBatches{Count: s.count, BehindLarge: s.behindLarge, Unfinished: s.unfinished,
+		Makespans: join(&s.makespans), BehindLargeMakespans: join(&s.behindMakespans),
+		Censored: join(&s.censored), BehindLargeCensored: join(&s.behindCensored)}
+}
+
+// smallMakespan is whether a batch counts among the small batches (it is
+// small and arrived in the window), and its makespan if it finished, or
+// the time it has been open until now (a right-censored makespan; only
+// live batches are unfinished, so these cost nothing while the run lasts).
+func smallMakespan(b *batchState, now Time) (ok, finished bool, makespan float64) {
+	if b.arrived > SmallBatch || !b.inWindow {
+		return false, false, 0
+	}
+	if b.done == b.arrived {
+		return true, true, (b.lastFinish - b.firstArrive).Seconds()
+	}
+	return true, false, (now - b.firstArrive).Seconds()
+}
+
+// liveBatches are the batches not pruned, in the order of their keys.
 func (f *fairness) liveBatches() []*batchState {
 	var out []*batchState
 	for s := range f.batches.n {
-		if b := f.batches.at(s); b.live {
+		if b := f.batches.at(s).state(); b.live {
 			out = append(out, b)
 		}
 	}
@@ -337,7 +416,7 @@ func (r *recorder) progressRows(now Time, last bool) {
 	if last {
 		rows = f.tracked
 	} else {
-		slices.SortFunc(rows, func(a, b *batchState) int { return cmp.Compare(a.trackSeq, b.trackSeq) })
+		slices.SortFunc(rows, func(a, b *trackedBatch) int { return cmp.Compare(a.trackSeq, b.trackSeq) })
 	}
 	for _, b := range rows {
 		if !b.tracked {
@@ -353,19 +432,16 @@ func (r *recorder) progressRows(now Time, last bool) {
 		if b.done >= b.arrived {
 			b.tracked = false
 			f.untracked++
-			if !b.live {
-				f.batches.release(b.slot)
-			}
 		}
 	}
 	f.dirty = f.dirty[:0]
 	if f.untracked > 0 {
-		f.tracked = slices.DeleteFunc(f.tracked, func(b *batchState) bool { return !b.tracked })
+		f.tracked = slices.DeleteFunc(f.tracked, func(b *trackedBatch) bool { return !b.tracked })
 		f.untracked = 0
 	}
 }
 
-func (r *recorder) progressRow(b *batchState, t Time, v [3]int32) {
+func (r *recorder) progressRow(b *trackedBatch, t Time, v [3]int32) {
 	class := results.BatchBehindLarge
 	if v[0] > LargeBatch {
 		class = results.BatchLarge
@@ -379,17 +455,14 @@ func (r *recorder) progressRow(b *batchState, t Time, v [3]int32) {
 // jobs still waiting at the end.
 func (r *recorder) fairness(waiting func(yield func(*waitingJob) bool)) results.FairnessData {
 	f := &r.fair
-	// The pruned small batches and those still live at the end. Clipped, so
-	// that adding the live ones grows new arrays and the run's own
-	// measurements stay as they are, without a copy of every makespan
-	// (results.Summarize copies them once, to sort them).
-	small := f.small
-	small.Makespans = slices.Clip(small.Makespans)
-	small.BehindLargeMakespans = slices.Clip(small.BehindLargeMakespans)
-	small.Censored = slices.Clip(small.Censored)
-	small.BehindLargeCensored = slices.Clip(small.BehindLargeCensored)
-	for _, b := range f.liveBatches() {
-		addSmall(&small, b, r.now())
+	// The pruned small batches and those still live at the end, joined into
+	// new arrays, so that the run's own measurements stay as they are.
+	live := f.liveBatches()
+	small := f.small.results(len(live))
+	for _, b := range live {
+		if ok, finished, makespan := smallMakespan(b, r.now()); ok {
+			small.Add(b.behindLarge, finished, makespan)
+		}
 	}
 	d := results.FairnessData{Windows: f.windows, TierAdmitted: tierMap(&f.tierAdmitted), Small: small}
 	r.laneFairness(&d, waiting)

@@ -171,7 +171,8 @@ func (r *recorder) laneArrive(j *waitingJob, now Time, in bool) {
 		g.backlogged++
 	}
 	lp.waiting++
-	if l.tierWaiting[t] == 0 {
+	tw := &l.tierWaiting[t]
+	if *tw == 0 {
 		r.tierSetChanges(l, now)
 		if len(l.tiersUp) == 0 {
 			l.tiersUp = append(l.tiersUp, int8(t))
@@ -185,7 +186,7 @@ func (r *recorder) laneArrive(j *waitingJob, now Time, in bool) {
 			l.tiersUp[k] = int8(t)
 		}
 	}
-	l.tierWaiting[t]++
+	*tw++
 }
 
 // laneStart: a waiting job is admitted; in: now is in the measurement
@@ -218,13 +219,16 @@ func (r *recorder) laneStart(j *waitingJob, now Time, in bool) {
 	if len(l.tiersUp) > 1 && in {
 		r.tierRule(l, t)
 	}
-	if l.tierWaiting[uint8(t)]--; l.tierWaiting[uint8(t)] == 0 {
+	if tw := &l.tierWaiting[uint8(t)]; *tw == 1 {
+		*tw = 0
 		if len(l.tiersUp) == 1 {
 			l.tierSince = min(now, r.end) // no other tier waited meanwhile
 			l.tiersUp = l.tiersUp[:0]
 		} else {
 			r.tierEmptied(l, t, now)
 		}
+	} else {
+		*tw--
 	}
 	if in && j.arrival >= r.windowStart {
 		f.waits.add(float32((now - j.arrival).Seconds()))
@@ -389,11 +393,14 @@ func (r *recorder) laneFairness(d *results.FairnessData, waiting func(yield func
 			AdmittedHigher: tr.admittedHigher, HigherBackloggedHours: tr.higherSeconds / 3600})
 	}
 	var waits []float64
-	for _, p := range f.waits.p {
+	if n := f.waits.len(); n > 0 {
+		waits = make([]float64, 0, n)
+	}
+	f.waits.each(func(p []float32) {
 		for _, w := range p {
 			waits = append(waits, float64(w))
 		}
-	}
+	})
 	d.Waits.Ended = waits
 	for j := range waiting {
 		if j.arrival >= r.windowStart {

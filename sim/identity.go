@@ -74,15 +74,14 @@ func (id *identity) projectName(p int32) string { return id.projects[p] }
 // batchName is the name of the live batch in slot b.
 func (id *identity) batchName(b int32) string { return id.batches.at(b).name }
 
-// live is the live batch in slot s named name, or nil.
-func (id *identity) live(s int32, name string) *batchIdent {
-	if s < 0 {
-		return nil
+// sameName is a == b, telling most different batch names apart by their
+// last byte first (names counted up, as a generator's, differ there)
+// rather than in a call to compare them.
+func sameName(a, b string) bool {
+	if len(a) != len(b) || len(a) > 0 && a[len(a)-1] != b[len(a)-1] {
+		return false
 	}
-	if b := id.batches.at(s); b.live && b.name == name {
-		return b
-	}
-	return nil
+	return a == b
 }
 
 // arrive adds a job to its batch: the slot, and whether the batch is new. A
@@ -95,7 +94,12 @@ func (id *identity) arrive(batch string, grading bool) (slot int32, fresh bool) 
 		hint = id.lastFinished
 	}
 	slot = hint
-	b := id.live(hint, batch)
+	var b *batchIdent
+	if hint >= 0 {
+		if h := id.batches.at(hint); h.live && sameName(h.name, batch) {
+			b = h
+		}
+	}
 	if b == nil && !id.uniqueNames {
 		if s, ok := id.batchIDs[batch]; ok {
 			slot, b = s, id.batches.at(s)

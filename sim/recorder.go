@@ -217,13 +217,12 @@ func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
 	}
 	if now >= r.windowStart {
 		m.completed++
-		m.times.add(results.JobTimes{
-			Queued:  float32((j.admitted - j.arrival).Seconds()),
-			Start:   float32((j.ready - j.admitted).Seconds()),
-			Gateway: float32(j.gateway.Seconds()),
-			LLM:     float32(j.llm.Seconds()),
-			Tool:    float32(j.tool.Seconds()),
-		})
+		t := m.times.next()
+		t.Queued = float32((j.admitted - j.arrival).Seconds())
+		t.Start = float32((j.ready - j.admitted).Seconds())
+		t.Gateway = float32(j.gateway.Seconds())
+		t.LLM = float32(j.llm.Seconds())
+		t.Tool = float32(j.tool.Seconds())
 	}
 }
 

@@ -71,6 +71,9 @@ func (r *recorder) keyRejected(cs *callState) {
 // goes to the telemetry of org (and key), and an evaluation call's to its
 // model's next series row.
 func (r *recorder) acceptedTry(cs *callState, org int, key int, counted float64) {
+	if org < 0 && key < 0 {
+		return // counted nowhere
+	}
 	tokens := float64(cs.in) + float64(cs.out)
 	if cs.kind == productionCall {
 		if org >= 0 {

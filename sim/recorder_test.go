@@ -68,10 +68,16 @@ func TestBatchesPruned(t *testing.T) {
 				t.Fatalf("%d of %d jobs completed: the scenario should drain more than 1000", c.JobsCompleted, c.JobsArrived)
 			}
 			f, ids := &w.rec.fair, &w.ids
+			moved := 0 // records still pointing to a tracked batch's state
+			for s := range f.batches.n {
+				if f.batches.at(s).ext != nil {
+					moved++
+				}
+			}
 			if n := len(f.liveBatches()); n != 0 || len(ids.batchIDs) != 0 || len(f.tracked) != 0 || len(f.dirty) != 0 ||
-				len(f.batches.free) != int(f.batches.n) || len(ids.batches.free) != int(ids.batches.n) {
-				t.Errorf("after every batch finished: %d batches, %d names, %d tracked, %d dirty, %d of %d slots free (world: %d of %d); want none but free slots",
-					n, len(ids.batchIDs), len(f.tracked), len(f.dirty), len(f.batches.free), f.batches.n, len(ids.batches.free), ids.batches.n)
+				moved != 0 || f.batches.n != ids.batches.n || len(ids.batches.free) != int(ids.batches.n) {
+				t.Errorf("after every batch finished: %d batches, %d names, %d tracked, %d dirty, %d records holding a tracked state, %d records for the world's %d slots (%d free); want none but free slots",
+					n, len(ids.batchIDs), len(f.tracked), len(f.dirty), moved, f.batches.n, ids.batches.n, len(ids.batches.free))
 			}
 			if fd := w.Fairness(); fd.Small.Count != 5 || len(fd.Small.Makespans) != 5 {
 				t.Errorf("%d small batches counted, %d makespans kept; want the 5 pruned ones", fd.Small.Count, len(fd.Small.Makespans))
@@ -109,9 +115,9 @@ func TestRetainedStateBounded(t *testing.T) {
 			names = 0
 		}
 		worldLive := int(ids.batches.n) - len(ids.batches.free)
-		if len(ids.batchIDs) != names || worldLive != len(batches) || len(batches)-live > 1 || len(batches)+len(f.batches.free) != int(f.batches.n) {
-			t.Errorf("%v: %d batches (%d live in the world, %d names, %d of %d slots free), of which %d unfinished",
-				d, len(batches), worldLive, len(ids.batchIDs), len(f.batches.free), f.batches.n, live)
+		if len(ids.batchIDs) != names || worldLive != len(batches) || len(batches)-live > 1 || f.batches.n != ids.batches.n {
+			t.Errorf("%v: %d batches (%d live in the world, %d names, %d records for the world's %d slots), of which %d unfinished",
+				d, len(batches), worldLive, len(ids.batchIDs), f.batches.n, ids.batches.n, live)
 		}
 		for _, b := range f.tracked {
 			if !b.live {

@@ -7,12 +7,24 @@ package sim
 // jobs waiting (a backlogged baseline over a week) costs their size, not
 // double it. Pointers from at stay valid until the slot is released.
 type slots[T any] struct {
-	pages [][]T
+	// The first slotFirst slots are in first, inside the table: most
+	// tables stay there (a queue's jobs in flight), which then costs no
+	// page, and at reads it without the list or a pointer. The others are
+	// in pages of slotPage records (pages[0] leaves its first slotFirst
+	// unused): a slot's index in its page is masked to the page's size,
+	// so at checks only the page number's bound. A table is not copied
+	// once it holds records (its first ones would not follow).
+	first [slotFirst]T
+	pages [](*[slotPage]T)
 	n     int32 // slots handed out so far (the high-water mark)
 	free  []int32
 }
 
-const slotPageBits = 12 // 4,096 records a page
+const (
+	slotFirst    = 256
+	slotPageBits = 12 // 4,096 records a page after the first
+	slotPage     = 1 << slotPageBits
+)
 
 // take returns a free slot, zeroed (by release, or new).
 func (s *slots[T]) take() int32 {
@@ -22,11 +34,32 @@ func (s *slots[T]) take() int32 {
 		return slot
 	}
 	slot := s.n
-	if int(slot>>slotPageBits) == len(s.pages) {
-		s.pages = append(s.pages, make([]T, 1<<slotPageBits))
-	}
 	s.n++
+	// Pages made as slices of T, not new([slotPage]T): the runtime then
+	// reads T's pointer mask rather than building one for the array.
+	if slot >= slotFirst && int(slot>>slotPageBits) == len(s.pages) {
+		s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
+	}
 	return slot
+}
+
+// cover makes slot addressable with at, as if every slot up to it had
+// been taken: a table kept beside another's slots, keyed by them, grows
+// with it so.
+func (s *slots[T]) cover(slot int32) {
+	if slot >= s.n {
+		s.grow(slot)
+	}
+}
+
+// grow takes the slots past the high-water mark up to slot, as take does
+// (written out: take stays small enough to inline).
+func (s *slots[T]) grow(slot int32) {
+	for ; s.n <= slot; s.n++ {
+		if k := s.n; k >= slotFirst && int(k>>slotPageBits) == len(s.pages) {
+			s.pages = append(s.pages, (*[slotPage]T)(make([]T, slotPage)))
+		}
+	}
 }
 
 // release zeroes a slot (dropping what it references) and frees it for reuse.
@@ -38,42 +71,87 @@ func (s *slots[T]) release(slot int32) {
 
 // at is the record in a slot.
 func (s *slots[T]) at(slot int32) *T {
-	return &s.pages[slot>>slotPageBits][slot&(1<<slotPageBits-1)]
+	if uint32(slot) < slotFirst {
+		return &s.first[slot]
+	}
+	return &s.pages[uint32(slot)>>slotPageBits][slot&(slotPage-1)]
 }
 
 // pages is an append-only list kept in pages, so that growing it never
-// copies what it holds; all joins them (once: the pages are replaced by the
-// joined one).
-type pages[T any] struct{ p [][]T }
-
-func (ps *pages[T]) add(v T) {
-	n := len(ps.p)
-	if n == 0 || len(ps.p[n-1]) == cap(ps.p[n-1]) {
-		size := 256
-		if n > 0 {
-			size = min(2*cap(ps.p[n-1]), 8192)
-		}
-		ps.p = append(ps.p, make([]T, 0, size))
-		n++
-	}
-	ps.p[n-1] = append(ps.p[n-1], v)
+// copies what it holds: cur is the page being filled, p the full ones
+// before it. all joins them (once: the pages are replaced by the joined one).
+type pages[T any] struct {
+	p   [][]T
+	cur []T
 }
 
-func (ps *pages[T]) all() []T {
-	switch len(ps.p) {
-	case 0:
-		return nil
-	case 1:
-		return ps.p[0]
+func (ps *pages[T]) add(v T) {
+	n := len(ps.cur)
+	if n == cap(ps.cur) {
+		ps.grow()
+		n = 0
 	}
-	n := 0
+	ps.cur = ps.cur[:n+1]
+	ps.cur[n] = v
+}
+
+// next adds a zero record and returns it, to be filled in place.
+func (ps *pages[T]) next() *T {
+	n := len(ps.cur)
+	if n == cap(ps.cur) {
+		ps.grow()
+		n = 0
+	}
+	ps.cur = ps.cur[:n+1]
+	return &ps.cur[n]
+}
+
+// grow closes the page being filled (if any) and opens the next, twice its
+// size up to 8,192 records.
+func (ps *pages[T]) grow() {
+	size := 256
+	if c := cap(ps.cur); c > 0 {
+		ps.p = append(ps.p, ps.cur)
+		size = min(2*c, 8192)
+	}
+	ps.cur = make([]T, 0, size)
+}
+
+// len is the number of records added.
+func (ps *pages[T]) len() int {
+	n := len(ps.cur)
 	for _, p := range ps.p {
 		n += len(p)
 	}
-	out := make([]T, 0, n)
+	return n
+}
+
+// each calls f with each page's records in order.
+func (ps *pages[T]) each(f func([]T)) {
+	for _, p := range ps.p {
+		f(p)
+	}
+	if len(ps.cur) > 0 {
+		f(ps.cur)
+	}
+}
+
+// appendTo appends the records to out, in order.
+func (ps *pages[T]) appendTo(out []T) []T {
 	for _, p := range ps.p {
 		out = append(out, p...)
 	}
-	ps.p = append(ps.p[:0], out)
+	return append(out, ps.cur...)
+}
+
+func (ps *pages[T]) all() []T {
+	switch {
+	case len(ps.p) == 0 && len(ps.cur) == 0:
+		return nil
+	case len(ps.p) == 0:
+		return ps.cur
+	}
+	out := ps.appendTo(make([]T, 0, ps.len()))
+	ps.p, ps.cur = nil, out
 	return out
 }

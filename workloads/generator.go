@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -72,19 +73,57 @@ type Generator struct {
 	nextID      int64
 	batchSeq    int
 
+	// What a batch draws with, resolved once per run: the account and
+	// project picks, the hot model's pick when the draw needs no other
+	// (one hot list, no cold models, no weights), and each process's batch
+	// size when it is fixed (0: drawn).
+	accountPick, projectPick, hotPick picker
+	hotOnly                           bool
+	fixedSize                         [2]int
+
 	cur       Job // template of the batch being emitted
 	curGrade  *grading
 	remaining int
+	// The account and project whose names and tiers are in cur (-1: none).
+	curAccount, curProject int
 
-	// Batch names from namesFrom on, formatted a block at a time.
+	// Batch names from namesFrom on, formatted a block at a time; with
+	// nameWidth > 0 every name of the block has that many bytes, so the
+	// k-th is cut at k·nameWidth and nameEnd is not filled.
 	names     string
 	namesFrom int
+	nameWidth int
 	nameEnd   [nameBlock]int32
 	nameBuf   []byte
 }
 
 // nameBlock is how many batch names are formatted into one string.
 const nameBlock = 256
+
+// picker draws intN(src, n) for a fixed n: a power of two is a mask of one
+// draw, as intN takes it, without the call.
+type picker struct {
+	n    int
+	mask uint64 // n-1 when n is a power of two
+	pow2 bool
+}
+
+func newPicker(n int) picker {
+	return picker{n: n, mask: uint64(n - 1), pow2: n > 0 && n&(n-1) == 0}
+}
+
+// draw is the pick. startBatch writes the power-of-two case out by hand
+// where it draws: the compiler does not inline draw, and the call would
+// cost a third of the draw.
+func (p *picker) draw(src *rand.PCG) int {
+	if p.pow2 {
+		return int(src.Uint64() & p.mask)
+	}
+	return intN(src, p.n)
+}
+
+// unitOf is unit's value of the draw x.
+func unitOf(x uint64) float64 { return float64(x<<11>>11) / (1 << 53) }
 
 // grading is what the jobs of a behaviour with grading draw a grading job
 // with, resolved once per run: the probability, the judge's catalogue
@@ -118,7 +157,8 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		return nil, err
 	}
 	src := rand.NewPCG(Stream(seed, "arrivals"), 1)
-	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src), cur: Job{Judge: -1}}
+	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src), cur: Job{Judge: -1},
+		curAccount: -1, curProject: -1}
 	index := make(map[string]int, len(models))
 	for i, m := range models {
 		index[m] = i
@@ -190,6 +230,14 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 		g.projectTier[p] = pinned(cfg.Tiers.Pinned, name, g.projectTier[p])
 	}
 	g.pinned = len(cfg.Tiers.Pinned) > 0
+	g.accountPick, g.projectPick = newPicker(cfg.Accounts), newPicker(cfg.ProjectsPerAccount)
+	g.hotPick = newPicker(len(g.hot))
+	g.hotOnly = len(g.hot) > 0 && len(g.cold) == 0 && g.hotCum == nil
+	for i, bp := range []*BatchProcess{&g.cfg.Batches, &g.cfg.Background} {
+		if bp.Size.s.kind == kindFixed {
+			g.fixedSize[i] = atLeastOne(bp.Size.s.a)
+		}
+	}
 	for i, bp := range []*BatchProcess{&cfg.Batches, &cfg.Background} {
 		g.nextPoisson[i] = g.nextArrival(bp, 0)
 		for _, b := range bp.Bursts {
@@ -242,13 +290,18 @@ func (g *Generator) nextArrival(bp *BatchProcess, from time.Duration) time.Durat
 	if bp.RatePerHour <= 0 {
 		return math.MaxInt64
 	}
-	peak := bp.Profile.peak
+	p := &bp.Profile
+	peak := p.peak
+	flat := p.hourly == nil && p.weekday == nil && peak == 1 // factor is 1: every candidate is kept
 	for t := from; ; {
 		t += g.poissonGap(bp.RatePerHour * peak)
 		if t >= g.horizon || t < from {
 			return math.MaxInt64
 		}
-		if f := bp.Profile.factor(t); f == peak || unit(g.src)*peak < f {
+		if flat {
+			return t
+		}
+		if f := p.factor(t); f == peak || unit(g.src)*peak < f {
 			return t
 		}
 	}
@@ -303,16 +356,18 @@ func (g *Generator) fill(b []Job) (_ []Job, ended bool) {
 
 // startBatch picks the process with the earliest next batch and draws it.
 func (g *Generator) startBatch() bool {
-	best, bestAt, fromBurst := -1, time.Duration(math.MaxInt64), false
-	for i := range g.nextPoisson {
-		if g.nextPoisson[i] < bestAt {
-			best, bestAt, fromBurst = i, g.nextPoisson[i], false
-		}
-		if g.nextBurst[i] < bestAt {
-			best, bestAt, fromBurst = i, g.nextBurst[i], true
-		}
+	// Ties go to the first process, and within one to its Poisson arrival.
+	best, bestAt, fromBurst := 0, g.nextPoisson[0], false
+	if g.nextBurst[0] < bestAt {
+		bestAt, fromBurst = g.nextBurst[0], true
 	}
-	if best < 0 || bestAt >= g.horizon {
+	if g.nextPoisson[1] < bestAt {
+		best, bestAt, fromBurst = 1, g.nextPoisson[1], false
+	}
+	if g.nextBurst[1] < bestAt {
+		best, bestAt, fromBurst = 1, g.nextBurst[1], true
+	}
+	if bestAt >= g.horizon {
 		return false
 	}
 	bp := &g.cfg.Batches
@@ -324,33 +379,72 @@ func (g *Generator) startBatch() bool {
 	} else {
 		g.nextPoisson[best] = g.nextArrival(bp, bestAt)
 	}
-	account := intN(g.src, g.cfg.Accounts)
-	project := account*g.cfg.ProjectsPerAccount + intN(g.src, g.cfg.ProjectsPerAccount)
+	src := g.src
+	var account, project int
+	if p := &g.accountPick; p.pow2 {
+		account = int(src.Uint64() & p.mask)
+	} else {
+		account = p.draw(src)
+	}
+	if p := &g.projectPick; p.pow2 {
+		project = int(src.Uint64() & p.mask)
+	} else {
+		project = p.draw(src)
+	}
+	project += account * g.cfg.ProjectsPerAccount
 	g.batchSeq++
 	batchName := g.batchName(g.batchSeq)
 	var batchTier int8
-	if unit(g.src) < g.cfg.Tiers.BatchOverride {
+	if unitOf(src.Uint64()) < g.cfg.Tiers.BatchOverride {
 		batchTier = g.drawTier()
 	}
 	if g.pinned {
 		batchTier = pinned(g.cfg.Tiers.Pinned, batchName, batchTier)
 	}
-	model := g.drawModel()
-	k := g.drawBehaviour()
+	var model int
+	if g.hotOnly {
+		// drawModel's draws when no cold model competes
+		if p := &g.hotPick; p.pow2 {
+			model = g.hot[src.Uint64()&p.mask]
+		} else {
+			model = g.hot[p.draw(src)]
+		}
+	} else {
+		model = g.drawModel()
+	}
+	k := 0
+	if len(g.mixCum) == 1 {
+		src.Uint64() // drawBehaviour's draw: one class, whatever it is
+	} else {
+		k = g.drawBehaviour()
+	}
 	// Field by field: ID and Seed are emit's, Judge stays -1 and
 	// JudgeBehaviour nil (NewGenerator), and a composite literal would be
-	// built aside and copied.
+	// built aside and copied. Names and tiers of the account and project
+	// are written when they change.
 	c := &g.cur
 	c.Arrival = bestAt
-	c.Account, c.Project, c.Batch = g.accountName[account], g.projectName[project], batchName
-	c.AccountTier, c.ProjectTier, c.BatchTier = g.accountTier[account], g.projectTier[project], batchTier
+	if account != g.curAccount {
+		g.curAccount = account
+		c.Account, c.AccountTier = g.accountName[account], g.accountTier[account]
+	}
+	if project != g.curProject {
+		g.curProject = project
+		c.Project, c.ProjectTier = g.projectName[project], g.projectTier[project]
+	}
+	c.Batch, c.BatchTier = batchName, batchTier
 	c.Model = model
-	c.Behaviour = g.behaviour[k]
+	b := g.behaviour[k]
+	c.Behaviour = b
 	g.curGrade = nil
-	if g.behaviour[k].Grading != nil {
+	if b.Grading != nil {
 		g.curGrade = &g.grading[k]
 	}
-	g.remaining = atLeastOne(bp.Size.draw(g.src))
+	if n := g.fixedSize[best]; n > 0 {
+		g.remaining = n
+	} else {
+		g.remaining = atLeastOne(bp.Size.draw(src))
+	}
 	return true
 }
 
@@ -420,9 +514,48 @@ func appendBatchName(b []byte, seq int) []byte {
 func (g *Generator) batchName(seq int) string {
 	k := seq - g.namesFrom
 	if g.names == "" || k < 0 || k >= nameBlock {
-		b := g.nameBuf[:0]
-		var buf [24]byte
-		name := appendBatchName(buf[:0], seq)
+		g.formatNames(seq)
+		k = 0
+	}
+	if w := g.nameWidth; w > 0 {
+		return g.names[k*w : k*w+w]
+	}
+	start := int32(0)
+	if k > 0 {
+		start = g.nameEnd[k-1]
+	}
+	return g.names[start:g.nameEnd[k]]
+}
+
+// formatNames formats the nameBlock names from seq on into g.names. When
+// they all have the first one's width (no count passes a power of ten),
+// each is the one before it copied and counted up, and nameWidth is set.
+func (g *Generator) formatNames(seq int) {
+	b := g.nameBuf[:0]
+	var buf [24]byte
+	name := appendBatchName(buf[:0], seq)
+	w := len(name)
+	if last := BatchName(seq + nameBlock - 1); seq >= 0 && len(last) == w {
+		n := w * nameBlock
+		if cap(b) < n {
+			b = make([]byte, n)
+		}
+		b = b[:n]
+		copy(b, name)
+		if w == 8 { // seq below 10^7: a name is one word
+			x := binary.LittleEndian.Uint64(b)
+			for i := 8; i+8 <= n; i += 8 {
+				x = nextBatchName8(x)
+				binary.LittleEndian.PutUint64(b[i:], x)
+			}
+		} else {
+			for i := w; i < n; i += w {
+				copy(b[i:i+w], b[i-w:i])
+				nextBatchName(b[i : i+w])
+			}
+		}
+	} else {
+		w = 0
 		for i := range nameBlock {
 			b = append(b, name...)
 			g.nameEnd[i] = int32(len(b))
@@ -432,13 +565,21 @@ func (g *Generator) batchName(seq int) string {
 				name = nextBatchName(name)
 			}
 		}
-		g.names, g.namesFrom, g.nameBuf, k = string(b), seq, b, 0
 	}
-	start := int32(0)
-	if k > 0 {
-		start = g.nameEnd[k-1]
+	g.names, g.namesFrom, g.nameWidth, g.nameBuf = string(b), seq, w, b
+}
+
+// nextBatchName8 is nextBatchName on an 8-byte name read as a
+// little-endian word (its last digit in the top byte), for a name that
+// does not grow: not all nines.
+func nextBatchName8(x uint64) uint64 {
+	for k := 56; k >= 8; k -= 8 {
+		if byte(x>>k) != '9' {
+			return x + 1<<k
+		}
+		x = x&^(0xff<<k) | '0'<<k
 	}
-	return g.names[start:g.nameEnd[k]]
+	return x
 }
 
 // nextBatchName turns name, BatchName(seq) for seq >= 0, into

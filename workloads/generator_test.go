@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"testing"
@@ -117,6 +118,21 @@ func TestBatchName(t *testing.T) {
 			if got, want := g.batchName(seq), BatchName(seq); got != want {
 				t.Fatalf("batchName(%d) = %q, want %q", seq, got, want)
 			}
+		}
+	}
+}
+
+// TestNextBatchName8: the word form counts up as the byte form does,
+// carries included, for every 8-byte name that does not grow.
+func TestNextBatchName8(t *testing.T) {
+	for _, seq := range []int{0, 1, 8, 9, 99, 1999, 99999, 999999, 1234567, 9999998} {
+		name := []byte(BatchName(seq))
+		got := nextBatchName8(binary.LittleEndian.Uint64(name))
+		want := BatchName(seq + 1)
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], got)
+		if string(b[:]) != want {
+			t.Errorf("nextBatchName8(%s) = %q, want %q", name, b[:], want)
 		}
 	}
 }

@@ -22,10 +22,9 @@ import (
 var waitingJobBudget = map[string]float64{"fixed-lane": 160, "scheduler": 320}
 
 // batchBudget is what a live batch adds when every waiting job is its own
-// batch (replayed request traces): its batchState (96 bytes) and its name
-// (a few bytes of text, shared with the job's record). Before the batch
-// record was narrowed (128 bytes) and a finished-batch row reserved for
-// every batch at arrival (48 bytes), a single-job batch cost about 190.
+// batch (replayed request traces): its batchState (48 bytes, kept at the
+// world's batch key) and its name (a few bytes of text, shared with the
+// job's record), with the tables' slack.
 const batchBudget = 128
 
 // TestWaitingJobsAreCompact: with the containers nearly all gone, jobs pile

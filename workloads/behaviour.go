@@ -214,14 +214,14 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 	if p := a.b.Plan; p != nil {
 		c := p.Turns[a.turn-1].Calls[a.call]
 		a.call++
-		return c.In, c.Out, unit(src)
+		return c.In, c.Out, unitOf(src.Uint64())
 	}
 	out = tokenDraw(a.b.OutputTokens.draw(src))
 	if m := a.b.MaxTokens; m > 0 {
 		out = min(out, m)
 	}
 	a.turnOut += out
-	return a.context, out, unit(src)
+	return a.context, out, unitOf(src.Uint64()) // unit(src), with src's Uint64 inlined
 }
 
 // Base is the plan's unloaded latency in seconds of the call NextCall

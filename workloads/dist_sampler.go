@@ -71,11 +71,11 @@ func (d *Dist) drawSlow(src *rand.PCG) float64 {
 		}
 		return s.apply(fastmath.Exp(s.a + s.b*z))
 	case kindUniform:
-		return unit(src)*s.b + s.a // distuv.Uniform's Quantile
+		return unitOf(src.Uint64())*s.b + s.a // distuv.Uniform's Quantile
 	case kindExponential:
 		return s.apply(s.a * zigExp(src))
 	case kindPareto:
-		return s.a / math.Pow(1-unit(src)*s.b, s.c) // boundedPareto's Quantile
+		return s.a / math.Pow(1-unitOf(src.Uint64())*s.b, s.c) // boundedPareto's Quantile
 	case kindEmpirical:
 		return s.col.v[uint64n(src, uint64(len(s.col.v)))]
 	}

@@ -60,10 +60,15 @@ func (w *World) newCall(kind callKind, owner, model int32, in, out, maxOut int, 
 	if rec.MaxTokens > 0 {
 		maxOut = rec.MaxTokens
 	}
-	w.calls[c] = callState{kind: kind, owner: owner, model: model, in: int32(in), out: int32(out), maxOut: int32(maxOut),
-		base: w.prov.base(model, out), jitter: w.prov.jitter(model, u), serial: w.serial, born: w.now()}
+	base, jitter := w.prov.base(model, out), w.prov.jitter(model, u)
+	// Zeroed, then written field by field: a whole literal is built
+	// beside the table and copied in.
+	cs := &w.calls[c]
+	*cs = callState{}
+	cs.kind, cs.owner, cs.model = kind, owner, model
+	cs.in, cs.out, cs.maxOut = int32(in), int32(out), int32(maxOut)
+	cs.base, cs.jitter, cs.serial, cs.born = base, jitter, w.serial, w.now()
 	if rec.CacheRead > 0 || rec.CacheWrite > 0 {
-		cs := &w.calls[c]
 		cs.cacheRead, cs.cacheWrite, cs.recorded = int32(rec.CacheRead), int32(rec.CacheWrite), true
 	}
 	w.serial++
@@ -103,7 +108,7 @@ func (w *World) send(c int32, depth int32) {
 	cached := cs.kind == jobCall && w.prov.models[cs.model].caches && w.cacheSplit(cs)
 	v, retryAfter, burned, counted := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
-	w.emit(&obs{kind: obsTry, id: c, verdict: v, flag: burned, n: depth, x: counted})
+	w.emitTry(c, v, burned, depth, counted)
 	switch v {
 	case rejectedKey:
 		w.gw.rejected(cs.model)
@@ -201,7 +206,7 @@ func (w *World) paced(model int32) bool {
 func (w *World) serve(c int32) {
 	cs := &w.calls[c]
 	lat := w.prov.start(cs.model, cs.base, cs.jitter)
-	w.emit(&obs{kind: obsCallServed, id: c, model: cs.model, n: int32(w.prov.models[cs.model].busy)})
+	w.emitCallServed(c, cs.model, int32(w.prov.models[cs.model].busy))
 	if w.cacheWrites(cs) {
 		w.cacheBegun(c, cs, lat)
 	}
@@ -224,12 +229,11 @@ func (w *World) callDone(c int32) {
 	cs := &w.calls[c]
 	model := cs.model
 	w.prov.done(model)
-	o := obs{kind: obsCallAnswered, id: c}
+	settled, counted := false, 0.0
 	if w.prov.models[model].settles {
-		o.flag, o.x = true, w.prov.answered(model, w.now(), cs.tokens(), cs.source())
+		settled, counted = true, w.prov.answered(model, w.now(), cs.tokens(), cs.source())
 	}
-	o.n = int32(w.prov.models[model].busy)
-	w.emit(&o)
+	w.emitCallAnswered(c, int32(w.prov.models[model].busy), settled, counted)
 	w.serveWaiting(model)
 	if cs.kind == productionCall {
 		w.freeC = append(w.freeC, c)

@@ -204,7 +204,7 @@ func gatewayOnly(j *jobState) bool { return j.phase == jobLLM && j.service == 0 
 // gatewayOnly(j) from before the change.
 func (w *World) updateGatewayOnly(j *jobState, before bool) {
 	if after := gatewayOnly(j); after != before {
-		w.emit(&obs{kind: obsGatewayOnly, model: j.model, flag: after})
+		w.emitGatewayOnly(j.model, after)
 	}
 }
 
@@ -242,7 +242,7 @@ func (w *World) nextTurn(slot int32) {
 			}
 			other = m
 		}
-		w.emit(&obs{kind: obsCallMade, id: c, model: m, n: w.enqueueCall(c)})
+		w.emitCallMade(c, m, w.enqueueCall(c))
 	}
 	w.updateGatewayOnly(j, before)
 	if other >= 0 {
@@ -282,7 +282,7 @@ func (w *World) callEnded(c int32, answered bool) {
 	}
 	tool := FromDuration(j.agent.EndTurn())
 	j.phase = jobTool
-	w.emit(&obs{kind: obsToolStep, id: slot, d: tool})
+	w.emitToolStep(slot, tool)
 	w.updateGatewayOnly(j, before)
 	w.eng.postAfter(tool, evToolDone, slot)
 }

@@ -7,10 +7,11 @@ package sim
 // (with Options.Log). The data path calls no observer itself, so a call's
 // path (calls.go) and a job's (jobs.go) read as the changes they make.
 //
-// Observers run synchronously, in the order recorder, tracer, event log,
-// right after the change and before anything else happens: they read the
-// world as the change left it (the call and job tables, the clock) and
-// never change it.
+// Observers run synchronously, right after the change and before anything
+// else happens: they read the world as the change left it (the call and
+// job tables, the clock) and never change it, nor read one another, so
+// their order is free (emit's is recorder, tracer, event log; the
+// per-call emitters run the recorder last).
 
 // obsKind is what changed.
 type obsKind uint8
@@ -88,6 +89,63 @@ func (w *World) emit(o *obs) {
 	w.rec.observe(w, o)
 	if w.tr != nil || w.log != nil {
 		w.observeOthers(o)
+	}
+}
+
+// The per-call observations (a job's call made, a try, a call served or
+// answered, a job's gateway-only change, a tool step) have emitters of
+// their own: each builds the observation only when another observer is
+// set, and calls the recorder's handling of its kind directly, as
+// recorder.observe does, last (the others read nothing the recorder keeps,
+// so the order is free, and a last call keeps nothing live across it). At
+// several observations a call, emit's call and switch were a measurable
+// part of a call's cost.
+
+// emitCallMade is emit of an obsCallMade: call c of model, in a gateway
+// queue now depth deep (or notQueued).
+func (w *World) emitCallMade(c, model, depth int32) {
+	if w.tr != nil || w.log != nil {
+		w.observeOthers(&obs{kind: obsCallMade, id: c, model: model, n: depth})
+	}
+	w.rec.callMade(model, depth)
+}
+
+// emitTry is emit of an obsTry of call c.
+func (w *World) emitTry(c int32, v verdict, burned bool, depth int32, counted float64) {
+	if w.tr != nil || w.log != nil {
+		w.observeOthers(&obs{kind: obsTry, id: c, verdict: v, flag: burned, n: depth, x: counted})
+	}
+	w.rec.tried(w, &w.calls[c], v, burned, depth, counted)
+}
+
+// emitCallServed is emit of an obsCallServed of call c of model.
+func (w *World) emitCallServed(c, model, busy int32) {
+	if w.tr != nil || w.log != nil {
+		w.observeOthers(&obs{kind: obsCallServed, id: c, model: model, n: busy})
+	}
+	w.rec.busy(model, int(busy))
+}
+
+// emitCallAnswered is emit of an obsCallAnswered of call c.
+func (w *World) emitCallAnswered(c, busy int32, settled bool, counted float64) {
+	if w.tr != nil || w.log != nil {
+		w.observeOthers(&obs{kind: obsCallAnswered, id: c, n: busy, flag: settled, x: counted})
+	}
+	w.rec.callAnswered(w, c, busy, settled, counted)
+}
+
+// emitGatewayOnly is emit of an obsGatewayOnly.
+func (w *World) emitGatewayOnly(model int32, up bool) {
+	if w.tr != nil || w.log != nil {
+		w.observeOthers(&obs{kind: obsGatewayOnly, model: model, flag: up})
+	}
+	w.rec.gatewayOnly(model, up)
+}
+
+// emitToolStep is emit of an obsToolStep, which the recorder does not measure.
+func (w *World) emitToolStep(slot int32, d Time) {
+	if w.tr != nil || w.log != nil {
+		w.observeOthers(&obs{kind: obsToolStep, id: slot, d: d})
 	}
 }
 

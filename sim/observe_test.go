@@ -5,9 +5,14 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/evalsched/lab/results"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // observerFile says whether a file is one of the observers' own: the
@@ -58,7 +63,7 @@ func TestObserversFedOnlyByEmit(t *testing.T) {
 			if !isSel || outer[sel] {
 				return true
 			}
-			if id, isID := sel.X.(*ast.Ident); isID && id.Name == "w" && sel.Sel.Name == "emit" {
+			if id, isID := sel.X.(*ast.Ident); isID && id.Name == "w" && strings.HasPrefix(sel.Sel.Name, "emit") {
 				emits++
 			}
 			key := ""
@@ -88,6 +93,78 @@ func TestObserversFedOnlyByEmit(t *testing.T) {
 		}
 	}
 	if emits < 15 {
-		t.Errorf("%d w.emit calls found outside the observers' files: the data path should emit its changes", emits)
+		t.Errorf("%d w.emit (or w.emitKind) calls found outside the observers' files: the data path should emit its changes", emits)
 	}
 }
+
+// TestTypedEmittersMatchEmit (observe.go): each per-call emitter leaves
+// the recorder, the tracer and the event log as emit of the same
+// observation does.
+// Two runs of one seed end in the same state; one takes each emitter,
+// the other emit, and the two recorders and logs are compared after
+// every step.
+func TestTypedEmittersMatchEmit(t *testing.T) {
+	sc := smallScenario(t, nil)
+	run := func() *World {
+		return runWorld(t, sc, "fixed-lane", Options{Seed: 3, Log: true, Spans: discardSpans{}}, nil)
+	}
+	typed, generic := run(), run()
+	// A live evaluation call, on the provider, of a running job.
+	free := map[int32]bool{}
+	for _, c := range typed.freeC {
+		free[c] = true
+	}
+	c := int32(-1)
+	for i := range typed.calls {
+		if cs := &typed.calls[i]; !free[int32(i)] && cs.kind == jobCall && cs.phase == callProvider {
+			c = int32(i)
+			break
+		}
+	}
+	if c < 0 {
+		t.Fatal("no live evaluation call at the run's end: the test compares nothing")
+	}
+	cs := typed.calls[c]
+	m := cs.model
+	steps := []struct {
+		name  string
+		typed func(w *World)
+		o     obs
+	}{
+		{"call made, queued", func(w *World) { w.emitCallMade(c, m, 4) }, obs{kind: obsCallMade, id: c, model: m, n: 4}},
+		{"call made, not queued", func(w *World) { w.emitCallMade(c, m, notQueued) }, obs{kind: obsCallMade, id: c, model: m, n: notQueued}},
+		{"try accepted", func(w *World) { w.emitTry(c, accepted, false, 3, 1234.5) }, obs{kind: obsTry, id: c, verdict: accepted, n: 3, x: 1234.5}},
+		{"try 429 burned", func(w *World) { w.emitTry(c, rejected429, true, notQueued, 0) }, obs{kind: obsTry, id: c, verdict: rejected429, flag: true, n: notQueued}},
+		{"try 429", func(w *World) { w.emitTry(c, rejected429, false, 2, 0) }, obs{kind: obsTry, id: c, verdict: rejected429, n: 2}},
+		{"try outage", func(w *World) { w.emitTry(c, rejectedOutage, false, 1, 0) }, obs{kind: obsTry, id: c, verdict: rejectedOutage, n: 1}},
+		{"call served", func(w *World) { w.emitCallServed(c, m, 5) }, obs{kind: obsCallServed, id: c, model: m, n: 5}},
+		{"call answered", func(w *World) { w.emitCallAnswered(c, 4, false, 0) }, obs{kind: obsCallAnswered, id: c, n: 4}},
+		{"call answered, settled", func(w *World) { w.emitCallAnswered(c, 3, true, 77) }, obs{kind: obsCallAnswered, id: c, n: 3, flag: true, x: 77}},
+		{"gateway only, up", func(w *World) { w.emitGatewayOnly(m, true) }, obs{kind: obsGatewayOnly, model: m, flag: true}},
+		{"gateway only, down", func(w *World) { w.emitGatewayOnly(m, false) }, obs{kind: obsGatewayOnly, model: m}},
+		{"tool step", func(w *World) { w.emitToolStep(cs.owner, 3*Second) }, obs{kind: obsToolStep, id: cs.owner, d: 3 * Second}},
+	}
+	opts := []cmp.Option{
+		cmp.Exporter(func(reflect.Type) bool { return true }),
+		cmpopts.IgnoreFields(recorder{}, "eng", "ids", "rows", "mem"),
+	}
+	for _, s := range steps {
+		s.typed(typed)
+		o := s.o
+		generic.emit(&o)
+		if diff := cmp.Diff(generic.rec, typed.rec, opts...); diff != "" {
+			t.Fatalf("%s: recorder, emit vs its emitter (-want +got):\n%s", s.name, diff)
+		}
+		if diff := cmp.Diff(generic.tr, typed.tr, opts...); diff != "" {
+			t.Fatalf("%s: tracer, emit vs its emitter (-want +got):\n%s", s.name, diff)
+		}
+		if !slices.Equal(generic.Log(), typed.Log()) {
+			t.Fatalf("%s: event log, emit vs its emitter (-want +got):\n%s", s.name, cmp.Diff(generic.Log(), typed.Log()))
+		}
+	}
+}
+
+// discardSpans takes the tracer's jobs and keeps nothing.
+type discardSpans struct{}
+
+func (discardSpans) Job(*results.SpanJob) {}

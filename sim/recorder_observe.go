@@ -12,38 +12,17 @@ func (r *recorder) observe(w *World, o *obs) {
 	case obsJobEnded:
 		r.jobEnded(w.running.at(o.id), int(o.n), o.flag)
 	case obsGatewayOnly:
-		// A model's jobs holding a container only to wait on the gateway:
-		// one more (flag) or one fewer.
-		l := &r.lanes[o.model].gwOnly
-		v := l.v - 1
-		if o.flag {
-			v = l.v + 1
-		}
-		r.set(l, v)
+		r.gatewayOnly(o.model, o.flag)
 	case obsCallMade:
-		r.counts.CallsCreated++
-		if o.n != notQueued {
-			r.depth(o.model, int(o.n))
-		}
+		r.callMade(o.model, o.n)
 	case obsCallQueued:
 		r.depth(o.model, int(o.n))
 	case obsTry:
-		r.tried(w, &w.calls[o.id], o)
+		r.tried(w, &w.calls[o.id], o.verdict, o.flag, o.n, o.x)
 	case obsCallServed:
 		r.busy(o.model, int(o.n))
 	case obsCallAnswered:
-		cs := &w.calls[o.id]
-		if o.flag {
-			r.settled(cs, w.prov.models[cs.model].orgOf(cs.source()), o.x)
-		}
-		now := r.now()
-		m := &r.lanes[cs.model]
-		r.setAt(&m.busy, int(o.n), now)
-		r.counts.CallsAnswered++
-		r.answered(cs, m, now)
-		if cs.kind == jobCall {
-			r.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
-		}
+		r.callAnswered(w, o.id, o.n, o.flag, o.x)
 	case obsCallFailed:
 		r.failed(&w.calls[o.id])
 	case obsStreams:
@@ -55,37 +34,75 @@ func (r *recorder) observe(w *World, o *obs) {
 	}
 }
 
-// tried: a try of cs, which left its gateway queue unless o.n is
-// notQueued, had the provider's verdict; an accepted one is counted where
-// its organisation (and virtual key) count it.
-func (r *recorder) tried(w *World, cs *callState, o *obs) {
-	if o.n != notQueued {
+// gatewayOnly: a model's jobs holding a container only to wait on the
+// gateway are one more (up) or one fewer.
+func (r *recorder) gatewayOnly(model int32, up bool) {
+	l := &r.lanes[model].gwOnly
+	v := l.v - 1
+	if up {
+		v = l.v + 1
+	}
+	r.set(l, v)
+}
+
+// callMade: a call of model was made, into a gateway queue now depth
+// deep unless depth is notQueued.
+func (r *recorder) callMade(model, depth int32) {
+	r.counts.CallsCreated++
+	if depth != notQueued {
+		r.depth(model, int(depth))
+	}
+}
+
+// callAnswered: the provider answered call c, leaving its model's busy
+// streams; when settled, its organisation counted counted more tokens.
+func (r *recorder) callAnswered(w *World, c, busy int32, settled bool, counted float64) {
+	cs := &w.calls[c]
+	if settled {
+		r.settled(cs, w.prov.models[cs.model].orgOf(cs.source()), counted)
+	}
+	now := r.now()
+	m := &r.lanes[cs.model]
+	r.setAt(&m.busy, int(busy), now)
+	r.counts.CallsAnswered++
+	r.answered(cs, m, now)
+	if cs.kind == jobCall {
+		r.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
+	}
+}
+
+// tried: a try of cs, which left its gateway queue (depth deep after it)
+// unless depth is notQueued, had the provider's verdict v; an accepted one
+// is counted where its organisation (and virtual key) count it, counted
+// tokens; a refused one was burned or not.
+func (r *recorder) tried(w *World, cs *callState, v verdict, burned bool, depth int32, counted float64) {
+	if depth != notQueued {
 		// It waited in the gateway queue.
 		m := &r.lanes[cs.model]
 		now := r.now()
-		r.setAt(&m.depth, int(o.n), now)
+		r.setAt(&m.depth, int(depth), now)
 		if now >= r.windowStart {
 			m.queueEntries++
 			m.queueWaitSum += (now - cs.queuedAt).Seconds()
 		}
 	}
 	r.counts.Tries++
-	if o.verdict == accepted {
+	if v == accepted {
 		d := &w.prov.models[cs.model]
-		r.acceptedTry(cs, d.orgOf(cs.source()), d.key, o.x)
+		r.acceptedTry(cs, d.orgOf(cs.source()), d.key, counted)
 		return
 	}
-	r.refusedTry(cs, o)
+	r.refusedTry(cs, v, burned)
 }
 
-// refusedTry: a try of cs was refused (o.verdict).
-func (r *recorder) refusedTry(cs *callState, o *obs) {
-	switch o.verdict {
+// refusedTry: a try of cs was refused (v), burned or not.
+func (r *recorder) refusedTry(cs *callState, v verdict, burned bool) {
+	switch v {
 	case rejectedKey:
 		r.keyRejected(cs)
 	case rejectedOutage:
 		r.outage(cs)
 	case rejected429:
-		r.rejected(cs, o.flag)
+		r.rejected(cs, burned)
 	}
 }

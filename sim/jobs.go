@@ -225,6 +225,20 @@ func (w *World) nextTurn(slot int32) {
 	j.pending = int32(n)
 	j.service = 0
 	model := j.model
+	if !j.agent.Planned() {
+		// A drawn behaviour's calls are on the job's model, with no base
+		// latency or record of their own: the plan's per-call questions
+		// below have one answer a job.
+		maxOut := j.agent.MaxTokens()
+		for range n {
+			in, out, u := j.agent.NextCall(w.agentSrc)
+			c := w.newCall(jobCall, slot, model, in, out, maxOut, workloads.CallRecord{}, u)
+			w.emitCallMade(c, model, w.enqueueCall(c))
+		}
+		w.updateGatewayOnly(j, before)
+		w.dispatch(model)
+		return
+	}
 	other := int32(-1) // a model of this turn's calls other than the job's (a replay's plan)
 	for k := 0; k < n; k++ {
 		in, out, u := j.agent.NextCall(w.agentSrc)

@@ -224,6 +224,11 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 	return a.context, out, unitOf(src.Uint64()) // unit(src), with src's Uint64 inlined
 }
 
+// Planned reports whether the job follows a plan: only then may a call's
+// model, base latency and record (CallModel, Base, Recorded) be other than
+// the job's own (-1, 0, zero).
+func (a *Agent) Planned() bool { return a.b.Plan != nil }
+
 // Base is the plan's unloaded latency in seconds of the call NextCall
 // drew last (PlanTurn.Base), 0 when the plan sets none.
 func (a *Agent) Base() float64 {

@@ -108,7 +108,7 @@ func (w *World) send(c int32, depth int32) {
 	cached := cs.kind == jobCall && w.prov.models[cs.model].caches && w.cacheSplit(cs)
 	v, retryAfter, burned, counted := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
-	w.emitTry(c, v, burned, depth, counted)
+	w.emitTry(c, cs, v, burned, depth, counted)
 	switch v {
 	case rejectedKey:
 		w.gw.rejected(cs.model)
@@ -233,7 +233,7 @@ func (w *World) callDone(c int32) {
 	if w.prov.models[model].settles {
 		settled, counted = true, w.prov.answered(model, w.now(), cs.tokens(), cs.source())
 	}
-	w.emitCallAnswered(c, int32(w.prov.models[model].busy), settled, counted)
+	w.emitCallAnswered(c, cs, int32(w.prov.models[model].busy), settled, counted)
 	w.serveWaiting(model)
 	if cs.kind == productionCall {
 		w.freeC = append(w.freeC, c)

@@ -110,12 +110,12 @@ func (w *World) emitCallMade(c, model, depth int32) {
 	w.rec.callMade(model, depth)
 }
 
-// emitTry is emit of an obsTry of call c.
-func (w *World) emitTry(c int32, v verdict, burned bool, depth int32, counted float64) {
+// emitTry is emit of an obsTry of call c (cs).
+func (w *World) emitTry(c int32, cs *callState, v verdict, burned bool, depth int32, counted float64) {
 	if w.tr != nil || w.log != nil {
 		w.observeOthers(&obs{kind: obsTry, id: c, verdict: v, flag: burned, n: depth, x: counted})
 	}
-	w.rec.tried(w, &w.calls[c], v, burned, depth, counted)
+	w.rec.tried(w, cs, v, burned, depth, counted)
 }
 
 // emitCallServed is emit of an obsCallServed of call c of model.
@@ -126,12 +126,12 @@ func (w *World) emitCallServed(c, model, busy int32) {
 	w.rec.busy(model, int(busy))
 }
 
-// emitCallAnswered is emit of an obsCallAnswered of call c.
-func (w *World) emitCallAnswered(c, busy int32, settled bool, counted float64) {
+// emitCallAnswered is emit of an obsCallAnswered of call c (cs).
+func (w *World) emitCallAnswered(c int32, cs *callState, busy int32, settled bool, counted float64) {
 	if w.tr != nil || w.log != nil {
 		w.observeOthers(&obs{kind: obsCallAnswered, id: c, n: busy, flag: settled, x: counted})
 	}
-	w.rec.callAnswered(w, c, busy, settled, counted)
+	w.rec.callAnswered(w, cs, busy, settled, counted)
 }
 
 // emitGatewayOnly is emit of an obsGatewayOnly.

@@ -22,7 +22,7 @@ func (r *recorder) observe(w *World, o *obs) {
 	case obsCallServed:
 		r.busy(o.model, int(o.n))
 	case obsCallAnswered:
-		r.callAnswered(w, o.id, o.n, o.flag, o.x)
+		r.callAnswered(w, &w.calls[o.id], o.n, o.flag, o.x)
 	case obsCallFailed:
 		r.failed(&w.calls[o.id])
 	case obsStreams:
@@ -54,10 +54,9 @@ func (r *recorder) callMade(model, depth int32) {
 	}
 }
 
-// callAnswered: the provider answered call c, leaving its model's busy
+// callAnswered: the provider answered call cs, leaving its model's busy
 // streams; when settled, its organisation counted counted more tokens.
-func (r *recorder) callAnswered(w *World, c, busy int32, settled bool, counted float64) {
-	cs := &w.calls[c]
+func (r *recorder) callAnswered(w *World, cs *callState, busy int32, settled bool, counted float64) {
 	if settled {
 		r.settled(cs, w.prov.models[cs.model].orgOf(cs.source()), counted)
 	}

@@ -203,8 +203,8 @@ func gatewayOnly(j *jobState) bool { return j.phase == jobLLM && j.service == 0 
 // after a change to a job's phase or service count; before is
 // gatewayOnly(j) from before the change.
 func (w *World) updateGatewayOnly(j *jobState, before bool) {
-	if after := gatewayOnly(j); after != before {
-		w.emitGatewayOnly(j.model, after)
+	if gatewayOnly(j) != before { // it is now !before: no variable, so that this inlines
+		w.emitGatewayOnly(j.model, !before)
 	}
 }
 

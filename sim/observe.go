@@ -139,7 +139,7 @@ func (w *World) emitGatewayOnly(model int32, up bool) {
 	if w.tr != nil || w.log != nil {
 		w.observeOthers(&obs{kind: obsGatewayOnly, model: model, flag: up})
 	}
-	w.rec.gatewayOnly(model, up)
+	w.rec.gatewayOnly(model, upDown(up))
 }
 
 // emitToolStep is emit of an obsToolStep, which the recorder does not measure.

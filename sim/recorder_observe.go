@@ -12,7 +12,7 @@ func (r *recorder) observe(w *World, o *obs) {
 	case obsJobEnded:
 		r.jobEnded(w.running.at(o.id), int(o.n), o.flag)
 	case obsGatewayOnly:
-		r.gatewayOnly(o.model, o.flag)
+		r.gatewayOnly(o.model, upDown(o.flag))
 	case obsCallMade:
 		r.callMade(o.model, o.n)
 	case obsCallQueued:
@@ -35,14 +35,19 @@ func (r *recorder) observe(w *World, o *obs) {
 }
 
 // gatewayOnly: a model's jobs holding a container only to wait on the
-// gateway are one more (up) or one fewer.
-func (r *recorder) gatewayOnly(model int32, up bool) {
+// gateway are d (+1 or -1) more. It and callMade read the clock and call
+// setAt themselves, to stay small enough to inline into their emitters.
+func (r *recorder) gatewayOnly(model int32, d int) {
 	l := &r.lanes[model].gwOnly
-	v := l.v - 1
+	r.setAt(l, l.v+d, r.eng.Now())
+}
+
+// upDown is +1 for up, -1 for down.
+func upDown(up bool) int {
 	if up {
-		v = l.v + 1
+		return 1
 	}
-	r.set(l, v)
+	return -1
 }
 
 // callMade: a call of model was made, into a gateway queue now depth
@@ -50,7 +55,7 @@ func (r *recorder) gatewayOnly(model int32, up bool) {
 func (r *recorder) callMade(model, depth int32) {
 	r.counts.CallsCreated++
 	if depth != notQueued {
-		r.depth(model, int(depth))
+		r.setAt(&r.lanes[model].depth, int(depth), r.eng.Now())
 	}
 }
 

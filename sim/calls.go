@@ -244,7 +244,7 @@ func (w *World) callDone(c int32) {
 		w.gw.iaSucceeded(model, w.now())
 	}
 	w.gw.answeredCall(model, w.now()-cs.born)
-	w.callEnded(c, true)
+	w.callEnded(c, cs.owner, true)
 	w.dispatch(model)
 }
 
@@ -256,7 +256,7 @@ func (w *World) failCall(c int32) {
 		w.freeC = append(w.freeC, c)
 		return
 	}
-	w.callEnded(c, false)
+	w.callEnded(c, cs.owner, false)
 }
 
 // backoff schedules the retry of a rejected call, or gives up on it after

@@ -274,10 +274,10 @@ func (w *World) callAccepted(slot int32) {
 	w.updateGatewayOnly(j, before)
 }
 
-// callEnded retires a call of the job's turn, answered by the provider or
-// given up; the last one ends the turn with a tool step.
-func (w *World) callEnded(c int32, answered bool) {
-	slot := w.calls[c].owner
+// callEnded retires call c of the job in running slot slot (its owner),
+// answered by the provider or given up; the turn's last call ends it with
+// a tool step.
+func (w *World) callEnded(c, slot int32, answered bool) {
 	j := w.running.at(slot)
 	w.settle(j)
 	before := gatewayOnly(j)

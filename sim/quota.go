@@ -54,9 +54,17 @@ type quotaWindow struct {
 	one    bool
 	fixed  bool
 	counts scenario.DimCounts // requests, tokens (input and output), input or output
-	bySrc  [numSources]float64
+	// share is what a rolling window counts of its log's tallies (of the
+	// tries, by source and by model: quotaLog.bySrc, byModel), which are
+	// then the rest of its readings; shareNone for a fixed window.
+	share share
+	// bySrc is the window's sum by source: of every entry in a fixed
+	// window, of the history entries in a rolling one (srcSum, sources
+	// read the whole).
+	bySrc [numSources]float64
 	// byModel is the evaluation entries' sum per model: the lane's own
-	// share of the window, which a scheduler reads before a raise.
+	// share of the window, which a scheduler reads before a raise (a
+	// fixed window's; a rolling window's are in its log: modelSum).
 	byModel []float64
 	log     *quotaLog
 	next    int64 // the log's index of the first entry not yet expired here
@@ -89,6 +97,12 @@ type quotaPool struct {
 	split bool
 	// accel is the organisation's acceleration limit (nil: none).
 	accel *accelLimit
+	// plain: no budget, not split, and every window rolling, without a
+	// bucket, counting requests or tokens; admitCost takes such a pool
+	// (without an acceleration limit) on a path of its own (admitPlain),
+	// which reads its logs (one or two spans) as log0 and log1 (nil: none).
+	plain      bool
+	log0, log1 *quotaLog
 }
 
 // poolSpec is what a quota pool is built from.
@@ -154,6 +168,13 @@ func newQuotaPool(p poolSpec) quotaPool {
 		ws = append(ws, q)
 	}
 	pool := quotaPool{windows: ws, countRejected: p.countRejected, budget: p.budget, split: p.split}
+	pool.plain = p.budget == 0 && !p.split
+	for i := range pool.windows {
+		q := &pool.windows[i]
+		if q.fixed || q.bucket != nil || (q.counts != scenario.CountsRequests && q.counts != scenario.CountsTokens) {
+			pool.plain = false
+		}
+	}
 	for i := range pool.windows {
 		q := &pool.windows[i]
 		var l *quotaLog
@@ -163,10 +184,19 @@ func newQuotaPool(p poolSpec) quotaPool {
 			}
 		}
 		if l == nil {
-			l = newQuotaLog(q.span)
+			l = newQuotaLog(q.span, p.models)
 			pool.logs = append(pool.logs, l)
 		}
 		l.add(q)
+	}
+	switch len(pool.logs) {
+	case 0:
+	case 1:
+		pool.log0 = pool.logs[0]
+	case 2:
+		pool.log0, pool.log1 = pool.logs[0], pool.logs[1]
+	default:
+		pool.plain = false // more spans than admitPlain reads
 	}
 	return pool
 }
@@ -206,6 +236,30 @@ func (q *quotaWindow) reset(now Time) {
 		q.resetAt += q.span
 	}
 	l.trim()
+}
+
+// srcSum is the window's sum of the entries of src.
+func (q *quotaWindow) srcSum(src source) float64 {
+	if q.share == shareNone {
+		return q.bySrc[src]
+	}
+	return q.bySrc[src] + q.log.bySrc[src].of(q.share)
+}
+
+// sources is the window's sum by source.
+func (q *quotaWindow) sources() (by [numSources]float64) {
+	for s := range by {
+		by[s] = q.srcSum(source(s))
+	}
+	return by
+}
+
+// modelSum is the window's sum of model's evaluation entries.
+func (q *quotaWindow) modelSum(model int32) float64 {
+	if q.share == shareNone {
+		return q.byModel[model]
+	}
+	return q.log.byModel[model].of(q.share)
 }
 
 // admits says whether a window holding sum lets a try of amt in.
@@ -373,7 +427,7 @@ func (o *quotaPool) reserveWait(now Time, c tryCost, share float64) Time {
 	o.expire(now)
 	for i := range o.windows {
 		q := &o.windows[i]
-		free := max(0, math.Ceil(share*q.limit)-q.bySrc[srcProd])
+		free := max(0, math.Ceil(share*q.limit)-q.srcSum(srcProd))
 		// The share is kept whole whatever the admission rule: the try
 		// must fit beside it.
 		under := q.underLimit
@@ -431,8 +485,16 @@ func (o *quotaPool) admit(now Time, tokens float64, src source, model int32) (re
 }
 
 // admitCost is admit for a try of cost c: checkCost's steps written out
-// here (a call fewer on every try), then commitCost.
+// (a call fewer on every try), then commitCost's; in a plain pool without
+// an acceleration limit (the common one), admitPlain's.
 func (o *quotaPool) admitCost(now Time, c tryCost, src source, model int32) (retryAfter Time, ok bool) {
+	if o.plain && o.accel == nil {
+		return o.admitPlain(now, c, src, model)
+	}
+	return o.admitAny(now, c, src, model)
+}
+
+func (o *quotaPool) admitAny(now Time, c tryCost, src source, model int32) (retryAfter Time, ok bool) {
 	if o.budget > 0 && o.spent+c.in+c.out > o.budget {
 		return neverFits, false
 	}
@@ -460,5 +522,71 @@ func (o *quotaPool) admitCost(now Time, c tryCost, src source, model int32) (ret
 		return 0, true
 	}
 	o.commitCost(now, c, src, model)
+	return 0, true
+}
+
+// admitPlain is admitAny in a plain pool without an acceleration limit:
+// the same steps, without what such a pool cannot have. Its windows count
+// requests (a try is 1) or tokens (its input + output), and hold every
+// try; the try is added to each window's sum as the window is checked,
+// and taken back from those checked if one refuses it (every sum is whole:
+// exactly as it was); pushTry adds its readings and its place in the log.
+// (spent is read only against a budget, which a plain pool has not.)
+func (o *quotaPool) admitPlain(now Time, c tryCost, src source, model int32) (retryAfter Time, ok bool) {
+	l0, l1 := o.log0, o.log1
+	if l0 != nil {
+		l0.expire(now)
+		if l1 != nil {
+			l1.expire(now)
+		}
+	}
+	tokens := c.in + c.out
+	ws := o.windows
+	for i := range ws {
+		q := &ws[i]
+		a := tokens
+		if q.one {
+			a = 1
+		}
+		if !q.admits(q.sum, a) {
+			for j := range i {
+				if q := &ws[j]; q.one {
+					q.sum--
+				} else {
+					q.sum -= tokens
+				}
+			}
+			if retryAfter = o.waits(now, c); retryAfter != 0 {
+				return retryAfter, false
+			}
+			return o.admitted(now, c, src, model)
+		}
+		q.sum += a
+	}
+	e := newTry(now, tokens, src, model, entryTry)
+	if l0 != nil {
+		l0.pushTry(&e)
+		if l1 != nil {
+			l1.pushTry(&e)
+		}
+	}
+	return 0, true
+}
+
+// admitted counts a try admitPlain let in after a window's first refusal
+// (waits found it fits after all).
+func (o *quotaPool) admitted(now Time, c tryCost, src source, model int32) (Time, bool) {
+	tokens := c.in + c.out
+	e := newTry(now, tokens, src, model, entryTry)
+	for i := range o.windows {
+		if q := &o.windows[i]; q.one {
+			q.sum++
+		} else {
+			q.sum += tokens
+		}
+	}
+	for _, l := range o.logs {
+		l.pushTry(&e)
+	}
 	return 0, true
 }

@@ -96,3 +96,64 @@ func (q *quotaWindow) ofKind(kind entryKind, amt uint32) float64 {
 	}
 	return float64(amt)
 }
+
+// quotaTally is what entries count, by what a window counts of them:
+// requests (tries and burns, one each), the tries' tokens (entryTry), and
+// output tokens counted apart (entryOut). History entries are not tallied.
+type quotaTally struct{ req, tok, out float64 }
+
+// tallyOf is the tally of one entry of kind (not history) and tokens amt.
+func tallyOf(kind entryKind, amt uint32) quotaTally {
+	switch kind {
+	case entryTry:
+		return quotaTally{req: 1, tok: float64(amt)}
+	case entryBurn:
+		return quotaTally{req: 1}
+	}
+	return quotaTally{out: float64(amt)} // entryOut
+}
+
+func (t *quotaTally) add(v *quotaTally) { t.req, t.tok, t.out = t.req+v.req, t.tok+v.tok, t.out+v.out }
+func (t *quotaTally) sub(v *quotaTally) { t.req, t.tok, t.out = t.req-v.req, t.tok-v.tok, t.out-v.out }
+
+// share says which part of a tally a window counts (shareNone: a fixed
+// window, which keeps its own counts).
+type share uint8
+
+const (
+	shareNone share = iota
+	shareReq        // requests
+	shareTok        // tokens: the tries' and output counted apart
+	shareIn         // input: the tries' tokens (in a split pool, their input)
+	shareOut        // output counted apart
+)
+
+// shareOf is what a rolling window counting c counts of a tally: exactly
+// what it counts of the entries tallied (holdsKind, of): a kind it does
+// not hold adds 0.
+func shareOf(c scenario.DimCounts) share {
+	switch c {
+	case scenario.CountsRequests:
+		return shareReq
+	case scenario.CountsTokens:
+		return shareTok
+	case scenario.CountsInput:
+		return shareIn
+	}
+	return shareOut
+}
+
+// of is the part s of the tally.
+func (t *quotaTally) of(s share) float64 {
+	switch s {
+	case shareReq:
+		return t.req
+	case shareTok:
+		return t.tok + t.out
+	case shareIn:
+		return t.tok
+	case shareOut:
+		return t.out
+	}
+	return 0
+}

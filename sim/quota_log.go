@@ -35,6 +35,13 @@ type quotaLog struct {
 	// instant has passed. (A token bucket refills as it is read, wait.)
 	resets []*quotaWindow
 	hist   []float64 // the history entries' requests or tokens (whole), by their amt
+	// bySrc and byModel tally the tries (every entry but history) the
+	// rolling windows hold, by source and by evaluation call's model:
+	// kept once for all of them, not per window, and read as a window's
+	// share (quotaWindow.share). Every amount is whole, so a window's
+	// part of a tally is exactly the sum it would keep of its own.
+	bySrc   [numSources]quotaTally
+	byModel []quotaTally
 }
 
 const (
@@ -45,8 +52,10 @@ const (
 // noneDue is a log's due with nothing to expire.
 const noneDue Time = math.MaxInt64
 
-// newQuotaLog is an empty log of windows of span.
-func newQuotaLog(span Time) *quotaLog { return &quotaLog{span: span, due: noneDue} }
+// newQuotaLog is an empty log of windows of span, of a catalogue of models.
+func newQuotaLog(span Time, models int) *quotaLog {
+	return &quotaLog{span: span, due: noneDue, byModel: make([]quotaTally, models)}
+}
 
 // add makes q one of the log's windows.
 func (l *quotaLog) add(q *quotaWindow) {
@@ -54,6 +63,7 @@ func (l *quotaLog) add(q *quotaWindow) {
 	l.kinds |= q.kinds
 	if !q.fixed {
 		l.rolling = append(l.rolling, q)
+		q.share = shareOf(q.counts)
 	}
 	if q.fixed {
 		l.resets = append(l.resets, q)
@@ -72,6 +82,7 @@ func (l *quotaLog) expire(now Time) {
 	}
 }
 
+//go:noinline
 func (l *quotaLog) expireDue(now Time) {
 	for _, q := range l.resets {
 		q.reset(now) // trims the log itself
@@ -81,38 +92,54 @@ func (l *quotaLog) expireDue(now Time) {
 	}
 	// The walk stops at the first entry younger than a span, whose time
 	// is then the next due. (A log without fixed windows is here only
-	// when its oldest entry has expired.)
+	// when its oldest entry has expired.) A try leaves the log's tallies
+	// once for all the rolling windows, and each window's sum (and wait
+	// cursor) loses its share of what left after the walk; a history
+	// entry leaves each window that holds it.
 	start, end, span := l.rolling[0].next, l.tail, l.span
 	due, next := noneDue, start
-	for ; next < end; next++ {
-		e := l.at(next)
-		if e.t+span > now {
-			due = e.t + span
-			break
+	var gone quotaTally
+	for next < end {
+		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
+		if n := end - next; n < int64(len(es)) {
+			es = es[:n]
 		}
-		kind, amt, src, model := e.kind, e.amt, e.src, e.model
-		for _, q := range l.rolling {
-			if !q.holds(kind) {
+		i := 0
+		for ; i < len(es); i++ {
+			e := &es[i]
+			if e.t+span > now {
+				due = e.t + span
+				break
+			}
+			if e.kind != entryTry {
+				l.expireOther(e, next+int64(i), &gone)
 				continue
 			}
-			a := q.ofKind(kind, amt)
-			q.sum -= a
-			q.bySrc[src] -= a
-			if model >= 0 {
-				q.byModel[model] -= a
+			a := float64(e.amt)
+			gone.req, gone.tok = gone.req+1, gone.tok+a
+			s := &l.bySrc[e.src]
+			s.req, s.tok = s.req-1, s.tok-a
+			if e.model >= 0 {
+				m := &l.byModel[e.model]
+				m.req, m.tok = m.req-1, m.tok-a
 			}
-			if next < q.wc {
-				q.wf -= a
-			}
+		}
+		next += int64(i)
+		if i < len(es) {
+			break
 		}
 	}
 	if next == start {
 		return
 	}
 	for _, q := range l.rolling {
+		a := gone.of(q.share)
+		q.sum -= a
 		q.next = next
 		if q.wc < next {
 			q.wc, q.wf = next, 0
+		} else {
+			q.wf -= a // every entry that left was before wc
 		}
 	}
 	if len(l.resets) == 0 {
@@ -127,6 +154,33 @@ func (l *quotaLog) expireDue(now Time) {
 	}
 }
 
+// expireOther takes entry e (at index i), not an accepted try, out of the
+// rolling windows: a burn or an output entry out of the log's tallies (and
+// into gone, what the walk took out), a history entry out of each window
+// that holds it.
+func (l *quotaLog) expireOther(e *quotaEntry, i int64, gone *quotaTally) {
+	if e.kind < entryHistRequests {
+		v := tallyOf(e.kind, e.amt)
+		gone.add(&v)
+		l.bySrc[e.src].sub(&v)
+		if e.model >= 0 {
+			l.byModel[e.model].sub(&v)
+		}
+		return
+	}
+	a := l.hist[e.amt]
+	for _, q := range l.rolling {
+		if !q.holds(e.kind) {
+			continue
+		}
+		q.sum -= a
+		q.bySrc[e.src] -= a
+		if i < q.wc {
+			q.wf -= a
+		}
+	}
+}
+
 func (l *quotaLog) end() int64 { return l.tail }
 
 // len is the number of entries the log keeps.
@@ -136,25 +190,35 @@ func (l *quotaLog) at(i int64) *quotaEntry {
 	return &l.pages[i>>logPageBits-l.pageBase][i&(logPage-1)]
 }
 
-// push appends an entry if some window of the log counts its kind.
+// push appends an entry if some window of the log counts its kind. A try
+// (any entry but history) is counted in each window's sum, and in the
+// log's tallies for the rolling windows' readings or a fixed window's own.
 func (l *quotaLog) push(e quotaEntry) {
-	if l.kinds>>e.kind&1 == 0 {
+	kind := e.kind
+	if l.kinds>>kind&1 == 0 {
 		return
 	}
-	kind, amt, src, model := e.kind, e.amt, e.src, e.model
-	for _, q := range l.windows {
-		if !q.holds(kind) {
-			continue
+	if kind >= entryHistRequests {
+		l.countHistory(&e)
+	} else {
+		v := tallyOf(kind, e.amt)
+		for _, q := range l.windows {
+			if q.share == shareNone {
+				q.count(&e)
+				continue
+			}
+			a := v.of(q.share)
+			if b := q.bucket; b != nil && q.holds(kind) {
+				b.advance(e.t)
+				b.take(a)
+			}
+			q.sum += a
 		}
-		a := q.ofKind(kind, amt)
-		if b := q.bucket; b != nil {
-			b.advance(e.t)
-			b.take(a)
-		}
-		q.sum += a
-		q.bySrc[src] += a
-		if model >= 0 {
-			q.byModel[model] += a
+		if len(l.rolling) > 0 {
+			l.bySrc[e.src].add(&v)
+			if e.model >= 0 {
+				l.byModel[e.model].add(&v)
+			}
 		}
 	}
 	if l.due == noneDue { // the rolling windows held nothing: e frees first
@@ -162,15 +226,69 @@ func (l *quotaLog) push(e quotaEntry) {
 	}
 	k := l.tail>>logPageBits - l.pageBase
 	if k == int64(len(l.pages)) {
-		page := l.spare
-		if page == nil {
-			page = new([logPage]quotaEntry)
-		}
-		l.spare = nil
-		l.pages = append(l.pages, page)
+		l.grow()
 	}
 	l.pages[k][l.tail&(logPage-1)] = e
 	l.tail++
+}
+
+// pushTry is push for an accepted try (entryTry) in a plain pool's log
+// (quotaPool.plain: its windows are rolling, without a bucket, and count
+// requests or tokens, so all of them hold it), less the windows' sums,
+// which admitPlain adds: the try's readings, and its place in the log.
+func (l *quotaLog) pushTry(e *quotaEntry) {
+	amt := float64(e.amt)
+	s := &l.bySrc[e.src]
+	s.req, s.tok = s.req+1, s.tok+amt
+	if e.model >= 0 {
+		m := &l.byModel[e.model]
+		m.req, m.tok = m.req+1, m.tok+amt
+	}
+	if l.due == noneDue {
+		l.due = e.t + l.span
+	}
+	k := l.tail>>logPageBits - l.pageBase
+	if k == int64(len(l.pages)) {
+		l.grow()
+	}
+	l.pages[k][l.tail&(logPage-1)] = *e
+	l.tail++
+}
+
+// grow adds a page for the entries from tail on.
+func (l *quotaLog) grow() {
+	page := l.spare
+	if page == nil {
+		page = new([logPage]quotaEntry)
+	}
+	l.spare = nil
+	l.pages = append(l.pages, page)
+}
+
+// countHistory counts history entry e in the windows that hold it.
+func (l *quotaLog) countHistory(e *quotaEntry) {
+	for _, q := range l.windows {
+		q.count(e)
+	}
+}
+
+// count counts e in the window's own sums, if it holds e's kind (a fixed
+// window's entries, a rolling window's history), and takes it from its
+// bucket.
+func (q *quotaWindow) count(e *quotaEntry) {
+	if !q.holds(e.kind) {
+		return
+	}
+	a := q.of(e)
+	if b := q.bucket; b != nil {
+		b.advance(e.t)
+		b.take(a)
+	}
+	q.sum += a
+	q.bySrc[e.src] += a
+	if e.model >= 0 {
+		q.byModel[e.model] += a
+	}
 }
 
 // pushHistory appends a history entry of amt requests or tokens.

@@ -56,7 +56,7 @@ func (q *quotaWindow) modelLive(now Time, model int32) float64 {
 	if q.fixed && now >= q.resetAt {
 		return 0
 	}
-	v := q.byModel[model]
+	v := q.modelSum(model)
 	for i, end := q.next, q.log.end(); !q.fixed && i < end; i++ {
 		e := q.log.at(i)
 		if e.t+q.span > now {
@@ -77,7 +77,7 @@ func (q *quotaWindow) live(now Time) (float64, [numSources]float64) {
 		}
 		return q.sum, q.bySrc
 	}
-	sum, by := q.sum, q.bySrc
+	sum, by := q.sum, q.sources()
 	for i, end := q.next, q.log.end(); i < end; i++ {
 		e := q.log.at(i)
 		if e.t+q.span > now {

@@ -57,6 +57,12 @@ type deployment struct {
 	paces bool
 	// ttft is cfg.TTFT in seconds, read for every call's base latency.
 	ttft float64
+	// The slowdown under load (cfg.Slowdown), read as each call starts
+	// (start): slows is !(Max <= 1) (else its factor is 1); knee, 1 − knee,
+	// Max − 1 and the configured streams, the terms of its factor, are
+	// computed once here.
+	slows                            bool
+	knee, kneeRest, excess, streamsF float64
 }
 
 // verdict is the provider's answer to one try of a call.
@@ -137,6 +143,9 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		}
 		d.paces = d.key >= 0 && p.pace[d.key] || d.evalOrg >= 0 && p.rules[d.evalOrg].reserve > 0
 		d.ttft = d.cfg.TTFT.Seconds()
+		sd := d.cfg.Slowdown
+		d.slows = !(sd.Max <= 1)
+		d.knee, d.kneeRest, d.excess, d.streamsF = sd.Knee, 1-sd.Knee, sd.Max-1, float64(d.cfg.Streams)
 	}
 	return p
 }
@@ -364,10 +373,13 @@ func (p *Provider) start(model int32, base, jitter float64) Time {
 	d := &p.models[model]
 	d.busy++
 	lat := base * d.latFactor
-	// Without a slowdown (Max <= 1) its factor is 1, and x × 1 is x:
-	// skip the division.
-	if s := &d.cfg.Slowdown; !(s.Max <= 1) {
-		lat *= slowdown(*s, float64(d.busy)/float64(d.cfg.Streams))
+	// The slowdown factor 1 + (Max − 1) · min(1, (util − knee) / (1 −
+	// knee)) past the knee; where it is 1 (no slowdown, or a load at or
+	// below the knee), x × 1 is x: the multiplication is skipped.
+	if d.slows {
+		if util := float64(d.busy) / d.streamsF; !(util <= d.knee) {
+			lat *= 1 + d.excess*min(1, (util-d.knee)/d.kneeRest)
+		}
 	}
 	lat *= jitter
 	return FromSeconds(min(lat, maxLatencySeconds))
@@ -402,14 +414,6 @@ func (p *Provider) quotaUse(model int32, now Time) float64 {
 		return p.orgs[d.evalOrg].use(now)
 	}
 	return 0
-}
-
-func slowdown(s scenario.SlowdownConfig, util float64) float64 {
-	if s.Max <= 1 || util <= s.Knee {
-		return 1
-	}
-	x := min(1, (util-s.Knee)/(1-s.Knee)) // the builtin: as math.Min, NaN and ±0 included, but inlined
-	return 1 + (s.Max-1)*x
 }
 
 // latencyJitter is a JitterConfig compiled once per model: its kind and,

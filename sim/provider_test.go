@@ -74,3 +74,44 @@ func TestJitterDistributions(t *testing.T) {
 		})
 	}
 }
+
+// TestStartSlowdown: a call's latency is its base × the capacity event's
+// latency factor × the slowdown past the knee (1 + (max − 1) ·
+// min(1, (util − knee) / (1 − knee)), util = streams in service ÷
+// configured streams) × its jitter, in whole microseconds; no slowdown
+// (max ≤ 1) or a load at or below the knee leaves it as it is.
+func TestStartSlowdown(t *testing.T) {
+	sc, err := scenario.ParseScenario("s.yaml", []byte(`
+name: s
+duration: 10m
+containers: {capacity: 10}
+models:
+  - {name: slow, streams: 10, ttft: 1s, decode_rate: 50, slowdown: {knee: 0.5, max: 3}}
+  - {name: flat, streams: 10, ttft: 1s, decode_rate: 50, slowdown: {knee: 0.5, max: 1}}
+workload:
+  accounts: 1
+  projects_per_account: 1
+  models: {hot: [slow, flat], hot_share: 1}
+  behaviours:
+    one: {turns: 1, fanout: 1, prompt_tokens: 100, output_tokens: 10, tool_seconds: 0}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newProvider(sc, sc.ModelConfigs())
+	latency := 1.5
+	p.models[0].apply(scenario.CapacityEvent{Latency: &latency})
+	// busy after the start → the slowdown factor of "slow" (max 3, knee 0.5).
+	want := map[int]float64{1: 1, 5: 1, 6: 1.4, 7: 1.8, 9: 2.6, 10: 3, 12: 3}
+	for busy := 1; busy <= 12; busy++ {
+		got := p.start(0, 2, 1.25)
+		if f, ok := want[busy]; ok {
+			if w := FromSeconds(2 * 1.5 * f * 1.25); got != w {
+				t.Errorf("slow, %d busy: latency %v, want %v (factor %v)", busy, got, w, f)
+			}
+		}
+		if got := p.start(1, 2, 1.25); got != FromSeconds(2.5) {
+			t.Errorf("flat, %d busy: latency %v, want 2.5s", busy, got)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func (l *quotaLog) expireDue(now Time) {
 	// entry leaves each window that holds it.
 	start, end, span := l.rolling[0].next, l.tail, l.span
 	due, next := noneDue, start
-	var gone quotaTally
+	var goneReq, goneTok, goneOut float64 // apart, not a quotaTally: kept in registers
 	for next < end {
 		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
 		if n := end - next; n < int64(len(es)) {
@@ -112,11 +112,12 @@ func (l *quotaLog) expireDue(now Time) {
 				break
 			}
 			if e.kind != entryTry {
-				l.expireOther(e, next+int64(i), &gone)
+				v := l.expireOther(e, next+int64(i))
+				goneReq, goneTok, goneOut = goneReq+v.req, goneTok+v.tok, goneOut+v.out
 				continue
 			}
 			a := float64(e.amt)
-			gone.req, gone.tok = gone.req+1, gone.tok+a
+			goneReq, goneTok = goneReq+1, goneTok+a
 			s := &l.bySrc[e.src]
 			s.req, s.tok = s.req-1, s.tok-a
 			if e.model >= 0 {
@@ -132,6 +133,7 @@ func (l *quotaLog) expireDue(now Time) {
 	if next == start {
 		return
 	}
+	gone := quotaTally{goneReq, goneTok, goneOut}
 	for _, q := range l.rolling {
 		a := gone.of(q.share)
 		q.sum -= a
@@ -155,18 +157,17 @@ func (l *quotaLog) expireDue(now Time) {
 }
 
 // expireOther takes entry e (at index i), not an accepted try, out of the
-// rolling windows: a burn or an output entry out of the log's tallies (and
-// into gone, what the walk took out), a history entry out of each window
-// that holds it.
-func (l *quotaLog) expireOther(e *quotaEntry, i int64, gone *quotaTally) {
+// rolling windows: a burn or an output entry out of the log's tallies
+// (returning its tally, for the windows' sums), a history entry out of
+// each window that holds it.
+func (l *quotaLog) expireOther(e *quotaEntry, i int64) (v quotaTally) {
 	if e.kind < entryHistRequests {
-		v := tallyOf(e.kind, e.amt)
-		gone.add(&v)
+		v = tallyOf(e.kind, e.amt)
 		l.bySrc[e.src].sub(&v)
 		if e.model >= 0 {
 			l.byModel[e.model].sub(&v)
 		}
-		return
+		return v
 	}
 	a := l.hist[e.amt]
 	for _, q := range l.rolling {
@@ -179,6 +180,7 @@ func (l *quotaLog) expireOther(e *quotaEntry, i int64, gone *quotaTally) {
 			q.wf -= a
 		}
 	}
+	return v
 }
 
 func (l *quotaLog) end() int64 { return l.tail }

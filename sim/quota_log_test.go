@@ -192,6 +192,12 @@ func checkSharedLog(t *testing.T, under bool) {
 			t.Errorf("%s emptied holds sum %v, by source %v, by model %v", scenario.DimNames[q.dim], q.sum, q.bySrc, q.byModel)
 		}
 	}
+	// So are the tallies the logs keep for their rolling windows.
+	for i, l := range p.logs {
+		if l.bySrc != [numSources]quotaTally{} || slices.ContainsFunc(l.byModel, func(v quotaTally) bool { return v != quotaTally{} }) {
+			t.Errorf("log %d emptied tallies %v by source, %v by model", i, l.bySrc, l.byModel)
+		}
+	}
 }
 
 // checkDue: a log without fixed windows is due (quotaLog.due, the moment

@@ -474,7 +474,23 @@ func (o *quotaPool) burn(now Time, src source, model int32) bool {
 	if !o.countRejected {
 		return false
 	}
-	o.push(newTry(now, 0, src, model, entryBurn))
+	e := newTry(now, 0, src, model, entryBurn)
+	if !o.plain {
+		o.push(e)
+		return true
+	}
+	// push in a plain pool: its requests windows hold a burn (1 each), its
+	// tokens windows not (0); every window is rolling.
+	for i := range o.windows {
+		if q := &o.windows[i]; q.one {
+			q.sum++
+		}
+	}
+	for _, l := range o.logs {
+		if l.kinds>>entryBurn&1 != 0 { // else no window of the log holds it
+			l.record(&e)
+		}
+	}
 	return true
 }
 
@@ -526,18 +542,22 @@ func (o *quotaPool) admitAny(now Time, c tryCost, src source, model int32) (retr
 }
 
 // admitPlain is admitAny in a plain pool without an acceleration limit:
-// the same steps, without what such a pool cannot have. Its windows count
-// requests (a try is 1) or tokens (its input + output), and hold every
-// try; the try is added to each window's sum as the window is checked,
-// and taken back from those checked if one refuses it (every sum is whole:
-// exactly as it was); pushTry adds its readings and its place in the log.
-// (spent is read only against a budget, which a plain pool has not.)
+// the same decision, without what such a pool cannot have. Its windows
+// count requests (a try is 1) or tokens (its input + output), and hold
+// every try. Its logs are brought up to now only when their oldest entry
+// is a lag overdue (quotaLog.expireLate): a window's sum then still holds
+// entries that have aged out, never less than its exact sum, so a try
+// such sums let in, the exact ones let in too (a sum only falls as entries
+// age out; both admission rules let in more at a lower sum). The try is
+// added to each window's sum as the window is checked; if one refuses it,
+// the sums are taken back (each whole: exactly as they were) and
+// admitExact decides on exact sums, as admitAny would.
 func (o *quotaPool) admitPlain(now Time, c tryCost, src source, model int32) (retryAfter Time, ok bool) {
 	l0, l1 := o.log0, o.log1
 	if l0 != nil {
-		l0.expire(now)
+		l0.expireLate(now)
 		if l1 != nil {
-			l1.expire(now)
+			l1.expireLate(now)
 		}
 	}
 	tokens := c.in + c.out
@@ -556,26 +576,52 @@ func (o *quotaPool) admitPlain(now Time, c tryCost, src source, model int32) (re
 					q.sum -= tokens
 				}
 			}
+			if now >= l0.due || l1 != nil && now >= l1.due {
+				return o.admitExact(now, c, src, model) // the sums may be above the exact ones
+			}
+			// The sums are exact: the refusal stands.
 			if retryAfter = o.waits(now, c); retryAfter != 0 {
 				return retryAfter, false
 			}
-			return o.admitted(now, c, src, model)
+			return o.countPlain(now, c, src, model) // waits says it fits after all
 		}
 		q.sum += a
 	}
 	e := newTry(now, tokens, src, model, entryTry)
 	if l0 != nil {
-		l0.pushTry(&e)
+		l0.record(&e)
 		if l1 != nil {
-			l1.pushTry(&e)
+			l1.record(&e)
 		}
 	}
 	return 0, true
 }
 
-// admitted counts a try admitPlain let in after a window's first refusal
-// (waits found it fits after all).
-func (o *quotaPool) admitted(now Time, c tryCost, src source, model int32) (Time, bool) {
+// admitExact is admitPlain's decision on exact sums: its logs brought up
+// to now, a try every window admits is counted, else waits says when it
+// would fit (and one it says fits now is counted).
+func (o *quotaPool) admitExact(now Time, c tryCost, src source, model int32) (retryAfter Time, ok bool) {
+	o.expire(now)
+	tokens := c.in + c.out
+	for i := range o.windows {
+		q := &o.windows[i]
+		a := tokens
+		if q.one {
+			a = 1
+		}
+		if !q.admits(q.sum, a) {
+			if retryAfter = o.waits(now, c); retryAfter != 0 {
+				return retryAfter, false
+			}
+			break
+		}
+	}
+	return o.countPlain(now, c, src, model)
+}
+
+// countPlain counts an admitted try in a plain pool: its windows' sums,
+// its readings and its place in each log.
+func (o *quotaPool) countPlain(now Time, c tryCost, src source, model int32) (Time, bool) {
 	tokens := c.in + c.out
 	e := newTry(now, tokens, src, model, entryTry)
 	for i := range o.windows {
@@ -586,7 +632,7 @@ func (o *quotaPool) admitted(now Time, c tryCost, src source, model int32) (Time
 		}
 	}
 	for _, l := range o.logs {
-		l.pushTry(&e)
+		l.record(&e)
 	}
 	return 0, true
 }

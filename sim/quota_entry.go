@@ -113,8 +113,30 @@ func tallyOf(kind entryKind, amt uint32) quotaTally {
 	return quotaTally{out: float64(amt)} // entryOut
 }
 
-func (t *quotaTally) add(v *quotaTally) { t.req, t.tok, t.out = t.req+v.req, t.tok+v.tok, t.out+v.out }
-func (t *quotaTally) sub(v *quotaTally) { t.req, t.tok, t.out = t.req-v.req, t.tok-v.tok, t.out-v.out }
+// plus adds an entry of kind (not history) and tokens amt: what adding
+// tallyOf(kind, amt) adds, without the zeros.
+func (t *quotaTally) plus(kind entryKind, amt float64) {
+	switch kind {
+	case entryTry:
+		t.req, t.tok = t.req+1, t.tok+amt
+	case entryBurn:
+		t.req++
+	default:
+		t.out += amt
+	}
+}
+
+// minus takes out an entry plus added.
+func (t *quotaTally) minus(kind entryKind, amt float64) {
+	switch kind {
+	case entryTry:
+		t.req, t.tok = t.req-1, t.tok-amt
+	case entryBurn:
+		t.req--
+	default:
+		t.out -= amt
+	}
+}
 
 // share says which part of a tally a window counts (shareNone: a fixed
 // window, which keeps its own counts).

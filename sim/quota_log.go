@@ -15,6 +15,7 @@ type quotaLog struct {
 	// its reset on every expire.
 	due  Time
 	span Time // the windows' span
+	lag  Time // how overdue expireLate lets the oldest entry get: span / 128
 	head int64
 	tail int64
 	// pages[k] holds entries (pageBase+k)·logPage on; spare is the page
@@ -54,7 +55,7 @@ const noneDue Time = math.MaxInt64
 
 // newQuotaLog is an empty log of windows of span, of a catalogue of models.
 func newQuotaLog(span Time, models int) *quotaLog {
-	return &quotaLog{span: span, due: noneDue, byModel: make([]quotaTally, models)}
+	return &quotaLog{span: span, lag: span / 128, due: noneDue, byModel: make([]quotaTally, models)}
 }
 
 // add makes q one of the log's windows.
@@ -78,6 +79,15 @@ func (l *quotaLog) add(q *quotaWindow) {
 // (the oldest entry is younger than a span).
 func (l *quotaLog) expire(now Time) {
 	if now >= l.due {
+		l.expireDue(now)
+	}
+}
+
+// expireLate is expire once the oldest entry is a lag overdue: for an
+// admission that may read sums above the exact ones (quotaPool.admitPlain),
+// one walk then takes out a lag's worth of entries, not one or two.
+func (l *quotaLog) expireLate(now Time) {
+	if now-l.lag >= l.due {
 		l.expireDue(now)
 	}
 }
@@ -111,18 +121,28 @@ func (l *quotaLog) expireDue(now Time) {
 				due = e.t + span
 				break
 			}
-			if e.kind != entryTry {
-				v := l.expireOther(e, next+int64(i))
-				goneReq, goneTok, goneOut = goneReq+v.req, goneTok+v.tok, goneOut+v.out
+			a := float64(e.amt)
+			switch e.kind {
+			case entryTry:
+				goneReq, goneTok = goneReq+1, goneTok+a
+				s := &l.bySrc[e.src]
+				s.req, s.tok = s.req-1, s.tok-a
+				if e.model >= 0 {
+					m := &l.byModel[e.model]
+					m.req, m.tok = m.req-1, m.tok-a
+				}
+				continue
+			case entryBurn:
+				goneReq++
+			case entryOut:
+				goneOut += a
+			default:
+				l.expireHistory(e, next+int64(i))
 				continue
 			}
-			a := float64(e.amt)
-			goneReq, goneTok = goneReq+1, goneTok+a
-			s := &l.bySrc[e.src]
-			s.req, s.tok = s.req-1, s.tok-a
+			l.bySrc[e.src].minus(e.kind, a)
 			if e.model >= 0 {
-				m := &l.byModel[e.model]
-				m.req, m.tok = m.req-1, m.tok-a
+				l.byModel[e.model].minus(e.kind, a)
 			}
 		}
 		next += int64(i)
@@ -156,19 +176,9 @@ func (l *quotaLog) expireDue(now Time) {
 	}
 }
 
-// expireOther takes entry e (at index i), not an accepted try, out of the
-// rolling windows: a burn or an output entry out of the log's tallies
-// (returning its tally, for the windows' sums), a history entry out of
-// each window that holds it.
-func (l *quotaLog) expireOther(e *quotaEntry, i int64) (v quotaTally) {
-	if e.kind < entryHistRequests {
-		v = tallyOf(e.kind, e.amt)
-		l.bySrc[e.src].sub(&v)
-		if e.model >= 0 {
-			l.byModel[e.model].sub(&v)
-		}
-		return v
-	}
+// expireHistory takes history entry e (at index i) out of the rolling
+// windows that hold it.
+func (l *quotaLog) expireHistory(e *quotaEntry, i int64) {
 	a := l.hist[e.amt]
 	for _, q := range l.rolling {
 		if !q.holds(e.kind) {
@@ -180,7 +190,6 @@ func (l *quotaLog) expireOther(e *quotaEntry, i int64) (v quotaTally) {
 			q.wf -= a
 		}
 	}
-	return v
 }
 
 func (l *quotaLog) end() int64 { return l.tail }
@@ -209,17 +218,21 @@ func (l *quotaLog) push(e quotaEntry) {
 				q.count(&e)
 				continue
 			}
+			if !q.holds(kind) {
+				continue // it counts 0 of e
+			}
 			a := v.of(q.share)
-			if b := q.bucket; b != nil && q.holds(kind) {
+			if b := q.bucket; b != nil {
 				b.advance(e.t)
 				b.take(a)
 			}
 			q.sum += a
 		}
 		if len(l.rolling) > 0 {
-			l.bySrc[e.src].add(&v)
+			a := float64(e.amt)
+			l.bySrc[e.src].plus(kind, a)
 			if e.model >= 0 {
-				l.byModel[e.model].add(&v)
+				l.byModel[e.model].plus(kind, a)
 			}
 		}
 	}
@@ -234,17 +247,24 @@ func (l *quotaLog) push(e quotaEntry) {
 	l.tail++
 }
 
-// pushTry is push for an accepted try (entryTry) in a plain pool's log
-// (quotaPool.plain: its windows are rolling, without a bucket, and count
-// requests or tokens, so all of them hold it), less the windows' sums,
-// which admitPlain adds: the try's readings, and its place in the log.
-func (l *quotaLog) pushTry(e *quotaEntry) {
+// record is push for a try or a burn in a plain pool's log (quotaPool.plain:
+// its windows are rolling, without a bucket, and count requests or tokens),
+// less the windows' sums, which the pool counts: the entry's readings (the
+// log's tallies) and its place in the log.
+func (l *quotaLog) record(e *quotaEntry) {
 	amt := float64(e.amt)
-	s := &l.bySrc[e.src]
-	s.req, s.tok = s.req+1, s.tok+amt
-	if e.model >= 0 {
-		m := &l.byModel[e.model]
-		m.req, m.tok = m.req+1, m.tok+amt
+	if e.kind == entryTry {
+		s := &l.bySrc[e.src]
+		s.req, s.tok = s.req+1, s.tok+amt
+		if e.model >= 0 {
+			m := &l.byModel[e.model]
+			m.req, m.tok = m.req+1, m.tok+amt
+		}
+	} else {
+		l.bySrc[e.src].plus(e.kind, amt)
+		if e.model >= 0 {
+			l.byModel[e.model].plus(e.kind, amt)
+		}
 	}
 	if l.due == noneDue {
 		l.due = e.t + l.span

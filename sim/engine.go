@@ -349,12 +349,27 @@ func (e *Engine) refill() bool {
 		e.last = src[0].at
 		return true
 	}
-	e.last = earliest(src)
-	for _, x := range src {
-		e.file(x)
-	}
+	// Refile under the bucket's lower bound: last's bits above k-1, bit
+	// k-1 set, the rest clear. It is no later than every entry of the
+	// bucket and shares every bit from k up with last, so the higher
+	// buckets stay filed as they are, and the entries, which differ from it
+	// below bit k-1 only, go to lower buckets.
 	e.buckets[k] = src[:0]
+	e.last = (e.last>>(k-1) | 1) << (k - 1)
+	e.refile(src)
 	return true
+}
+
+// refile files every entry of src, each under last.
+func (e *Engine) refile(src []engineEntry) {
+	last, ne := e.last, e.nonEmpty
+	for _, x := range src {
+		// Len of 2v+1, less 1, is Len of v, and needs no case for v = 0.
+		k := (bits.Len64(uint64(x.at^last)<<1|1) - 1) & 63
+		e.buckets[k] = append(e.buckets[k], x)
+		ne |= 1 << k
+	}
+	e.nonEmpty = ne
 }
 
 // earliest returns the earliest time in src, which is not empty; two

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/bits"
 )
 
 // EventKind tells a Handler what an Event means. Its values are chosen by
@@ -61,12 +60,6 @@ type engineSlot struct {
 	a, b int32
 }
 
-// radixBuckets is one bucket per possible highest differing bit of two
-// non-negative times, plus bucket 0 for "equal". Times are never negative
-// (the clock starts at zero and Schedule refuses the past), so they differ
-// below bit 63.
-const radixBuckets = 64
-
 // Engine is a virtual-clock discrete-event engine.
 //
 // Pending events sit in a radix heap: virtual time never goes back, so an
@@ -100,10 +93,25 @@ const radixBuckets = 64
 //
 // An Engine is not safe for concurrent use.
 type Engine struct {
-	buckets   [radixBuckets][]engineEntry
-	nonEmpty  uint64 // bit k set: buckets[k] may hold entries (bit 0, the front's, is not kept)
-	head      int    // next entry of buckets[0]
-	last      Time   // the time buckets are filed against: <= every entry of buckets[1:]
+	buckets  [radixBuckets][]engineEntry
+	nonEmpty uint64 // bit k set: buckets[k] may hold entries (bit 0, the front's, is not kept)
+	head     int    // next entry of buckets[0]
+	last     Time   // the time buckets are filed against: <= every entry of buckets[1:]
+
+	// The rung: the entries of bucket rungK that refill last spread out,
+	// [rungBase, rungBase+rungSpan), in rungs of 1<<rungShift each; the
+	// part before lowSpan went back to the low buckets (below rungK); the
+	// rest of the bucket's range, up to rungBase+ovSpan, goes to bucket
+	// rungK itself. ovSpan is 0 when there is no rung.
+	rung      [][]engineEntry // rungMax long once made
+	rungOcc   [rungWords]uint64
+	rungSum   uint64 // bit w set: rungOcc[w] is not 0
+	rungBase  Time
+	ovSpan    uint64
+	rungSpan  uint64
+	lowSpan   uint64
+	rungShift uint
+	rungK     uint
 	slots     []engineSlot
 	free      []int32 // released slot indices, used LIFO
 	now       Time
@@ -163,27 +171,6 @@ func (e *Engine) Schedule(at Time, kind EventKind, a, b int32) Handle {
 	e.enqueue(engineEntry{at: at, slot: slot, gen: s.gen})
 	e.pending++
 	return Handle{slot: slot, gen: s.gen}
-}
-
-// enqueue files a new entry: into the front if it is due no later than the
-// front's last entry, else into its bucket.
-func (e *Engine) enqueue(x engineEntry) {
-	if b0 := e.buckets[0]; e.head < len(b0) && x.at <= b0[len(b0)-1].at {
-		if h := e.head; h > 0 && x.at < b0[h].at {
-			// Earlier than every entry of the front (an event posted for
-			// now while later ones wait): into the spent slot before head,
-			// nothing to shift.
-			b0[h-1] = x
-			e.head = h - 1
-			return
-		}
-		e.insertFront(x)
-		return
-	}
-	if x.at < e.last {
-		e.rebase(x.at)
-	}
-	e.file(x)
 }
 
 // notBeforeNow panics if at is before Now: virtual time never goes back.
@@ -299,152 +286,6 @@ func (e *Engine) RunUntil(end Time, h Handler) {
 	}
 	if end > e.now {
 		e.now = end
-	}
-}
-
-// front makes buckets[0][head] the next live event, skipping cancelled
-// entries and refiling as needed; false if no event is pending.
-func (e *Engine) front() bool {
-	for {
-		b0 := e.buckets[0]
-		for e.head < len(b0) {
-			x := b0[e.head]
-			if x.gen&inlineEvent != 0 || e.slots[x.slot].gen == x.gen {
-				return true
-			}
-			e.head++ // cancelled
-		}
-		if !e.refill() {
-			return false
-		}
-	}
-}
-
-// refill empties bucket 0 and refiles the lowest non-empty bucket under its
-// earliest time; false if every bucket is empty. A bucket of at most
-// sortedFrontMax entries instead becomes bucket 0 whole, sorted in place:
-// near the front, where buckets are small, that saves the refiling of each
-// entry down level after level, one refill per event.
-func (e *Engine) refill() bool {
-	e.buckets[0], e.head = e.buckets[0][:0], 0
-	ne := e.nonEmpty &^ 1
-	if ne == 0 {
-		return false
-	}
-	k := bits.TrailingZeros64(ne)
-	e.nonEmpty = ne &^ (1 << k)
-	src := e.buckets[k]
-	if len(src) <= sortedFrontMax {
-		// The bucket becomes the front, sorted in place; the front's
-		// spent storage becomes the bucket's.
-		e.buckets[0], e.buckets[k] = src, e.buckets[0]
-		for i := 1; i < len(src); i++ { // a stable insertion sort: equal times keep their order
-			x := src[i]
-			j := i
-			for ; j > 0 && src[j-1].at > x.at; j-- {
-				src[j] = src[j-1]
-			}
-			src[j] = x
-		}
-		e.last = src[0].at
-		return true
-	}
-	// Refile under the bucket's lower bound: last's bits above k-1, bit
-	// k-1 set, the rest clear. It is no later than every entry of the
-	// bucket and shares every bit from k up with last, so the higher
-	// buckets stay filed as they are, and the entries, which differ from it
-	// below bit k-1 only, go to lower buckets.
-	e.buckets[k] = src[:0]
-	e.last = (e.last>>(k-1) | 1) << (k - 1)
-	e.refile(src)
-	return true
-}
-
-// refile files every entry of src, each under last.
-func (e *Engine) refile(src []engineEntry) {
-	last, ne := e.last, e.nonEmpty
-	for _, x := range src {
-		// Len of 2v+1, less 1, is Len of v, and needs no case for v = 0.
-		k := (bits.Len64(uint64(x.at^last)<<1|1) - 1) & 63
-		e.buckets[k] = append(e.buckets[k], x)
-		ne |= 1 << k
-	}
-	e.nonEmpty = ne
-}
-
-// earliest returns the earliest time in src, which is not empty; two
-// entries a step.
-func earliest(src []engineEntry) Time {
-	lo0, lo1 := src[0].at, src[len(src)-1].at
-	for i := 1; i < len(src); i += 2 {
-		lo0, lo1 = min(lo0, src[i-1].at), min(lo1, src[i].at)
-	}
-	return min(lo0, lo1)
-}
-
-// sortedFrontMax is the largest bucket refill sorts into bucket 0.
-const sortedFrontMax = 16
-
-// insertFront puts x into bucket 0 after every live entry at or before its
-// time. Bucket 0 is a sorted run from head on (by time, then scheduling
-// order), every entry of which is earlier than any in the other buckets; an
-// event scheduled no later than its last entry goes into it, in order. When
-// an entry has been taken (head > 0) and x belongs in the first half of the
-// run, the entries before it move one slot towards head instead of those
-// after it one slot back.
-func (e *Engine) insertFront(x engineEntry) {
-	if h := e.head; h > 0 {
-		b0 := e.buckets[0]
-		if mid := h + (len(b0)-h)>>1; x.at < b0[mid].at {
-			i := h
-			for b0[i].at <= x.at {
-				b0[i-1] = b0[i]
-				i++
-			}
-			b0[i-1] = x
-			e.head = h - 1
-			return
-		}
-	}
-	e.sortIn(x)
-}
-
-// sortIn appends x to bucket 0 and moves it back past every entry from head
-// on that is later: one step of a stable insertion sort.
-func (e *Engine) sortIn(x engineEntry) {
-	b0 := append(e.buckets[0], x)
-	i := len(b0) - 1
-	for ; i > e.head && b0[i-1].at > x.at; i-- {
-		b0[i] = b0[i-1]
-	}
-	b0[i] = x
-	e.buckets[0] = b0
-}
-
-// file appends x to the bucket of its time relative to last.
-func (e *Engine) file(x engineEntry) {
-	k := bits.Len64(uint64(x.at^e.last)) & 63 // at most 63: times are non-negative
-	e.buckets[k] = append(e.buckets[k], x)
-	e.nonEmpty |= 1 << k // no branch for bucket 0: refill ignores its bit
-}
-
-// rebase refiles every queued entry under a new, earlier last. PeekTime (or
-// RunUntil stopping short) may have refilled with events later than now; an
-// event then scheduled before them goes into bucket 0, unless Cancel has
-// emptied it: then it needs this. The world never cancels, so this is rare.
-func (e *Engine) rebase(last Time) {
-	var all []engineEntry
-	for k := range e.buckets {
-		from := 0
-		if k == 0 {
-			from = e.head
-		}
-		all = append(all, e.buckets[k][from:]...)
-		e.buckets[k] = e.buckets[k][:0]
-	}
-	e.head, e.last, e.nonEmpty = 0, last, 0
-	for _, x := range all {
-		e.file(x)
 	}
 }
 

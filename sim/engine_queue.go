@@ -103,7 +103,7 @@ func (e *Engine) refill() bool {
 			e.takeRung()
 			return true
 		} else {
-			e.ovSpan, e.rungSpan, e.lowSpan, e.rungK = 0, 0, 0, 0
+			e.ovSpan = 0 // the rung is spent
 			continue
 		}
 		e.nonEmpty = ne &^ (1 << k)

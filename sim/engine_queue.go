@@ -38,7 +38,7 @@ func (e *Engine) enqueue(x engineEntry) {
 	if d := uint64(x.at - e.rungBase); d < e.ovSpan {
 		if d < e.rungSpan {
 			if d >= e.lowSpan {
-				e.rungFile(d>>e.rungShift, x)
+				e.rungFile(d>>(e.rungShift&63), x)
 				return
 			}
 		} else {
@@ -86,27 +86,22 @@ func (e *Engine) refill() bool {
 	e.buckets[0], e.head = e.buckets[0][:0], 0
 	for {
 		ne := e.nonEmpty &^ 1
-		var k int
-		if e.ovSpan == 0 { // no rung
-			if ne == 0 {
-				return false
-			}
-			k = bits.TrailingZeros64(ne)
-			if len(e.buckets[k]) > sortedFrontMax && k > 1 {
-				e.nonEmpty = ne &^ (1 << k)
-				e.spread(k)
+		if e.ovSpan != 0 { // a rung: the low buckets, then the rung, come first
+			if low := ne & (1<<e.rungK - 1); low != 0 {
+				ne = low
+			} else if e.rungSum != 0 {
+				e.takeRung()
+				return true
+			} else {
+				e.ovSpan = 0 // the rung is spent
 				continue
 			}
-		} else if low := ne & (1<<e.rungK - 1); low != 0 {
-			k = bits.TrailingZeros64(low)
-		} else if e.rungSum != 0 {
-			e.takeRung()
-			return true
-		} else {
-			e.ovSpan = 0 // the rung is spent
-			continue
 		}
-		e.nonEmpty = ne &^ (1 << k)
+		if ne == 0 {
+			return false
+		}
+		k := bits.TrailingZeros64(ne)
+		e.nonEmpty &^= 1 << k
 		src := e.buckets[k]
 		if len(src) <= sortedFrontMax {
 			// The bucket becomes the front, sorted in place; the front's
@@ -122,6 +117,10 @@ func (e *Engine) refill() bool {
 			}
 			e.last = src[0].at
 			return true
+		}
+		if e.ovSpan == 0 && k > 1 {
+			e.spread(k)
+			continue
 		}
 		// Refile under the bucket's lower bound: last's bits above k-1,
 		// bit k-1 set, the rest clear. It is no later than every entry of
@@ -279,7 +278,7 @@ func (e *Engine) sortIn(x engineEntry) {
 
 // file appends x to the bucket of its time relative to last.
 func (e *Engine) file(x engineEntry) {
-	k := bits.Len64(uint64(x.at^e.last)) & 63 // at most 63: times are non-negative
+	k := (bits.Len64(uint64(x.at^e.last)<<1|1) - 1) & 63 // as in refile
 	e.buckets[k] = append(e.buckets[k], x)
 	e.nonEmpty |= 1 << k // no branch for bucket 0: refill ignores its bit
 }

@@ -17,14 +17,14 @@ const (
 	rungBits  = 12
 	rungMax   = 1 << rungBits
 	rungWords = rungMax / 64
-	rungRoom  = 8
+	rungRoom  = 16
 )
 
 // enqueue files a new entry: into the front if it is due no later than the
 // front's last entry, else into its rung or bucket.
 func (e *Engine) enqueue(x engineEntry) {
-	if b0 := e.buckets[0]; e.head < len(b0) && x.at <= b0[len(b0)-1].at {
-		if h := e.head; h > 0 && x.at < b0[h].at {
+	if b0, h := e.buckets[0], e.head; uint(h) < uint(len(b0)) && x.at <= b0[len(b0)-1].at {
+		if h > 0 && x.at < b0[h].at {
 			// Earlier than every entry of the front (an event posted for
 			// now while later ones wait): into the spent slot before head,
 			// nothing to shift.

@@ -11,8 +11,13 @@ const radixBuckets = 64
 // sortedFrontMax is the most entries refill sorts into the front at once.
 const sortedFrontMax = 16
 
-// A rung resolves rungBits bits of a bucket's range at once: rungMax
-// rungs, with one bit each in rungWords words.
+// The rung resolves rungBits bits of a bucket's range at once: rungMax
+// rungs, with one bit each in rungWords words (and one bit a word in
+// rungSum). Each rung starts with room for rungRoom entries in one shared
+// block. Measured on World/scheduler (callgrind instructions, when this
+// was written): with room for 4, 4096 rungs 753.4M, 1024 765.8M, 256
+// 771.9M; 4096 with room for 16 749.9M, for 8 750.1M (1.7 times the
+// allocations). Without the rung, 765.6M.
 const (
 	rungBits  = 12
 	rungMax   = 1 << rungBits
@@ -81,7 +86,9 @@ func (e *Engine) front() bool {
 }
 
 // refill empties the front and fills it from what comes next, or moves
-// entries one step towards it; false if nothing is queued.
+// entries one step towards it; false if nothing is queued. While the rung
+// is in use, what comes next is in the buckets below rungK (a rung sent
+// back), then in the rung, then in bucket rungK (its overflow) and above.
 func (e *Engine) refill() bool {
 	e.buckets[0], e.head = e.buckets[0][:0], 0
 	for {

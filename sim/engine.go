@@ -74,13 +74,14 @@ type engineSlot struct {
 //     sort), and its earliest time becomes last;
 //   - a larger one is spread over the rung: rungMax rungs of one
 //     power-of-two width, from the bucket's earliest time on, wide enough to
-//     reach its latest. While rungs are left, every new event in the rung's
-//     range is appended to its rung, and refill gathers the next non-empty
-//     rungs into the front, each sorted, while they fit in sortedFrontMax
-//     (two words of bitmap find them). The rest of the bucket's range,
-//     past the rung, is appended to the bucket itself, which is spread (or
-//     sorted) again once the rung is spent; later times go to the higher
-//     buckets as before.
+//     reach all but 1/64 of its events (a few far ahead would make every
+//     rung wide and crowded). While rungs are left, every new event in the
+//     rung's range is appended to its rung, and refill gathers the next
+//     non-empty rungs into the front, each sorted, while they fit in
+//     sortedFrontMax (two words of bitmap find them). The rest of the
+//     bucket's range, past the rung, is appended to the bucket itself, which
+//     is spread (or sorted) again once the rung is spent; later times go to
+//     the higher buckets as before.
 //   - A rung of more than sortedFrontMax events (many at a few times) goes
 //     back to the buckets below the spread one, refiled under the rung's
 //     start, as do new events before that rung's end; they come first. Such a
@@ -89,27 +90,27 @@ type engineSlot struct {
 //     later than any of its events, and no scan for the earliest.
 //
 // Under the world's load (hundreds to thousands pending, seconds ahead) an
-// event is moved about twice on its way to the front (into its rung, then
-// gathered; World/scheduler: 2.0 moves an event), where refiling every large
-// bucket bit by bit moved it 4.7 times. An event scheduled no later than
-// the front's last entry is inserted into the front in order, shifting the
-// shorter side: the entries after it one slot back, or those before it one
-// slot forward into the spent slot before head, so an event due before the
-// whole front (one posted for now while later ones wait) moves nothing.
-// Events at equal times always share a bucket or rung and keep their
-// scheduling order through every move and sort, so they fire in the order
-// they were scheduled — the (At, sequence) order — without a sequence
-// number. Scheduling is O(1) and memory is read and written in runs, not a
-// heap's scattered sifts. The payload lives in a slab of slots reused via a
-// free list; per-slot generations make stale Handles harmless, and Cancel
-// releases the slot and leaves the queued entry to be skipped when it comes
-// up; an event posted without a Handle (post, all the world's events) takes
-// no slot at all. PeekTime refills too; an event then scheduled before the
-// time it found goes into the front, or, if Cancel has emptied the queue
-// since, every entry is refiled under the earlier time (rebase, rare).
-// Nothing is allocated per event once the slices have grown; the rung's
-// room (rungMax×rungRoom entries, 1 MiB, in one block) is allocated at the
-// first spread.
+// event is moved about twice on its way to the front: into its rung, then
+// gathered (World/scheduler: 2.1 moves an event, against 4.7 — filed, then
+// refiled 3.7 times — when every large bucket was refiled bit by bit). An
+// event scheduled no later than the front's last entry is inserted into the
+// front in order, shifting the shorter side: the entries after it one slot
+// back, or those before it one slot forward into the spent slot before head,
+// so an event due before the whole front (one posted for now while later
+// ones wait) moves nothing. Events at equal times always share a bucket or
+// rung and keep their scheduling order through every move and sort, so they
+// fire in the order they were scheduled — the (At, sequence) order — without
+// a sequence number. Scheduling is O(1): an append. The payload lives in a
+// slab of slots reused via a free list; per-slot generations make stale
+// Handles harmless, and Cancel releases the slot and leaves the queued entry
+// to be skipped when it comes up; an event posted without a Handle (post,
+// all the world's events) takes no slot at all. PeekTime refills too; an
+// event then scheduled before the time it found goes into the front, or, if
+// Cancel has emptied the queue since, last moves back to it (rebase, rare).
+// Nothing is allocated per event once the slices have grown; the rung's room
+// (rungMax×rungRoom entries, 1 MiB, one block) is allocated at the first
+// spread, and a rung grown past rungKeep entries goes back to it at the
+// next.
 //
 // An Engine is not safe for concurrent use.
 type Engine struct {
@@ -124,6 +125,7 @@ type Engine struct {
 	// buckets below rungK; the rest up to rungBase+ovSpan goes to bucket
 	// rungK itself.
 	rung      [][]engineEntry // rungMax long once made
+	rungBlock []engineEntry   // rungRoom entries of room for each rung
 	rungOcc   [rungWords]uint64
 	rungSum   uint64 // bit w set: rungOcc[w] is not 0
 	rungBase  Time

@@ -704,16 +704,22 @@ func TestEngineRungAgainstModel(t *testing.T) {
 }
 
 // TestEngineRungPaths schedules events so that one bucket is spread over
-// the rung, its first rung goes back to the low buckets, and then events
-// arrive before, in and after the rung (in its bucket's overflow and beyond
-// its bucket), at times already queued and new; every event must fire in
-// (At, sequence) order. A second run calls rebase with the rung in use.
+// the rung, and then events arrive before, in and after the rung (in its
+// bucket's overflow and beyond its bucket), at times already queued and
+// new; every event must fire in (At, sequence) order. Each case runs twice,
+// the second time calling rebase with the rung in use.
 func TestEngineRungPaths(t *testing.T) {
-	// The bucket spread is [2^30, 2^31). From a, its first rung goes back
-	// to the low buckets; from the second a, that rung straddles the
-	// middle of the bucket, so the low buckets use the bucket below it.
-	for _, a := range []Time{1 << 30, 1<<30 + 1<<29 - 2} {
-		var before []Time // scheduled before PeekTime
+	const a = Time(1) << 30 // the bucket spread is [2^30, 2^31)
+	var tests []struct {
+		name          string
+		before, after []Time // scheduled before and after PeekTime spreads them
+		low           bool   // the first rung goes back to the low buckets
+	}
+	// From a, a first rung of 21 goes back to the low buckets; from the
+	// second, that rung straddles the middle of the bucket, so the low
+	// buckets use the bucket below it.
+	for i, a := range []Time{a, a + 1<<29 - 2} {
+		var before []Time
 		for range 20 {
 			before = append(before, a)
 		}
@@ -724,11 +730,32 @@ func TestEngineRungPaths(t *testing.T) {
 		for range 20 {
 			before = append(before, a+1<<20-1)
 		}
-		after := []Time{ // scheduled once PeekTime has spread them
+		after := []Time{
 			a, a + 1, a + 2, a + 3, a + 4, a + 30000, a + 30001, a + 1<<20 - 1,
 			a + 1<<21, a + 1<<25, a + 1<<25, a + 1<<21 + 1, a + 1<<29 - 1,
 			a + 1<<31 + 7, a + 1<<31 + 7, a + 1<<33,
 		}
+		tests = append(tests, struct {
+			name          string
+			before, after []Time
+			low           bool
+		}{[]string{"low buckets", "low buckets across the middle"}[i], before, after, true})
+	}
+	// 200 in [a, a+4096) and one at a+4096: the rung (1 µs each) ends just
+	// before it, so it and the two far ahead (less than 1/64 of the
+	// bucket: see rungCoverNum) go to the bucket's overflow.
+	var before []Time
+	for i := range 200 {
+		before = append(before, a+Time(i*20))
+	}
+	before = append(before, a+4096, a+1<<25, a+1<<25-1)
+	tests = append(tests, struct {
+		name          string
+		before, after []Time
+		low           bool
+	}{"overflow at the rung's end", before, []Time{a + 4095, a + 4096, a + 4097, a + 1<<25}, false})
+
+	for _, tc := range tests {
 		for _, rebase := range []bool{false, true} {
 			e := NewEngine()
 			var want []engModelEvent
@@ -741,16 +768,16 @@ func TestEngineRungPaths(t *testing.T) {
 					e.Schedule(at, 1, id, 0)
 				}
 			}
-			for _, at := range before {
+			for _, at := range tc.before {
 				schedule(at)
 			}
-			if at, ok := e.PeekTime(); !ok || at != a {
-				t.Fatalf("a %d: PeekTime = %v, %v; want %v", a, at, ok, a)
+			if at, ok := e.PeekTime(); !ok || at != slices.Min(tc.before) {
+				t.Fatalf("%s: PeekTime = %v, %v; want %v", tc.name, at, ok, slices.Min(tc.before))
 			}
-			if e.rung == nil || e.lowSpan == 0 {
-				t.Fatalf("a %d: rung %v, lowSpan %d: the bucket was not spread, or its first rung not sent back to the low buckets", a, e.rung != nil, e.lowSpan)
+			if e.rung == nil || (e.lowSpan != 0) != tc.low {
+				t.Fatalf("%s: rung %v, lowSpan %d: not the path the case is for", tc.name, e.rung != nil, e.lowSpan)
 			}
-			for _, at := range after {
+			for _, at := range tc.after {
 				schedule(at)
 			}
 			if rebase {
@@ -762,12 +789,48 @@ func TestEngineRungPaths(t *testing.T) {
 			got := engPayloads(r.got)
 			for i := range want {
 				if i >= len(got) || got[i] != want[i].a {
-					t.Fatalf("a %d, rebase %v: dispatch %d: got %v, want event %d at %d (%d of %d dispatched)", a, rebase, i, got[min(i, len(got)-1)], want[i].a, want[i].at, len(got), len(want))
+					t.Fatalf("%s, rebase %v: dispatch %d: got %v, want event %d at %d (%d of %d dispatched)", tc.name, rebase, i, got[min(i, len(got)-1)], want[i].a, want[i].at, len(got), len(want))
 				}
 			}
 			if len(got) != len(want) {
-				t.Fatalf("a %d, rebase %v: %d dispatched, want %d", a, rebase, len(got), len(want))
+				t.Fatalf("%s, rebase %v: %d dispatched, want %d", tc.name, rebase, len(got), len(want))
 			}
+		}
+	}
+}
+
+// TestEngineRungKeepsLittleRoom: a rung that a burst of events at one time
+// grew keeps that room only until the next spread, so a long run does not
+// keep room for every burst it had in each of the rungMax rungs.
+func TestEngineRungKeepsLittleRoom(t *testing.T) {
+	e := NewEngine()
+	r := &engRecorder{}
+	spread := func(from Time, burst int) {
+		for i := range 200 {
+			e.post(from+Time(i)*1000, 1, int32(i))
+		}
+		for range burst {
+			e.post(from+50_500, 1, -1)
+		}
+		if _, ok := e.PeekTime(); !ok || e.rung == nil || e.ovSpan == 0 {
+			t.Fatal("the events were not spread over the rung")
+		}
+	}
+	spread(1<<30, 3*rungKeep)
+	grown := 0
+	for _, r := range e.rung {
+		if cap(r) > rungKeep {
+			grown++
+		}
+	}
+	if grown == 0 {
+		t.Fatalf("no rung grew past rungKeep (%d) with a burst of %d: the test does not reach the case", rungKeep, 3*rungKeep)
+	}
+	engRunAll(e, r)
+	spread(1<<31, 0)
+	for i, r := range e.rung {
+		if cap(r) > rungKeep {
+			t.Errorf("rung %d keeps room for %d entries after the next spread, want at most %d", i, cap(r), rungKeep)
 		}
 	}
 }

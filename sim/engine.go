@@ -72,22 +72,23 @@ type engineSlot struct {
 //   - the lowest non-empty bucket, if it holds at most sortedFrontMax
 //     events, becomes the front whole, sorted in place (a stable insertion
 //     sort), and its earliest time becomes last;
-//   - a larger one is spread over the rung: rungMax rungs of one
-//     power-of-two width, from the bucket's earliest time on, wide enough to
-//     reach all but 1/64 of its events (a few far ahead would make every
-//     rung wide and crowded). While rungs are left, every new event in the
-//     rung's range is appended to its rung, and refill gathers the next
-//     non-empty rungs into the front, each sorted, while they fit in
-//     sortedFrontMax (two words of bitmap find them). The rest of the
-//     bucket's range, past the rung, is appended to the bucket itself, which
-//     is spread (or sorted) again once the rung is spent; later times go to
-//     the higher buckets as before.
+//   - a larger one, of at most rungSpreadMax events, is spread over the rung:
+//     rungMax rungs of one power-of-two width, from the bucket's earliest
+//     time on, wide enough to reach all but 1/64 of its events (a few far
+//     ahead would make every rung wide and crowded). While rungs are left,
+//     every new event in the rung's range is appended to its rung, and refill
+//     gathers the next non-empty rungs into the front, each sorted, while
+//     they fit in sortedFrontMax (two words of bitmap find them). The rest of
+//     the bucket's range, past the rung, is appended to the bucket itself,
+//     which is spread (or sorted) again once the rung is spent; later times
+//     go to the higher buckets as before.
 //   - A rung of more than sortedFrontMax events (many at a few times) goes
 //     back to the buckets below the spread one, refiled under the rung's
-//     start, as do new events before that rung's end; they come first. Such a
-//     bucket, if larger than sortedFrontMax, is refiled under its lower bound
-//     (last's bits above its own bit, that bit set, the rest clear): no
-//     later than any of its events, and no scan for the earliest.
+//     start, as do new events before that rung's end; they come first. Such
+//     a bucket larger than sortedFrontMax, and any bucket larger than
+//     rungSpreadMax (its rungs would be crowded), is refiled under its lower
+//     bound (last's bits above its own bit, that bit set, the rest clear):
+//     no later than any of its events, and no scan for the earliest.
 //
 // Under the world's load (hundreds to thousands pending, seconds ahead) an
 // event is moved about twice on its way to the front: into its rung, then

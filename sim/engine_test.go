@@ -50,6 +50,7 @@ func TestEngineOrderByTimeThenSequence(t *testing.T) {
 		{"many equal times", 5000, 100, 4},
 		{"mostly distinct", 5000, 1 << 40, 5},
 		{"more than one heap level of ties", 20000, 3, 6},
+		{"more than a rung spreads at once", 3 * rungSpreadMax, 1 << 30, 7},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -832,6 +833,28 @@ func TestEngineRungKeepsLittleRoom(t *testing.T) {
 		if cap(r) > rungKeep {
 			t.Errorf("rung %d keeps room for %d entries after the next spread, want at most %d", i, cap(r), rungKeep)
 		}
+	}
+}
+
+// TestEngineSpreadsAtMostRungSpreadMax: a bucket too large for the rung is
+// refiled bit by bit until its parts fit, and only then spread.
+func TestEngineSpreadsAtMostRungSpreadMax(t *testing.T) {
+	e := NewEngine()
+	r := rand.New(rand.NewPCG(8, 8))
+	for i := range 3 * rungSpreadMax {
+		e.post(1<<30+Time(r.Int64N(1<<30)), 1, int32(i))
+	}
+	for e.ovSpan == 0 { // until the first spread
+		if !e.Step(&engRecorder{}) {
+			t.Fatal("every event was dispatched and none spread over the rung")
+		}
+	}
+	spread := 0
+	for _, r := range e.rung {
+		spread += len(r)
+	}
+	if spread > rungSpreadMax {
+		t.Errorf("%d entries spread over the rung at once, want at most %d", spread, rungSpreadMax)
 	}
 }
 

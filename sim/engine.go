@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 )
 
 // EventKind tells a Handler what an Event means. Its values are chosen by
@@ -60,82 +61,49 @@ type engineSlot struct {
 	a, b int32
 }
 
+// radixBuckets is one bucket per possible highest differing bit of two
+// non-negative times, plus bucket 0 for "equal". Times are never negative
+// (the clock starts at zero and Schedule refuses the past), so they differ
+// below bit 63.
+const radixBuckets = 64
+
 // Engine is a virtual-clock discrete-event engine.
 //
-// Pending events sit in a radix heap with a rung (engine_queue.go). Virtual
-// time never goes back, so an event is filed in bucket bits.Len(at XOR
-// last), where last is no later than any queued event; buckets of higher
-// index hold later times. Bucket 0 is the front: a run sorted by (At,
-// sequence) from head on, earlier than every other queued event. When it
-// runs dry, refill takes what comes next:
-//
-//   - the lowest non-empty bucket, if it holds at most sortedFrontMax
-//     events, becomes the front whole, sorted in place (a stable insertion
-//     sort), and its earliest time becomes last;
-//   - a larger one, of at most rungSpreadMax events, is spread over the rung:
-//     rungMax rungs of one power-of-two width, from the bucket's earliest
-//     time on, wide enough to reach all but 1/64 of its events (a few far
-//     ahead would make every rung wide and crowded). While rungs are left,
-//     every new event in the rung's range is appended to its rung, and refill
-//     gathers the next non-empty rungs into the front, each sorted, while
-//     they fit in sortedFrontMax (two words of bitmap find them). The rest of
-//     the bucket's range, past the rung, is appended to the bucket itself,
-//     which is spread (or sorted) again once the rung is spent; later times
-//     go to the higher buckets as before.
-//   - A rung of more than sortedFrontMax events (many at a few times) goes
-//     back to the buckets below the spread one, refiled under the rung's
-//     start, as do new events before that rung's end; they come first. Such
-//     a bucket larger than sortedFrontMax, and any bucket larger than
-//     rungSpreadMax (its rungs would be crowded), is refiled under its lower
-//     bound (last's bits above its own bit, that bit set, the rest clear):
-//     no later than any of its events, and no scan for the earliest.
-//
-// Under the world's load (hundreds to thousands pending, seconds ahead) an
-// event is moved about twice on its way to the front: into its rung, then
-// gathered (World/scheduler: 2.1 moves an event, against 4.7 — filed, then
-// refiled 3.7 times — when every large bucket was refiled bit by bit). An
-// event scheduled no later than the front's last entry is inserted into the
-// front in order, shifting the shorter side: the entries after it one slot
-// back, or those before it one slot forward into the spent slot before head,
-// so an event due before the whole front (one posted for now while later
-// ones wait) moves nothing. Events at equal times always share a bucket or
-// rung and keep their scheduling order through every move and sort, so they
-// fire in the order they were scheduled — the (At, sequence) order — without
-// a sequence number. Scheduling is O(1): an append. The payload lives in a
-// slab of slots reused via a free list; per-slot generations make stale
-// Handles harmless, and Cancel releases the slot and leaves the queued entry
-// to be skipped when it comes up; an event posted without a Handle (post,
-// all the world's events) takes no slot at all. PeekTime refills too; an
-// event then scheduled before the time it found goes into the front, or, if
-// Cancel has emptied the queue since, last moves back to it (rebase, rare).
-// Nothing is allocated per event once the slices have grown; the rung's room
-// (rungMax×rungRoom entries, 1 MiB, one block) is allocated at the first
-// spread, and a rung grown past rungKeep entries goes back to it at the
-// next.
+// Pending events sit in a radix heap: virtual time never goes back, so an
+// event is filed in bucket bits.Len(at XOR last), where last is the time of
+// the latest refill; buckets of higher index hold later times. Bucket 0 is
+// the front: a run sorted by (At, sequence) from head on, earlier than
+// every other bucket. When it runs dry, the lowest non-empty bucket is
+// scanned for its earliest time, which becomes last, and its events are
+// refiled into lower buckets in their order (those at exactly last into
+// bucket 0); a bucket of at most sortedFrontMax events — near the front,
+// where buckets are small — is instead sorted into bucket 0 whole (a stable
+// insertion sort), which spares refiling it bit by bit, one refill per
+// event. An event scheduled no later than the front's last entry is
+// inserted into the front in order, shifting the shorter side: the entries
+// after it one slot back, or those before it one slot forward into the
+// spent slot before head, so an event due before the whole front (one
+// posted for now while later ones wait) moves nothing. Events at equal
+// times always share a bucket and keep their scheduling order through every
+// refiling and sort, so they fire in the order they were scheduled — the
+// (At, sequence) order — without a sequence number. Each event is refiled
+// at most once per bit of its distance in time: scheduling is O(1) and
+// taking the next event O(log of the time span) amortised, with sequential
+// memory access instead of a heap's scattered sifts. The payload lives in a slab of slots reused via a
+// free list; per-slot generations make stale Handles harmless, and Cancel
+// releases the slot and leaves the queued entry to be skipped when it comes
+// up; an event posted without a Handle (post, all the world's events) takes
+// no slot at all. PeekTime refills too; an event then scheduled before the
+// time it found goes into the front, or, if the front was emptied by
+// Cancel, every entry is refiled under the earlier time (rebase, rare).
+// Nothing is allocated per event once the slices have grown.
 //
 // An Engine is not safe for concurrent use.
 type Engine struct {
-	buckets  [radixBuckets][]engineEntry
-	nonEmpty uint64 // bit k set: buckets[k] may hold entries (bit 0, the front's, is not kept)
-	head     int    // next entry of buckets[0]
-	last     Time   // the time buckets are filed against: <= every entry of buckets[1:]
-
-	// The rung, in use while ovSpan is not 0: bucket rungK's range from
-	// rungBase on. [rungBase, rungBase+rungSpan) is in rungs of
-	// 1<<rungShift each, the part before rungBase+lowSpan gone back to the
-	// buckets below rungK; the rest up to rungBase+ovSpan goes to bucket
-	// rungK itself.
-	rung      [][]engineEntry // rungMax long once made
-	rungBlock []engineEntry   // rungRoom entries of room for each rung
-	rungOcc   [rungWords]uint64
-	rungSum   uint64 // bit w set: rungOcc[w] is not 0
-	rungBase  Time
-	ovSpan    uint64
-	rungSpan  uint64
-	lowSpan   uint64
-	rungShift uint
-	rungK     uint
-
+	buckets   [radixBuckets][]engineEntry
+	nonEmpty  uint64 // bit k set: buckets[k] may hold entries (bit 0, the front's, is not kept)
+	head      int    // next entry of buckets[0]
+	last      Time   // the time buckets are filed against: <= every entry of buckets[1:]
 	slots     []engineSlot
 	free      []int32 // released slot indices, used LIFO
 	now       Time
@@ -195,6 +163,27 @@ func (e *Engine) Schedule(at Time, kind EventKind, a, b int32) Handle {
 	e.enqueue(engineEntry{at: at, slot: slot, gen: s.gen})
 	e.pending++
 	return Handle{slot: slot, gen: s.gen}
+}
+
+// enqueue files a new entry: into the front if it is due no later than the
+// front's last entry, else into its bucket.
+func (e *Engine) enqueue(x engineEntry) {
+	if b0 := e.buckets[0]; e.head < len(b0) && x.at <= b0[len(b0)-1].at {
+		if h := e.head; h > 0 && x.at < b0[h].at {
+			// Earlier than every entry of the front (an event posted for
+			// now while later ones wait): into the spent slot before head,
+			// nothing to shift.
+			b0[h-1] = x
+			e.head = h - 1
+			return
+		}
+		e.insertFront(x)
+		return
+	}
+	if x.at < e.last {
+		e.rebase(x.at)
+	}
+	e.file(x)
 }
 
 // notBeforeNow panics if at is before Now: virtual time never goes back.
@@ -310,6 +299,137 @@ func (e *Engine) RunUntil(end Time, h Handler) {
 	}
 	if end > e.now {
 		e.now = end
+	}
+}
+
+// front makes buckets[0][head] the next live event, skipping cancelled
+// entries and refiling as needed; false if no event is pending.
+func (e *Engine) front() bool {
+	for {
+		b0 := e.buckets[0]
+		for e.head < len(b0) {
+			x := b0[e.head]
+			if x.gen&inlineEvent != 0 || e.slots[x.slot].gen == x.gen {
+				return true
+			}
+			e.head++ // cancelled
+		}
+		if !e.refill() {
+			return false
+		}
+	}
+}
+
+// refill empties bucket 0 and refiles the lowest non-empty bucket under its
+// earliest time; false if every bucket is empty. A bucket of at most
+// sortedFrontMax entries instead becomes bucket 0 whole, sorted in place:
+// near the front, where buckets are small, that saves the refiling of each
+// entry down level after level, one refill per event.
+func (e *Engine) refill() bool {
+	e.buckets[0], e.head = e.buckets[0][:0], 0
+	ne := e.nonEmpty &^ 1
+	if ne == 0 {
+		return false
+	}
+	k := bits.TrailingZeros64(ne)
+	e.nonEmpty = ne &^ (1 << k)
+	src := e.buckets[k]
+	if len(src) <= sortedFrontMax {
+		// The bucket becomes the front, sorted in place; the front's
+		// spent storage becomes the bucket's.
+		e.buckets[0], e.buckets[k] = src, e.buckets[0]
+		for i := 1; i < len(src); i++ { // a stable insertion sort: equal times keep their order
+			x := src[i]
+			j := i
+			for ; j > 0 && src[j-1].at > x.at; j-- {
+				src[j] = src[j-1]
+			}
+			src[j] = x
+		}
+		e.last = src[0].at
+		return true
+	}
+	e.last = earliest(src)
+	for _, x := range src {
+		e.file(x)
+	}
+	e.buckets[k] = src[:0]
+	return true
+}
+
+// earliest returns the earliest time in src, which is not empty; two
+// entries a step.
+func earliest(src []engineEntry) Time {
+	lo0, lo1 := src[0].at, src[len(src)-1].at
+	for i := 1; i < len(src); i += 2 {
+		lo0, lo1 = min(lo0, src[i-1].at), min(lo1, src[i].at)
+	}
+	return min(lo0, lo1)
+}
+
+// sortedFrontMax is the largest bucket refill sorts into bucket 0.
+const sortedFrontMax = 16
+
+// insertFront puts x into bucket 0 after every live entry at or before its
+// time. Bucket 0 is a sorted run from head on (by time, then scheduling
+// order), every entry of which is earlier than any in the other buckets; an
+// event scheduled no later than its last entry goes into it, in order. When
+// an entry has been taken (head > 0) and x belongs in the first half of the
+// run, the entries before it move one slot towards head instead of those
+// after it one slot back.
+func (e *Engine) insertFront(x engineEntry) {
+	if h := e.head; h > 0 {
+		b0 := e.buckets[0]
+		if mid := h + (len(b0)-h)>>1; x.at < b0[mid].at {
+			i := h
+			for b0[i].at <= x.at {
+				b0[i-1] = b0[i]
+				i++
+			}
+			b0[i-1] = x
+			e.head = h - 1
+			return
+		}
+	}
+	e.sortIn(x)
+}
+
+// sortIn appends x to bucket 0 and moves it back past every entry from head
+// on that is later: one step of a stable insertion sort.
+func (e *Engine) sortIn(x engineEntry) {
+	b0 := append(e.buckets[0], x)
+	i := len(b0) - 1
+	for ; i > e.head && b0[i-1].at > x.at; i-- {
+		b0[i] = b0[i-1]
+	}
+	b0[i] = x
+	e.buckets[0] = b0
+}
+
+// file appends x to the bucket of its time relative to last.
+func (e *Engine) file(x engineEntry) {
+	k := bits.Len64(uint64(x.at^e.last)) & 63 // at most 63: times are non-negative
+	e.buckets[k] = append(e.buckets[k], x)
+	e.nonEmpty |= 1 << k // no branch for bucket 0: refill ignores its bit
+}
+
+// rebase refiles every queued entry under a new, earlier last. PeekTime (or
+// RunUntil stopping short) may have refilled with events later than now; an
+// event then scheduled before them goes into bucket 0, unless Cancel has
+// emptied it: then it needs this. The world never cancels, so this is rare.
+func (e *Engine) rebase(last Time) {
+	var all []engineEntry
+	for k := range e.buckets {
+		from := 0
+		if k == 0 {
+			from = e.head
+		}
+		all = append(all, e.buckets[k][from:]...)
+		e.buckets[k] = e.buckets[k][:0]
+	}
+	e.head, e.last, e.nonEmpty = 0, last, 0
+	for _, x := range all {
+		e.file(x)
 	}
 }
 

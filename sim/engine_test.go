@@ -50,7 +50,6 @@ func TestEngineOrderByTimeThenSequence(t *testing.T) {
 		{"many equal times", 5000, 100, 4},
 		{"mostly distinct", 5000, 1 << 40, 5},
 		{"more than one heap level of ties", 20000, 3, 6},
-		{"more than a rung spreads at once", 3 * rungSpreadMax, 1 << 30, 7},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -524,24 +523,16 @@ type engRandomDriver struct {
 	handles []Handle // recent handles, live and stale
 	nextA   int32
 	steps   int
-	// delay, if set, draws how far ahead of now an event is scheduled,
-	// instead of the default mix; maxPending caps the events pending (400
-	// if 0).
-	delay      func(r *rand.Rand, now Time) Time
-	maxPending int
 }
 
 func (d *engRandomDriver) randomOps(max int) {
 	for range d.r.IntN(max + 1) {
 		switch op := d.r.IntN(10); {
-		case op < 5 && len(d.m.pending) < cmp.Or(d.maxPending, 400):
+		case op < 5 && len(d.m.pending) < 400:
 			// Small delays make equal times common.
 			at := d.e.Now() + Time(d.r.IntN(20))
 			if d.r.IntN(8) == 0 { // far ahead: many radix buckets in use
 				at = d.e.Now() + Time(d.r.Int64N(1<<32))
-			}
-			if d.delay != nil {
-				at = d.e.Now() + d.delay(d.r, d.e.Now())
 			}
 			kind, b := EventKind(d.r.IntN(4)), int32(d.r.IntN(1000))
 			if d.r.IntN(3) == 0 { // posted: no Handle, payload in the entry
@@ -632,229 +623,6 @@ func TestEngineRandomAgainstModel(t *testing.T) {
 			}
 			d.check()
 		})
-	}
-}
-
-// TestEngineRungAgainstModel drives the engine as the world loads it —
-// hundreds of events pending, most seconds ahead, some at times shared by
-// many (a tick, a batch), some for now — with cancels, and checks every
-// dispatch against engModel: large buckets are spread over the rung, rungs
-// with more than sortedFrontMax entries go back to the low buckets, events
-// land in the rung, before it (the low buckets), after it (its bucket's
-// overflow) and beyond its bucket, and the clock crosses powers of two.
-func TestEngineRungAgainstModel(t *testing.T) {
-	worldLike := func(r *rand.Rand, now Time) Time {
-		switch r.IntN(10) {
-		case 0:
-			return 0
-		case 1:
-			return Time(r.IntN(1000))
-		case 2: // a time many events share: the next whole 2^20 µs or one after it
-			return (now>>20+1+Time(r.IntN(3)))<<20 - now
-		case 3: // far ahead
-			return Time(r.Int64N(1 << 34))
-		default: // seconds: 2^21 to 2^26 µs
-			return Time(r.Int64N(1<<(21+r.IntN(6)))) + 1<<20
-		}
-	}
-	clustered := func(r *rand.Rand, now Time) Time {
-		// Few distinct times: rungs overflow sortedFrontMax and go back to
-		// the low buckets, where more events then land; some far apart, a
-		// rung alone in its word of the bitmap.
-		if r.IntN(2) == 0 {
-			return Time(r.IntN(4)) << uint(20+r.IntN(4))
-		}
-		return Time(r.IntN(8)) << uint(r.IntN(24))
-	}
-	tests := []struct {
-		name       string
-		seed       uint64
-		steps      int
-		start      Time
-		maxPending int
-		delay      func(r *rand.Rand, now Time) Time
-	}{
-		{"world-like", 11, 60000, 0, 1500, worldLike},
-		{"world-like late start", 12, 40000, 1<<40 - 3*Second, 1500, worldLike},
-		{"clustered", 13, 40000, 0, 800, clustered},
-		{"clustered near the end of time", 14, 20000, math.MaxInt64 - 1<<40, 800, clustered},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			e := NewEngine()
-			e.RunUntil(tc.start, nil)
-			d := &engRandomDriver{
-				t: t, r: rand.New(rand.NewPCG(tc.seed, 7)), e: e, m: &engModel{},
-				delay: tc.delay, maxPending: tc.maxPending,
-			}
-			for d.steps = 0; d.steps < tc.steps; d.steps++ {
-				d.randomOps(6)
-				d.check()
-				if !e.Step(d) && len(d.m.pending) != 0 {
-					t.Fatalf("step %d: Step = false with %d pending in model", d.steps, len(d.m.pending))
-				}
-			}
-			for e.Step(d) {
-			}
-			d.check()
-			if e.rung == nil {
-				t.Error("no bucket was spread over the rung: the test does not reach it")
-			}
-		})
-	}
-}
-
-// TestEngineRungPaths schedules events so that one bucket is spread over
-// the rung, and then events arrive before, in and after the rung (in its
-// bucket's overflow and beyond its bucket), at times already queued and
-// new; every event must fire in (At, sequence) order. Each case runs twice,
-// the second time calling rebase with the rung in use.
-func TestEngineRungPaths(t *testing.T) {
-	const a = Time(1) << 30 // the bucket spread is [2^30, 2^31)
-	var tests []struct {
-		name          string
-		before, after []Time // scheduled before and after PeekTime spreads them
-		low           bool   // the first rung goes back to the low buckets
-	}
-	// From a, a first rung of 21 goes back to the low buckets; from the
-	// second, that rung straddles the middle of the bucket, so the low
-	// buckets use the bucket below it.
-	for i, a := range []Time{a, a + 1<<29 - 2} {
-		var before []Time
-		for range 20 {
-			before = append(before, a)
-		}
-		before = append(before, a+3)
-		for i := range 30 {
-			before = append(before, a+Time(i+1)*30000)
-		}
-		for range 20 {
-			before = append(before, a+1<<20-1)
-		}
-		after := []Time{
-			a, a + 1, a + 2, a + 3, a + 4, a + 30000, a + 30001, a + 1<<20 - 1,
-			a + 1<<21, a + 1<<25, a + 1<<25, a + 1<<21 + 1, a + 1<<29 - 1,
-			a + 1<<31 + 7, a + 1<<31 + 7, a + 1<<33,
-		}
-		tests = append(tests, struct {
-			name          string
-			before, after []Time
-			low           bool
-		}{[]string{"low buckets", "low buckets across the middle"}[i], before, after, true})
-	}
-	// 200 in [a, a+4096) and one at a+4096: the rung (1 µs each) ends just
-	// before it, so it and the two far ahead (less than 1/64 of the
-	// bucket: see rungCoverNum) go to the bucket's overflow.
-	var before []Time
-	for i := range 200 {
-		before = append(before, a+Time(i*20))
-	}
-	before = append(before, a+4096, a+1<<25, a+1<<25-1)
-	tests = append(tests, struct {
-		name          string
-		before, after []Time
-		low           bool
-	}{"overflow at the rung's end", before, []Time{a + 4095, a + 4096, a + 4097, a + 1<<25}, false})
-
-	for _, tc := range tests {
-		for _, rebase := range []bool{false, true} {
-			e := NewEngine()
-			var want []engModelEvent
-			schedule := func(at Time) {
-				id := int32(len(want))
-				want = append(want, engModelEvent{at: at, seq: uint64(id), a: id})
-				if id%2 == 0 {
-					e.post(at, 1, id)
-				} else {
-					e.Schedule(at, 1, id, 0)
-				}
-			}
-			for _, at := range tc.before {
-				schedule(at)
-			}
-			if at, ok := e.PeekTime(); !ok || at != slices.Min(tc.before) {
-				t.Fatalf("%s: PeekTime = %v, %v; want %v", tc.name, at, ok, slices.Min(tc.before))
-			}
-			if e.rung == nil || (e.lowSpan != 0) != tc.low {
-				t.Fatalf("%s: rung %v, lowSpan %d: not the path the case is for", tc.name, e.rung != nil, e.lowSpan)
-			}
-			for _, at := range tc.after {
-				schedule(at)
-			}
-			if rebase {
-				e.rebase(e.Now())
-			}
-			r := &engRecorder{}
-			engRunAll(e, r)
-			slices.SortStableFunc(want, func(x, y engModelEvent) int { return cmp.Compare(x.at, y.at) })
-			got := engPayloads(r.got)
-			for i := range want {
-				if i >= len(got) || got[i] != want[i].a {
-					t.Fatalf("%s, rebase %v: dispatch %d: got %v, want event %d at %d (%d of %d dispatched)", tc.name, rebase, i, got[min(i, len(got)-1)], want[i].a, want[i].at, len(got), len(want))
-				}
-			}
-			if len(got) != len(want) {
-				t.Fatalf("%s, rebase %v: %d dispatched, want %d", tc.name, rebase, len(got), len(want))
-			}
-		}
-	}
-}
-
-// TestEngineRungKeepsLittleRoom: a rung that a burst of events at one time
-// grew keeps that room only until the next spread, so a long run does not
-// keep room for every burst it had in each of the rungMax rungs.
-func TestEngineRungKeepsLittleRoom(t *testing.T) {
-	e := NewEngine()
-	r := &engRecorder{}
-	spread := func(from Time, burst int) {
-		for i := range 200 {
-			e.post(from+Time(i)*1000, 1, int32(i))
-		}
-		for range burst {
-			e.post(from+50_500, 1, -1)
-		}
-		if _, ok := e.PeekTime(); !ok || e.rung == nil || e.ovSpan == 0 {
-			t.Fatal("the events were not spread over the rung")
-		}
-	}
-	spread(1<<30, 3*rungKeep)
-	grown := 0
-	for _, r := range e.rung {
-		if cap(r) > rungKeep {
-			grown++
-		}
-	}
-	if grown == 0 {
-		t.Fatalf("no rung grew past rungKeep (%d) with a burst of %d: the test does not reach the case", rungKeep, 3*rungKeep)
-	}
-	engRunAll(e, r)
-	spread(1<<31, 0)
-	for i, r := range e.rung {
-		if cap(r) > rungKeep {
-			t.Errorf("rung %d keeps room for %d entries after the next spread, want at most %d", i, cap(r), rungKeep)
-		}
-	}
-}
-
-// TestEngineSpreadsAtMostRungSpreadMax: a bucket too large for the rung is
-// refiled bit by bit until its parts fit, and only then spread.
-func TestEngineSpreadsAtMostRungSpreadMax(t *testing.T) {
-	e := NewEngine()
-	r := rand.New(rand.NewPCG(8, 8))
-	for i := range 3 * rungSpreadMax {
-		e.post(1<<30+Time(r.Int64N(1<<30)), 1, int32(i))
-	}
-	for e.ovSpan == 0 { // until the first spread
-		if !e.Step(&engRecorder{}) {
-			t.Fatal("every event was dispatched and none spread over the rung")
-		}
-	}
-	spread := 0
-	for _, r := range e.rung {
-		spread += len(r)
-	}
-	if spread > rungSpreadMax {
-		t.Errorf("%d entries spread over the rung at once, want at most %d", spread, rungSpreadMax)
 	}
 }
 

@@ -114,6 +114,6 @@ func (w *World) productionArrival(i int32) {
 	}
 	c := w.newCall(productionCall, i, p.model, call.In, out, maxOut, workloads.CallRecord{}, p.lat.Float64())
 	w.emit(&obs{kind: obsProdArrived, id: i})
-	w.emit(&obs{kind: obsCallMade, id: c, model: p.model, n: notQueued})
+	w.emitCallMade(c, p.model, notQueued)
 	w.send(c, notQueued)
 }

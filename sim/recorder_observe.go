@@ -1,8 +1,8 @@
 package sim
 
-// observe turns an observation into the run's measurements. The per-call
-// observations' work is written out here rather than in helpers too large
-// to inline.
+// observe turns an observation into the run's measurements. Every kind is
+// handled here; the per-call kinds usually arrive instead through their
+// own emitters (observe.go), which call the same handlers.
 func (r *recorder) observe(w *World, o *obs) {
 	switch o.kind {
 	case obsJobArrived:

@@ -523,16 +523,24 @@ type engRandomDriver struct {
 	handles []Handle // recent handles, live and stale
 	nextA   int32
 	steps   int
+	// delay, if set, draws how far ahead of now an event is scheduled,
+	// instead of the default mix; maxPending caps the events pending (400
+	// if 0).
+	delay      func(r *rand.Rand, now Time) Time
+	maxPending int
 }
 
 func (d *engRandomDriver) randomOps(max int) {
 	for range d.r.IntN(max + 1) {
 		switch op := d.r.IntN(10); {
-		case op < 5 && len(d.m.pending) < 400:
+		case op < 5 && len(d.m.pending) < cmp.Or(d.maxPending, 400):
 			// Small delays make equal times common.
 			at := d.e.Now() + Time(d.r.IntN(20))
 			if d.r.IntN(8) == 0 { // far ahead: many radix buckets in use
 				at = d.e.Now() + Time(d.r.Int64N(1<<32))
+			}
+			if d.delay != nil {
+				at = d.e.Now() + d.delay(d.r, d.e.Now())
 			}
 			kind, b := EventKind(d.r.IntN(4)), int32(d.r.IntN(1000))
 			if d.r.IntN(3) == 0 { // posted: no Handle, payload in the entry
@@ -619,6 +627,68 @@ func TestEngineRandomAgainstModel(t *testing.T) {
 				t.Fatal("nothing was dispatched")
 			}
 			// Drain and check the tail too.
+			for e.Step(d) {
+			}
+			d.check()
+		})
+	}
+}
+
+// TestEngineWorldLikeAgainstModel drives the engine as the world loads it
+// — hundreds of events pending, most seconds ahead, some at times shared by
+// many (a tick, a batch), some for now — and with few distinct times, with
+// cancels, and checks every dispatch against engModel: large buckets are
+// refiled under their lower bounds level after level, and the clock
+// crosses powers of two.
+func TestEngineWorldLikeAgainstModel(t *testing.T) {
+	worldLike := func(r *rand.Rand, now Time) Time {
+		switch r.IntN(10) {
+		case 0:
+			return 0
+		case 1:
+			return Time(r.IntN(1000))
+		case 2: // a time many events share: the next whole 2^20 µs or one after it
+			return (now>>20+1+Time(r.IntN(3)))<<20 - now
+		case 3: // far ahead
+			return Time(r.Int64N(1 << 34))
+		default: // seconds: 2^21 to 2^26 µs
+			return Time(r.Int64N(1<<(21+r.IntN(6)))) + 1<<20
+		}
+	}
+	clustered := func(r *rand.Rand, now Time) Time {
+		if r.IntN(2) == 0 {
+			return Time(r.IntN(4)) << uint(20+r.IntN(4))
+		}
+		return Time(r.IntN(8)) << uint(r.IntN(24))
+	}
+	tests := []struct {
+		name       string
+		seed       uint64
+		steps      int
+		start      Time
+		maxPending int
+		delay      func(r *rand.Rand, now Time) Time
+	}{
+		{"world-like", 11, 60000, 0, 1500, worldLike},
+		{"world-like late start", 12, 40000, 1<<40 - 3*Second, 1500, worldLike},
+		{"clustered", 13, 40000, 0, 800, clustered},
+		{"clustered near the end of time", 14, 20000, math.MaxInt64 - 1<<40, 800, clustered},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEngine()
+			e.RunUntil(tc.start, nil)
+			d := &engRandomDriver{
+				t: t, r: rand.New(rand.NewPCG(tc.seed, 7)), e: e, m: &engModel{},
+				delay: tc.delay, maxPending: tc.maxPending,
+			}
+			for d.steps = 0; d.steps < tc.steps; d.steps++ {
+				d.randomOps(6)
+				d.check()
+				if !e.Step(d) && len(d.m.pending) != 0 {
+					t.Fatalf("step %d: Step = false with %d pending in model", d.steps, len(d.m.pending))
+				}
+			}
 			for e.Step(d) {
 			}
 			d.check()

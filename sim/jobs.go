@@ -107,7 +107,7 @@ func (w *World) arrive(job workloads.Job, grading bool) {
 	pj := policies.Job{
 		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
 		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
-		Model: policies.ModelID(job.Model), Arrival: w.now().Wall(),
+		Model: policies.ModelID(job.Model), Arrival: w.wallNow(),
 	}
 	wj.tier = pj.EffectiveTier()
 	w.emit(&obs{kind: obsJobArrived, id: slot, flag: fresh})
@@ -130,7 +130,7 @@ func (w *World) gradingJob(j *waitingJob) workloads.Job {
 func (w *World) decide() {
 	w.plan.Reset()
 	w.gw.closeSignals()
-	w.pol.Decide(w.now().Wall(), w, &w.plan)
+	w.pol.Decide(w.wallNow(), w, &w.plan)
 	if w.fallible != nil {
 		if err := w.fallible.Err(); err != nil {
 			w.err = err
@@ -318,7 +318,7 @@ func (w *World) finish(slot int32) {
 		grade = w.gradingJob(&j.waitingJob)
 	}
 	w.running.release(slot)
-	w.pol.Finished(w.now().Wall(), id, policies.ModelID(model))
+	w.pol.Finished(w.wallNow(), id, policies.ModelID(model))
 	if graded {
 		w.arrive(grade, true)
 	}

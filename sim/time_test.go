@@ -35,3 +35,15 @@ func TestWallOtherEpoch(t *testing.T) {
 		}
 	}
 }
+
+// TestWallNowIsWall: the world's cached wall instant is the clock's Wall at
+// every step, including time zero, repeats and a clock that moves on.
+func TestWallNowIsWall(t *testing.T) {
+	w := &World{eng: NewEngine(), wallAt: -1}
+	for _, now := range []Time{0, 0, 1, 1, Second, Second, Hour + 3, 7 * 24 * Hour} {
+		w.eng.now = now
+		if got, want := w.wallNow(), now.Wall(); got != want {
+			t.Fatalf("at %d: wallNow = %v, want %v", now, got, want)
+		}
+	}
+}

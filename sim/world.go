@@ -67,6 +67,11 @@ type World struct {
 	source workloads.Source
 	pf     *workloads.Prefetched // source read ahead (Run): pull calls it directly, not through the interface
 	next   workloads.Job
+	// The wall-clock instant of wallAt, the last time a policy was given
+	// (wallNow): an arrival's Enqueue and Decide, or a finish's Finished and
+	// Decide, are given the same instant, built once.
+	wallAt Time
+	wall   time.Time
 
 	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
 
@@ -129,6 +134,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 		limits:      make([]int, len(cfgs)),
 		windowStart: FromDuration(sc.Warmup),
 		end:         FromDuration(sc.Duration),
+		wallAt:      -1,
 	}
 	w.rec.ids = &w.ids
 	for i := range w.limits {
@@ -282,6 +288,14 @@ func (w *World) Handle(ev Event) {
 }
 
 func (w *World) now() Time { return w.eng.Now() }
+
+// wallNow is w.now().Wall(), built again only when the clock has moved.
+func (w *World) wallNow() time.Time {
+	if now := w.now(); now != w.wallAt {
+		w.wallAt, w.wall = now, now.Wall()
+	}
+	return w.wall
+}
 
 // capacityChange applies a scenario event to a provider, then lets waiting
 // calls onto any streams it freed.

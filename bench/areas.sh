@@ -7,12 +7,34 @@
 # below the run's cost needs fewer instructions everywhere, not one fix.
 #
 #   bash bench/areas.sh [ITEM [ROWS]]
-#     ITEM: World/scheduler (default), World/fixed-lane, LabMMc/lab
+#     ITEM: World/scheduler (default), World/fixed-lane, World/inspect, LabMMc/lab
 #     ROWS: files to list (default 25)
+#   bash bench/areas.sh --readme
+#     the tables of World/scheduler and LabMMc/lab (12 rows each) into
+#     bench/README.md between its areas markers; do not edit them by hand
 #
 # Needs valgrind (apt-get install -y valgrind) and callgrind_annotate.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --readme ]; then
+  readme=bench/README.md
+  grep -q '^<!-- areas table -->$' "$readme" && grep -q '^<!-- end areas table -->$' "$readme" ||
+    { echo "areas.sh: $readme has no areas markers" >&2; exit 1; }
+  new=$(mktemp)
+  trap 'rm -f "$new"' EXIT
+  {
+    echo "Measured $(date -u +%F) (\`bash bench/areas.sh --readme\`; callgrind, GOMAXPROCS=1, the twelve largest files):"
+    for it in World/scheduler LabMMc/lab; do
+      echo
+      bash "$0" "$it" 12
+    done
+  } >"$new"
+  awk -v f="$new" '
+    /^<!-- areas table -->$/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
+    /^<!-- end areas table -->$/ { skip = 0 }
+    !skip' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
+  exit 0
+fi
 item=${1:-World/scheduler}
 rows=${2:-25}
 case "$item" in
@@ -35,7 +57,7 @@ events=$(awk '/^Benchmark/ {
       if ($(i+1) == "customers/s") cps = $i; if ($(i+1) == "events/customer") epc = $i }
   } END { if (eps) printf "%.0f", eps * ns / 1e9; else printf "%.0f", cps * ns / 1e9 * epc }' "$tmp/out")
 total=$(awk '/Collected :/ { print $NF }' "$tmp/out")
-echo "$item: $total instructions, $events events ($(awk -v t="$total" -v e="$events" 'BEGIN { printf "%.0f", t / e }') a event); commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . || echo " with uncommitted changes")"
+echo "$item: $total instructions, $events events ($(awk -v t="$total" -v e="$events" 'BEGIN { printf "%.0f", t / e }') per event); commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . || echo " with uncommitted changes")"
 echo
 echo "| file | instructions | share | per event |"
 echo "|---|---|---|---|"

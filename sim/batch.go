@@ -99,7 +99,7 @@ func newBatchPools(sc *scenario.Scenario, prov *Provider, seed uint64) ([]batchP
 }
 
 // batchArrive sends a batch job's call to its model's batch pool.
-func (w *World) batchArrive(job workloads.Job) {
+func (w *World) batchArrive(job *workloads.Job) {
 	pi := w.batchOf[job.Model]
 	if pi == noBatchPool {
 		w.err = fmt.Errorf("job %d: its class goes to a batch API (batch: true), and model %s bills to an organisation without one (organisations[].batch)",

@@ -69,8 +69,8 @@ type modelJobs struct {
 // pull fetches the next job from the source and schedules its arrival; at
 // the end of the stream nothing is scheduled.
 func (w *World) pull() {
-	job, ok := w.pf.Next()
-	if !ok {
+	job := &w.nexts[w.nextI]
+	if !w.pf.NextTo(job) {
 		w.err = w.source.Err() // a stream that failed stops the run now, not at its end
 		return
 	}
@@ -79,12 +79,11 @@ func (w *World) pull() {
 		w.err = fmt.Errorf("job %d arrives at %v, before the previous one (%v): arrivals must be in order", job.ID, job.Arrival, w.eng.Now().Duration())
 		return
 	}
-	w.next = job
 	w.eng.post(at, evArrival, 0)
 }
 
 // arrive registers a job and hands it to the policy.
-func (w *World) arrive(job workloads.Job, grading bool) {
+func (w *World) arrive(job *workloads.Job, grading bool) {
 	if job.Model < 0 || job.Model >= len(w.load) {
 		w.err = fmt.Errorf("job %d: model index %d outside the catalogue", job.ID, job.Model)
 		return
@@ -158,8 +157,8 @@ func (w *World) start(id policies.JobID) {
 	}
 	w.containersUsed++
 	slot := w.running.take()
-	j := w.running.at(slot)
-	*j = jobState{phase: jobStarting, waitingJob: *w.jobs.at(wslot), admitted: w.now()}
+	j := w.running.at(slot) // zeroed by take: only what is not zero is set
+	j.phase, j.waitingJob, j.admitted = jobStarting, *w.jobs.at(wslot), w.now()
 	w.jobs.release(wslot) // zeroes it
 	w.byID.remove(id, w.nextID)
 	n := &w.load[j.model]
@@ -313,14 +312,13 @@ func (w *World) finish(slot int32) {
 	w.emit(&obs{kind: obsJobEnded, id: slot, n: int32(n.running), flag: ended})
 	id, model := j.id, j.model
 	graded := j.judge >= 0 && !j.failed
-	var grade workloads.Job
 	if graded {
-		grade = w.gradingJob(&j.waitingJob)
+		w.grade = w.gradingJob(&j.waitingJob)
 	}
 	w.running.release(slot)
 	w.pol.Finished(w.wallNow(), id, policies.ModelID(model))
 	if graded {
-		w.arrive(grade, true)
+		w.arrive(&w.grade, true)
 	}
 	if w.trig.OnEvent {
 		w.decide()

@@ -66,7 +66,11 @@ type World struct {
 	opts   Options
 	source workloads.Source
 	pf     *workloads.Prefetched // source read ahead (Run): pull calls it directly, not through the interface
-	next   workloads.Job
+	// The next arrival's job and the one arriving: pull fills
+	// nexts[nextI] while the other is read (no copy of a job per arrival).
+	nexts [2]workloads.Job
+	nextI uint8
+	grade workloads.Job // the grading job a finish chains
 	// The wall-clock instant of wallAt, the last time a policy was given
 	// (wallNow): an arrival's Enqueue and Decide, or a finish's Finished and
 	// Decide, are given the same instant, built once.
@@ -247,7 +251,8 @@ func (w *World) run() error {
 func (w *World) Handle(ev Event) {
 	switch ev.Kind {
 	case evArrival:
-		job := w.next
+		job := &w.nexts[w.nextI]
+		w.nextI ^= 1
 		w.pull()
 		w.arrive(job, false)
 		if w.trig.OnEvent {

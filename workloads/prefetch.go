@@ -93,6 +93,22 @@ func (p *Prefetched) Next() (Job, bool) {
 	return p.nextBlock()
 }
 
+// NextTo is Next into *dst, copied once from the block (a Job is 112
+// bytes; the world reads one per arrival); false, dst untouched, at the
+// end of the stream.
+func (p *Prefetched) NextTo(dst *Job) bool {
+	if p.i < len(p.cur) {
+		*dst = p.cur[p.i]
+		p.i++
+		return true
+	}
+	j, ok := p.nextBlock()
+	if ok {
+		*dst = j
+	}
+	return ok
+}
+
 // nextBlock hands the block read back and returns the first job of the next.
 func (p *Prefetched) nextBlock() (Job, bool) {
 	if p.cur != nil {

@@ -64,6 +64,40 @@ func TestPrefetchGivesTheSourcesStream(t *testing.T) {
 	}
 }
 
+// TestPrefetchNextTo: NextTo, alone or mixed with Next, gives the same jobs
+// as Next, and at the end leaves its destination as it was.
+func TestPrefetchNextTo(t *testing.T) {
+	for _, n := range []int{0, 1, prefetchBlock, prefetchBlock + 1, prefetchBlock*(prefetchDepth+3) + 7} {
+		for _, mixed := range []bool{false, true} {
+			want := drainJobs(&countedSource{n: n})
+			p := Prefetch(&countedSource{n: n})
+			var got []Job
+			for i := 0; ; i++ {
+				if mixed && i%3 == 1 {
+					j, ok := p.Next()
+					if !ok {
+						break
+					}
+					got = append(got, j)
+					continue
+				}
+				dst := Job{ID: -7}
+				if !p.NextTo(&dst) {
+					if dst.ID != -7 {
+						t.Errorf("n=%d: NextTo at the end wrote %+v", n, dst)
+					}
+					break
+				}
+				got = append(got, dst)
+			}
+			p.Close()
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("n=%d mixed=%v: jobs differ (-want +got):\n%s", n, mixed, diff)
+			}
+		}
+	}
+}
+
 // TestPrefetchStopsOnClose: a consumer that stops early closes the
 // reader, which then stops reading the source (within the blocks it had
 // read ahead), and says nothing of an error it did not reach.

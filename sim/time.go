@@ -46,6 +46,35 @@ func (t Time) String() string {
 	return t.Duration().String()
 }
 
+// wallClock is Time.Wall for one run: Epoch read once, when the clock is
+// made, and the last instant kept, for an arrival's Enqueue and Decide, or
+// a finish's Finished and Decide, are given the same one.
+type wallClock struct {
+	at   Time
+	wall time.Time
+	unix int64 // Epoch's Unix seconds, when fast
+	fast bool  // Epoch in UTC on a whole second: Wall's own condition
+}
+
+// newWallClock reads Epoch.
+func newWallClock() wallClock {
+	return wallClock{at: -1, unix: Epoch.Unix(), fast: Epoch.Location() == time.UTC && Epoch.Nanosecond() == 0}
+}
+
+// of is t.Wall() for the Epoch read when c was made.
+func (c *wallClock) of(t Time) time.Time {
+	if t != c.at {
+		c.at = t
+		if t >= 0 && c.fast {
+			u := uint64(t)
+			c.wall = time.Unix(c.unix+int64(u/uint64(Second)), int64(u%uint64(Second))*int64(time.Microsecond)).UTC()
+		} else {
+			c.wall = t.Wall()
+		}
+	}
+	return c.wall
+}
+
 // Wall returns the instant t stands for on the wall clock,
 // Epoch.Add(t.Duration()), as policies are given it at every decision.
 // For t >= 0 and Epoch in UTC on a whole second (as it is) the same value

@@ -36,14 +36,23 @@ func TestWallOtherEpoch(t *testing.T) {
 	}
 }
 
-// TestWallNowIsWall: the world's cached wall instant is the clock's Wall at
-// every step, including time zero, repeats and a clock that moves on.
-func TestWallNowIsWall(t *testing.T) {
-	w := &World{eng: NewEngine(), wallAt: -1}
-	for _, now := range []Time{0, 0, 1, 1, Second, Second, Hour + 3, 7 * 24 * Hour} {
-		w.eng.now = now
-		if got, want := w.wallNow(), now.Wall(); got != want {
-			t.Fatalf("at %d: wallNow = %v, want %v", now, got, want)
+// TestWallClockIsWall: a run's wall clock gives Time.Wall at every step,
+// including time zero, repeats, a clock that moves on, and an Epoch off UTC
+// or a whole second (read when the clock is made).
+func TestWallClockIsWall(t *testing.T) {
+	defer func(e time.Time) { Epoch = e }(Epoch)
+	steps := []Time{0, 0, 1, 1, Second, Second, Hour + 3, 7 * 24 * Hour, Time(1) << 53}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 10_000 {
+		steps = append(steps, Time(r.Int64N(int64(100*365*24*Hour))))
+	}
+	for _, e := range []time.Time{Epoch, time.Date(2026, 1, 1, 0, 0, 0, 5, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("X", 3600))} {
+		Epoch = e
+		c := newWallClock()
+		for _, now := range steps {
+			if got, want := c.of(now), now.Wall(); got != want {
+				t.Fatalf("Epoch %v, at %d: wall clock %v, want %v", e, now, got, want)
+			}
 		}
 	}
 }

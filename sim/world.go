@@ -71,11 +71,7 @@ type World struct {
 	nexts [2]workloads.Job
 	nextI uint8
 	grade workloads.Job // the grading job a finish chains
-	// The wall-clock instant of wallAt, the last time a policy was given
-	// (wallNow): an arrival's Enqueue and Decide, or a finish's Finished and
-	// Decide, are given the same instant, built once.
-	wallAt Time
-	wall   time.Time
+	wall   wallClock // the instants policies are given (wallNow)
 
 	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
 
@@ -138,7 +134,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 		limits:      make([]int, len(cfgs)),
 		windowStart: FromDuration(sc.Warmup),
 		end:         FromDuration(sc.Duration),
-		wallAt:      -1,
+		wall:        newWallClock(),
 	}
 	w.rec.ids = &w.ids
 	for i := range w.limits {
@@ -294,13 +290,8 @@ func (w *World) Handle(ev Event) {
 
 func (w *World) now() Time { return w.eng.Now() }
 
-// wallNow is w.now().Wall(), built again only when the clock has moved.
-func (w *World) wallNow() time.Time {
-	if now := w.now(); now != w.wallAt {
-		w.wallAt, w.wall = now, now.Wall()
-	}
-	return w.wall
-}
+// wallNow is w.now().Wall(), the instant a policy is given.
+func (w *World) wallNow() time.Time { return w.wall.of(w.now()) }
 
 // capacityChange applies a scenario event to a provider, then lets waiting
 // calls onto any streams it freed.

@@ -71,7 +71,7 @@ type World struct {
 	nexts [2]workloads.Job
 	nextI uint8
 	grade workloads.Job // the grading job a finish chains
-	wall   wallClock // the instants policies are given (wallNow)
+	wall  wallClock     // the instants policies are given (wallNow)
 
 	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
 

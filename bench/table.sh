@@ -1,10 +1,25 @@
 #!/usr/bin/env bash
 # The current speed and memory table of bench/README.md ("Scale and
 # speed"): wall time, CPU and peak resident memory of `sim compare` on each
-# embedded scenario (WEEK=1 adds studio-week, several minutes), with the
-# date and commit. Paste its output over the table.
+# embedded scenario (WEEK=1 adds studio-week, a minute or two), with the
+# date and commit. --readme writes it, the week included, into
+# bench/README.md between its scale-table markers (do not edit that table
+# by hand); run it on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --readme ]; then
+  readme=bench/README.md
+  grep -q '^<!-- scale table -->$' "$readme" && grep -q '^<!-- end scale table -->$' "$readme" ||
+    { echo "table.sh: $readme has no scale-table markers" >&2; exit 1; }
+  new=$(mktemp)
+  trap 'rm -f "$new"' EXIT
+  WEEK=1 bash "$0" | sed 's/(`bash bench\/table.sh`)/(`bash bench\/table.sh --readme`)/' >"$new"
+  awk -v f="$new" '
+    /^<!-- scale table -->$/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
+    /^<!-- end scale table -->$/ { skip = 0 }
+    !skip' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
+  exit 0
+fi
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/sim" ./cmd/sim

@@ -238,20 +238,22 @@ func (q *quotaWindow) reset(now Time) {
 	l.trim()
 }
 
-// srcSum is the window's sum of the entries of src.
+// srcSum is the window's sum of the entries of src: of a rolling
+// window's tries, its share of the log's tally of src, and of every
+// model's if src is the evaluation calls' (a try of a model is one).
 func (q *quotaWindow) srcSum(src source) float64 {
 	if q.share == shareNone {
 		return q.bySrc[src]
 	}
-	return q.bySrc[src] + q.log.bySrc[src].of(q.share)
-}
-
-// sources is the window's sum by source.
-func (q *quotaWindow) sources() (by [numSources]float64) {
-	for s := range by {
-		by[s] = q.srcSum(source(s))
+	l := q.log
+	l.tally()
+	v := l.bySrc[src].of(q.share)
+	if src == srcEval {
+		for m := range l.byModel {
+			v += l.byModel[m].of(q.share)
+		}
 	}
-	return by
+	return q.bySrc[src] + v
 }
 
 // modelSum is the window's sum of model's evaluation entries.
@@ -259,6 +261,7 @@ func (q *quotaWindow) modelSum(model int32) float64 {
 	if q.share == shareNone {
 		return q.byModel[model]
 	}
+	q.log.tally()
 	return q.log.byModel[model].of(q.share)
 }
 

@@ -20,11 +20,13 @@ type quotaEntry struct {
 }
 
 // newTry is the entry of an accepted try (or, with kind entryBurn, of a
-// rejected one counted against the request windows).
+// rejected one counted against the request windows). A try of a model
+// (model >= 0) is an evaluation call's: a log tallies it by its model
+// alone (quotaLog.byModel).
 func newTry(t Time, tokens float64, src source, model int32, kind entryKind) quotaEntry {
 	e := quotaEntry{t: t, amt: uint32(tokens), src: src, model: int16(model), kind: kind}
-	if float64(e.amt) != tokens || int32(e.model) != model {
-		panic(badEntry{tokens, model}) // a value, not a call: newTry inlines
+	if float64(e.amt) != tokens || int32(e.model) != model || model >= 0 && src != srcEval {
+		panic(badEntry{tokens, src, model}) // a value, not a call: newTry inlines
 	}
 	return e
 }
@@ -32,11 +34,12 @@ func newTry(t Time, tokens float64, src source, model int32, kind entryKind) quo
 // badEntry is the panic of a try an entry cannot hold.
 type badEntry struct {
 	tokens float64
+	src    source
 	model  int32
 }
 
 func (b badEntry) Error() string {
-	return fmt.Sprintf("sim: quota entry of %v tokens on model %d: not a whole uint32 and an int16", b.tokens, b.model)
+	return fmt.Sprintf("sim: quota entry of %v tokens from source %d on model %d: not a whole uint32, an int16, or a model's try not an evaluation call's", b.tokens, b.src, b.model)
 }
 
 // entryKind says what an entry counts in which window.

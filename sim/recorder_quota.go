@@ -111,8 +111,7 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 	d := &w.prov.models[model]
 	if d.evalOrg >= 0 {
 		pool := &w.prov.orgs[d.evalOrg]
-		use, _ := pool.dimUse(w.now(), srcEval)
-		q.Use, q.ModelUse = foldPair(use, pool.modelUse(w.now(), model))
+		q.Use, q.ModelUse = foldPair(pool.dimAll(w.now()), pool.modelUse(w.now(), model))
 		q.BelowShare = belowShare(w.Running(m), w.orgPeers(m))
 	}
 	if d.org >= 0 {

@@ -492,7 +492,7 @@ func (o *quotaPool) burn(now Time, src source, model int32) bool {
 		}
 	}
 	for _, l := range o.logs {
-		if l.kinds>>entryBurn&1 != 0 { // else no window of the log holds it
+		if l.kinds>>entryBurn&1 != 0 && !l.put(&e) { // else no window of the log holds it
 			l.record(&e)
 		}
 	}

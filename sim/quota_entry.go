@@ -130,7 +130,7 @@ func (t *quotaTally) plus(kind entryKind, amt float64) {
 }
 
 // add adds req requests, tok tries' tokens and out output, each whole.
-func (t *quotaTally) add(req, tok, out uint64) {
+func (t *quotaTally) add(req, tok, out int64) {
 	t.req, t.tok, t.out = t.req+float64(req), t.tok+float64(tok), t.out+float64(out)
 }
 

@@ -155,7 +155,7 @@ func (l *quotaLog) expireDue(now Time) {
 func (l *quotaLog) expireTallied(now Time, start int64, gone *quotaTally) (due Time, next int64) {
 	end, span := l.tallied, l.span
 	due, next = noneDue, start
-	var goneReq, goneTok, goneOut uint64 // whole: exact, and the same as float sums (every one below 2^53)
+	var goneReq, goneTok, goneOut int64 // whole: exact, and the same as float sums (every one below 2^53)
 	for next < end {
 		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
 		if n := end - next; n < int64(len(es)) {
@@ -171,7 +171,7 @@ func (l *quotaLog) expireTallied(now Time, start int64, gone *quotaTally) (due T
 			a := float64(e.amt)
 			switch e.kind {
 			case entryTry:
-				goneReq, goneTok = goneReq+1, goneTok+uint64(e.amt)
+				goneReq, goneTok = goneReq+1, goneTok+int64(e.amt)
 				var s *quotaTally
 				if e.model >= 0 {
 					s = &l.byModel[e.model]
@@ -183,7 +183,7 @@ func (l *quotaLog) expireTallied(now Time, start int64, gone *quotaTally) (due T
 			case entryBurn:
 				goneReq++
 			case entryOut:
-				goneOut += uint64(e.amt)
+				goneOut += int64(e.amt)
 			default:
 				l.expireHistory(e, next+int64(i))
 				continue
@@ -210,7 +210,7 @@ func (l *quotaLog) expireTallied(now Time, start int64, gone *quotaTally) (due T
 func (l *quotaLog) expireUntallied(now Time, start int64, gone *quotaTally) (due Time, next int64) {
 	end, span := l.tail, l.span
 	due, next = noneDue, start
-	var goneReq, goneTok, goneOut uint64 // as in expireTallied
+	var goneReq, goneTok, goneOut int64 // as in expireTallied
 	for next < end {
 		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
 		if n := end - next; n < int64(len(es)) {
@@ -225,11 +225,11 @@ func (l *quotaLog) expireUntallied(now Time, start int64, gone *quotaTally) (due
 			}
 			switch e.kind {
 			case entryTry:
-				goneReq, goneTok = goneReq+1, goneTok+uint64(e.amt)
+				goneReq, goneTok = goneReq+1, goneTok+int64(e.amt)
 			case entryBurn:
 				goneReq++
 			case entryOut:
-				goneOut += uint64(e.amt)
+				goneOut += int64(e.amt)
 			default:
 				l.expireHistory(e, next+int64(i))
 			}

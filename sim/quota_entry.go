@@ -129,11 +129,6 @@ func (t *quotaTally) plus(kind entryKind, amt float64) {
 	}
 }
 
-// add adds req requests, tok tries' tokens and out output, each whole.
-func (t *quotaTally) add(req, tok, out int64) {
-	t.req, t.tok, t.out = t.req+float64(req), t.tok+float64(tok), t.out+float64(out)
-}
-
 // minus takes out an entry plus added.
 func (t *quotaTally) minus(kind entryKind, amt float64) {
 	switch kind {

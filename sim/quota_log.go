@@ -113,50 +113,11 @@ func (l *quotaLog) expireDue(now Time) {
 	// tallies once for all the rolling windows, and each window's sum (and
 	// wait cursor) loses its share of what left after the walk; a history
 	// entry leaves each window that holds it.
-	start := l.rolling[0].next
+	start, span := l.rolling[0].next, l.span
 	due, next := noneDue, start
-	var gone quotaTally
-	if start < l.tallied {
-		due, next = l.expireTallied(now, start, &gone)
-	}
-	if due == noneDue && next < l.tail {
-		due, next = l.expireUntallied(now, next, &gone)
-		l.tallied = next
-	}
-	if next == start {
-		return
-	}
-	for _, q := range l.rolling {
-		a := gone.of(q.share)
-		q.sum -= a
-		q.next = next
-		if q.wc < next {
-			q.wc, q.wf = next, 0
-		} else {
-			q.wf -= a // every entry that left was before wc
-		}
-	}
-	if len(l.resets) == 0 {
-		l.due = due
-	}
-	// Every amount is whole, so the sums fall back to exactly 0 as the
-	// window empties: no reset against float drift is needed.
-	if len(l.rolling) == len(l.windows) {
-		l.dropBefore(next) // no fixed window keeps older entries
-	} else {
-		l.trim()
-	}
-}
-
-// expireTallied is expireDue's walk over the tallied entries from start:
-// it adds what leaves to gone and takes it out of the tallies, and returns
-// the time the first entry it keeps frees (noneDue: it kept none of them)
-// and that entry's index.
-func (l *quotaLog) expireTallied(now Time, start int64, gone *quotaTally) (due Time, next int64) {
-	end, span := l.tallied, l.span
-	due, next = noneDue, start
 	var goneReq, goneTok, goneOut int64 // whole: exact, and the same as float sums (every one below 2^53)
-	for next < end {
+	// The tallied entries first, then the rest (l.tallied).
+	for end := l.tallied; next < end; {
 		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
 		if n := end - next; n < int64(len(es)) {
 			es = es[:n]
@@ -201,17 +162,7 @@ func (l *quotaLog) expireTallied(now Time, start int64, gone *quotaTally) (due T
 			break
 		}
 	}
-	gone.add(goneReq, goneTok, goneOut)
-	return due, next
-}
-
-// expireUntallied is expireTallied over the entries from start on, none of
-// them tallied: what leaves is only added to gone.
-func (l *quotaLog) expireUntallied(now Time, start int64, gone *quotaTally) (due Time, next int64) {
-	end, span := l.tail, l.span
-	due, next = noneDue, start
-	var goneReq, goneTok, goneOut int64 // as in expireTallied
-	for next < end {
+	for end := l.tail; due == noneDue && next < end; {
 		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
 		if n := end - next; n < int64(len(es)) {
 			es = es[:n]
@@ -235,12 +186,32 @@ func (l *quotaLog) expireUntallied(now Time, start int64, gone *quotaTally) (due
 			}
 		}
 		next += int64(i)
-		if i < len(es) {
-			break
+		l.tallied = max(l.tallied, next)
+	}
+	if next == start {
+		return
+	}
+	gone := quotaTally{float64(goneReq), float64(goneTok), float64(goneOut)}
+	for _, q := range l.rolling {
+		a := gone.of(q.share)
+		q.sum -= a
+		q.next = next
+		if q.wc < next {
+			q.wc, q.wf = next, 0
+		} else {
+			q.wf -= a // every entry that left was before wc
 		}
 	}
-	gone.add(goneReq, goneTok, goneOut)
-	return due, next
+	if len(l.resets) == 0 {
+		l.due = due
+	}
+	// Every amount is whole, so the sums fall back to exactly 0 as the
+	// window empties: no reset against float drift is needed.
+	if len(l.rolling) == len(l.windows) {
+		l.dropBefore(next) // no fixed window keeps older entries
+	} else {
+		l.trim()
+	}
 }
 
 // tally brings the log's tallies up to its last entry, for a reading.

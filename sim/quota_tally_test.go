@@ -149,6 +149,11 @@ func checkTalliedReadings(t *testing.T, p *quotaPool, models int, plain bool, re
 			all = append(all, counted{t: now, src: src, model: model, outp: out})
 			outputs++
 		}
+		for i, l := range p.logs { // what tally would add starts at the rolling windows' cursor or after it
+			if l.tallied < l.rolling[0].next || l.tallied > l.tail {
+				t.Fatalf("step %d: log %d tallied up to %d, its cursor at %d, its tail %d", step, i, l.tallied, l.rolling[0].next, l.tail)
+			}
+		}
 		if rng.IntN(readOne) == 0 {
 			check(step, now)
 		}

@@ -115,7 +115,7 @@ func (l *quotaLog) expireDue(now Time) {
 	// entry leaves each window that holds it.
 	start, span := l.rolling[0].next, l.span
 	due, next := noneDue, start
-	var goneReq, goneTok, goneOut int64 // whole: exact, and the same as float sums (every one below 2^53)
+	var goneReq, goneTok, goneOut int64 // what leaves, as a quotaTally: apart, kept in registers
 	// The tallied entries first, then the rest (l.tallied).
 	for end := l.tallied; next < end; {
 		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
@@ -129,10 +129,10 @@ func (l *quotaLog) expireDue(now Time) {
 				due = e.t + span
 				break
 			}
-			a := float64(e.amt)
+			a := int64(e.amt)
 			switch e.kind {
 			case entryTry:
-				goneReq, goneTok = goneReq+1, goneTok+int64(e.amt)
+				goneReq, goneTok = goneReq+1, goneTok+a
 				var s *quotaTally
 				if e.model >= 0 {
 					s = &l.byModel[e.model]
@@ -191,7 +191,7 @@ func (l *quotaLog) expireDue(now Time) {
 	if next == start {
 		return
 	}
-	gone := quotaTally{float64(goneReq), float64(goneTok), float64(goneOut)}
+	gone := quotaTally{goneReq, goneTok, goneOut}
 	for _, q := range l.rolling {
 		a := gone.of(q.share)
 		q.sum -= a
@@ -232,7 +232,7 @@ func (l *quotaLog) tally() {
 			} else {
 				s = &l.bySrc[e.src]
 			}
-			s.plus(e.kind, float64(e.amt))
+			s.plus(e.kind, int64(e.amt))
 		}
 		next += int64(len(es))
 	}

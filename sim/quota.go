@@ -59,8 +59,8 @@ type quotaWindow struct {
 	// then the rest of its readings; shareNone for a fixed window.
 	share share
 	// bySrc is the window's sum by source: of every entry in a fixed
-	// window, of the history entries in a rolling one (srcSum, sources
-	// read the whole).
+	// window, of the history entries in a rolling one (srcSum reads the
+	// whole).
 	bySrc [numSources]float64
 	// byModel is the evaluation entries' sum per model: the lane's own
 	// share of the window, which a scheduler reads before a raise (a

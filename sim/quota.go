@@ -59,8 +59,8 @@ type quotaWindow struct {
 	// then the rest of its readings; shareNone for a fixed window.
 	share share
 	// bySrc is the window's sum by source: of every entry in a fixed
-	// window, of the history entries in a rolling one (srcSum, sources
-	// read the whole).
+	// window, of the history entries in a rolling one (srcSum reads the
+	// whole).
 	bySrc [numSources]float64
 	// byModel is the evaluation entries' sum per model: the lane's own
 	// share of the window, which a scheduler reads before a raise (a
@@ -103,6 +103,7 @@ type quotaPool struct {
 	// which reads its logs (one or two spans) as log0 and log1 (nil: none).
 	plain      bool
 	log0, log1 *quotaLog
+	fit        bool // plain, and every window lets a try in only if it fits (not underLimit)
 }
 
 // poolSpec is what a quota pool is built from.
@@ -198,6 +199,7 @@ func newQuotaPool(p poolSpec) quotaPool {
 	default:
 		pool.plain = false // more spans than admitPlain reads
 	}
+	pool.fit = pool.plain && !p.underLimit
 	return pool
 }
 
@@ -238,20 +240,22 @@ func (q *quotaWindow) reset(now Time) {
 	l.trim()
 }
 
-// srcSum is the window's sum of the entries of src.
+// srcSum is the window's sum of the entries of src: of a rolling
+// window's tries, its share of the log's tally of src, and of every
+// model's if src is the evaluation calls' (a try of a model is one).
 func (q *quotaWindow) srcSum(src source) float64 {
 	if q.share == shareNone {
 		return q.bySrc[src]
 	}
-	return q.bySrc[src] + q.log.bySrc[src].of(q.share)
-}
-
-// sources is the window's sum by source.
-func (q *quotaWindow) sources() (by [numSources]float64) {
-	for s := range by {
-		by[s] = q.srcSum(source(s))
+	l := q.log
+	l.tally()
+	v := l.bySrc[src].of(q.share)
+	if src == srcEval {
+		for m := range l.byModel {
+			v += l.byModel[m].of(q.share)
+		}
 	}
-	return by
+	return q.bySrc[src] + v
 }
 
 // modelSum is the window's sum of model's evaluation entries.
@@ -259,6 +263,7 @@ func (q *quotaWindow) modelSum(model int32) float64 {
 	if q.share == shareNone {
 		return q.byModel[model]
 	}
+	q.log.tally()
 	return q.log.byModel[model].of(q.share)
 }
 
@@ -487,7 +492,7 @@ func (o *quotaPool) burn(now Time, src source, model int32) bool {
 		}
 	}
 	for _, l := range o.logs {
-		if l.kinds>>entryBurn&1 != 0 { // else no window of the log holds it
+		if l.kinds>>entryBurn&1 != 0 && !l.put(&e) { // else no window of the log holds it
 			l.record(&e)
 		}
 	}

@@ -60,50 +60,88 @@ func (o *quotaPool) admitAny(now Time, c tryCost, src source, model int32) (retr
 // age out; both admission rules let in more at a lower sum). The try is
 // added to each window's sum as the window is checked; if one refuses it,
 // the sums are taken back (each whole: exactly as they were) and
-// admitExact decides on exact sums, as admitAny would.
+// admitExact decides on exact sums, as admitAny would. The rare steps (an
+// expiry, a refusal, a new page) are calls in tail position or not
+// inlined, so the common one keeps its values in registers.
 func (o *quotaPool) admitPlain(now Time, c tryCost, src source, model int32) (retryAfter Time, ok bool) {
 	l0, l1 := o.log0, o.log1
-	if l0 != nil {
-		l0.expireLate(now)
-		if l1 != nil {
-			l1.expireLate(now)
-		}
+	if l0 == nil {
+		return 0, true // no window
+	}
+	if now-l0.lag >= l0.due || l1 != nil && now-l1.lag >= l1.due {
+		return o.admitLate(now, c, src, model)
 	}
 	tokens := c.in + c.out
 	ws := o.windows
-	for i := range ws {
-		q := &ws[i]
-		a := tokens
-		if q.one {
-			a = 1
+	if o.fit { // quotaWindow.admits without its branch on the rule
+		for i := range ws {
+			q := &ws[i]
+			a := tokens
+			if q.one {
+				a = 1
+			}
+			if !(q.sum+a <= q.limit) {
+				return o.refusedPlain(now, c, src, model, i)
+			}
+			q.sum += a
 		}
-		if !q.admits(q.sum, a) {
-			for j := range i {
-				if q := &ws[j]; q.one {
-					q.sum--
-				} else {
-					q.sum -= tokens
-				}
+	} else {
+		for i := range ws {
+			q := &ws[i]
+			a := tokens
+			if q.one {
+				a = 1
 			}
-			if now >= l0.due || l1 != nil && now >= l1.due {
-				return o.admitExact(now, c, src, model) // the sums may be above the exact ones
+			if !q.admits(q.sum, a) {
+				return o.refusedPlain(now, c, src, model, i)
 			}
-			// The sums are exact: the refusal stands.
-			if retryAfter = o.waits(now, c); retryAfter != 0 {
-				return retryAfter, false
-			}
-			return o.countPlain(now, c, src, model) // waits says it fits after all
+			q.sum += a
 		}
-		q.sum += a
 	}
 	e := newTry(now, tokens, src, model, entryTry)
-	if l0 != nil {
+	if !l0.put(&e) {
 		l0.record(&e)
-		if l1 != nil {
-			l1.record(&e)
-		}
+	}
+	if l1 != nil && !l1.put(&e) {
+		l1.record(&e)
 	}
 	return 0, true
+}
+
+// admitLate is admitPlain once a log is a lag overdue: the logs brought up
+// to now, then admitPlain's decision (on logs no longer overdue).
+//
+//go:noinline
+func (o *quotaPool) admitLate(now Time, c tryCost, src source, model int32) (retryAfter Time, ok bool) {
+	o.log0.expireLate(now)
+	if l1 := o.log1; l1 != nil {
+		l1.expireLate(now)
+	}
+	return o.admitPlain(now, c, src, model)
+}
+
+// refusedPlain is admitPlain after window i refused the try: the windows
+// before it take it back, and the refusal stands if the sums are exact,
+// else admitExact decides.
+//
+//go:noinline
+func (o *quotaPool) refusedPlain(now Time, c tryCost, src source, model int32, i int) (retryAfter Time, ok bool) {
+	tokens := c.in + c.out
+	for j := range i {
+		if q := &o.windows[j]; q.one {
+			q.sum--
+		} else {
+			q.sum -= tokens
+		}
+	}
+	if l0, l1 := o.log0, o.log1; now >= l0.due || l1 != nil && now >= l1.due {
+		return o.admitExact(now, c, src, model) // the sums may be above the exact ones
+	}
+	// The sums are exact: the refusal stands.
+	if retryAfter = o.waits(now, c); retryAfter != 0 {
+		return retryAfter, false
+	}
+	return o.countPlain(now, c, src, model) // waits says it fits after all
 }
 
 // admitExact is admitPlain's decision on exact sums: its logs brought up

@@ -20,11 +20,13 @@ type quotaEntry struct {
 }
 
 // newTry is the entry of an accepted try (or, with kind entryBurn, of a
-// rejected one counted against the request windows).
+// rejected one counted against the request windows). A try of a model
+// (model >= 0) is an evaluation call's: a log tallies it by its model
+// alone (quotaLog.byModel).
 func newTry(t Time, tokens float64, src source, model int32, kind entryKind) quotaEntry {
 	e := quotaEntry{t: t, amt: uint32(tokens), src: src, model: int16(model), kind: kind}
-	if float64(e.amt) != tokens || int32(e.model) != model {
-		panic(badEntry{tokens, model}) // a value, not a call: newTry inlines
+	if float64(e.amt) != tokens || int32(e.model) != model || model >= 0 && src != srcEval {
+		panic(badEntry{tokens, src, model}) // a value, not a call: newTry inlines
 	}
 	return e
 }
@@ -32,11 +34,12 @@ func newTry(t Time, tokens float64, src source, model int32, kind entryKind) quo
 // badEntry is the panic of a try an entry cannot hold.
 type badEntry struct {
 	tokens float64
+	src    source
 	model  int32
 }
 
 func (b badEntry) Error() string {
-	return fmt.Sprintf("sim: quota entry of %v tokens on model %d: not a whole uint32 and an int16", b.tokens, b.model)
+	return fmt.Sprintf("sim: quota entry of %v tokens from source %d on model %d: not a whole uint32, an int16, or a model's try not an evaluation call's", b.tokens, b.src, b.model)
 }
 
 // entryKind says what an entry counts in which window.
@@ -100,22 +103,24 @@ func (q *quotaWindow) ofKind(kind entryKind, amt uint32) float64 {
 // quotaTally is what entries count, by what a window counts of them:
 // requests (tries and burns, one each), the tries' tokens (entryTry), and
 // output tokens counted apart (entryOut). History entries are not tallied.
-type quotaTally struct{ req, tok, out float64 }
+// Whole numbers, kept as integers: read as floats (of), they are the sums
+// the windows would keep (every one below 2^53, so exact either way).
+type quotaTally struct{ req, tok, out int64 }
 
 // tallyOf is the tally of one entry of kind (not history) and tokens amt.
 func tallyOf(kind entryKind, amt uint32) quotaTally {
 	switch kind {
 	case entryTry:
-		return quotaTally{req: 1, tok: float64(amt)}
+		return quotaTally{req: 1, tok: int64(amt)}
 	case entryBurn:
 		return quotaTally{req: 1}
 	}
-	return quotaTally{out: float64(amt)} // entryOut
+	return quotaTally{out: int64(amt)} // entryOut
 }
 
 // plus adds an entry of kind (not history) and tokens amt: what adding
 // tallyOf(kind, amt) adds, without the zeros.
-func (t *quotaTally) plus(kind entryKind, amt float64) {
+func (t *quotaTally) plus(kind entryKind, amt int64) {
 	switch kind {
 	case entryTry:
 		t.req, t.tok = t.req+1, t.tok+amt
@@ -127,7 +132,7 @@ func (t *quotaTally) plus(kind entryKind, amt float64) {
 }
 
 // minus takes out an entry plus added.
-func (t *quotaTally) minus(kind entryKind, amt float64) {
+func (t *quotaTally) minus(kind entryKind, amt int64) {
 	switch kind {
 	case entryTry:
 		t.req, t.tok = t.req-1, t.tok-amt
@@ -169,13 +174,13 @@ func shareOf(c scenario.DimCounts) share {
 func (t *quotaTally) of(s share) float64 {
 	switch s {
 	case shareReq:
-		return t.req
+		return float64(t.req)
 	case shareTok:
-		return t.tok + t.out
+		return float64(t.tok + t.out)
 	case shareIn:
-		return t.tok
+		return float64(t.tok)
 	case shareOut:
-		return t.out
+		return float64(t.out)
 	}
 	return 0
 }

@@ -36,13 +36,20 @@ type quotaLog struct {
 	// instant has passed. (A token bucket refills as it is read, wait.)
 	resets []*quotaWindow
 	hist   []float64 // the history entries' requests or tokens (whole), by their amt
-	// bySrc and byModel tally the tries (every entry but history) the
-	// rolling windows hold, by source and by evaluation call's model:
-	// kept once for all of them, not per window, and read as a window's
+	// byModel and bySrc tally the tries (every entry but history) the
+	// rolling windows hold: a try of a model (an evaluation call's,
+	// newTry) by its model, any other by its source; a window's sum of
+	// evaluation calls is both (quotaWindow.srcSum). They are kept once
+	// for all the rolling windows, not per window, and read as a window's
 	// share (quotaWindow.share). Every amount is whole, so a window's
-	// part of a tally is exactly the sum it would keep of its own.
+	// part of a tally is exactly the sum it would keep of its own, in any
+	// order. They hold the entries from the rolling windows' cursor up to
+	// tallied; the rest are added when a reading needs them (tally):
+	// readings are rare beside tries, and an entry that ages out before
+	// one is never added nor taken out.
 	bySrc   [numSources]quotaTally
 	byModel []quotaTally
+	tallied int64
 }
 
 const (
@@ -102,14 +109,15 @@ func (l *quotaLog) expireDue(now Time) {
 	}
 	// The walk stops at the first entry younger than a span, whose time
 	// is then the next due. (A log without fixed windows is here only
-	// when its oldest entry has expired.) A try leaves the log's tallies
-	// once for all the rolling windows, and each window's sum (and wait
-	// cursor) loses its share of what left after the walk; a history
+	// when its oldest entry has expired.) A tallied try leaves the log's
+	// tallies once for all the rolling windows, and each window's sum (and
+	// wait cursor) loses its share of what left after the walk; a history
 	// entry leaves each window that holds it.
-	start, end, span := l.rolling[0].next, l.tail, l.span
+	start, span := l.rolling[0].next, l.span
 	due, next := noneDue, start
-	var goneReq, goneTok, goneOut float64 // apart, not a quotaTally: kept in registers
-	for next < end {
+	var goneReq, goneTok, goneOut int64 // what leaves, as a quotaTally: apart, kept in registers
+	// The tallied entries first, then the rest (l.tallied).
+	for end := l.tallied; next < end; {
 		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
 		if n := end - next; n < int64(len(es)) {
 			es = es[:n]
@@ -121,34 +129,64 @@ func (l *quotaLog) expireDue(now Time) {
 				due = e.t + span
 				break
 			}
-			a := float64(e.amt)
+			a := int64(e.amt)
 			switch e.kind {
 			case entryTry:
 				goneReq, goneTok = goneReq+1, goneTok+a
-				s := &l.bySrc[e.src]
-				s.req, s.tok = s.req-1, s.tok-a
+				var s *quotaTally
 				if e.model >= 0 {
-					m := &l.byModel[e.model]
-					m.req, m.tok = m.req-1, m.tok-a
+					s = &l.byModel[e.model]
+				} else {
+					s = &l.bySrc[e.src]
 				}
+				s.req, s.tok = s.req-1, s.tok-a
 				continue
 			case entryBurn:
 				goneReq++
 			case entryOut:
-				goneOut += a
+				goneOut += int64(e.amt)
 			default:
 				l.expireHistory(e, next+int64(i))
 				continue
 			}
-			l.bySrc[e.src].minus(e.kind, a)
+			var s *quotaTally
 			if e.model >= 0 {
-				l.byModel[e.model].minus(e.kind, a)
+				s = &l.byModel[e.model]
+			} else {
+				s = &l.bySrc[e.src]
 			}
+			s.minus(e.kind, a)
 		}
 		next += int64(i)
 		if i < len(es) {
 			break
 		}
+	}
+	for end := l.tail; due == noneDue && next < end; {
+		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
+		if n := end - next; n < int64(len(es)) {
+			es = es[:n]
+		}
+		i := 0
+		for ; i < len(es); i++ {
+			e := &es[i]
+			if e.t+span > now {
+				due = e.t + span
+				break
+			}
+			switch e.kind {
+			case entryTry:
+				goneReq, goneTok = goneReq+1, goneTok+int64(e.amt)
+			case entryBurn:
+				goneReq++
+			case entryOut:
+				goneOut += int64(e.amt)
+			default:
+				l.expireHistory(e, next+int64(i))
+			}
+		}
+		next += int64(i)
+		l.tallied = max(l.tallied, next)
 	}
 	if next == start {
 		return
@@ -174,6 +212,31 @@ func (l *quotaLog) expireDue(now Time) {
 	} else {
 		l.trim()
 	}
+}
+
+// tally brings the log's tallies up to its last entry, for a reading.
+func (l *quotaLog) tally() {
+	for next, end := l.tallied, l.tail; next < end; {
+		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
+		if n := end - next; n < int64(len(es)) {
+			es = es[:n]
+		}
+		for i := range es {
+			e := &es[i]
+			if e.kind >= entryHistRequests {
+				continue // not tallied
+			}
+			var s *quotaTally
+			if e.model >= 0 {
+				s = &l.byModel[e.model]
+			} else {
+				s = &l.bySrc[e.src]
+			}
+			s.plus(e.kind, int64(e.amt))
+		}
+		next += int64(len(es))
+	}
+	l.tallied = l.tail
 }
 
 // expireHistory takes history entry e (at index i) out of the rolling
@@ -202,8 +265,8 @@ func (l *quotaLog) at(i int64) *quotaEntry {
 }
 
 // push appends an entry if some window of the log counts its kind. A try
-// (any entry but history) is counted in each window's sum, and in the
-// log's tallies for the rolling windows' readings or a fixed window's own.
+// (any entry but history) is counted in each window's sum, and in a fixed
+// window's readings (the rolling windows' are tallied when read, tally).
 func (l *quotaLog) push(e quotaEntry) {
 	kind := e.kind
 	if l.kinds>>kind&1 == 0 {
@@ -228,13 +291,6 @@ func (l *quotaLog) push(e quotaEntry) {
 			}
 			q.sum += a
 		}
-		if len(l.rolling) > 0 {
-			a := float64(e.amt)
-			l.bySrc[e.src].plus(kind, a)
-			if e.model >= 0 {
-				l.byModel[e.model].plus(kind, a)
-			}
-		}
 	}
 	if l.due == noneDue { // the rolling windows held nothing: e frees first
 		l.due = e.t + l.span
@@ -249,23 +305,9 @@ func (l *quotaLog) push(e quotaEntry) {
 
 // record is push for a try or a burn in a plain pool's log (quotaPool.plain:
 // its windows are rolling, without a bucket, and count requests or tokens),
-// less the windows' sums, which the pool counts: the entry's readings (the
-// log's tallies) and its place in the log.
+// less the windows' sums, which the pool counts: the entry's place in the
+// log (its readings are tallied when read, tally).
 func (l *quotaLog) record(e *quotaEntry) {
-	amt := float64(e.amt)
-	if e.kind == entryTry {
-		s := &l.bySrc[e.src]
-		s.req, s.tok = s.req+1, s.tok+amt
-		if e.model >= 0 {
-			m := &l.byModel[e.model]
-			m.req, m.tok = m.req+1, m.tok+amt
-		}
-	} else {
-		l.bySrc[e.src].plus(e.kind, amt)
-		if e.model >= 0 {
-			l.byModel[e.model].plus(e.kind, amt)
-		}
-	}
 	if l.due == noneDue {
 		l.due = e.t + l.span
 	}
@@ -277,7 +319,23 @@ func (l *quotaLog) record(e *quotaEntry) {
 	l.tail++
 }
 
-// grow adds a page for the entries from tail on.
+// put is record's common case, without a call: e goes in the tail's page,
+// which is the last, if the tail is not at a page's start and the log
+// already holds an entry (it is due). It reports whether it did.
+func (l *quotaLog) put(e *quotaEntry) bool {
+	i := l.tail & (logPage - 1)
+	if i == 0 || l.due == noneDue {
+		return false
+	}
+	l.pages[len(l.pages)-1][i] = *e
+	l.tail++
+	return true
+}
+
+// grow adds a page for the entries from tail on (once in logPage entries:
+// not inlined, so that record's callers keep their values in registers).
+//
+//go:noinline
 func (l *quotaLog) grow() {
 	page := l.spare
 	if page == nil {

@@ -33,11 +33,21 @@ func (o *quotaPool) use(now Time) float64 {
 func (o *quotaPool) dimUse(now Time, src source) (all, by [scenario.NumDims]float64) {
 	for i := range o.windows {
 		q := &o.windows[i]
-		sum, bySrc := q.live(now)
+		sum, of := q.liveOf(now, src)
 		all[q.dim] = sum / q.limit
-		by[q.dim] = bySrc[src] / q.limit
+		by[q.dim] = of / q.limit
 	}
 	return all, by
+}
+
+// dimAll is dimUse's use by everyone alone: the windows' sums, without
+// the log's tallies (tally).
+func (o *quotaPool) dimAll(now Time) (all [scenario.NumDims]float64) {
+	for i := range o.windows {
+		q := &o.windows[i]
+		all[q.dim] = q.liveSum(now) / q.limit
+	}
+	return all
 }
 
 // modelUse is, per dimension, model's own evaluation entries in the window
@@ -69,15 +79,16 @@ func (q *quotaWindow) modelLive(now Time, model int32) float64 {
 	return max(v, 0)
 }
 
-// live is the window's sums at now, leaving out entries that have expired.
-func (q *quotaWindow) live(now Time) (float64, [numSources]float64) {
+// liveOf is the window's sum and its sum of the entries of src at now,
+// leaving out entries that have expired.
+func (q *quotaWindow) liveOf(now Time, src source) (sum, of float64) {
 	if q.fixed {
 		if now >= q.resetAt {
-			return 0, [numSources]float64{}
+			return 0, 0
 		}
-		return q.sum, q.bySrc
+		return q.sum, q.bySrc[src]
 	}
-	sum, by := q.sum, q.sources()
+	sum, of = q.sum, q.srcSum(src)
 	for i, end := q.next, q.log.end(); i < end; i++ {
 		e := q.log.at(i)
 		if e.t+q.span > now {
@@ -86,10 +97,33 @@ func (q *quotaWindow) live(now Time) (float64, [numSources]float64) {
 		if q.holds(e.kind) {
 			a := q.of(e)
 			sum -= a
-			by[e.src] -= a
+			if e.src == src {
+				of -= a
+			}
 		}
 	}
-	return max(sum, 0), by
+	return max(sum, 0), of
+}
+
+// liveSum is liveOf's sum alone.
+func (q *quotaWindow) liveSum(now Time) float64 {
+	if q.fixed {
+		if now >= q.resetAt {
+			return 0
+		}
+		return q.sum
+	}
+	sum := q.sum
+	for i, end := q.next, q.log.end(); i < end; i++ {
+		e := q.log.at(i)
+		if e.t+q.span > now {
+			break
+		}
+		if q.holds(e.kind) {
+			sum -= q.of(e)
+		}
+	}
+	return max(sum, 0)
 }
 
 // limit is the pool's limit in a dimension (0: none).

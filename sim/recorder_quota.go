@@ -31,6 +31,9 @@ type quotaMeter struct {
 	// workload; keyRejected counts tries refused by a virtual key.
 	burned      []int64
 	keyRejected int64
+	// byOrg[o] is the models whose evaluation calls bill to organisation
+	// o, in catalogue order (World.orgPeers), once asked for.
+	byOrg [][]int32
 }
 
 func newQuotaMeter(sc *scenario.Scenario) quotaMeter {
@@ -111,8 +114,7 @@ func (w *World) Quota(m policies.ModelID) policies.QuotaReading {
 	d := &w.prov.models[model]
 	if d.evalOrg >= 0 {
 		pool := &w.prov.orgs[d.evalOrg]
-		use, _ := pool.dimUse(w.now(), srcEval)
-		q.Use, q.ModelUse = foldPair(use, pool.modelUse(w.now(), model))
+		q.Use, q.ModelUse = foldPair(pool.dimAll(w.now()), pool.modelUse(w.now(), model))
 		q.BelowShare = belowShare(w.Running(m), w.orgPeers(m))
 	}
 	if d.org >= 0 {
@@ -172,15 +174,28 @@ func (w *World) Rejections(m policies.ModelID) int {
 // decision on m's evaluation organisation (m included), in a buffer reused
 // until the next call.
 func (w *World) orgPeers(m policies.ModelID) []int {
-	org := w.prov.models[m].evalOrg
 	peers := w.peers[:0]
-	for j := range w.prov.models {
-		if w.prov.models[j].evalOrg == org && w.gw.closed(int32(j)).tries > 0 {
+	for _, j := range w.orgModels(w.prov.models[m].evalOrg) {
+		if w.gw.closed(j).tries > 0 {
 			peers = append(peers, w.Running(policies.ModelID(j)))
 		}
 	}
 	w.peers = peers
 	return peers
+}
+
+// orgModels is the models whose evaluation calls bill to org (quotaMeter.byOrg).
+func (w *World) orgModels(org int) []int32 {
+	q := &w.rec.quota
+	if q.byOrg == nil {
+		q.byOrg = make([][]int32, len(w.prov.orgs))
+		for j := range w.prov.models {
+			if o := w.prov.models[j].evalOrg; o >= 0 {
+				q.byOrg[o] = append(q.byOrg[o], int32(j))
+			}
+		}
+	}
+	return q.byOrg[org]
 }
 
 // answerable is the share rule of Rejections: n 429s of a model running

@@ -243,6 +243,10 @@ func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals
 	}
 	ls.depth = d
 	if c.kind != ControllerStep {
+		if d < 1 && !in.binding && c.kind == ControllerSlowStart {
+			c.slowIdle(ls) // most models at most ticks
+			return
+		}
 		in.depth = d
 		want, dir := c.propose(ls, in)
 		c.apply(ls, want, dir, in)

@@ -152,3 +152,47 @@ func TestOnlyLatencyReadersReadLatency(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowIdleMatchesStep: a slowstart tick of a model with an empty queue
+// and a limit that is not binding (the slowIdle shortcut) leaves its state
+// as the step and apply do, over random limits, histories, empty runs and
+// depths, binding or not, and fresh or stale readings.
+func TestSlowIdleMatchesStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 44))
+	now := time.Unix(1_700_000_000, 0)
+	for lb := 1; lb < slowMaxLookback; lb++ {
+		cfg := SchedulerConfig{Tick: 10 * time.Second, DeadTime: time.Duration(lb) * 10 * time.Second, Factor: 1.25}.WithDefaults()
+		c := newController(cfg)
+		if c.kind != ControllerSlowStart || c.lookback != lb {
+			t.Fatalf("config gives %s with lookback %d, want slowstart with %d", c.kind, c.lookback, lb)
+		}
+		for range 2000 {
+			maxL := []int{1, 2, 10, 10000, math.MaxInt32}[rng.IntN(5)]
+			minL := 1 + rng.IntN(maxL)
+			limit := minL + rng.IntN(maxL-minL+1)
+			ls := limitState{limit: limit, target: float64(rng.IntN(50)), minL: minL, maxL: maxL,
+				action: Action(rng.IntN(len(actionNames))), depth: float64(rng.IntN(9)),
+				rival: rivalState{fl: float64(limit) + rng.Float64() - 0.5}}
+			ls.rival.ss.empty = []int{0, rng.IntN(40), rng.IntN(1 << 20)}[rng.IntN(3)]
+			for range rng.IntN(40) {
+				ls.rival.ss.hist.record(minL + rng.IntN(maxL-minL+1))
+			}
+			depth := []int{0, 0, 1, rng.IntN(60)}[rng.IntN(4)]
+			asOf := now.Add(-time.Duration(rng.IntN(3)) * cfg.StaleAfter / 2)
+			in := signals{now: now, running: rng.IntN(2 * limit), binding: rng.IntN(2) == 0, quotaProbe: 1}
+			fast, ref := ls, ls
+			infast, inref := in, in
+			c.tick(&fast, depth, asOf, &infast)
+			if fresh := now.Sub(asOf) <= c.staleAfter; !fresh {
+				ref.action = ActionStale
+			} else {
+				ref.depth, inref.depth = float64(depth), float64(depth)
+				want, dir := c.propose(&ref, &inref)
+				c.apply(&ref, want, dir, &inref)
+			}
+			if !sameState(fast, ref) {
+				t.Fatalf("lookback %d, depth %d, %+v with %+v:\n got %+v\nwant %+v", lb, depth, ls, in, fast, ref)
+			}
+		}
+	}
+}

@@ -154,7 +154,7 @@ func (s *Scheduler) oldestOpen(p *projNode) int32 {
 		if !s.models[l.model].open {
 			continue
 		}
-		if ri := l.h[0]; best < 0 || s.older(ri, best) {
+		if ri := l.oldest(); best < 0 || s.older(ri, best) {
 			best = ri
 		}
 	}

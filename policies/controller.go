@@ -155,7 +155,7 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	if !c.kind.readsLatencySignals() {
 		lat = nil // what the others would read of it is never used
 	}
-	in := signals{now: now, quotaProbe: c.quotaProbe}
+	in := signals{now: now, quotaProbe: c.quotaProbe, minute: c.minute}
 	if quota {
 		in.quota = qs
 	}
@@ -165,7 +165,7 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		m.ran.record(m.running)
 		in.running, in.model = m.running, ModelID(i)
 		in.binding = spare && m.waiting > max(m.limit-m.running, 0)
-		in.minuteRunning = m.ran.mean(c.minute)
+		in.ran = &m.ran
 		in.depth, in.latency, in.latFresh, in.new429, in.hold = 0, 0, false, 0, nil
 		if m.hold.halfLife > 0 {
 			in.hold = &m.hold

@@ -143,6 +143,9 @@ func (s *Scheduler) link(ri int32) {
 	s.push(l, ri)
 	t.waiting++
 	p.waiting++
+	if s.models[r.model].waiting == 0 {
+		s.queued.Add(int(r.model))
+	}
 	s.models[r.model].waiting++
 	s.waiting++
 }
@@ -158,6 +161,9 @@ func (s *Scheduler) unlink(ri int32) {
 	t.waiting--
 	p.waiting--
 	s.models[r.model].waiting--
+	if s.models[r.model].waiting == 0 {
+		s.queued.Remove(int(r.model))
+	}
 	s.waiting--
 	if l.size() == 0 {
 		s.dropLane(l)

@@ -156,6 +156,8 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		lat = nil // what the others would read of it is never used
 	}
 	in := signals{now: now, quotaProbe: c.quotaProbe, minute: c.minute}
+	// slowstart without smoothing takes an idle model's step here (below)
+	idle := c.kind == ControllerSlowStart && c.smoothing == 0
 	if quota {
 		in.quota = qs
 	}
@@ -181,7 +183,15 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 				continue
 			}
 		}
-		c.tick(&m.limitState, depth, asOf, &in)
+		if idle && depth < 1 && !in.binding && c.fresh.of(now, asOf) && c.fresh.fresh {
+			// tick's path, without its call, for a reading the staleness
+			// memo holds fresh, an empty queue and a limit not binding:
+			// most models at most ticks
+			m.depth = float64(depth)
+			c.slowIdle(&m.limitState)
+		} else {
+			c.tick(&m.limitState, depth, asOf, &in)
+		}
 		limits[i] = m.limit
 	}
 }

@@ -30,16 +30,17 @@ func (s *Scheduler) admit(containers int, plan *Plan) {
 }
 
 // openModels starts a tick's admission: a model is open while it has a free
-// slot and a waiting job; each tier counts its open models.
+// slot and a waiting job; each tier counts its open models. The open list
+// is in model order; only the models with waiting jobs are looked at.
 func (s *Scheduler) openModels() {
 	for _, m := range s.openList {
 		s.models[m].open = false
 	}
 	s.openList = s.openList[:0]
-	for i := range s.models {
+	for i := s.queued.Next(0); i >= 0; i = s.queued.Next(i + 1) {
 		m := &s.models[i]
 		m.free = max(m.limit-m.running, 0)
-		if m.free > 0 && m.waiting > 0 {
+		if m.free > 0 {
 			m.open = true
 			m.openPos = len(s.openList)
 			s.openList = append(s.openList, ModelID(i))
@@ -154,7 +155,7 @@ func (s *Scheduler) oldestOpen(p *projNode) int32 {
 		if !s.models[l.model].open {
 			continue
 		}
-		if ri := l.h[0]; best < 0 || s.older(ri, best) {
+		if ri := l.oldest(); best < 0 || s.older(ri, best) {
 			best = ri
 		}
 	}

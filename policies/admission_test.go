@@ -3,6 +3,8 @@ package policies
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -335,5 +337,56 @@ func TestCapacityRespected(t *testing.T) {
 				t.Errorf("nothing started")
 			}
 		})
+	}
+}
+
+// TestOpenModelsAgainstEveryModel: the open list, built from the models
+// with waiting jobs only, is the list of every model with a free slot and
+// a waiting job, in model order, as jobs join and start on 130 models (three
+// words of the set of models with waiting jobs).
+func TestOpenModelsAgainstEveryModel(t *testing.T) {
+	const models = 130
+	names := make([]string, models)
+	for i := range names {
+		names[i] = fmt.Sprintf("m%d", i)
+	}
+	s, err := NewScheduler(SchedulerConfig{}, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 44))
+	now := time.Unix(1_700_000_000, 0)
+	id := JobID(0)
+	for step := range 3000 {
+		for range rng.IntN(6) {
+			id++
+			m := ModelID(rng.IntN(models))
+			if rng.IntN(2) == 0 {
+				m = ModelID(rng.IntN(3)) // some models stay busy
+			}
+			s.Enqueue(now, Job{ID: id, Account: "a", Project: fmt.Sprint(rng.IntN(3)), Model: m, AccountTier: Tier(rng.IntN(4))})
+		}
+		for ri := range s.recs {
+			if s.recs[ri].live && rng.IntN(3) == 0 {
+				s.release(int32(ri))
+			}
+		}
+		for i := range s.models {
+			s.models[i].limit, s.models[i].running = rng.IntN(4), rng.IntN(4)
+		}
+		s.openModels()
+		var want []ModelID
+		for i := range s.models {
+			m := &s.models[i]
+			if m.limit > m.running && m.waiting > 0 {
+				want = append(want, ModelID(i))
+			}
+			if m.open != slices.Contains(want, ModelID(i)) {
+				t.Fatalf("step %d: model %d open %v", step, i, m.open)
+			}
+		}
+		if diff := cmp.Diff(want, s.openList); len(want)+len(s.openList) > 0 && diff != "" {
+			t.Fatalf("step %d: open list (-every model +waiting ones):\n%s", step, diff)
+		}
 	}
 }

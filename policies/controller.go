@@ -137,9 +137,11 @@ func newLimitState(r ModelLimits) limitState {
 // of every model, a higher limit would start nothing more this tick: raising
 // then only winds the limit up, to be paid for later in a flood of starts.
 func (s *Scheduler) control(now time.Time, state State, containers int) {
+	models, limits := s.models, s.limits[:len(s.models)]
+	c := &s.ctl
 	fillable := 0
-	for i := range s.models {
-		m := &s.models[i]
+	for i := range models {
+		m := &models[i]
 		m.running = state.Running(ModelID(i))
 		fillable += min(m.waiting, max(m.limit-m.running, 0))
 	}
@@ -149,21 +151,23 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	// rule would take every tick with a 429 before inspect heard one, and
 	// inspect would double on every clean tick for ever
 	lat, hears429 := state.(LatencySignals)
-	quota = quota && s.ctl.quota && !(s.ctl.kind == ControllerInspect && hears429)
-	if !s.ctl.kind.readsLatencySignals() {
+	quota = quota && c.quota && !(c.kind == ControllerInspect && hears429)
+	if !c.kind.readsLatencySignals() {
 		lat = nil // what the others would read of it is never used
 	}
-	in := signals{now: now, quotaProbe: s.ctl.quotaProbe}
+	in := signals{now: now, quotaProbe: c.quotaProbe, minute: c.minute}
+	// slowstart without smoothing takes an idle model's step here (below)
+	idle := c.kind == ControllerSlowStart && c.smoothing == 0
 	if quota {
 		in.quota = qs
 	}
-	for i := range s.models {
-		m := &s.models[i]
+	for i := range models {
+		m := &models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
 		m.ran.record(m.running)
 		in.running, in.model = m.running, ModelID(i)
 		in.binding = spare && m.waiting > max(m.limit-m.running, 0)
-		in.minuteRunning = m.ran.mean(s.ctl.minute)
+		in.ran = &m.ran
 		in.depth, in.latency, in.latFresh, in.new429, in.hold = 0, 0, false, 0, nil
 		if m.hold.halfLife > 0 {
 			in.hold = &m.hold
@@ -174,13 +178,21 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		if quota {
 			if n := qs.Rejections(ModelID(i)); n == 0 {
 				m.rejTicks = 0 // rejected on a clean tick, without the call
-			} else if s.ctl.rejected(&m.limitState, n, m.running) {
-				s.limits[i] = m.limit
+			} else if c.rejected(&m.limitState, n, m.running) {
+				limits[i] = m.limit
 				continue
 			}
 		}
-		s.ctl.tick(&m.limitState, depth, asOf, &in)
-		s.limits[i] = m.limit
+		if idle && depth < 1 && !in.binding && c.fresh.of(now, asOf) && c.fresh.fresh {
+			// tick's path, without its call, for a reading the staleness
+			// memo holds fresh, an empty queue and a limit not binding:
+			// most models at most ticks
+			m.depth = float64(depth)
+			c.slowIdle(&m.limitState)
+		} else {
+			c.tick(&m.limitState, depth, asOf, &in)
+		}
+		limits[i] = m.limit
 	}
 }
 
@@ -243,6 +255,10 @@ func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals
 	}
 	ls.depth = d
 	if c.kind != ControllerStep {
+		if d < 1 && !in.binding && c.kind == ControllerSlowStart {
+			c.slowIdle(ls) // most models at most ticks
+			return
+		}
 		in.depth = d
 		want, dir := c.propose(ls, in)
 		c.apply(ls, want, dir, in)

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -150,5 +151,166 @@ func TestOnlyLatencyReadersReadLatency(t *testing.T) {
 				t.Errorf("%s said to read the latency signals, but never moved on them", kind)
 			}
 		})
+	}
+}
+
+// TestSlowIdleMatchesStep: a slowstart tick of a model with an empty queue
+// and a limit that is not binding (the slowIdle shortcut) leaves its state
+// as the step and apply do, over random limits, histories, empty runs and
+// depths, binding or not, and fresh or stale readings.
+func TestSlowIdleMatchesStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 44))
+	now := time.Unix(1_700_000_000, 0)
+	for lb := 1; lb < slowMaxLookback; lb++ {
+		cfg := SchedulerConfig{Tick: 10 * time.Second, DeadTime: time.Duration(lb) * 10 * time.Second, Factor: 1.25}.WithDefaults()
+		c := newController(cfg)
+		if c.kind != ControllerSlowStart || c.lookback != lb {
+			t.Fatalf("config gives %s with lookback %d, want slowstart with %d", c.kind, c.lookback, lb)
+		}
+		for range 2000 {
+			maxL := []int{1, 2, 10, 10000, math.MaxInt32}[rng.IntN(5)]
+			minL := 1 + rng.IntN(maxL)
+			limit := minL + rng.IntN(maxL-minL+1)
+			ls := limitState{limit: limit, target: float64(rng.IntN(50)), minL: minL, maxL: maxL,
+				action: Action(rng.IntN(len(actionNames))), depth: float64(rng.IntN(9)),
+				rival: rivalState{fl: float64(limit) + rng.Float64() - 0.5}}
+			ls.rival.ss.empty = []int{0, rng.IntN(40), rng.IntN(1 << 20)}[rng.IntN(3)]
+			for range rng.IntN(40) {
+				ls.rival.ss.hist.record(minL + rng.IntN(maxL-minL+1))
+			}
+			depth := []int{0, 0, 1, rng.IntN(60)}[rng.IntN(4)]
+			asOf := now.Add(-time.Duration(rng.IntN(3)) * cfg.StaleAfter / 2)
+			in := signals{now: now, running: rng.IntN(2 * limit), binding: rng.IntN(2) == 0, quotaProbe: 1}
+			fast, ref := ls, ls
+			infast, inref := in, in
+			c.tick(&fast, depth, asOf, &infast)
+			if fresh := now.Sub(asOf) <= c.staleAfter; !fresh {
+				ref.action = ActionStale
+			} else {
+				ref.depth, inref.depth = float64(depth), float64(depth)
+				want, dir := c.propose(&ref, &inref)
+				c.apply(&ref, want, dir, &inref)
+			}
+			if !sameState(fast, ref) {
+				t.Fatalf("lookback %d, depth %d, %+v with %+v:\n got %+v\nwant %+v", lb, depth, ls, in, fast, ref)
+			}
+		}
+	}
+}
+
+// controlRef is control with every model's step through tick: the
+// reference for control's idle path.
+func controlRef(s *Scheduler, now time.Time, state State, containers int) {
+	models, limits := s.models, s.limits[:len(s.models)]
+	c := &s.ctl
+	fillable := 0
+	for i := range models {
+		m := &models[i]
+		m.running = state.Running(ModelID(i))
+		fillable += min(m.waiting, max(m.limit-m.running, 0))
+	}
+	spare := containers > fillable
+	qs, quota := state.(QuotaState)
+	// inspect's own rule is a 429 rule, read from LatencySignals: the quota
+	// rule would take every tick with a 429 before inspect heard one, and
+	// inspect would double on every clean tick for ever
+	lat, hears429 := state.(LatencySignals)
+	quota = quota && c.quota && !(c.kind == ControllerInspect && hears429)
+	if !c.kind.readsLatencySignals() {
+		lat = nil // what the others would read of it is never used
+	}
+	in := signals{now: now, quotaProbe: c.quotaProbe, minute: c.minute}
+	if quota {
+		in.quota = qs
+	}
+	for i := range models {
+		m := &models[i]
+		depth, asOf := state.GatewayDepth(ModelID(i))
+		m.ran.record(m.running)
+		in.running, in.model = m.running, ModelID(i)
+		in.binding = spare && m.waiting > max(m.limit-m.running, 0)
+		in.ran = &m.ran
+		in.depth, in.latency, in.latFresh, in.new429, in.hold = 0, 0, false, 0, nil
+		if m.hold.halfLife > 0 {
+			in.hold = &m.hold
+		}
+		if lat != nil {
+			readSignals(lat, ModelID(i), &m.limitState, &in)
+		}
+		if quota {
+			if n := qs.Rejections(ModelID(i)); n == 0 {
+				m.rejTicks = 0 // rejected on a clean tick, without the call
+			} else if c.rejected(&m.limitState, n, m.running) {
+				limits[i] = m.limit
+				continue
+			}
+		}
+		c.tick(&m.limitState, depth, asOf, &in)
+		limits[i] = m.limit
+	}
+}
+
+// rejectingState is a fakeState that offers the quota signal: the given
+// 429s, and empty quota windows.
+type rejectingState struct {
+	*fakeState
+	rejected []int
+}
+
+func (r rejectingState) Quota(ModelID) QuotaReading { return QuotaReading{} }
+func (r rejectingState) Rejections(m ModelID) int   { return r.rejected[m] }
+
+// TestControlIdlePathMatchesTick: control, which steps an idle slowstart
+// model (fresh reading, empty queue, limit not binding) without tick, leaves
+// every model's limit and controller state as control with every step
+// through tick, over random running counts, depths, stale or missing
+// readings, pools, 429s and waiting jobs, with and without smoothing.
+func TestControlIdlePathMatchesTick(t *testing.T) {
+	const models = 40
+	names := make([]string, models)
+	for i := range names {
+		names[i] = fmt.Sprintf("m%d", i)
+	}
+	for _, smoothing := range []float64{0, 0.5} {
+		for _, quota := range []bool{false, true} {
+			cfg := SchedulerConfig{Tick: 10 * time.Second, Smoothing: smoothing}
+			fast, err := NewScheduler(cfg, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, _ := NewScheduler(cfg, names)
+			rng := rand.New(rand.NewPCG(7, 44))
+			fs := newFakeState(models, 100)
+			rej := make([]int, models)
+			now, id := time.Unix(1_700_000_000, 0), JobID(0)
+			for step := range 600 {
+				now = now.Add(cfg.Tick)
+				for range rng.IntN(4) {
+					id++
+					j := Job{ID: id, Account: "a", Project: "p", Model: ModelID(rng.IntN(models))}
+					fast.Enqueue(now, j)
+					ref.Enqueue(now, j)
+				}
+				for m := range models {
+					fs.running[m] = rng.IntN(4)
+					fs.depth[m] = []int{0, 0, 0, -1, rng.IntN(40)}[rng.IntN(5)]
+					fs.asOf[m] = []time.Time{now, now, now, now.Add(-5 * time.Minute), {}}[rng.IntN(5)]
+					rej[m] = []int{0, 0, 0, 0, 1, 3}[rng.IntN(6)]
+				}
+				var state State = fs
+				if quota {
+					state = rejectingState{fakeState: fs, rejected: rej}
+				}
+				containers := rng.IntN(60)
+				fast.control(now, state, containers)
+				controlRef(ref, now, state, containers)
+				for m := range models {
+					a, b := fast.models[m].limitState, ref.models[m].limitState
+					if !sameState(a, b) || fast.limits[m] != ref.limits[m] {
+						t.Fatalf("smoothing %g, quota %v, step %d, model %d:\n got %+v\nwant %+v", smoothing, quota, step, m, a, b)
+					}
+				}
+			}
+		}
 	}
 }

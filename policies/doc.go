@@ -241,14 +241,16 @@
 // # Cost
 //
 // Waiting jobs are indexed by tier, then project, then model: each
-// (tier, project, model) lane is a heap ordered oldest first, and each
-// (tier, model) pair keeps a bitset of the projects, by ring position, with
-// jobs on that model. A tick costs O(models × tiers) to read the depths and
-// open the models with free slots, then, per started job, O(tiers) to pick
-// the tier, one bitset search per open model to find the next project in
-// turn (skipping 4,096 projects per summary word), and O(models of that
-// project) to find its oldest job on an open model. No step scans the
+// (tier, project, model) lane is a queue ordered oldest first (a sorted run
+// while its jobs join in order, a heap otherwise), and each (tier, model)
+// pair keeps a bitset of the projects, by ring position, with jobs on that
+// model. A tick costs O(models) to read the depths, O(models with waiting
+// jobs × tiers) to open the models with free slots, then, per started job,
+// O(tiers) to pick the tier, one bitset search per open model to find the
+// next project in turn (skipping 4,096 projects per summary word), and
+// O(models of that project) to find its oldest job on an open model. No step scans the
 // waiting jobs, and a project whose jobs sit on closed models costs nothing.
-// Enqueue costs O(log n) in the lane's size plus a look along the project's
-// lanes. In steady state Decide does not allocate.
+// Enqueue, and a start, cost O(1) (amortised) while a lane's jobs join in
+// order, O(log n) in the lane's size otherwise; Enqueue adds a look along
+// the project's lanes. In steady state Decide does not allocate.
 package policies

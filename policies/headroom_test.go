@@ -65,7 +65,7 @@ func TestRaiseNeedsQuotaHeadroom(t *testing.T) {
 			now := time.Unix(1000, 0)
 			fs := newFakeState(1, 1000)
 			fs.running[0] = 40
-			in := signals{now: now, running: 40, minuteRunning: minute, binding: true}
+			in := signals{now: now, running: 40, ran: ranAt(minute), minute: 1, binding: true}
 			if tc.quota {
 				in.quota = windowState{fakeState: fs, reading: QuotaReading{Use: tc.use, ModelUse: tc.own}}
 			}
@@ -91,7 +91,7 @@ func TestNoHeadroomHoldsEveryController(t *testing.T) {
 			full := windowState{fakeState: fs, reading: QuotaReading{Use: [NumDims]float64{DimTPM: 0.95}, ModelUse: [NumDims]float64{DimTPM: 0.9}}}
 			c := controller{staleAfter: time.Minute, step: 5, factor: 1.25, mult: true, kind: kind}
 			ls := limitState{limit: 40, target: 20, minL: 1, maxL: 1000, rival: rivalState{fl: 40, slow: true}}
-			c.apply(&ls, 50, 1, &signals{now: now, running: 40, minuteRunning: 40, binding: true, quota: full})
+			c.apply(&ls, 50, 1, &signals{now: now, running: 40, ran: ranAt(40), minute: 1, binding: true, quota: full})
 			if ls.limit != 40 || ls.action != ActionNoHeadroom || ls.rival.fl != 40 {
 				t.Errorf("full window: limit %d (%v, real %g), want 40 held (no-headroom)", ls.limit, ls.action, ls.rival.fl)
 			}
@@ -180,13 +180,13 @@ func TestJobRateHold(t *testing.T) {
 				return windowState{fakeState: fs, reading: QuotaReading{Use: [NumDims]float64{DimTPM: use}, ModelUse: [NumDims]float64{DimTPM: own}}}
 			}
 			// t0: 100 jobs, 0.6 of the window theirs: 150 would fill it (0.15 + 150 × 0.006 = 1.05), so the step 100 → 150 is held.
-			c.tick(&ls, 0, t0, &signals{now: t0, running: 100, minuteRunning: 100, binding: true, quota: reading(0.75, 0.6), hold: hold})
+			c.tick(&ls, 0, t0, &signals{now: t0, running: 100, ran: ranAt(100), minute: 1, binding: true, quota: reading(0.75, 0.6), hold: hold})
 			if ls.limit != 100 || ls.action != ActionNoHeadroom {
 				t.Fatalf("t0: limit %d (%v), want 100 held", ls.limit, ls.action)
 			}
 			ls.limit = 200
 			t1 := t0.Add(5 * time.Minute)
-			c.tick(&ls, 0, t1, &signals{now: t1, running: 200, minuteRunning: 100, binding: true, quota: reading(0.5, 0.2), hold: hold})
+			c.tick(&ls, 0, t1, &signals{now: t1, running: 200, ran: ranAt(100), minute: 1, binding: true, quota: reading(0.5, 0.2), hold: hold})
 			if ls.limit != tc.wantLimit || ls.action != tc.wantAct {
 				t.Errorf("t0+5m: limit %d (%v), want %d (%v)", ls.limit, ls.action, tc.wantLimit, tc.wantAct)
 			}
@@ -227,7 +227,7 @@ func TestQuotaProbeSlowsRaisesNearAQuota(t *testing.T) {
 				fs.running[0] = tc.limit
 				// own use small: the headroom rule leaves room for the raise
 				q := windowState{fakeState: fs, reading: QuotaReading{Use: [NumDims]float64{DimTPM: tc.use}, ModelUse: [NumDims]float64{DimTPM: 0.01}}}
-				in := signals{now: now, running: tc.limit, minuteRunning: float64(tc.limit), binding: true, quota: q, quotaProbe: c.quotaProbe}
+				in := signals{now: now, running: tc.limit, ran: ranAt(float64(tc.limit)), minute: 1, binding: true, quota: q, quotaProbe: c.quotaProbe}
 				ls := limitState{limit: tc.limit, target: 20, minL: 1, maxL: 10000, rival: rivalState{fl: float64(tc.limit), slow: true}}
 				raised := c.raise(tc.limit, 10000)
 				if kind == ControllerStep {
@@ -244,4 +244,11 @@ func TestQuotaProbeSlowsRaisesNearAQuota(t *testing.T) {
 			})
 		}
 	}
+}
+
+// ranAt is a ring of running counts whose mean over the last tick is n.
+func ranAt(n float64) *tickRing {
+	r := sumOver(1)
+	r.record(int(n))
+	return &r
 }

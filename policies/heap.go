@@ -1,8 +1,75 @@
 package policies
 
-// The heap of a lane: indices into Scheduler.recs, oldest job at h[0]. Each
-// record keeps its position (hpos), so a job leaves its lane in O(log n)
-// when it is re-tiered as well as when it starts.
+// The queue of a lane: indices into Scheduler.recs, oldest job first. Jobs
+// mostly join a lane in order of arrival, so while they do the queue is a
+// sorted run, h[head:]: a job joins at the end and the oldest leaves by
+// moving head, without comparisons. A job that joins out of order, or
+// leaves from inside the run (re-tiered), turns the queue into a binary
+// heap with the oldest at h[0] (the run, moved to the front, is one
+// already) until it empties. Each record keeps its position in h (hpos),
+// so a job leaves in O(log n) when it is re-tiered as well as when it
+// starts.
+
+// size is the number of jobs in the lane.
+func (l *lane) size() int { return len(l.h) - int(l.head) }
+
+// oldest is the lane's oldest job; the lane must not be empty.
+func (l *lane) oldest() int32 { return l.h[l.head] }
+
+// push adds a job record to the lane.
+func (s *Scheduler) push(l *lane, ri int32) {
+	n := len(l.h)
+	switch {
+	case l.heap:
+	case n > int(l.head) && s.older(ri, l.h[n-1]):
+		s.toHeap(l)
+	default:
+		if n == cap(l.h) && 2*int(l.head) >= n { // the room the started jobs left
+			s.compact(l)
+			n = len(l.h)
+		}
+		l.h = append(l.h, ri)
+		s.recs[ri].hpos = int32(n)
+		return
+	}
+	s.heapPush(l, ri)
+}
+
+// remove takes a job record out of the lane.
+func (s *Scheduler) remove(l *lane, ri int32) {
+	if !l.heap {
+		if s.recs[ri].hpos == l.head {
+			l.head++
+			if int(l.head) == len(l.h) {
+				l.h, l.head = l.h[:0], 0
+			}
+			return
+		}
+		s.toHeap(l)
+	}
+	s.heapRemove(l, int(s.recs[ri].hpos))
+	if len(l.h) == 0 {
+		l.heap = false
+	}
+}
+
+// toHeap turns the lane's sorted run into a heap.
+func (s *Scheduler) toHeap(l *lane) {
+	s.compact(l)
+	l.heap = true
+}
+
+// compact moves the lane's sorted run to the front of h.
+func (s *Scheduler) compact(l *lane) {
+	if l.head == 0 {
+		return
+	}
+	l.h = l.h[:copy(l.h, l.h[l.head:])]
+	l.head = 0
+	for i, ri := range l.h {
+		s.recs[ri].hpos = int32(i)
+	}
+}
 
 func (s *Scheduler) heapPush(l *lane, ri int32) {
 	l.h = append(l.h, ri)

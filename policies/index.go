@@ -10,7 +10,7 @@ import (
 const noRec int32 = -1
 
 // The waiting-job index: tier → project → model. Each (tier, project, model)
-// lane is a heap of job records, oldest first (heap.go); each (tier, model)
+// lane is a queue of job records, oldest first (heap.go); each (tier, model)
 // pair keeps a bitset of the projects with jobs on the model
 // (internal/bitset), so admission finds the next project in turn without scanning. Records, lanes
 // and projects are recycled through free lists, so that starting jobs in
@@ -35,12 +35,15 @@ type jobRec struct {
 	batch   string
 }
 
-// lane holds the waiting jobs of one project in one tier on one model, as a
-// binary heap ordered oldest first (arrival, then job ID).
+// lane holds the waiting jobs of one project in one tier on one model,
+// oldest first (arrival, then job ID): a sorted run while they join in that
+// order, a binary heap otherwise (heap.go).
 type lane struct {
 	proj  *projNode
 	model ModelID
-	h     []int32 // indices into Scheduler.recs
+	h     []int32 // indices into Scheduler.recs: a sorted run from head, or a heap (heap.go)
+	head  int32   // where the sorted run starts (0 in a heap)
+	heap  bool    // h is a heap
 	ppos  int32   // index in proj.lanes
 	next  *lane   // next free lane, while in the pool
 }
@@ -137,9 +140,12 @@ func (s *Scheduler) link(ri int32) {
 		l = s.newLane(p, r.model)
 	}
 	r.lane = l
-	s.heapPush(l, ri)
+	s.push(l, ri)
 	t.waiting++
 	p.waiting++
+	if s.models[r.model].waiting == 0 {
+		s.queued.Add(int(r.model))
+	}
 	s.models[r.model].waiting++
 	s.waiting++
 }
@@ -151,12 +157,15 @@ func (s *Scheduler) unlink(ri int32) {
 	l := r.lane
 	p := l.proj
 	t := p.tier
-	s.heapRemove(l, int(r.hpos))
+	s.remove(l, ri)
 	t.waiting--
 	p.waiting--
 	s.models[r.model].waiting--
+	if s.models[r.model].waiting == 0 {
+		s.queued.Remove(int(r.model))
+	}
 	s.waiting--
-	if len(l.h) == 0 {
+	if l.size() == 0 {
 		s.dropLane(l)
 	}
 	if p.waiting == 0 {
@@ -230,7 +239,7 @@ func (s *Scheduler) newLane(p *projNode, m ModelID) *lane {
 	if l.h == nil {
 		l.h = make([]int32, 0, laneMinCap)
 	}
-	l.proj, l.model = p, m
+	l.proj, l.model, l.head, l.heap = p, m, 0, false
 	l.ppos = int32(len(p.lanes))
 	p.lanes = append(p.lanes, l)
 	tm := &p.tier.models[m]

@@ -54,25 +54,21 @@ func (s *Scheduler) retier(match func(*jobRec) bool) {
 // tierOf resolves a job's effective tier: the carried tiers with any
 // runtime overrides applied, then inheritance as in Job.EffectiveTier.
 func (s *Scheduler) tierOf(r *jobRec) Tier {
-	j := Job{AccountTier: r.carried[0], ProjectTier: r.carried[1], BatchTier: r.carried[2]}
+	levels := r.carried
 	if len(s.acctOv) > 0 {
 		if t, ok := s.acctOv[r.account]; ok {
-			j.AccountTier = t
+			levels[0] = t
 		}
 	}
 	if len(s.projOv) > 0 {
 		if t, ok := s.projOv[[2]string{r.account, r.project}]; ok {
-			j.ProjectTier = t
+			levels[1] = t
 		}
 	}
 	if len(s.batchOv) > 0 {
 		if t, ok := s.batchOv[[3]string{r.account, r.project, r.batch}]; ok {
-			j.BatchTier = t
+			levels[2] = t
 		}
 	}
-	t := j.EffectiveTier()
-	if t < 1 {
-		t = DefaultTier
-	}
-	return t
+	return effectiveTier(levels)
 }

@@ -38,8 +38,14 @@ type Job struct {
 // but never lower it, so the job takes the highest priority (the smallest
 // tier) any of its levels sets; with none set, DefaultTier.
 func (j *Job) EffectiveTier() Tier {
+	return effectiveTier([3]Tier{j.AccountTier, j.ProjectTier, j.BatchTier})
+}
+
+// effectiveTier is Job.EffectiveTier of the account, project and batch
+// tiers.
+func effectiveTier(levels [3]Tier) Tier {
 	t := Tier(0)
-	for _, x := range [3]Tier{j.AccountTier, j.ProjectTier, j.BatchTier} {
+	for _, x := range levels {
 		if x > 0 && (t == 0 || x < t) {
 			t = x
 		}

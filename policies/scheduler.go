@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/evalsched/lab/internal/bitset"
 )
 
 // Scheduler is the production policy: a job-level queue before container
@@ -33,6 +35,7 @@ type Scheduler struct {
 	recs     []jobRec
 	freeRec  int32 // head of the free list threaded through jobRec.hpos; noRec = none
 	waiting  int
+	queued   bitset.Set // models with waiting jobs
 	tiers    [maxTier + 1]*tierNode
 	active   []*tierNode // tiers with waiting jobs, highest priority first
 	projects map[projKey]*projNode
@@ -81,6 +84,10 @@ func NewScheduler(cfg SchedulerConfig, models []string) (*Scheduler, error) {
 		s.models[m].hold.halfLife = cfg.JobRateHold
 		s.models[m].ran = sumOver(s.ctl.minute)
 		s.limits[m] = s.models[m].limit
+	}
+	if n > 0 { // room for every model, so that link never allocates for it
+		s.queued.Add(n - 1)
+		s.queued.Remove(n - 1)
 	}
 	for i := range s.rest {
 		s.rest[i] = math.Pow(1-s.share, float64(i))

@@ -26,17 +26,19 @@ type signals struct {
 	now     time.Time
 	depth   float64 // smoothed if configured
 	running int
-	// minuteRunning is the mean of the model's running count at the ticks
-	// of the last minute (this one included): the jobs whose calls fill
-	// its per-minute quota windows now.
-	minuteRunning float64
-	binding       bool
-	latency       float64 // 0: none
-	latFresh      bool    // a new latency reading since the last step
-	new429        int64   // 429s since the last step
-	model         ModelID
-	quota         QuotaState // nil: no quota signal read (none offered, or ignore_quota)
-	hold          *rateHold  // the model's held per-job use (nil: job_rate_hold off)
+	// ran holds the model's running count at its last ticks (this one
+	// included), minute the ticks in a minute: the mean over them is the
+	// jobs whose calls fill its per-minute quota windows now, worked out
+	// only when a raise is weighed against them (nil: none ran).
+	ran      *tickRing
+	minute   int
+	binding  bool
+	latency  float64 // 0: none
+	latFresh bool    // a new latency reading since the last step
+	new429   int64   // 429s since the last step
+	model    ModelID
+	quota    QuotaState // nil: no quota signal read (none offered, or ignore_quota)
+	hold     *rateHold  // the model's held per-job use (nil: job_rate_hold off)
 	// quotaProbe is the fastest a limit may grow per tick once one of the
 	// model's quota windows is quotaProbeAbove full: ×factor per
 	// quota_dead_time (1: no cap).
@@ -112,7 +114,7 @@ func (in *signals) roomToRaise(l, n int) (int, bool) {
 		own := q.ModelUse[d]
 		var perJob float64 // of the window, per job behind it
 		if d == DimRPM || d == DimTPM {
-			perJob = in.hold.read(d, in.now, own/max(in.minuteRunning, 1))
+			perJob = in.hold.read(d, in.now, own/max(in.minuteRunning(), 1))
 		} else {
 			perJob = own / max(float64(in.running), 1)
 		}
@@ -122,6 +124,15 @@ func (in *signals) roomToRaise(l, n int) (int, bool) {
 		in.hold.at = in.now
 	}
 	return n, room
+}
+
+// minuteRunning is the mean of the model's running count over the last
+// minute's ticks.
+func (in *signals) minuteRunning() float64 {
+	if in.ran == nil {
+		return 0
+	}
+	return in.ran.mean(in.minute)
 }
 
 // readsLatencySignals reports whether the controller kind reads the

@@ -59,6 +59,17 @@ func (c *controller) slowStartStep(ls *limitState, in *signals) (float64, int) {
 	return r.fl + u, sign(u)
 }
 
+// slowIdle is slowStartStep followed by apply for a model whose queue is
+// empty (depth below one) and whose limit is not binding: apply drops the
+// raise (wind-up), so only the history, the empty run, the action and the
+// real-valued limit move.
+func (c *controller) slowIdle(ls *limitState) {
+	s := &ls.rival.ss
+	s.hist.record(ls.limit)
+	s.empty++
+	ls.action, ls.rival.fl = ActionNotBinding, float64(ls.limit)
+}
+
 // slowProbe is the fastest probe: ×factor per dead time, in equal steps
 // each tick (c.probe = factor^(1/θ)), at least one job.
 func (c *controller) slowProbe(l float64) float64 {

@@ -182,6 +182,16 @@ func (g *Gateway) reading(model int32, now Time) (int, time.Time) {
 	return g.liveReading(model, now)
 }
 
+// stampedReading is reading when it is the live depth stamped at now (no
+// stale spells, no delay, a lane read after the decision's first): small
+// enough for the caller to take inline.
+func (g *Gateway) stampedReading(model int32, now Time) (int, time.Time, bool) {
+	if g.spells != nil || g.sampleTimes != nil || !g.stamped || g.stampAt != now {
+		return 0, time.Time{}, false
+	}
+	return g.held(model), g.stamp, true
+}
+
 // staleStart freezes every lane's reading as the pipeline has it at now,
 // the start of a stale spell: the spell serves it until it ends.
 func (g *Gateway) staleStart(now Time) {

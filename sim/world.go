@@ -312,7 +312,11 @@ func (w *World) capacityChange(i int) {
 // GatewayDepth implements policies.State: the newest reading at least
 // depth_delay old, as a lagging metrics pipeline would serve it.
 func (w *World) GatewayDepth(model policies.ModelID) (int, time.Time) {
-	return w.gw.reading(int32(model), w.now())
+	now := w.now()
+	if d, at, ok := w.gw.stampedReading(int32(model), now); ok {
+		return d, at
+	}
+	return w.gw.reading(int32(model), now)
 }
 
 // Census lists, from the world's job and call tables, what is still in the

@@ -17,16 +17,15 @@ type quotaMeter struct {
 	// use[w][o] is workload w's requests and tokens counted by org o
 	// (w = 0: evaluation jobs, 1+i: production stream i), in the meter's
 	// units: tokens as the organisation's rules count them (input per
-	// input:, output at admission and when calls end per output:); real[w][o]
-	// is the same calls' real tokens (input + output). keyUse[k] is the
-	// evaluation calls counted by virtual key k (input + real output).
-	use    [][][2]float64
-	real   [][]float64
+	// input:, output at admission and when calls end per output:), and the
+	// same calls' real tokens (input + output): one row a try, one bounds
+	// check. keyUse[k] is the evaluation calls counted by virtual key k
+	// (input + real output).
+	use    [][][3]float64
 	keyUse [][2]float64
-	// evalUse and evalReal are use[0] and real[0] (the same arrays), one
-	// look-up nearer for the evaluation calls' tries.
-	evalUse  [][2]float64
-	evalReal []float64
+	// evalUse is use[0] (the same array), one look-up nearer for the
+	// evaluation calls' tries.
+	evalUse [][3]float64
 	// burned counts rejected tries counted against request windows, per
 	// workload; keyRejected counts tries refused by a virtual key.
 	burned      []int64
@@ -39,13 +38,11 @@ type quotaMeter struct {
 func newQuotaMeter(sc *scenario.Scenario) quotaMeter {
 	q := quotaMeter{keyUse: make([][2]float64, len(sc.Keys)),
 		burned: make([]int64, 1+len(sc.Production))}
-	q.use = make([][][2]float64, 1+len(sc.Production))
-	q.real = make([][]float64, 1+len(sc.Production))
+	q.use = make([][][3]float64, 1+len(sc.Production))
 	for i := range q.use {
-		q.use[i] = make([][2]float64, len(sc.Organisations))
-		q.real[i] = make([]float64, len(sc.Organisations))
+		q.use[i] = make([][3]float64, len(sc.Organisations))
 	}
-	q.evalUse, q.evalReal = q.use[0], q.real[0]
+	q.evalUse = q.use[0]
 	return q
 }
 
@@ -84,7 +81,7 @@ func (r *recorder) acceptedTry(cs *callState, org int, key int, counted float64)
 			u := &r.quota.use[w][org]
 			u[0]++
 			u[1] += counted
-			r.quota.real[w][org] += tokens
+			u[2] += tokens
 		}
 		return
 	}
@@ -92,7 +89,7 @@ func (r *recorder) acceptedTry(cs *callState, org int, key int, counted float64)
 		u := &r.quota.evalUse[org]
 		u[0]++
 		u[1] += counted
-		r.quota.evalReal[org] += tokens
+		u[2] += tokens
 		m := &r.lanes[cs.model]
 		m.countedSince += counted
 		m.realSince += tokens
@@ -162,9 +159,20 @@ func foldPair(use, own [scenario.NumDims]float64) (u, m [policies.NumDims]float6
 // one (it is being rejected, so it is not raised, but it is not lowered to
 // make room the others would take). A model alone on its organisation, or
 // with none, answers for all.
+//
+// Policies ask this of every model at every decision, and most have at
+// most one 429: that answer is taken here, the share rule out of line.
 func (w *World) Rejections(m policies.ModelID) int {
-	n := w.gw.closed(int32(m)).rejected
-	if n <= 1 || w.prov.models[m].evalOrg < 0 {
+	n := w.gw.closedRejected(int32(m))
+	if n > 1 {
+		return w.sharedRejections(m, n)
+	}
+	return n
+}
+
+// sharedRejections is Rejections of m's n > 1 429s.
+func (w *World) sharedRejections(m policies.ModelID, n int) int {
+	if w.prov.models[m].evalOrg < 0 {
 		return n
 	}
 	return answerable(n, w.Running(m), w.orgPeers(m))
@@ -253,12 +261,12 @@ func (w *World) QuotaUsage() []results.QuotaUse {
 			name = w.sc.Production[wi-1].Name
 		}
 		for oi := range orgs {
-			u := orgs[oi]
+			u := [2]float64{orgs[oi][0], orgs[oi][1]}
 			if wi < len(w.rec.quota.burned) {
 				u[0] += float64(w.rec.quota.burned[wi]) * boolTo(w.prov.orgs[oi].countRejected)
 			}
 			if u != [2]float64{} {
-				add(name, w.sc.Organisations[oi].Name, "", u, w.rec.quota.real[wi][oi], &w.prov.orgs[oi])
+				add(name, w.sc.Organisations[oi].Name, "", u, orgs[oi][2], &w.prov.orgs[oi])
 			}
 		}
 	}

@@ -180,7 +180,7 @@ func checkSeriesTokens(t *testing.T, w *World) {
 	}
 	for o := range w.rec.quota.use[0] {
 		tel[0] += w.rec.quota.use[0][o][1]
-		tel[1] += w.rec.quota.real[0][o]
+		tel[1] += w.rec.quota.use[0][o][2]
 	}
 	if rows != log || rows != tel {
 		t.Errorf("series rows' counted and real tokens %v; the event log's %v, the telemetry's %v", rows, log, tel)

@@ -51,6 +51,18 @@ func (g *Gateway) closed(model int32) signalWindow {
 	return signalWindow{}
 }
 
+// closedRejected is closed(model).rejected, without the window's copy.
+func (g *Gateway) closedRejected(model int32) int {
+	s := &g.lanes[model].sig
+	if s.at == g.decisions {
+		return s.prev.rejected
+	}
+	if s.at+1 == g.decisions {
+		return s.open.rejected
+	}
+	return 0
+}
+
 // tried counts a try of a call on model.
 func (g *Gateway) tried(model int32) { g.window(model).tries++ }
 

@@ -124,3 +124,27 @@ func TestGuardedSchedulerReportsTargets(t *testing.T) {
 		t.Errorf("guarded targets %v, want %v", guarded, plain)
 	}
 }
+
+// TestClosedRejectedMatchesClosed: closedRejected, the 429 count Rejections
+// reads, is the closed window's, whichever decision the lane's windows
+// were last written in.
+func TestClosedRejectedMatchesClosed(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		at, decisions  uint64
+		open, prevRejs int
+	}{
+		{"written this decision", 5, 5, 3, 7},
+		{"written the decision before", 4, 5, 3, 7},
+		{"written long ago", 2, 5, 3, 7},
+		{"never written", 0, 0, 0, 0},
+		{"first decision", 0, 1, 2, 0},
+	} {
+		g := &Gateway{lanes: make([]gatewayLane, 2), decisions: tc.decisions}
+		g.lanes[1].sig = signalLane{at: tc.at,
+			open: signalWindow{tries: 9, rejected: tc.open}, prev: signalWindow{tries: 8, rejected: tc.prevRejs}}
+		if got, want := g.closedRejected(1), g.closed(1).rejected; got != want {
+			t.Errorf("%s: closedRejected = %d, closed().rejected = %d", tc.name, got, want)
+		}
+	}
+}

@@ -10,8 +10,8 @@ package sim
 // Observers run synchronously, right after the change and before anything
 // else happens: they read the world as the change left it (the call and
 // job tables, the clock) and never change it, nor read one another, so
-// their order is free (emit's is recorder, tracer, event log; the
-// per-call emitters run the recorder last).
+// their order is free (emit and the per-call emitters run the tracer,
+// the event log, then the recorder).
 
 // obsKind is what changed.
 type obsKind uint8
@@ -84,11 +84,22 @@ type obs struct {
 }
 
 // emit hands an observation to the observers: the recorder always, the
-// others (tracer, event log) when set.
+// others (tracer, event log) when set. A job's observations (three a job)
+// go to the recorder's handlers from here, as recorder.observe would send
+// them, a call and a switch nearer.
 func (w *World) emit(o *obs) {
-	w.rec.observe(w, o)
 	if w.tr != nil || w.log != nil {
 		w.observeOthers(o)
+	}
+	switch o.kind {
+	case obsJobArrived:
+		w.rec.jobArrived(w.jobs.at(o.id), o.flag)
+	case obsJobStarted:
+		w.rec.jobStarted(w.running.at(o.id), int(o.n))
+	case obsJobEnded:
+		w.rec.jobEnded(w.running.at(o.id), int(o.n), o.flag)
+	default:
+		w.rec.observe(w, o)
 	}
 }
 

@@ -7,12 +7,14 @@ package sim
 // inherits its parent's project and batch; the recorder receives the keys and
 // looks names up here, so that what is measured never feeds a decision.
 type identity struct {
-	accounts    []string
-	accountIDs  map[string]int32
-	lastAccount int32
-	projects    []string
-	projectIDs  map[string]int32
-	lastProject int32
+	accounts   []string
+	accountIDs map[string]int32
+	projects   []string
+	projectIDs map[string]int32
+	// The last account and project looked up, key and name (the name
+	// beside the key, to be compared without a look-up).
+	lastAccount, lastProject         int32
+	lastAccountName, lastProjectName string
 	// Live batches in slots, freed when they end. A live batch is found by
 	// name through batchIDs, or without it when the source's batch names are
 	// unique and a batch's jobs come one after another (uniqueNames): then
@@ -38,7 +40,7 @@ func newIdentity() identity {
 // account is the key of an account, added if new. Jobs come in batches of
 // one account, so the last one is checked first.
 func (id *identity) account(name string) int32 {
-	if k := id.lastAccount; k >= 0 && id.accounts[k] == name {
+	if k := id.lastAccount; k >= 0 && id.lastAccountName == name {
 		return k
 	}
 	k, ok := id.accountIDs[name]
@@ -47,7 +49,7 @@ func (id *identity) account(name string) int32 {
 		id.accounts = append(id.accounts, name)
 		id.accountIDs[name] = k
 	}
-	id.lastAccount = k
+	id.lastAccount, id.lastAccountName = k, name
 	return k
 }
 
@@ -55,7 +57,7 @@ func (id *identity) account(name string) int32 {
 // order of first arrival). A batch's jobs share one, so the last one is
 // checked first, as for accounts.
 func (id *identity) project(name string) int32 {
-	if k := id.lastProject; k >= 0 && id.projects[k] == name {
+	if k := id.lastProject; k >= 0 && id.lastProjectName == name {
 		return k
 	}
 	p, ok := id.projectIDs[name]
@@ -64,7 +66,7 @@ func (id *identity) project(name string) int32 {
 		id.projectIDs[name] = p
 		id.projects = append(id.projects, name)
 	}
-	id.lastProject = p
+	id.lastProject, id.lastProjectName = p, name
 	return p
 }
 

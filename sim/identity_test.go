@@ -57,3 +57,34 @@ func TestDecisionsIgnoreRecorder(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityKeysMatchInterning: account and project keys, with their
+// last-name shortcut, are those of plain interning in order of first
+// appearance, for names repeated in runs, alternating and coming back.
+func TestIdentityKeysMatchInterning(t *testing.T) {
+	names := []string{"a", "a", "b", "b", "a", "c", "ab", "ab", "b", "", "", "c", "a"}
+	id := newIdentity()
+	var gotA, gotP, want []int32
+	seen := map[string]int32{}
+	for _, n := range names {
+		k, ok := seen[n]
+		if !ok {
+			k = int32(len(seen))
+			seen[n] = k
+		}
+		want = append(want, k)
+		gotA = append(gotA, id.account(n))
+		gotP = append(gotP, id.project(n))
+	}
+	if d := cmp.Diff(want, gotA); d != "" {
+		t.Errorf("account keys (-interning +account):\n%s", d)
+	}
+	if d := cmp.Diff(want, gotP); d != "" {
+		t.Errorf("project keys (-interning +project):\n%s", d)
+	}
+	for n, k := range seen {
+		if id.projectName(k) != n {
+			t.Errorf("projectName(%d) = %q, want %q", k, id.projectName(k), n)
+		}
+	}
+}

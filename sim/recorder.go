@@ -248,26 +248,6 @@ func (r *recorder) rejected(cs *callState, burned bool) {
 	}
 }
 
-// answered: the provider answered cs at now; m is its model's meter.
-func (r *recorder) answered(cs *callState, m *laneMeter, now Time) {
-	if cs.kind == productionCall {
-		r.prodAnswered(cs, now)
-		return
-	}
-	m.cacheInSince += int64(cs.in)
-	m.cacheReadSince += int64(cs.cacheRead)
-	if cs.miss != cacheNoMiss {
-		r.missed(m, cs.miss)
-	}
-	if now >= r.windowStart {
-		m.calls++
-		m.tokens += float64(cs.in) + float64(cs.out)
-		if r.prices != nil {
-			r.bill(&m.bill, cs)
-		}
-	}
-}
-
 // missed counts an answered evaluation call's cache miss of this cause.
 func (r *recorder) missed(m *laneMeter, miss uint8) {
 	switch miss {

@@ -60,7 +60,9 @@ func (r *recorder) callMade(model, depth int32) {
 }
 
 // callAnswered: the provider answered call cs, leaving its model's busy
-// streams; when settled, its organisation counted counted more tokens.
+// streams; when settled, its organisation counted counted more tokens. An
+// evaluation call's measurements are taken here, not in a call of their
+// own: one comes at every answer.
 func (r *recorder) callAnswered(w *World, cs *callState, busy int32, settled bool, counted float64) {
 	if settled {
 		r.settled(cs, w.prov.models[cs.model].orgOf(cs.source()), counted)
@@ -69,10 +71,23 @@ func (r *recorder) callAnswered(w *World, cs *callState, busy int32, settled boo
 	m := &r.lanes[cs.model]
 	r.setAt(&m.busy, int(busy), now)
 	r.counts.CallsAnswered++
-	r.answered(cs, m, now)
-	if cs.kind == jobCall {
-		r.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
+	if cs.kind == productionCall {
+		r.prodAnswered(cs, now)
+		return
 	}
+	m.cacheInSince += int64(cs.in)
+	m.cacheReadSince += int64(cs.cacheRead)
+	if cs.miss != cacheNoMiss {
+		r.missed(m, cs.miss)
+	}
+	if now >= r.windowStart {
+		m.calls++
+		m.tokens += float64(cs.in) + float64(cs.out)
+		if r.prices != nil {
+			r.bill(&m.bill, cs)
+		}
+	}
+	r.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
 }
 
 // tried: a try of cs, which left its gateway queue (depth deep after it)
@@ -80,9 +95,9 @@ func (r *recorder) callAnswered(w *World, cs *callState, busy int32, settled boo
 // is counted where its organisation (and virtual key) count it, counted
 // tokens; a refused one was burned or not.
 func (r *recorder) tried(w *World, cs *callState, v verdict, burned bool, depth int32, counted float64) {
+	m := &r.lanes[cs.model]
 	if depth != notQueued {
 		// It waited in the gateway queue.
-		m := &r.lanes[cs.model]
 		now := r.now()
 		r.setAt(&m.depth, int(depth), now)
 		if now >= r.windowStart {
@@ -93,7 +108,7 @@ func (r *recorder) tried(w *World, cs *callState, v verdict, burned bool, depth 
 	r.counts.Tries++
 	if v == accepted {
 		d := &w.prov.models[cs.model]
-		r.acceptedTry(cs, d.orgOf(cs.source()), d.key, counted)
+		r.acceptedTry(cs, m, d.orgOf(cs.source()), d.key, counted)
 		return
 	}
 	r.refusedTry(cs, v, burned)

@@ -69,8 +69,8 @@ func (r *recorder) keyRejected(cs *callState) {
 
 // acceptedTry: an accepted try counted counted tokens in org's quotas; it
 // goes to the telemetry of org (and key), and an evaluation call's to its
-// model's next series row.
-func (r *recorder) acceptedTry(cs *callState, org int, key int, counted float64) {
+// model's next series row (m, its meter).
+func (r *recorder) acceptedTry(cs *callState, m *laneMeter, org int, key int, counted float64) {
 	if org < 0 && key < 0 {
 		return // counted nowhere
 	}
@@ -90,7 +90,6 @@ func (r *recorder) acceptedTry(cs *callState, org int, key int, counted float64)
 		u[0]++
 		u[1] += counted
 		u[2] += tokens
-		m := &r.lanes[cs.model]
 		m.countedSince += counted
 		m.realSince += tokens
 	}

@@ -85,8 +85,8 @@ type obs struct {
 
 // emit hands an observation to the observers: the recorder always, the
 // others (tracer, event log) when set. A job's observations (three a job)
-// go to the recorder's handlers from here, as recorder.observe would send
-// them, a call and a switch nearer.
+// go to the recorder's handlers from here, a call and a switch nearer than
+// through recorder.observe, which has the other kinds.
 func (w *World) emit(o *obs) {
 	if w.tr != nil || w.log != nil {
 		w.observeOthers(o)

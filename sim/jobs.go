@@ -109,7 +109,7 @@ func (w *World) arrive(job *workloads.Job, grading bool) {
 		Model: policies.ModelID(job.Model), Arrival: w.wallNow(),
 	}
 	wj.tier = pj.EffectiveTier()
-	w.emit(&obs{kind: obsJobArrived, id: slot, flag: fresh})
+	w.emitJobArrived(slot, fresh)
 	w.load[job.Model].waiting++
 	w.pol.Enqueue(pj.Arrival, pj)
 }
@@ -164,7 +164,7 @@ func (w *World) start(id policies.JobID) {
 	n := &w.load[j.model]
 	n.waiting--
 	n.running++
-	w.emit(&obs{kind: obsJobStarted, id: slot, n: int32(n.running)})
+	w.emitJobStarted(slot, n.running)
 	startup := FromDuration(w.sc.Containers.Startup)
 	if p := j.behaviour.Plan; p != nil {
 		startup += FromDuration(p.Setup) // the job's own setup before its first call
@@ -309,7 +309,7 @@ func (w *World) finish(slot int32) {
 	// A job with a judge keeps its batch open for the grading job, even
 	// when it failed and none follows.
 	ended := w.ids.finish(j.batch, j.judge >= 0)
-	w.emit(&obs{kind: obsJobEnded, id: slot, n: int32(n.running), flag: ended})
+	w.emitJobEnded(slot, n.running, ended)
 	id, model := j.id, j.model
 	graded := j.judge >= 0 && !j.failed
 	if graded {

@@ -84,23 +84,43 @@ type obs struct {
 }
 
 // emit hands an observation to the observers: the recorder always, the
-// others (tracer, event log) when set. A job's observations (three a job)
-// go to the recorder's handlers from here, a call and a switch nearer than
-// through recorder.observe, which has the other kinds.
+// others (tracer, event log) when set (w.others).
 func (w *World) emit(o *obs) {
-	if w.tr != nil || w.log != nil {
+	if w.others {
 		w.observeOthers(o)
 	}
-	switch o.kind {
-	case obsJobArrived:
-		w.rec.jobArrived(w.jobs.at(o.id), o.flag)
-	case obsJobStarted:
-		w.rec.jobStarted(w.running.at(o.id), int(o.n))
-	case obsJobEnded:
-		w.rec.jobEnded(w.running.at(o.id), int(o.n), o.flag)
-	default:
-		w.rec.observe(w, o)
+	w.rec.observe(w, o)
+}
+
+// A job's observations (three a job) have emitters of their own, as the
+// per-call ones below: each builds the observation only for the other
+// observers and calls the recorder's handler of its kind directly.
+
+// emitJobArrived is emit of an obsJobArrived of the job in waiting slot
+// slot; fresh: its batch is new.
+func (w *World) emitJobArrived(slot int32, fresh bool) {
+	if w.others {
+		w.observeOthers(&obs{kind: obsJobArrived, id: slot, flag: fresh})
 	}
+	w.rec.jobArrived(w.jobs.at(slot), fresh)
+}
+
+// emitJobStarted is emit of an obsJobStarted of the job in running slot
+// slot, its model's running jobs now running.
+func (w *World) emitJobStarted(slot int32, running int) {
+	if w.others {
+		w.observeOthers(&obs{kind: obsJobStarted, id: slot, n: int32(running)})
+	}
+	w.rec.jobStarted(w.running.at(slot), running)
+}
+
+// emitJobEnded is emit of an obsJobEnded of the job in running slot slot,
+// its model's running jobs now running; ended: its batch ended.
+func (w *World) emitJobEnded(slot int32, running int, ended bool) {
+	if w.others {
+		w.observeOthers(&obs{kind: obsJobEnded, id: slot, n: int32(running), flag: ended})
+	}
+	w.rec.jobEnded(w.running.at(slot), running, ended)
 }
 
 // The per-call observations (a job's call made, a try, a call served or
@@ -115,7 +135,7 @@ func (w *World) emit(o *obs) {
 // emitCallMade is emit of an obsCallMade: call c of model, in a gateway
 // queue now depth deep (or notQueued).
 func (w *World) emitCallMade(c, model, depth int32) {
-	if w.tr != nil || w.log != nil {
+	if w.others {
 		w.observeOthers(&obs{kind: obsCallMade, id: c, model: model, n: depth})
 	}
 	w.rec.callMade(model, depth)
@@ -123,7 +143,7 @@ func (w *World) emitCallMade(c, model, depth int32) {
 
 // emitTry is emit of an obsTry of call c (cs).
 func (w *World) emitTry(c int32, cs *callState, v verdict, burned bool, depth int32, counted float64) {
-	if w.tr != nil || w.log != nil {
+	if w.others {
 		w.observeOthers(&obs{kind: obsTry, id: c, verdict: v, flag: burned, n: depth, x: counted})
 	}
 	w.rec.tried(w, cs, v, burned, depth, counted)
@@ -131,7 +151,7 @@ func (w *World) emitTry(c int32, cs *callState, v verdict, burned bool, depth in
 
 // emitCallServed is emit of an obsCallServed of call c of model.
 func (w *World) emitCallServed(c, model, busy int32) {
-	if w.tr != nil || w.log != nil {
+	if w.others {
 		w.observeOthers(&obs{kind: obsCallServed, id: c, model: model, n: busy})
 	}
 	w.rec.busy(model, int(busy))
@@ -139,7 +159,7 @@ func (w *World) emitCallServed(c, model, busy int32) {
 
 // emitCallAnswered is emit of an obsCallAnswered of call c (cs).
 func (w *World) emitCallAnswered(c int32, cs *callState, busy int32, settled bool, counted float64) {
-	if w.tr != nil || w.log != nil {
+	if w.others {
 		w.observeOthers(&obs{kind: obsCallAnswered, id: c, n: busy, flag: settled, x: counted})
 	}
 	w.rec.callAnswered(w, cs, busy, settled, counted)
@@ -147,7 +167,7 @@ func (w *World) emitCallAnswered(c int32, cs *callState, busy int32, settled boo
 
 // emitGatewayOnly is emit of an obsGatewayOnly.
 func (w *World) emitGatewayOnly(model int32, up bool) {
-	if w.tr != nil || w.log != nil {
+	if w.others {
 		w.observeOthers(&obs{kind: obsGatewayOnly, model: model, flag: up})
 	}
 	w.rec.gatewayOnly(model, upDown(up))
@@ -155,7 +175,7 @@ func (w *World) emitGatewayOnly(model int32, up bool) {
 
 // emitToolStep is emit of an obsToolStep, which the recorder does not measure.
 func (w *World) emitToolStep(slot int32, d Time) {
-	if w.tr != nil || w.log != nil {
+	if w.others {
 		w.observeOthers(&obs{kind: obsToolStep, id: slot, d: d})
 	}
 }

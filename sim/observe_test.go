@@ -97,7 +97,7 @@ func TestObserversFedOnlyByEmit(t *testing.T) {
 	}
 }
 
-// TestTypedEmittersMatchEmit (observe.go): each per-call emitter leaves
+// TestTypedEmittersMatchEmit (observe.go): each per-call or per-job emitter leaves
 // the recorder, the tracer and the event log as emit of the same
 // observation does.
 // Two runs of one seed end in the same state; one takes each emitter,
@@ -126,6 +126,21 @@ func TestTypedEmittersMatchEmit(t *testing.T) {
 	}
 	cs := typed.calls[c]
 	m := cs.model
+	// A job waiting for a container, for its arrival.
+	waiting := int32(-1)
+	freeJobs := map[int32]bool{}
+	for _, s := range typed.jobs.free {
+		freeJobs[s] = true
+	}
+	for s := int32(0); s < typed.jobs.n; s++ {
+		if !freeJobs[s] {
+			waiting = s
+			break
+		}
+	}
+	if waiting < 0 {
+		t.Fatal("no waiting job at the run's end: the test compares no arrival")
+	}
 	steps := []struct {
 		name  string
 		typed func(w *World)
@@ -143,6 +158,11 @@ func TestTypedEmittersMatchEmit(t *testing.T) {
 		{"gateway only, up", func(w *World) { w.emitGatewayOnly(m, true) }, obs{kind: obsGatewayOnly, model: m, flag: true}},
 		{"gateway only, down", func(w *World) { w.emitGatewayOnly(m, false) }, obs{kind: obsGatewayOnly, model: m}},
 		{"tool step", func(w *World) { w.emitToolStep(cs.owner, 3*Second) }, obs{kind: obsToolStep, id: cs.owner, d: 3 * Second}},
+		{"job arrived", func(w *World) { w.emitJobArrived(waiting, false) }, obs{kind: obsJobArrived, id: waiting}},
+		{"job arrived, batch new", func(w *World) { w.emitJobArrived(waiting, true) }, obs{kind: obsJobArrived, id: waiting, flag: true}},
+		{"job started", func(w *World) { w.emitJobStarted(cs.owner, 7) }, obs{kind: obsJobStarted, id: cs.owner, n: 7}},
+		{"job ended", func(w *World) { w.emitJobEnded(cs.owner, 6, false) }, obs{kind: obsJobEnded, id: cs.owner, n: 6}},
+		{"job ended, batch ended", func(w *World) { w.emitJobEnded(cs.owner, 5, true) }, obs{kind: obsJobEnded, id: cs.owner, n: 5, flag: true}},
 	}
 	opts := []cmp.Option{
 		cmp.Exporter(func(reflect.Type) bool { return true }),

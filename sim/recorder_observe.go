@@ -1,12 +1,16 @@
 package sim
 
-// observe turns an observation into the run's measurements. Every kind
-// but a job's (World.emit hands those to jobArrived, jobStarted and
-// jobEnded itself) is handled here; the per-call kinds usually arrive
-// instead through their own emitters (observe.go), which call the same
-// handlers.
+// observe turns an observation into the run's measurements. Every kind is
+// handled here; a job's and the per-call kinds usually arrive instead
+// through their own emitters (observe.go), which call the same handlers.
 func (r *recorder) observe(w *World, o *obs) {
 	switch o.kind {
+	case obsJobArrived:
+		r.jobArrived(w.jobs.at(o.id), o.flag)
+	case obsJobStarted:
+		r.jobStarted(w.running.at(o.id), int(o.n))
+	case obsJobEnded:
+		r.jobEnded(w.running.at(o.id), int(o.n), o.flag)
 	case obsGatewayOnly:
 		r.gatewayOnly(o.model, upDown(o.flag))
 	case obsCallMade:

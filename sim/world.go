@@ -82,6 +82,7 @@ type World struct {
 	alerts alerts
 	tr     *tracer   // nil unless Options.Spans
 	log    *eventLog // nil unless Options.Log
+	others bool      // tr or log is set: the emitters build an obs for them
 
 	// Jobs and calls live in slot tables that only grow. A job waits in
 	// jobs and moves to running when it takes a container: running holds
@@ -149,6 +150,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 	if opts.Log {
 		w.log = &eventLog{}
 	}
+	w.others = w.tr != nil || w.log != nil
 	w.alerts = newAlerts(sc, &w.prov)
 	w.source = opts.Source
 	if w.source == nil {

@@ -116,10 +116,10 @@ func (w *World) dispatchQueued(model int32) {
 // queue's depth when the try left it (dispatch), notQueued when it did not
 // wait there (a production call, a retry from a held slot).
 func (w *World) send(c int32, depth int32) {
-	cs := &w.calls[c]
-	cs.attempts++
-	cached := cs.kind == jobCall && w.prov.models[cs.model].caches && w.cacheSplit(cs)
-	v, retryAfter, burned, counted := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
+	cs := w.try(c)
+	d := &w.prov.models[cs.model]
+	cached := cs.kind == jobCall && d.caches && w.cacheSplit(cs)
+	v, retryAfter, burned, counted := w.prov.offer(d, cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
 	w.emitTry(c, cs, v, burned, depth, counted)
 	switch v {
@@ -147,7 +147,7 @@ func (w *World) send(c int32, depth int32) {
 	if cached {
 		w.cacheUsed(cs)
 	}
-	free := w.prov.models[cs.model].accept(c)
+	free := d.accept(c)
 	if cs.kind == jobCall {
 		w.gw.sent(cs.model)
 		w.gw.iaAcquired(cs.model, w.now())
@@ -159,8 +159,17 @@ func (w *World) send(c int32, depth int32) {
 		}
 	}
 	if free {
-		w.serve(c, cs)
+		w.serve(c, cs, d)
 	}
+}
+
+// try counts a try of call c and returns its slot. Send's first line: the
+// lines of send's calls keep their offsets, by which the PGO profile
+// (cmd/sim/default.pgo) finds them hot.
+func (w *World) try(c int32) *callState {
+	cs := &w.calls[c]
+	cs.attempts++
+	return cs
 }
 
 // rejectedTry backs a rejected call off, or fails it (and its job) when
@@ -213,11 +222,11 @@ func (w *World) paced(model int32) bool {
 	return false
 }
 
-// serve starts call c (its slot cs) on a provider stream.
-func (w *World) serve(c int32, cs *callState) {
-	d := &w.prov.models[cs.model]
+// serve starts call c (its slot cs) on a stream of its deployment d.
+func (w *World) serve(c int32, cs *callState, d *deployment) {
+	model := cs.model // (a line here keeps the calls' offsets: see try)
 	lat := w.prov.start(d, cs.base, cs.jitter)
-	w.emitCallServed(c, cs.model, int32(d.busy))
+	w.emitCallServed(c, model, int32(d.busy))
 	if w.cacheWrites(cs) {
 		w.cacheBegun(c, cs, lat)
 	}
@@ -239,7 +248,7 @@ func (w *World) serveWaitingCalls(model int32) {
 		if !ok {
 			return
 		}
-		w.serve(c, &w.calls[c])
+		w.serve(c, &w.calls[c], &w.prov.models[model])
 	}
 }
 

@@ -220,10 +220,9 @@ func (r *orgRules) cost(t callTokens) tryCost {
 // try would fit (negative: never, it is larger than a quota); burned says
 // a rejected try was counted against the request windows anyway; counted
 // is what an accepted try counted in its organisation's windows (input and
-// output, 0 without one).
-func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v verdict, retryAfter Time, burned bool, counted float64) {
+// output, 0 without one). d is model's deployment, which the caller holds.
+func (p *Provider) offer(d *deployment, model int32, now Time, t callTokens, src source) (v verdict, retryAfter Time, burned bool, counted float64) {
 	tokens := float64(t.in) + float64(t.out)
-	d := &p.models[model]
 	key := -1
 	if src == srcEval {
 		key = d.key

@@ -60,7 +60,8 @@ func (w *World) newCall(kind callKind, owner, model int32, in, out, maxOut int, 
 	if rec.MaxTokens > 0 {
 		maxOut = rec.MaxTokens
 	}
-	base, jitter := w.prov.base(model, out), w.prov.jitter(model, u)
+	d := &w.prov.models[model]
+	base, jitter := d.base(out), d.jit.factor(u)
 	// Zeroed, then written field by field: a whole literal is built
 	// beside the table and copied in.
 	cs := &w.calls[c]

@@ -356,18 +356,14 @@ func (p *Provider) next(model int32) (int32, bool) {
 	return d.waiting.Pop(), true
 }
 
-// base is the unloaded latency in seconds of a call on model with out
-// output tokens: time to first token plus decoding.
-func (p *Provider) base(model int32, out int) float64 {
-	d := &p.models[model]
+// base is the unloaded latency in seconds of a call on the deployment with
+// out output tokens: time to first token plus decoding.
+func (d *deployment) base(out int) float64 {
 	return d.ttft + float64(out)/d.cfg.DecodeRate
 }
 
-// jitter is the latency factor of a call on model with variation draw u.
-func (p *Provider) jitter(model int32, u float64) float64 { return p.models[model].jit.factor(u) }
-
 // start puts a call of unloaded latency base and latency factor jitter (see
-// Provider.base and Provider.jitter) on a stream of deployment d (its
+// deployment.base and latencyJitter.factor) on a stream of deployment d (its
 // caller holds it) and returns how long it takes to answer, slowed by the
 // load and the model's capacity events.
 func (p *Provider) start(d *deployment, base, jitter float64) Time {

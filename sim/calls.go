@@ -119,7 +119,7 @@ func (w *World) dispatchQueued(model int32) {
 func (w *World) send(c int32, depth int32) {
 	cs := w.try(c)
 	d := &w.prov.models[cs.model]
-	cached := cs.kind == jobCall && d.caches && w.cacheSplit(cs)
+	cached := d.caches && cs.kind == jobCall && w.cacheSplit(cs)
 	v, retryAfter, burned, counted := w.prov.offer(d, cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
 	w.emitTry(c, cs, v, burned, depth, counted)

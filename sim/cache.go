@@ -156,7 +156,8 @@ func (w *World) cacheBegun(c int32, cs *callState, lat Time) {
 }
 
 // cacheWrites says whether a served call wrote its job's cache (so its
-// first token makes an entry readable).
+// first token makes an entry readable). A call that writes nothing, most
+// calls and every call of a run without a cache, is told by its first test.
 func (w *World) cacheWrites(cs *callState) bool {
-	return cs.kind == jobCall && !cs.recorded && cs.cacheWrite > 0 && w.prov.models[cs.model].caches
+	return cs.cacheWrite > 0 && cs.kind == jobCall && !cs.recorded && w.prov.models[cs.model].caches
 }

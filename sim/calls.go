@@ -60,7 +60,8 @@ func (w *World) newCall(kind callKind, owner, model int32, in, out, maxOut int, 
 	if rec.MaxTokens > 0 {
 		maxOut = rec.MaxTokens
 	}
-	base, jitter := w.prov.base(model, out), w.prov.jitter(model, u)
+	d := &w.prov.models[model]
+	base, jitter := d.base(out), d.jit.factor(u)
 	// Zeroed, then written field by field: a whole literal is built
 	// beside the table and copied in.
 	cs := &w.calls[c]
@@ -85,17 +86,30 @@ func (w *World) enqueueCall(c int32) int32 {
 }
 
 // dispatch sends queued calls while the gateway's in-flight limit allows,
-// and, on a pacing key (a self-throttle), while the key's caps allow.
+// and, on a pacing key (a self-throttle), while the key's caps allow. An
+// empty queue (most answers find one) sends nothing and arms no pacing
+// wake-up: that test is small enough to be inlined in the callers.
 func (w *World) dispatch(model int32) {
+	if w.gw.lanes[model].queue.Len() != 0 {
+		w.dispatchQueued(model)
+	}
+}
+
+// dispatchQueued is dispatch's loop.
+func (w *World) dispatchQueued(model int32) {
+	// The lane and whether the model paces are taken once: a send changes
+	// the lane's fields (read again each turn), never where it is, and a
+	// model's pacing is fixed for the run.
+	l, paces := &w.gw.lanes[model], w.prov.models[model].paces
 	for {
-		if !w.paced(model) {
+		if paces && !w.paced(model) {
 			return
 		}
-		c, ok := w.gw.pop(model)
+		c, ok := l.pop()
 		if !ok {
 			return
 		}
-		w.send(c, int32(w.gw.Depth(model)))
+		w.send(c, int32(l.queue.Len()))
 	}
 }
 
@@ -103,10 +117,10 @@ func (w *World) dispatch(model int32) {
 // queue's depth when the try left it (dispatch), notQueued when it did not
 // wait there (a production call, a retry from a held slot).
 func (w *World) send(c int32, depth int32) {
-	cs := &w.calls[c]
-	cs.attempts++
-	cached := cs.kind == jobCall && w.prov.models[cs.model].caches && w.cacheSplit(cs)
-	v, retryAfter, burned, counted := w.prov.offer(cs.model, w.now(), cs.tokens(), cs.source())
+	cs := w.try(c)
+	d := &w.prov.models[cs.model]
+	cached := d.caches && cs.kind == jobCall && w.cacheSplit(cs)
+	v, retryAfter, burned, counted := w.prov.offer(d, cs.model, w.now(), cs.tokens(), cs.source())
 	w.gw.tried(cs.model)
 	w.emitTry(c, cs, v, burned, depth, counted)
 	switch v {
@@ -134,7 +148,7 @@ func (w *World) send(c int32, depth int32) {
 	if cached {
 		w.cacheUsed(cs)
 	}
-	free := w.prov.accept(cs.model, c)
+	free := d.accept(c)
 	if cs.kind == jobCall {
 		w.gw.sent(cs.model)
 		w.gw.iaAcquired(cs.model, w.now())
@@ -146,8 +160,17 @@ func (w *World) send(c int32, depth int32) {
 		}
 	}
 	if free {
-		w.serve(c)
+		w.serve(c, cs, d)
 	}
+}
+
+// try counts a try of call c and returns its slot. Send's first line: the
+// lines of send's calls keep their offsets, by which the PGO profile
+// (cmd/sim/default.pgo) finds them hot.
+func (w *World) try(c int32) *callState {
+	cs := &w.calls[c]
+	cs.attempts++
+	return cs
 }
 
 // rejectedTry backs a rejected call off, or fails it (and its job) when
@@ -177,12 +200,10 @@ func (cs *callState) source() source {
 	return srcEval
 }
 
-// paced reports whether the model's next queued call may be sent now under
-// its pacing key; if not, a wake-up is scheduled for when it may.
+// paced reports whether the next queued call of a model that paces may be
+// sent now under its pacing key; if not, a wake-up is scheduled for when it
+// may.
 func (w *World) paced(model int32) bool {
-	if !w.prov.paces(model) { // the common case: no pacing key, no look at the queue
-		return true
-	}
 	c, ok := w.gw.peek(model)
 	if !ok {
 		return true
@@ -202,38 +223,46 @@ func (w *World) paced(model int32) bool {
 	return false
 }
 
-// serve starts a call on a provider stream.
-func (w *World) serve(c int32) {
-	cs := &w.calls[c]
-	lat := w.prov.start(cs.model, cs.base, cs.jitter)
-	w.emitCallServed(c, cs.model, int32(w.prov.models[cs.model].busy))
+// serve starts call c (its slot cs) on a stream of its deployment d.
+func (w *World) serve(c int32, cs *callState, d *deployment) {
+	model := cs.model // (a line here keeps the calls' offsets: see try)
+	lat := w.prov.start(d, cs.base, cs.jitter)
+	w.emitCallServed(c, model, int32(d.busy))
 	if w.cacheWrites(cs) {
 		w.cacheBegun(c, cs, lat)
 	}
 	w.eng.postAfter(lat, evCallDone, c)
 }
 
-// serveWaiting starts accepted calls waiting for a stream while streams are free.
+// serveWaiting starts accepted calls waiting for a stream while streams
+// are free; the common case, none waiting, is told inline in the callers.
 func (w *World) serveWaiting(model int32) {
+	if w.prov.models[model].waiting.Len() != 0 {
+		w.serveWaitingCalls(model)
+	}
+}
+
+// serveWaitingCalls is serveWaiting's loop.
+func (w *World) serveWaitingCalls(model int32) {
 	for {
 		c, ok := w.prov.next(model)
 		if !ok {
 			return
 		}
-		w.serve(c)
+		w.serve(c, &w.calls[c], &w.prov.models[model])
 	}
 }
 
 // callDone: the provider answered a call.
 func (w *World) callDone(c int32) {
 	cs := &w.calls[c]
-	model := cs.model
-	w.prov.done(model)
+	model, d := cs.model, &w.prov.models[cs.model]
+	d.done()
 	settled, counted := false, 0.0
-	if w.prov.models[model].settles {
+	if d.settles {
 		settled, counted = true, w.prov.answered(model, w.now(), cs.tokens(), cs.source())
 	}
-	w.emitCallAnswered(c, cs, int32(w.prov.models[model].busy), settled, counted)
+	w.emitCallAnswered(c, cs, int32(d.busy), settled, counted)
 	w.serveWaiting(model)
 	if cs.kind == productionCall {
 		w.freeC = append(w.freeC, c)

@@ -123,8 +123,10 @@ func (g *Gateway) push(model, c int32) int {
 }
 
 // pop takes the next call to send, if the in-flight limit allows one.
-func (g *Gateway) pop(model int32) (int32, bool) {
-	l := &g.lanes[model]
+func (g *Gateway) pop(model int32) (int32, bool) { return g.lanes[model].pop() }
+
+// pop takes the lane's next call to send, if its in-flight limit allows one.
+func (l *gatewayLane) pop() (int32, bool) {
 	if l.inflight >= l.limit || l.queue.Len() == 0 {
 		return 0, false
 	}

@@ -52,8 +52,8 @@ type deployment struct {
 	cacheLife Time
 	cacheMin  int32
 	// paces: evaluation calls go through a pacing key or an organisation
-	// reserving a share for production (Provider.paces, read on every
-	// dispatch).
+	// reserving a share for production (read on every dispatch; fixed
+	// for the run).
 	paces bool
 	// ttft is cfg.TTFT in seconds, read for every call's base latency.
 	ttft float64
@@ -220,10 +220,9 @@ func (r *orgRules) cost(t callTokens) tryCost {
 // try would fit (negative: never, it is larger than a quota); burned says
 // a rejected try was counted against the request windows anyway; counted
 // is what an accepted try counted in its organisation's windows (input and
-// output, 0 without one).
-func (p *Provider) offer(model int32, now Time, t callTokens, src source) (v verdict, retryAfter Time, burned bool, counted float64) {
+// output, 0 without one). d is model's deployment, which the caller holds.
+func (p *Provider) offer(d *deployment, model int32, now Time, t callTokens, src source) (v verdict, retryAfter Time, burned bool, counted float64) {
 	tokens := float64(t.in) + float64(t.out)
-	d := &p.models[model]
 	key := -1
 	if src == srcEval {
 		key = d.key
@@ -331,21 +330,22 @@ func (p *Provider) paceWait(model int32, now Time, t callTokens) Time {
 	return wait
 }
 
-// paces reports whether the model's calls go through a pacing key or an
-// organisation that reserves a share for production.
-func (p *Provider) paces(model int32) bool { return p.models[model].paces }
-
 // accept takes an accepted call: true if a stream is free to serve it now,
 // else it waits for one.
-func (p *Provider) accept(model, c int32) bool {
-	d := &p.models[model]
+func (d *deployment) accept(c int32) bool {
 	d.inflight++
 	if d.busy < d.streams {
 		return true
 	}
-	d.waiting.Push(c)
+	d.wait(c)
 	return false
 }
+
+// wait queues an accepted call for a stream: out of accept, whose common
+// step (a free stream) is then small enough to be inlined.
+//
+//go:noinline
+func (d *deployment) wait(c int32) { d.waiting.Push(c) }
 
 // next is the accepted call that waited longest, if a stream is free for it.
 func (p *Provider) next(model int32) (int32, bool) {
@@ -356,21 +356,17 @@ func (p *Provider) next(model int32) (int32, bool) {
 	return d.waiting.Pop(), true
 }
 
-// base is the unloaded latency in seconds of a call on model with out
-// output tokens: time to first token plus decoding.
-func (p *Provider) base(model int32, out int) float64 {
-	d := &p.models[model]
+// base is the unloaded latency in seconds of a call on the deployment with
+// out output tokens: time to first token plus decoding.
+func (d *deployment) base(out int) float64 {
 	return d.ttft + float64(out)/d.cfg.DecodeRate
 }
 
-// jitter is the latency factor of a call on model with variation draw u.
-func (p *Provider) jitter(model int32, u float64) float64 { return p.models[model].jit.factor(u) }
-
 // start puts a call of unloaded latency base and latency factor jitter (see
-// Provider.base and Provider.jitter) on a stream and returns how long it
-// takes to answer, slowed by the load and the model's capacity events.
-func (p *Provider) start(model int32, base, jitter float64) Time {
-	d := &p.models[model]
+// deployment.base and latencyJitter.factor) on a stream of deployment d (its
+// caller holds it) and returns how long it takes to answer, slowed by the
+// load and the model's capacity events.
+func (p *Provider) start(d *deployment, base, jitter float64) Time {
 	d.busy++
 	lat := base * d.latFactor
 	// The slowdown factor 1 + (Max − 1) · min(1, (util − knee) / (1 −
@@ -390,8 +386,7 @@ func (p *Provider) start(model int32, base, jitter float64) Time {
 const maxLatencySeconds = 1e10
 
 // done frees the stream of an answered call.
-func (p *Provider) done(model int32) {
-	d := &p.models[model]
+func (d *deployment) done() {
 	d.busy--
 	d.inflight--
 }

@@ -104,13 +104,13 @@ workload:
 	// busy after the start → the slowdown factor of "slow" (max 3, knee 0.5).
 	want := map[int]float64{1: 1, 5: 1, 6: 1.4, 7: 1.8, 9: 2.6, 10: 3, 12: 3}
 	for busy := 1; busy <= 12; busy++ {
-		got := p.start(0, 2, 1.25)
+		got := p.start(&p.models[0], 2, 1.25)
 		if f, ok := want[busy]; ok {
 			if w := FromSeconds(2 * 1.5 * f * 1.25); got != w {
 				t.Errorf("slow, %d busy: latency %v, want %v (factor %v)", busy, got, w, f)
 			}
 		}
-		if got := p.start(1, 2, 1.25); got != FromSeconds(2.5) {
+		if got := p.start(&p.models[1], 2, 1.25); got != FromSeconds(2.5) {
 			t.Errorf("flat, %d busy: latency %v, want 2.5s", busy, got)
 		}
 	}

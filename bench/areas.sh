@@ -17,9 +17,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --readme ]; then
-  readme=bench/README.md
-  grep -q '^<!-- areas table -->$' "$readme" && grep -q '^<!-- end areas table -->$' "$readme" ||
-    { echo "areas.sh: $readme has no areas markers" >&2; exit 1; }
   new=$(mktemp)
   trap 'rm -f "$new"' EXIT
   {
@@ -29,10 +26,7 @@ if [ "${1:-}" = --readme ]; then
       bash "$0" "$it" 12
     done
   } >"$new"
-  awk -v f="$new" '
-    /^<!-- areas table -->$/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
-    /^<!-- end areas table -->$/ { skip = 0 }
-    !skip' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
+  bash bench/readme_block.sh "areas table" "$new"
   exit 0
 fi
 item=${1:-World/scheduler}

@@ -6,9 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ratios=$1
-readme=bench/README.md
-grep -q '^<!-- costgate-ir table -->$' "$readme" && grep -q '^<!-- end costgate-ir table -->$' "$readme" ||
-  { echo "readme_table.sh: $readme has no costgate-ir markers" >&2; exit 1; }
 new=$(mktemp)
 trap 'rm -f "$new"' EXIT
 {
@@ -19,7 +16,4 @@ trap 'rm -f "$new"' EXIT
   awk 'NR == FNR { if ($1 !~ /^#/) { best[$1] = $2; goal[$1] = $3 }; next }
        { printf "| %s | %.2f | %.2f | %s | %d |\n", $1, $2, best[$1], goal[$1], $3 }' bench/costgate_ir.tsv "$ratios"
 } >"$new"
-awk -v f="$new" '
-  /^<!-- costgate-ir table -->$/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
-  /^<!-- end costgate-ir table -->$/ { skip = 0 }
-  !skip' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
+bash bench/readme_block.sh "costgate-ir table" "$new"

@@ -8,16 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --readme ]; then
-  readme=bench/README.md
-  grep -q '^<!-- scale table -->$' "$readme" && grep -q '^<!-- end scale table -->$' "$readme" ||
-    { echo "table.sh: $readme has no scale-table markers" >&2; exit 1; }
   new=$(mktemp)
   trap 'rm -f "$new"' EXIT
   WEEK=1 bash "$0" | sed 's/(`bash bench\/table.sh`)/(`bash bench\/table.sh --readme`)/' >"$new"
-  awk -v f="$new" '
-    /^<!-- scale table -->$/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
-    /^<!-- end scale table -->$/ { skip = 0 }
-    !skip' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
+  bash bench/readme_block.sh "scale table" "$new"
   exit 0
 fi
 bin=$(mktemp -d)

@@ -17,11 +17,9 @@ func (q *Ring[T]) Push(v T) {
 	if q.n == len(q.buf) {
 		q.grow()
 	}
-	i := q.head + q.n
-	if i >= len(q.buf) {
-		i -= len(q.buf)
-	}
-	q.buf[i] = v
+	// The buffer's length is a power of two (grow doubles from 16): the
+	// tail wraps by a mask, and Push stays small enough to inline.
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = v
 	q.n++
 }
 
@@ -50,6 +48,9 @@ func (q *Ring[T]) Pop() T {
 	return v
 }
 
+// grow is kept out of line: Push then inlines at its callers.
+//
+//go:noinline
 func (q *Ring[T]) grow() {
 	size := 2 * len(q.buf)
 	if size < 16 {

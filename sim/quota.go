@@ -103,7 +103,6 @@ type quotaPool struct {
 	// which reads its logs (one or two spans) as log0 and log1 (nil: none).
 	plain      bool
 	log0, log1 *quotaLog
-	fit        bool // plain, and every window lets a try in only if it fits (not underLimit)
 }
 
 // poolSpec is what a quota pool is built from.
@@ -199,7 +198,6 @@ func newQuotaPool(p poolSpec) quotaPool {
 	default:
 		pool.plain = false // more spans than admitPlain reads
 	}
-	pool.fit = pool.plain && !p.underLimit
 	return pool
 }
 

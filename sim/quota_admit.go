@@ -73,30 +73,16 @@ func (o *quotaPool) admitPlain(now Time, c tryCost, src source, model int32) (re
 	}
 	tokens := c.in + c.out
 	ws := o.windows
-	if o.fit { // quotaWindow.admits without its branch on the rule
-		for i := range ws {
-			q := &ws[i]
-			a := tokens
-			if q.one {
-				a = 1
-			}
-			if !(q.sum+a <= q.limit) {
-				return o.refusedPlain(now, c, src, model, i)
-			}
-			q.sum += a
+	for i := range ws {
+		q := &ws[i]
+		a := tokens
+		if q.one {
+			a = 1
 		}
-	} else {
-		for i := range ws {
-			q := &ws[i]
-			a := tokens
-			if q.one {
-				a = 1
-			}
-			if !q.admits(q.sum, a) {
-				return o.refusedPlain(now, c, src, model, i)
-			}
-			q.sum += a
+		if !q.admits(q.sum, a) {
+			return o.refusedPlain(now, c, src, model, i)
 		}
+		q.sum += a
 	}
 	e := newTry(now, tokens, src, model, entryTry)
 	if !l0.put(&e) {

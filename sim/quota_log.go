@@ -118,10 +118,7 @@ func (l *quotaLog) expireDue(now Time) {
 	var goneReq, goneTok, goneOut int64 // what leaves, as a quotaTally: apart, kept in registers
 	// The tallied entries first, then the rest (l.tallied).
 	for end := l.tallied; next < end; {
-		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
-		if n := end - next; n < int64(len(es)) {
-			es = es[:n]
-		}
+		es := l.run(next, end)
 		i := 0
 		for ; i < len(es); i++ {
 			e := &es[i]
@@ -133,12 +130,7 @@ func (l *quotaLog) expireDue(now Time) {
 			switch e.kind {
 			case entryTry:
 				goneReq, goneTok = goneReq+1, goneTok+a
-				var s *quotaTally
-				if e.model >= 0 {
-					s = &l.byModel[e.model]
-				} else {
-					s = &l.bySrc[e.src]
-				}
+				s := l.tallyOf(e)
 				s.req, s.tok = s.req-1, s.tok-a
 				continue
 			case entryBurn:
@@ -149,13 +141,7 @@ func (l *quotaLog) expireDue(now Time) {
 				l.expireHistory(e, next+int64(i))
 				continue
 			}
-			var s *quotaTally
-			if e.model >= 0 {
-				s = &l.byModel[e.model]
-			} else {
-				s = &l.bySrc[e.src]
-			}
-			s.minus(e.kind, a)
+			l.tallyOf(e).minus(e.kind, a)
 		}
 		next += int64(i)
 		if i < len(es) {
@@ -163,10 +149,7 @@ func (l *quotaLog) expireDue(now Time) {
 		}
 	}
 	for end := l.tail; due == noneDue && next < end; {
-		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
-		if n := end - next; n < int64(len(es)) {
-			es = es[:n]
-		}
+		es := l.run(next, end)
 		i := 0
 		for ; i < len(es); i++ {
 			e := &es[i]
@@ -217,22 +200,13 @@ func (l *quotaLog) expireDue(now Time) {
 // tally brings the log's tallies up to its last entry, for a reading.
 func (l *quotaLog) tally() {
 	for next, end := l.tallied, l.tail; next < end; {
-		es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
-		if n := end - next; n < int64(len(es)) {
-			es = es[:n]
-		}
+		es := l.run(next, end)
 		for i := range es {
 			e := &es[i]
 			if e.kind >= entryHistRequests {
 				continue // not tallied
 			}
-			var s *quotaTally
-			if e.model >= 0 {
-				s = &l.byModel[e.model]
-			} else {
-				s = &l.bySrc[e.src]
-			}
-			s.plus(e.kind, int64(e.amt))
+			l.tallyOf(e).plus(e.kind, int64(e.amt))
 		}
 		next += int64(len(es))
 	}
@@ -253,6 +227,25 @@ func (l *quotaLog) expireHistory(e *quotaEntry, i int64) {
 			q.wf -= a
 		}
 	}
+}
+
+// run is the log's entries from index next on, within next's page and
+// before end: a walk over the log takes its entries a run at a time.
+func (l *quotaLog) run(next, end int64) []quotaEntry {
+	es := l.pages[next>>logPageBits-l.pageBase][next&(logPage-1):]
+	if n := end - next; n < int64(len(es)) {
+		es = es[:n]
+	}
+	return es
+}
+
+// tallyOf is the tally try entry e counts in: its model's (an evaluation
+// call's), else its source's.
+func (l *quotaLog) tallyOf(e *quotaEntry) *quotaTally {
+	if e.model >= 0 {
+		return &l.byModel[e.model]
+	}
+	return &l.bySrc[e.src]
 }
 
 func (l *quotaLog) end() int64 { return l.tail }

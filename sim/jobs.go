@@ -37,6 +37,7 @@ type jobState struct {
 	ready      Time
 	// The job's prompt-cache entries on its model (cache.go).
 	cache jobCache
+	_     [16]byte // to 256 bytes: every record starts a cache line
 }
 
 // waitingJob is a job waiting for a container: what starting it, and later

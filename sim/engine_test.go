@@ -607,6 +607,7 @@ func TestEngineRandomAgainstModel(t *testing.T) {
 		{"seed 2", 2, 20000, 0},
 		{"seed 3", 3, 20000, 0},
 		{"late start", 4, 20000, 1<<40 + 12345},
+		{"across bit 62", 6, 20000, 1<<62 - 1<<16},
 		{"near the end of time", 5, 5000, math.MaxInt64 - 1<<50},
 	}
 	for _, tc := range tests {
@@ -673,6 +674,7 @@ func TestEngineWorldLikeAgainstModel(t *testing.T) {
 		{"world-like late start", 12, 40000, 1<<40 - 3*Second, 1500, worldLike},
 		{"clustered", 13, 40000, 0, 800, clustered},
 		{"clustered near the end of time", 14, 20000, math.MaxInt64 - 1<<40, 800, clustered},
+		{"world-like across bit 62", 15, 40000, 1<<62 - 1<<22, 1500, worldLike},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -107,19 +107,19 @@ func newController(cfg SchedulerConfig) controller {
 // remembers between ticks.
 type limitState struct {
 	limit    int
+	depth    float64    // last reading used (smoothed if configured)
+	ran      tickRing   // running counts at the last ticks
+	hold     rateHold   // the held per-job use of the per-minute quota windows
+	rival    rivalState // what the rival controllers remember (rivals.go)
 	target   float64
 	minL     int
 	maxL     int
-	depth    float64 // last reading used (smoothed if configured)
 	haveEWMA bool
 	lastAsOf time.Time // time of the last reading fed into the average
 	action   Action
-	rival    rivalState // what the rival controllers remember (rivals.go)
-	latAsOf  time.Time  // time of the last latency reading taken in
-	seen429  int64      // the 429 count as last read
-	rejTicks int        // consecutive ticks with 429s
-	ran      tickRing   // running counts at the last ticks
-	hold     rateHold   // the held per-job use of the per-minute quota windows
+	latAsOf  time.Time // time of the last latency reading taken in
+	seen429  int64     // the 429 count as last read
+	rejTicks int       // consecutive ticks with 429s
 }
 
 func newLimitState(r ModelLimits) limitState {

@@ -73,18 +73,18 @@ const (
 
 // rivalState is what the rival controllers remember per model.
 type rivalState struct {
-	fl       float64 // the limit as a real: PI and gradient move it by fractions
-	lastDir  int8    // direction of the last move: +1, -1, 0 none yet
-	run      int     // moves in a row in lastDir
-	gain     float64 // ControllerSearch: the current step as a share of the limit
-	ePrev    float64 // ControllerPI: the last error
-	longLat  float64 // ControllerGradient: long average of the latency
-	slow     bool    // ControllerInspect: still doubling (no 429 yet)
+	ss       slowState // ControllerSlowStart: first, what an idle model's tick touches
+	fl       float64   // the limit as a real: PI and gradient move it by fractions
+	lastDir  int8      // direction of the last move: +1, -1, 0 none yet
+	run      int       // moves in a row in lastDir
+	gain     float64   // ControllerSearch: the current step as a share of the limit
+	ePrev    float64   // ControllerPI: the last error
+	longLat  float64   // ControllerGradient: long average of the latency
+	slow     bool      // ControllerInspect: still doubling (no 429 yet)
 	debounce time.Time
 	ewma     float64 // ControllerDamped: its own smoothed depth
 	haveE    bool
-	wait     int       // ControllerDamped: ticks left to hold after a move
-	ss       slowState // ControllerSlowStart
+	wait     int // ControllerDamped: ticks left to hold after a move
 }
 
 // propose is the limit a rival controller wants, as a real, and the

@@ -48,14 +48,16 @@ type Scheduler struct {
 	batchOv map[[3]string]Tier
 }
 
-// modelState is what the scheduler keeps per model.
+// modelState is what the scheduler keeps per model. Every tick reads every
+// model's, so what a tick touches comes first (here and in limitState):
+// a model's tick then takes a few cache lines instead of one per field.
 type modelState struct {
-	limitState      // the controller's part
 	running    int  // State.Running, read this tick
-	free       int  // slots left this tick
 	waiting    int  // waiting jobs
+	free       int  // slots left this tick
 	open       bool // in Scheduler.openList
 	openPos    int  // index in Scheduler.openList
+	limitState      // the controller's part
 }
 
 // NewScheduler builds the scheduler over the model catalogue; the ModelID of

@@ -5,10 +5,10 @@ package policies
 // its last k values, so their mean (read at every tick for every model)
 // costs no loop.
 type tickRing struct {
-	v   [slowMaxLookback]int32
 	n   int // ticks recorded (the next slot is n % len)
 	k   int // the window sum is kept over (0: none)
 	sum int // of the last min(k, n) values
+	v   [slowMaxLookback]int32
 }
 
 // sumOver makes an empty ring that keeps the sum of its last k values

@@ -53,7 +53,11 @@ func fixedSampler(v float64) sampler {
 func (s *sampler) mean() float64 { return s.meanValue }
 
 // drawSlow is draw for the kinds that draw from src: the one switch on the
-// kind per draw.
+// kind per draw. It stays a call (the profile would inline it into draw
+// and draw would then be too large to inline itself, a call even for a
+// fixed value).
+//
+//go:noinline
 func (d *Dist) drawSlow(src *rand.PCG) float64 {
 	s := &d.s
 	if s.kind == notCompiled {

@@ -91,7 +91,11 @@ func (g *Generator) formatNames(seq int) {
 // little-endian word (its last digit in the top byte), for a name that
 // does not grow: not all nines.
 func nextBatchName8(x uint64) uint64 {
-	for k := 56; k >= 8; k -= 8 {
+	if byte(x>>56) != '9' {
+		return x + 1<<56 // the last digit, nine names in ten
+	}
+	x = x&^(0xff<<56) | '0'<<56
+	for k := 48; k >= 8; k -= 8 {
 		if byte(x>>k) != '9' {
 			return x + 1<<k
 		}

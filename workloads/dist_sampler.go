@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"time"
 
 	"github.com/evalsched/lab/internal/fastmath"
 	"github.com/evalsched/lab/internal/field"
@@ -32,6 +33,11 @@ type sampler struct {
 	a, b, c float64
 	clipped
 	col *empiricalColumn
+	// fixed: what the agent takes of the value, worked out once:
+	// tokenDraw(a) (a count's too, bounded by its limit: countOf) and
+	// toolDuration(a).
+	whole int
+	span  time.Duration
 }
 
 type samplerKind uint8
@@ -47,7 +53,7 @@ const (
 )
 
 func fixedSampler(v float64) sampler {
-	return sampler{kind: kindFixed, a: v, clipped: clipped{meanValue: v}}
+	return sampler{kind: kindFixed, a: v, clipped: clipped{meanValue: v}, whole: tokenDraw(v), span: toolDuration(v)}
 }
 
 func (s *sampler) mean() float64 { return s.meanValue }

@@ -361,8 +361,8 @@ func (g *Generator) fill(b []Job) (_ []Job, ended bool) {
 		g.remaining -= k
 		b = b[:n+k]
 		src, gr, id := g.src, g.curGrade, g.nextID
-		for i, jobs := 0, b[n:]; i < len(jobs); i++ {
-			job := &jobs[i]
+		for i := n; i < len(b); i++ {
+			job := &b[i]
 			*job = g.cur
 			job.ID = id
 			id++
@@ -402,8 +402,13 @@ func (g *Generator) startBatch() bool {
 		g.popBurst(best, 1)
 	} else if rate := g.flatRate[best]; rate > 0 {
 		// nextArrival's one candidate, kept (a flat profile), its gap
-		// drawn as poissonGap draws it
-		t := bestAt + time.Duration(expDraw(src)/rate*float64(time.Hour))
+		// drawn as poissonGap draws it (expDraw, its strip inline)
+		u := src.Uint64()
+		x, ok := zigExpStrip(u)
+		if !ok {
+			x = zigExpFrom(src, u)
+		}
+		t := bestAt + time.Duration(x/rate*float64(time.Hour))
 		if t >= g.horizon || t < bestAt {
 			t = math.MaxInt64
 		}

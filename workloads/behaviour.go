@@ -169,12 +169,20 @@ func (a *Agent) Start(b *Behaviour, seed uint64, src *rand.PCG) {
 		return
 	}
 	src.Seed(seed, 0x7475726e73) // "turns"
-	a.turns = int32(countDraw(b.Turns.draw(src), MaxTurns))
+	if n, ok := b.Turns.fixedWhole(); ok {
+		a.turns = int32(countOf(n, MaxTurns))
+	} else {
+		a.turns = int32(countDraw(b.Turns.drawSlow(src), MaxTurns))
+	}
 	a.switchT = a.turns + 1
 	if b.PhaseSwitch != nil {
 		a.switchT = int32(math.Ceil(b.PhaseSwitch.AtFraction * float64(a.turns)))
 	}
-	a.context = tokenDraw(b.PromptTokens.draw(src))
+	if n, ok := b.PromptTokens.fixedWhole(); ok {
+		a.context = n
+	} else {
+		a.context = tokenDraw(b.PromptTokens.drawSlow(src))
+	}
 }
 
 // Turns is the number of turns the job will run.
@@ -197,14 +205,25 @@ func (a *Agent) NextTurn(src *rand.PCG) (calls int, ok bool) {
 		return len(p.Turns[a.turn-1].Calls), true
 	}
 	src.Seed(a.seed, uint64(a.turn)|1<<40)
-	a.toolTokens = tokenDraw(a.b.ToolTokens.draw(src))
-	a.tool = toolDuration(a.b.ToolSeconds.draw(src))
+	if n, ok := a.b.ToolTokens.fixedWhole(); ok {
+		a.toolTokens = n
+	} else {
+		a.toolTokens = tokenDraw(a.b.ToolTokens.drawSlow(src))
+	}
+	if d, ok := a.b.ToolSeconds.fixedSpan(); ok {
+		a.tool = d
+	} else {
+		a.tool = toolDuration(a.b.ToolSeconds.drawSlow(src))
+	}
 	src.Seed(a.seed, uint64(a.turn))
 	fan := &a.b.Fanout
 	if a.turn >= a.switchT {
 		fan = &a.b.PhaseSwitch.Fanout
 	}
-	return countDraw(fan.draw(src), MaxFanout), true
+	if n, ok := fan.fixedWhole(); ok {
+		return countOf(n, MaxFanout), true
+	}
+	return countDraw(fan.drawSlow(src), MaxFanout), true
 }
 
 // NextCall draws one call of the current turn: its input and output tokens,
@@ -216,7 +235,11 @@ func (a *Agent) NextCall(src *rand.PCG) (in, out int, u float64) {
 		a.call++
 		return c.In, c.Out, unitOf(src.Uint64())
 	}
-	out = tokenDraw(a.b.OutputTokens.draw(src))
+	if n, ok := a.b.OutputTokens.fixedWhole(); ok {
+		out = n
+	} else {
+		out = tokenDraw(a.b.OutputTokens.drawSlow(src))
+	}
 	if m := a.b.MaxTokens; m > 0 {
 		out = min(out, m)
 	}

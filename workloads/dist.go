@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/evalsched/lab/internal/field"
 	"github.com/evalsched/lab/internal/yamltree"
@@ -176,6 +177,19 @@ func (d *Dist) draw(src *rand.PCG) float64 {
 	}
 	return d.drawSlow(src)
 }
+
+// fixedWhole is a fixed value's token count (tokenDraw), worked out at
+// compilation (a count's is countOf it); ok is false for the other kinds,
+// which the agent draws (drawSlow) and converts where it takes them.
+func (d *Dist) fixedWhole() (whole int, ok bool) { return d.s.whole, d.s.kind == kindFixed }
+
+// fixedSpan is fixedWhole for a tool time (toolDuration).
+func (d *Dist) fixedSpan() (span time.Duration, ok bool) { return d.s.span, d.s.kind == kindFixed }
+
+// countOf is countDraw(v, limit) of a fixed value v whose tokenDraw is
+// whole, for a whole-number limit of at most MaxTokens: rounding after
+// bounding by limit is bounding the rounded value by it.
+func countOf(whole, limit int) int { return max(min(whole, limit), 1) }
 
 // MeanValue is the distribution's expected value (before clipping); NaN
 // for an invalid distribution.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"time"
 
 	"github.com/evalsched/lab/internal/fastmath"
 	"github.com/evalsched/lab/internal/field"
@@ -32,6 +33,11 @@ type sampler struct {
 	a, b, c float64
 	clipped
 	col *empiricalColumn
+	// fixed: what the agent takes of the value, worked out once:
+	// tokenDraw(a) (a count's too, bounded by its limit: countOf) and
+	// toolDuration(a).
+	whole int
+	span  time.Duration
 }
 
 type samplerKind uint8
@@ -47,13 +53,17 @@ const (
 )
 
 func fixedSampler(v float64) sampler {
-	return sampler{kind: kindFixed, a: v, clipped: clipped{meanValue: v}}
+	return sampler{kind: kindFixed, a: v, clipped: clipped{meanValue: v}, whole: tokenDraw(v), span: toolDuration(v)}
 }
 
 func (s *sampler) mean() float64 { return s.meanValue }
 
 // drawSlow is draw for the kinds that draw from src: the one switch on the
-// kind per draw.
+// kind per draw. It stays a call (the profile would inline it into draw
+// and draw would then be too large to inline itself, a call even for a
+// fixed value).
+//
+//go:noinline
 func (d *Dist) drawSlow(src *rand.PCG) float64 {
 	s := &d.s
 	if s.kind == notCompiled {
@@ -310,9 +320,26 @@ func absInt32(i int32) uint32 {
 
 // zigExp is (*rand.Rand).ExpFloat64 on src, as zigNormal is NormFloat64.
 func zigExp(src *rand.PCG) float64 {
+	u := src.Uint64()
+	if x, ok := zigExpStrip(u); ok {
+		return x
+	}
+	return zigExpFrom(src, u)
+}
+
+// zigExpStrip is the draw from u when u falls inside its strip's
+// rectangle (better than 98% of draws); ok is false otherwise.
+func zigExpStrip(u uint64) (x float64, ok bool) {
+	j := uint32(u)
+	i := uint8(u >> 32)
+	return float64(j) * float64(zigWe[i]), j < zigKe[i]
+}
+
+// zigExpFrom is ExpFloat64's loop from a first draw u that fell outside
+// its rectangle.
+func zigExpFrom(src rand.Source, u uint64) float64 {
 	const re = 7.69711747013104972
 	for {
-		u := src.Uint64()
 		j := uint32(u)
 		i := uint8(u >> 32)
 		x := float64(j) * float64(zigWe[i])
@@ -325,12 +352,14 @@ func zigExp(src *rand.PCG) float64 {
 		if zigFe[i]+float32(unit(src))*(zigFe[i-1]-zigFe[i]) < float32(math.Exp(-x)) {
 			return x
 		}
+		u = src.Uint64()
 	}
 }
 
 // intN is (*rand.Rand).IntN(n) on src: the same draws (a mask for a power
-// of two, Lemire's method otherwise), with src's Uint64 called directly.
-func intN(src *rand.PCG, n int) int {
+// of two, Lemire's method otherwise), with src's Uint64 called directly
+// (the generator's stream is its only user).
+func intN(src *pcg, n int) int {
 	if n <= 0 {
 		panic("workloads: intN of a count below 1")
 	}

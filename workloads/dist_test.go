@@ -290,7 +290,7 @@ func TestRoundClamped(t *testing.T) {
 // same PCG, for powers of two, small counts and counts large enough that
 // Lemire's rejection loop runs.
 func TestIntNMatchesRand(t *testing.T) {
-	got, want := rand.NewPCG(3, 4), rand.NewPCG(3, 4)
+	got, want := newPCG(3, 4), rand.NewPCG(3, 4)
 	r := rand.New(want)
 	for _, n := range []int{1, 2, 3, 5, 7, 8, 40, 200, 1000, 1 << 20, 1<<62 + 1, 3 << 61, math.MaxInt} {
 		for i := range 20_000 {
@@ -301,5 +301,28 @@ func TestIntNMatchesRand(t *testing.T) {
 	}
 	if got.Uint64() != want.Uint64() {
 		t.Fatal("the streams are out of step")
+	}
+}
+
+// TestPCGMatchesRand: pcg draws what rand.PCG draws, seeded alike, and a
+// jump of n steps leaves it where n draws do.
+func TestPCGMatchesRand(t *testing.T) {
+	for _, seed := range [][2]uint64{{0, 0}, {1, 2}, {^uint64(0), 1}, {Stream(9, "arrivals"), 1}} {
+		p, q := newPCG(seed[0], seed[1]), rand.NewPCG(seed[0], seed[1])
+		for i := range 10_000 {
+			if x, y := p.Uint64(), q.Uint64(); x != y {
+				t.Fatalf("seed %v, draw %d: %#x, rand.PCG %#x", seed, i, x, y)
+			}
+		}
+		for n := range 8 {
+			j := newPCGJump(n)
+			p.jump(&j)
+			for range n {
+				q.Uint64()
+			}
+			if x, y := p.Uint64(), q.Uint64(); x != y {
+				t.Fatalf("seed %v: after a jump of %d, %#x; after %d draws, %#x", seed, n, x, n, y)
+			}
+		}
 	}
 }

@@ -40,11 +40,12 @@ type Source interface {
 type Generator struct {
 	cfg     Config
 	horizon time.Duration
-	// The arrivals stream: nothing else draws from it. Draws take src
-	// directly (unit, intN, zigExp: (*rand.Rand)'s formulas without its
-	// interface call); rng is src for rand.Zipf.
+	// The arrivals stream: nothing else draws from it. src is
+	// rand.PCG's generator (pcg), its hot draws taken directly (unitOf,
+	// intN, expDraw: (*rand.Rand)'s formulas without its interface
+	// call); rng is src for rand.Zipf.
 	rng *rand.Rand
-	src *rand.PCG
+	src *pcg
 
 	models    []string
 	hot       []int
@@ -77,6 +78,15 @@ type Generator struct {
 	accountPick, projectPick, hotPick picker
 	hotOnly                           bool
 	fixedSize                         [2]int
+	// fixedPicks: one account, one project, no batch tier drawn, one
+	// model and one class, so a batch's five draws for them are stepped
+	// over at once (picksJump), their values unneeded.
+	fixedPicks bool
+	picksJump  pcgJump
+	// Each process's candidate rate (rate_per_hour × peak) when its
+	// profile is flat, every candidate kept: its next arrival is one gap
+	// drawn (0: nextArrival draws it).
+	flatRate [2]float64
 
 	cur       Job // template of the batch being emitted
 	curGrade  *grading
@@ -112,7 +122,7 @@ func newPicker(n int) picker {
 // draw is the pick. startBatch writes the power-of-two case out by hand
 // where it draws: the compiler does not inline draw, and the call would
 // cost a third of the draw.
-func (p *picker) draw(src *rand.PCG) int {
+func (p *picker) draw(src *pcg) int {
 	if p.pow2 {
 		return int(src.Uint64() & p.mask)
 	}
@@ -153,7 +163,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 	if err := cfg.Validate(models); err != nil {
 		return nil, err
 	}
-	src := rand.NewPCG(Stream(seed, "arrivals"), 1)
+	src := newPCG(Stream(seed, "arrivals"), 1)
 	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src), cur: Job{Judge: -1},
 		curAccount: -1, curProject: -1}
 	index := make(map[string]int, len(models))
@@ -230,9 +240,15 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 	g.accountPick, g.projectPick = newPicker(cfg.Accounts), newPicker(cfg.ProjectsPerAccount)
 	g.hotPick = newPicker(len(g.hot))
 	g.hotOnly = len(g.hot) > 0 && len(g.cold) == 0 && g.hotCum == nil
+	g.fixedPicks = cfg.Accounts == 1 && cfg.ProjectsPerAccount == 1 && !(cfg.Tiers.BatchOverride > 0) &&
+		len(g.hot) == 1 && len(g.cold) == 0 && len(g.behaviour) == 1
+	g.picksJump = newPCGJump(5)
 	for i, bp := range []*BatchProcess{&g.cfg.Batches, &g.cfg.Background} {
 		if bp.Size.s.kind == kindFixed {
 			g.fixedSize[i] = atLeastOne(bp.Size.s.a)
+		}
+		if p := &bp.Profile; bp.RatePerHour > 0 && p.hourly == nil && p.weekday == nil && p.peak == 1 {
+			g.flatRate[i] = bp.RatePerHour * p.peak
 		}
 	}
 	for i, bp := range []*BatchProcess{&cfg.Batches, &cfg.Background} {
@@ -275,7 +291,16 @@ func (g *Generator) poissonGap(ratePerHour float64) time.Duration {
 	if ratePerHour <= 0 {
 		return math.MaxInt64
 	}
-	return time.Duration(zigExp(g.src) / ratePerHour * float64(time.Hour))
+	return time.Duration(expDraw(g.src) / ratePerHour * float64(time.Hour))
+}
+
+// expDraw is zigExp on the generator's stream.
+func expDraw(src *pcg) float64 {
+	u := src.Uint64()
+	if x, ok := zigExpStrip(u); ok {
+		return x
+	}
+	return zigExpFrom(src, u)
 }
 
 // nextArrival is the process's next Poisson arrival after from. With a
@@ -312,41 +337,42 @@ func (g *Generator) UniqueBatches() bool { return true }
 // Err is always nil: a validated generator cannot fail.
 func (g *Generator) Err() error { return nil }
 
-// Next returns the next job in arrival order.
+// Next returns the next job in arrival order: fill of one job.
 func (g *Generator) Next() (Job, bool) {
-	if g.remaining == 0 && !g.startBatch() {
-		return Job{}, false
+	var one [1]Job
+	if b, _ := g.fill(one[:0]); len(b) > 0 {
+		return b[0], true
 	}
-	var job Job
-	g.emit(&job)
-	return job, true
-}
-
-// emit makes the next job of the current batch in *job.
-func (g *Generator) emit(job *Job) {
-	g.remaining--
-	*job = g.cur
-	job.ID = g.nextID
-	g.nextID++
-	job.Seed = g.src.Uint64()
-	if gr := g.curGrade; gr != nil && unit(g.src) < gr.p {
-		job.Judge = gr.judge
-		job.JudgeBehaviour = gr.behaviour
-	}
+	return Job{}, false
 }
 
 // fill appends the next jobs to b up to its capacity; ended is true when
-// the stream ended first. It is Next in a loop, without a copy of each job
-// on the way to the block (Prefetched reads a Generator so).
+// the stream ended first. Each job is its batch's template (cur),
+// numbered, with its seed and its grading draw, written in place
+// (Prefetched reads a Generator so, without a copy of each job on the
+// way to the block).
 func (g *Generator) fill(b []Job) (_ []Job, ended bool) {
 	for len(b) < cap(b) {
 		if g.remaining == 0 && !g.startBatch() {
 			return b, true
 		}
-		for n := min(g.remaining, cap(b)-len(b)); n > 0; n-- {
-			b = b[:len(b)+1]
-			g.emit(&b[len(b)-1])
+		n := len(b)
+		k := min(g.remaining, cap(b)-n)
+		g.remaining -= k
+		b = b[:n+k]
+		src, gr, id := g.src, g.curGrade, g.nextID
+		for i := n; i < len(b); i++ {
+			job := &b[i]
+			*job = g.cur
+			job.ID = id
+			id++
+			job.Seed = src.Uint64()
+			if gr != nil && unitOf(src.Uint64()) < gr.p {
+				job.Judge = gr.judge
+				job.JudgeBehaviour = gr.behaviour
+			}
 		}
+		g.nextID = id
 	}
 	return b, false
 }
@@ -371,51 +397,45 @@ func (g *Generator) startBatch() bool {
 	if best == 1 {
 		bp = &g.cfg.Background
 	}
+	src := g.src
 	if fromBurst {
 		g.popBurst(best, 1)
+	} else if rate := g.flatRate[best]; rate > 0 {
+		// nextArrival's one candidate, kept (a flat profile), its gap
+		// drawn as poissonGap draws it (expDraw, its strip inline)
+		u := src.Uint64()
+		x, ok := zigExpStrip(u)
+		if !ok {
+			x = zigExpFrom(src, u)
+		}
+		t := bestAt + time.Duration(x/rate*float64(time.Hour))
+		if t >= g.horizon || t < bestAt {
+			t = math.MaxInt64
+		}
+		g.nextPoisson[best] = t
 	} else {
 		g.nextPoisson[best] = g.nextArrival(bp, bestAt)
 	}
-	src := g.src
-	var account, project int
-	if p := &g.accountPick; p.pow2 {
-		account = int(src.Uint64() & p.mask)
+	var account, project, model, k int
+	var batchTier int8
+	if g.fixedPicks {
+		src.jump(&g.picksJump)
+		model = g.hot[0]
 	} else {
-		account = p.draw(src)
-	}
-	if p := &g.projectPick; p.pow2 {
-		project = int(src.Uint64() & p.mask)
-	} else {
-		project = p.draw(src)
+		account, project, batchTier, model, k = g.picks(src)
 	}
 	project += account * g.cfg.ProjectsPerAccount
 	g.batchSeq++
-	batchName := g.batchName(g.batchSeq)
-	var batchTier int8
-	if unitOf(src.Uint64()) < g.cfg.Tiers.BatchOverride {
-		batchTier = g.drawTier()
+	var batchName string
+	if k, w := g.batchSeq-g.namesFrom, g.nameWidth; w > 0 && uint(k) < nameBlock {
+		batchName = g.names[k*w : k*w+w] // batchName's cut, without the call
+	} else {
+		batchName = g.batchName(g.batchSeq)
 	}
 	if g.pinned {
 		batchTier = pinned(g.cfg.Tiers.Pinned, batchName, batchTier)
 	}
-	var model int
-	if g.hotOnly {
-		// drawModel's draws when no cold model competes
-		if p := &g.hotPick; p.pow2 {
-			model = g.hot[src.Uint64()&p.mask]
-		} else {
-			model = g.hot[p.draw(src)]
-		}
-	} else {
-		model = g.drawModel()
-	}
-	k := 0
-	if len(g.mixCum) == 1 {
-		src.Uint64() // drawBehaviour's draw: one class, whatever it is
-	} else {
-		k = g.drawBehaviour()
-	}
-	// Field by field: ID and Seed are emit's, Judge stays -1 and
+	// Field by field: ID and Seed are fill's, Judge stays -1 and
 	// JudgeBehaviour nil (NewGenerator), and a composite literal would be
 	// built aside and copied. Names and tiers of the account and project
 	// are written when they change.
@@ -440,9 +460,44 @@ func (g *Generator) startBatch() bool {
 	if n := g.fixedSize[best]; n > 0 {
 		g.remaining = n
 	} else {
-		g.remaining = atLeastOne(bp.Size.draw(src))
+		g.remaining = atLeastOne(bp.Size.Sample(src))
 	}
 	return true
+}
+
+// picks draws a batch's account, its project within the account, its
+// tier (before pins: 0 unless drawn) and the indexes of its model and
+// its class, in that order.
+func (g *Generator) picks(src *pcg) (account, project int, tier int8, model, class int) {
+	if p := &g.accountPick; p.pow2 {
+		account = int(src.Uint64() & p.mask)
+	} else {
+		account = p.draw(src)
+	}
+	if p := &g.projectPick; p.pow2 {
+		project = int(src.Uint64() & p.mask)
+	} else {
+		project = p.draw(src)
+	}
+	if unitOf(src.Uint64()) < g.cfg.Tiers.BatchOverride {
+		tier = g.drawTier()
+	}
+	if g.hotOnly {
+		// drawModel's draws when no cold model competes
+		if p := &g.hotPick; p.pow2 {
+			model = g.hot[src.Uint64()&p.mask]
+		} else {
+			model = g.hot[p.draw(src)]
+		}
+	} else {
+		model = g.drawModel()
+	}
+	if len(g.mixCum) == 1 {
+		src.Uint64() // drawBehaviour's draw: one class, whatever it is
+	} else {
+		class = g.drawBehaviour()
+	}
+	return account, project, tier, model, class
 }
 
 // popBurst drops the first n of process i's burst times and notes the

@@ -61,10 +61,11 @@ func (g *Generator) formatNames(seq int) {
 		b = b[:n]
 		copy(b, name)
 		if w == 8 { // seq below 10^7: a name is one word
-			x := binary.LittleEndian.Uint64(b)
-			for i := 8; i+8 <= n; i += 8 {
+			words := (*[8 * nameBlock]byte)(b) // n bytes: the stores need no bounds checks
+			x := binary.LittleEndian.Uint64(words[:])
+			for k := 1; k < nameBlock; k++ {
 				x = nextBatchName8(x)
-				binary.LittleEndian.PutUint64(b[i:], x)
+				binary.LittleEndian.PutUint64(words[8*k:], x)
 			}
 		} else {
 			for i := w; i < n; i += w {
@@ -91,7 +92,11 @@ func (g *Generator) formatNames(seq int) {
 // little-endian word (its last digit in the top byte), for a name that
 // does not grow: not all nines.
 func nextBatchName8(x uint64) uint64 {
-	for k := 56; k >= 8; k -= 8 {
+	if byte(x>>56) != '9' {
+		return x + 1<<56 // the last digit, nine names in ten
+	}
+	x = x&^(0xff<<56) | '0'<<56
+	for k := 48; k >= 8; k -= 8 {
 		if byte(x>>k) != '9' {
 			return x + 1<<k
 		}

@@ -10,9 +10,14 @@ import "sync"
 type Prefetched struct {
 	full  chan []Job // blocks read, in order; closed when the reader stops
 	empty chan []Job // blocks handed back for reuse
-	stop  chan struct{}
-	done  chan struct{} // closed when the reader has stopped
-	once  sync.Once
+	// drained wakes a reader that found full at capacity once the
+	// consumer has taken it down to prefetchLow blocks, so that the
+	// reader reads several blocks a wake-up rather than one (a wake-up
+	// costs the two threads more than reading a block).
+	drained chan struct{}
+	stop    chan struct{}
+	done    chan struct{} // closed when the reader has stopped
+	once    sync.Once
 
 	cur   []Job
 	i     int
@@ -23,6 +28,7 @@ type Prefetched struct {
 const (
 	prefetchBlock = 512 // jobs a block
 	prefetchDepth = 4   // blocks read ahead
+	prefetchLow   = 1   // blocks still read ahead when a waiting reader is woken
 )
 
 // A filler is a Source that appends its next jobs to a block itself,
@@ -35,10 +41,11 @@ type filler interface {
 // Prefetch starts reading src ahead. Nothing else may read src after.
 func Prefetch(src Source) *Prefetched {
 	p := &Prefetched{
-		full:  make(chan []Job, prefetchDepth),
-		empty: make(chan []Job, prefetchDepth+2),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+		full:    make(chan []Job, prefetchDepth),
+		empty:   make(chan []Job, prefetchDepth+2),
+		drained: make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 	go p.read(src)
 	return p
@@ -72,6 +79,13 @@ func (p *Prefetched) read(src Source) {
 			}
 		}
 		if len(b) > 0 {
+			if len(p.full) == cap(p.full) {
+				select {
+				case <-p.drained: // a stale signal only leaves the send below to wait
+				case <-p.stop:
+					return
+				}
+			}
 			select {
 			case p.full <- b:
 			case <-p.stop:
@@ -124,6 +138,12 @@ func (p *Prefetched) nextBlock() (Job, bool) {
 		return Job{}, false
 	}
 	p.cur, p.i = b, 1
+	if len(p.full) == prefetchLow {
+		select {
+		case p.drained <- struct{}{}:
+		default:
+		}
+	}
 	return b[0], true
 }
 

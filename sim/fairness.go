@@ -149,23 +149,21 @@ func (f *fairness) batch(k int32) *batchState { return f.batches.at(k).state() }
 func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	f := &r.fair
 	r.laneArrive(j, now, in)
-	var b *batchState
 	if fresh {
 		f.batches.cover(j.batch)
-		b = f.batches.at(j.batch)
+		b := f.batches.at(j.batch)
 		// Field by field: a composite literal would be built aside and
 		// copied. ext is nil already (a batch's end clears it).
 		b.firstArrive, b.lastFinish = now, 0
-		b.model, b.started, b.arrived, b.done = j.model, 0, 0, 0
+		b.model, b.started, b.arrived, b.done = j.model, 0, 1, 0
 		b.inWindow, b.live, b.behindLarge = in, true, f.largeWaiting[j.model] > 0
 		if b.behindLarge {
-			b = f.track(b, r.ids.batchName(j.batch))
+			f.changed(f.track(b, r.ids.batchName(j.batch)))
 		}
-	} else {
-		b = f.batch(j.batch)
+		return
 	}
-	b.arrived++
-	if b.arrived > LargeBatch {
+	b := f.batch(j.batch)
+	if b.arrived++; b.arrived > LargeBatch {
 		b = r.largeArrival(b, j.batch)
 	}
 	f.changed(b)
@@ -217,14 +215,22 @@ func (f *fairness) changed(b *batchState) {
 func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 	f := &r.fair
 	r.laneStart(j, now, in)
-	b := f.batch(j.batch)
+	if rec := f.batches.at(j.batch); rec.ext == nil {
+		rec.started++ // not tracked, so not larger than LargeBatch
+	} else {
+		f.trackedStarted(&rec.ext.batchState)
+	}
+	if in {
+		f.tierAdmitted[uint8(j.tier)]++
+	}
+}
+
+// trackedStarted: a job of a tracked batch (b its state) is admitted.
+func (f *fairness) trackedStarted(b *batchState) {
 	b.started++
 	f.changed(b)
 	if b.arrived > LargeBatch {
 		f.largeWaiting[b.model]--
-	}
-	if in {
-		f.tierAdmitted[uint8(j.tier)]++
 	}
 }
 
@@ -233,7 +239,25 @@ func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 	f := &r.fair
 	rec := f.batches.at(j.batch)
-	b := rec.state()
+	if rec.ext != nil {
+		f.trackedFinished(rec, ended, now)
+		return
+	}
+	// Not tracked: the record is the batch's state.
+	rec.done++
+	rec.lastFinish = now
+	if ended {
+		if ok, finished, makespan := smallMakespan(rec, now); ok {
+			f.small.add(rec.behindLarge, finished, makespan)
+		}
+		rec.live = false
+	}
+}
+
+// trackedFinished: a job of the tracked batch whose record is rec is done
+// at now; ended tells that the batch ended with it.
+func (f *fairness) trackedFinished(rec *batchState, ended bool, now Time) {
+	b := &rec.ext.batchState
 	b.done++
 	b.lastFinish = now
 	f.changed(b)
@@ -241,12 +265,10 @@ func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 		if ok, finished, makespan := smallMakespan(b, now); ok {
 			f.small.add(b.behindLarge, finished, makespan)
 		}
+		// The world may reuse the record; the state stays in f.tracked
+		// until its last row.
 		b.live = false
-		if rec.ext != nil {
-			// The world may reuse the record; a tracked batch's state
-			// stays in f.tracked until its last row.
-			rec.live, rec.ext = false, nil
-		}
+		rec.live, rec.ext = false, nil
 	}
 }
 

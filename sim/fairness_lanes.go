@@ -32,7 +32,7 @@ type laneProject struct {
 	waiting  int32
 	window   int32 // the fairness window admitted and tokens count in
 	admitted int64
-	tokens   float64
+	tokens   int64 // summed exactly, as laneMeter.tokens
 	// The open time-to-share episode: since epStart (-1: none), the lane's
 	// owed sum was epOwed at its start and the project got epGot jobs.
 	epStart Time
@@ -348,7 +348,7 @@ func (r *recorder) laneTokens(j *waitingJob, tokens int32) {
 	if lp.window != f.windowID {
 		f.laneProjectWindow(lp, j.lane)
 	}
-	lp.tokens += float64(tokens)
+	lp.tokens += int64(tokens)
 }
 
 // laneWindow moves a group's and its lane project's (i, lp) window counts
@@ -409,7 +409,7 @@ func (f *fairness) laneWindows(close, record bool, names []string) []results.Lan
 					lp := &f.laneProjects[g.projects[p]]
 					var a, tok float64
 					if lp.window == f.windowID {
-						a, tok = float64(lp.admitted), lp.tokens
+						a, tok = float64(lp.admitted), float64(lp.tokens)
 					}
 					xs, ys = append(xs, a), append(ys, tok)
 				}

@@ -49,10 +49,13 @@ type laneMeter struct {
 	grading                      bool // a grading job arrived on the model (whole run)
 	times                        pages[results.JobTimes]
 	calls, rejected429, errors   int64
-	tokens                       float64 // of the calls answered in the window
-	bill                         results.TokenBill
-	failed, queueEntries         int64
-	queueWaitSum                 float64
+	// tokens are those of the calls answered in the window: whole
+	// numbers, summed exactly as an int64 (as a float64 they would be the
+	// same below 2^53), read as a float64.
+	tokens               int64
+	bill                 results.TokenBill
+	failed, queueEntries int64
+	queueWaitSum         float64
 	// rejectedSinceSample counts 429s (evaluation and production, whole
 	// run) since the previous series row.
 	rejectedSinceSample int

@@ -148,7 +148,6 @@ func (f *fairness) batch(k int32) *batchState { return f.batches.at(k).state() }
 // measurement window.
 func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	f := &r.fair
-	r.laneArrive(j, now, in)
 	if fresh {
 		f.batches.cover(j.batch)
 		b := f.batches.at(j.batch)
@@ -160,13 +159,14 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 		if b.behindLarge {
 			f.changed(f.track(b, r.ids.batchName(j.batch)))
 		}
-		return
+	} else {
+		b := f.batch(j.batch)
+		if b.arrived++; b.arrived > LargeBatch {
+			b = r.largeArrival(b, j.batch)
+		}
+		f.changed(b)
 	}
-	b := f.batch(j.batch)
-	if b.arrived++; b.arrived > LargeBatch {
-		b = r.largeArrival(b, j.batch)
-	}
-	f.changed(b)
+	r.laneArrive(j, now, in) // last, as in jobArrived
 }
 
 // largeArrival: a job of a batch larger than LargeBatch arrived (batch is
@@ -214,7 +214,6 @@ func (f *fairness) changed(b *batchState) {
 // measurement window.
 func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 	f := &r.fair
-	r.laneStart(j, now, in)
 	if rec := f.batches.at(j.batch); rec.ext == nil {
 		rec.started++ // not tracked, so not larger than LargeBatch
 	} else {
@@ -223,6 +222,7 @@ func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 	if in {
 		f.tierAdmitted[uint8(j.tier)]++
 	}
+	r.laneStart(j, now, in) // last, as in jobStarted
 }
 
 // trackedStarted: a job of a tracked batch (b its state) is admitted.
@@ -247,10 +247,10 @@ func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 	rec.done++
 	rec.lastFinish = now
 	if ended {
+		rec.live = false
 		if ok, finished, makespan := smallMakespan(rec, now); ok {
 			f.small.add(rec.behindLarge, finished, makespan)
 		}
-		rec.live = false
 	}
 }
 

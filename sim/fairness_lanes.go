@@ -207,19 +207,19 @@ func (r *recorder) laneArrive(j *waitingJob, now Time, in bool) {
 		j.lane = f.findLaneProject(key, j.project, j.model, uint8(j.tier))
 	}
 	lp := &f.laneProjects[j.lane]
-	if lp.waiting == 0 {
-		g := &f.groups[lp.group]
-		f.noteLaneMoved(lp, j.lane)
-		if g.backlogged > 0 {
-			if in {
-				lp.epStart, lp.epOwed, lp.epGot = now, g.owed, 0
-			}
-		} else if g.multi {
-			r.tierUp(g, now)
-		}
-		g.backlogged++
+	if lp.waiting++; lp.waiting > 1 {
+		return
 	}
-	lp.waiting++
+	g := &f.groups[lp.group]
+	if g.backlogged > 0 {
+		if in {
+			lp.epStart, lp.epOwed, lp.epGot = now, g.owed, 0
+		}
+	} else if g.multi {
+		r.tierUp(g, now)
+	}
+	g.backlogged++
+	f.noteLaneMoved(lp, j.lane)
 }
 
 // tierUp: the first job of group g's tier waits on its lane of several
@@ -254,7 +254,6 @@ func (r *recorder) laneStart(j *waitingJob, now Time, in bool) {
 	}
 	if lp.waiting--; lp.waiting == 0 {
 		g.backlogged--
-		f.noteLaneMoved(lp, j.lane)
 		if lp.epStart >= 0 {
 			// Everything it asked for is admitted: its share of a lane it
 			// no longer waits on.
@@ -263,6 +262,7 @@ func (r *recorder) laneStart(j *waitingJob, now Time, in bool) {
 		if g.backlogged == 0 && g.multi {
 			r.tierDown(g, now)
 		}
+		f.noteLaneMoved(lp, j.lane)
 	}
 	if in && j.arrival >= r.windowStart {
 		f.waits.add(float32((now - j.arrival).Seconds()))

@@ -243,13 +243,15 @@ func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 		f.trackedFinished(rec, ended, now)
 		return
 	}
-	// Not tracked: the record is the batch's state.
+	// Not tracked: the record is the batch's state, and the batch is not
+	// behind a large one (that one is tracked from its first job).
 	rec.done++
 	rec.lastFinish = now
 	if ended {
+		// All its jobs are done: smallMakespan's finished batch.
 		rec.live = false
-		if ok, finished, makespan := smallMakespan(rec, now); ok {
-			f.small.add(rec.behindLarge, finished, makespan)
+		if rec.arrived <= SmallBatch && rec.inWindow {
+			f.small.addFinished((now - rec.firstArrive).Seconds())
 		}
 	}
 }
@@ -285,11 +287,16 @@ type smallBatches struct {
 // large) inline, the others in addOther.
 func (s *smallBatches) add(behindLarge, finished bool, makespan float64) {
 	if finished && !behindLarge {
-		s.count++
-		s.makespans.add(makespan)
+		s.addFinished(makespan)
 		return
 	}
 	s.addOther(behindLarge, finished, makespan)
+}
+
+// addFinished is add of a finished batch not behind a large one.
+func (s *smallBatches) addFinished(makespan float64) {
+	s.count++
+	s.makespans.add(makespan)
 }
 
 func (s *smallBatches) addOther(behindLarge, finished bool, makespan float64) {

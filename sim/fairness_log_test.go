@@ -40,12 +40,13 @@ func fairnessCases(t *testing.T) []fairnessCase {
 }
 
 // TestFairnessWindowsFromTheLog: the Jain windows the recorder keeps
-// incrementally (fairness.go: the busy projects, the window's candidates,
-// the projects emptied since the last sample) equal a full scan of every
-// project at every sample, replayed from the event log (job arrivals and
-// starts with their projects, and the samples): a project counts in a
-// window when it had jobs waiting at every sample of it, with the jobs it
-// started in the window.
+// incrementally (fairness.go: the busy projects, told at samples by their
+// lane projects that moved since the last; the window's candidates; a
+// project's admissions summed from its lane projects', a tier's from its
+// groups') equal a full scan of every project at every sample, replayed
+// from the event log (job arrivals and starts with their projects and
+// tiers, and the samples): a project counts in a window when it had jobs
+// waiting at every sample of it, with the jobs it started in the window.
 func TestFairnessWindowsFromTheLog(t *testing.T) {
 	for _, c := range fairnessCases(t) {
 		for _, policy := range scenario.PolicyNames() {

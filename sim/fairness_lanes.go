@@ -114,7 +114,7 @@ type laneFair struct {
 	// tiers (tierGroup.multi).
 	tiersUp   []int8
 	tierSince Time
-	ngroups   int
+	ngroups   int  // groups made (from the second, tierGroup.multi)
 	active    bool // in fairness.activeLanes
 }
 
@@ -390,7 +390,8 @@ func (r *recorder) tierSetChanges(l *laneFair, now Time) {
 // laneWindows closes a fairness window on every lane: the lanes' tier
 // groups with at least two projects backlogged through it, with Jain's
 // index over their admissions and tokens. With close false it only narrows
-// the candidates to the projects waiting at this sample.
+// the candidates to the projects waiting at this sample. The groups' busy
+// sets are up to date (syncBusy).
 func (f *fairness) laneWindows(close, record bool, names []string) []results.LaneWindow {
 	var out []results.LaneWindow
 	for _, m := range f.activeLanes {

@@ -248,10 +248,12 @@ func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 	rec.done++
 	rec.lastFinish = now
 	if ended {
-		// All its jobs are done: smallMakespan's finished batch.
+		// All its jobs are done: smallMakespan's finished batch, which
+		// smallBatches.add counts so.
 		rec.live = false
 		if rec.arrived <= SmallBatch && rec.inWindow {
-			f.small.addFinished((now - rec.firstArrive).Seconds())
+			f.small.count++
+			f.small.makespans.add((now - rec.firstArrive).Seconds())
 		}
 	}
 }
@@ -287,16 +289,11 @@ type smallBatches struct {
 // large) inline, the others in addOther.
 func (s *smallBatches) add(behindLarge, finished bool, makespan float64) {
 	if finished && !behindLarge {
-		s.addFinished(makespan)
+		s.count++
+		s.makespans.add(makespan)
 		return
 	}
 	s.addOther(behindLarge, finished, makespan)
-}
-
-// addFinished is add of a finished batch not behind a large one.
-func (s *smallBatches) addFinished(makespan float64) {
-	s.count++
-	s.makespans.add(makespan)
 }
 
 func (s *smallBatches) addOther(behindLarge, finished bool, makespan float64) {

@@ -20,11 +20,11 @@ const (
 	SmallBatch = 50
 )
 
+// projectState is a project across lanes, kept at samples: a job's
+// arrival and admission touch only its lane project (fairness_lanes.go).
 type projectState struct {
-	waiting  int32
-	window   int32 // the fairness window admitted counts in
-	admitted int64 // in that window
-	moved    bool  // in fairness.busyMoved
+	lanes    int32 // its lane projects in their groups' busy sets
+	admitted int64 // at a window's end, its lane projects' admissions in the window
 }
 
 // batchState is one batch from its first arrival until its last job is done
@@ -36,13 +36,13 @@ type projectState struct {
 // until its last progress row.
 type batchState struct {
 	// 48 bytes: a backlog of single-job batches keeps millions live. Job
-	// counts fit 32 bits (a run holds far fewer jobs).
+	// counts fit 32 bits (a run holds far fewer jobs). Its jobs waiting
+	// are arrived − started.
 	firstArrive Time
 	lastFinish  Time
 	model       int32
 	started     int32
 	arrived     int32
-	waiting     int32
 	done        int32
 	inWindow    bool // arrived in the measurement window
 	live        bool // not pruned yet
@@ -82,12 +82,11 @@ type fairness struct {
 	// end reads the candidates in project order (so Jain sums in that
 	// order) — not a pass over every project's record at every sample (a
 	// trace of a million projects).
-	// busy is read only at samples, so it is brought up to date there:
-	// busyMoved lists (once each) the projects whose jobs waiting went to
-	// or from none since the last sample. A project whose jobs arrive and
-	// start between samples then costs no bitset work per job.
+	// busy is read only at samples, so it is brought up to date there
+	// (syncBusy), from the lane projects whose jobs waiting went to or
+	// from none since the last sample (laneMoved). A project whose jobs
+	// arrive and start between samples then costs no bitset work per job.
 	busy, candidates bitset.Set
-	busyMoved        []int32
 	windowID         int32
 	jainBuf          []float64 // the candidates' admissions at a window's end
 	// Batches by the world's batch key (its slot in identity.batches): a
@@ -98,26 +97,32 @@ type fairness struct {
 	small smallBatches
 	// per model: jobs waiting that belong to large batches
 	largeWaiting []int
-	// Admissions per tier (uint8(tier)): in the measurement window, and in
-	// the current fairness window.
-	tierAdmitted, tierWindow [256]int64
-	windows                  []results.FairnessWindow
-	windowStart              Time
-	tracked                  []*trackedBatch // in trackSeq order
-	trackSeq                 int64
-	dirty                    []*trackedBatch // tracked batches changed since the last sample
-	untracked                int             // tracked batches done, to drop from tracked
-	prevSample               Time            // the last sample's time (-1 before the first)
+	// Admissions per tier (uint8(tier)) in the measurement window (those
+	// in a fairness window are its groups', summed at its end).
+	tierAdmitted [256]int64
+	windows      []results.FairnessWindow
+	windowStart  Time
+	tracked      []*trackedBatch // in trackSeq order
+	trackSeq     int64
+	dirty        []*trackedBatch // tracked batches changed since the last sample
+	untracked    int             // tracked batches done, to drop from tracked
+	prevSample   Time            // the last sample's time (-1 before the first)
 
 	// Per lane (fairness_lanes.go): each model's projects, found by
 	// (project, model) in laneIDs, the last one looked up kept beside it;
 	// the lanes that have had a job, in order of their first.
 	lanes []laneFair
+	// groups are every lane's tier groups, by laneFair.groups and
+	// laneProject.group.
+	groups []tierGroup
 	// laneProjects are every lane's projects, by waitingJob.lane: a job's
 	// project on its lane is one index away (laneTokens, at every call).
 	laneProjects []laneProject
-	// laneMoved is busyMoved for the groups' busy sets (laneProject.moved).
-	laneMoved   []laneRef
+	// laneMoved lists (once each, laneProject.moved) the lane projects
+	// whose jobs waiting went to or from none since the last sample;
+	// inWindow, those whose window counts moved to the current window.
+	laneMoved   []int32
+	inWindow    []int32
 	laneIDs     map[uint64]int32
 	lastLaneKey uint64
 	lastLaneIdx int32
@@ -143,38 +148,25 @@ func (f *fairness) batch(k int32) *batchState { return f.batches.at(k).state() }
 // measurement window.
 func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 	f := &r.fair
-	for int(j.project) >= len(f.projectState) {
-		f.projectState = append(f.projectState, projectState{window: -1})
-	}
-	p := j.project
-	ps := &f.projectState[p]
-	if ps.waiting == 0 && !ps.moved {
-		ps.moved = true
-		f.busyMoved = append(f.busyMoved, p)
-	}
-	ps.waiting++
-	r.laneArrive(j, now, in)
-	var b *batchState
 	if fresh {
 		f.batches.cover(j.batch)
-		b = f.batches.at(j.batch)
+		b := f.batches.at(j.batch)
 		// Field by field: a composite literal would be built aside and
 		// copied. ext is nil already (a batch's end clears it).
 		b.firstArrive, b.lastFinish = now, 0
-		b.model, b.started, b.arrived, b.waiting, b.done = j.model, 0, 0, 0, 0
+		b.model, b.started, b.arrived, b.done = j.model, 0, 1, 0
 		b.inWindow, b.live, b.behindLarge = in, true, f.largeWaiting[j.model] > 0
 		if b.behindLarge {
-			b = f.track(b, r.ids.batchName(j.batch))
+			f.changed(f.track(b, r.ids.batchName(j.batch)))
 		}
 	} else {
-		b = f.batch(j.batch)
+		b := f.batch(j.batch)
+		if b.arrived++; b.arrived > LargeBatch {
+			b = r.largeArrival(b, j.batch)
+		}
+		f.changed(b)
 	}
-	b.arrived++
-	b.waiting++
-	if b.arrived > LargeBatch {
-		b = r.largeArrival(b, j.batch)
-	}
-	f.changed(b)
+	r.laneArrive(j, now, in) // last, as in jobArrived
 }
 
 // largeArrival: a job of a batch larger than LargeBatch arrived (batch is
@@ -183,7 +175,7 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 func (r *recorder) largeArrival(b *batchState, batch int32) *batchState {
 	f := &r.fair
 	if b.arrived == LargeBatch+1 {
-		f.largeWaiting[b.model] += int(b.waiting)
+		f.largeWaiting[b.model] += int(b.arrived - b.started) // its jobs waiting
 		if b.ext == nil || !b.ext.tracked {
 			b = f.track(f.batches.at(batch), r.ids.batchName(batch))
 		}
@@ -191,20 +183,6 @@ func (r *recorder) largeArrival(b *batchState, batch int32) *batchState {
 	}
 	f.largeWaiting[b.model]++
 	return b
-}
-
-// syncBusy brings busy up to date with the projects' jobs waiting.
-func (f *fairness) syncBusy() {
-	for _, p := range f.busyMoved {
-		ps := &f.projectState[p]
-		ps.moved = false
-		if ps.waiting > 0 {
-			f.busy.Add(int(p))
-		} else {
-			f.busy.Remove(int(p))
-		}
-	}
-	f.busyMoved = f.busyMoved[:0]
 }
 
 // track starts recording the progress of the batch whose record is rec,
@@ -236,26 +214,23 @@ func (f *fairness) changed(b *batchState) {
 // measurement window.
 func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 	f := &r.fair
-	ps := &f.projectState[j.project]
-	if ps.waiting--; ps.waiting == 0 && !ps.moved {
-		ps.moved = true
-		f.busyMoved = append(f.busyMoved, j.project)
-	}
-	if ps.window != f.windowID {
-		ps.window, ps.admitted = f.windowID, 0
-	}
-	ps.admitted++
-	r.laneStart(j, now, in)
-	b := f.batch(j.batch)
-	b.waiting--
-	b.started++
-	f.changed(b)
-	f.tierWindow[uint8(j.tier)]++
-	if b.arrived > LargeBatch {
-		f.largeWaiting[b.model]--
+	if rec := f.batches.at(j.batch); rec.ext == nil {
+		rec.started++ // not tracked, so not larger than LargeBatch
+	} else {
+		f.trackedStarted(&rec.ext.batchState)
 	}
 	if in {
 		f.tierAdmitted[uint8(j.tier)]++
+	}
+	r.laneStart(j, now, in) // last, as in jobStarted
+}
+
+// trackedStarted: a job of a tracked batch (b its state) is admitted.
+func (f *fairness) trackedStarted(b *batchState) {
+	b.started++
+	f.changed(b)
+	if b.arrived > LargeBatch {
+		f.largeWaiting[b.model]--
 	}
 }
 
@@ -264,7 +239,29 @@ func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 	f := &r.fair
 	rec := f.batches.at(j.batch)
-	b := rec.state()
+	if rec.ext != nil {
+		f.trackedFinished(rec, ended, now)
+		return
+	}
+	// Not tracked: the record is the batch's state, and the batch is not
+	// behind a large one (that one is tracked from its first job).
+	rec.done++
+	rec.lastFinish = now
+	if ended {
+		// All its jobs are done: smallMakespan's finished batch, which
+		// smallBatches.add counts so.
+		rec.live = false
+		if rec.arrived <= SmallBatch && rec.inWindow {
+			f.small.count++
+			f.small.makespans.add((now - rec.firstArrive).Seconds())
+		}
+	}
+}
+
+// trackedFinished: a job of the tracked batch whose record is rec is done
+// at now; ended tells that the batch ended with it.
+func (f *fairness) trackedFinished(rec *batchState, ended bool, now Time) {
+	b := &rec.ext.batchState
 	b.done++
 	b.lastFinish = now
 	f.changed(b)
@@ -272,12 +269,10 @@ func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 		if ok, finished, makespan := smallMakespan(b, now); ok {
 			f.small.add(b.behindLarge, finished, makespan)
 		}
+		// The world may reuse the record; the state stays in f.tracked
+		// until its last row.
 		b.live = false
-		if rec.ext != nil {
-			// The world may reuse the record; a tracked batch's state
-			// stays in f.tracked until its last row.
-			rec.live, rec.ext = false, nil
-		}
+		rec.live, rec.ext = false, nil
 	}
 }
 
@@ -376,21 +371,17 @@ func (r *recorder) fairSample(last bool) {
 			lanes = []results.LaneWindow{}
 		}
 		if record {
+			f.windowAdmitted(true)
 			xs := f.jainBuf[:0]
 			for p := f.candidates.Next(0); p >= 0; p = f.candidates.Next(p + 1) {
-				ps := &f.projectState[p]
-				admitted := int64(0)
-				if ps.window == f.windowID {
-					admitted = ps.admitted
-				}
-				xs = append(xs, float64(admitted))
+				xs = append(xs, float64(f.projectState[p].admitted))
 			}
-			tiers := tierMap(&f.tierWindow)
+			f.windowAdmitted(false)
 			f.windows = append(f.windows, results.FairnessWindow{Start: f.windowStart.Seconds(), End: now.Seconds(),
-				Backlogged: len(xs), JainCrossLane: results.Jain(xs), Lanes: lanes, TierAdmitted: tiers})
+				Backlogged: len(xs), JainCrossLane: results.Jain(xs), Lanes: lanes, TierAdmitted: f.tierWindow()})
 			f.jainBuf = xs
 		}
-		f.tierWindow = [256]int64{}
+		f.inWindow = f.inWindow[:0]
 		f.windowStart = now
 		f.windowID++
 		// The new window's candidates: the projects with jobs waiting now.
@@ -402,6 +393,31 @@ func (r *recorder) fairSample(last bool) {
 	}
 	r.progressRows(now, last)
 	f.prevSample = now
+}
+
+// windowAdmitted adds (add) the current window's admissions of the lane
+// projects listed in it to their projects' admitted, or takes them back
+// out (leaving every project's at 0).
+func (f *fairness) windowAdmitted(add bool) {
+	for _, i := range f.inWindow {
+		lp := &f.laneProjects[i]
+		if add {
+			f.projectState[lp.project].admitted += lp.admitted
+		} else {
+			f.projectState[lp.project].admitted = 0
+		}
+	}
+}
+
+// tierWindow is the current window's admissions by tier name: its groups'.
+func (f *fairness) tierWindow() map[string]int64 {
+	var n [256]int64
+	for i := range f.groups {
+		if g := &f.groups[i]; g.window == f.windowID {
+			n[uint8(g.tier)] += g.admitted
+		}
+	}
+	return tierMap(&n)
 }
 
 // progressRows writes the progress rows of tracked batches at a sample. A

@@ -32,43 +32,53 @@ type laneProject struct {
 	waiting  int32
 	window   int32 // the fairness window admitted and tokens count in
 	admitted int64
-	tokens   float64
+	tokens   int64 // summed exactly, as laneMeter.tokens
 	// The open time-to-share episode: since epStart (-1: none), the lane's
 	// owed sum was epOwed at its start and the project got epGot jobs.
 	epStart Time
 	epOwed  float64
 	epGot   int64
 	local   int32 // its index in its group (the group's bitsets)
+	project int32 // the world's project key
+	group   int32 // its group's index in fairness.groups
 	moved   bool  // in fairness.laneMoved
+	busy    bool  // in its group's busy set (as of the last sample)
 }
 
-// laneRef is a lane project (its index in fairness.laneProjects) with its
-// group's model and tier.
-type laneRef struct {
-	i, model int32
-	tier     uint8
-}
-
-// noteLaneMoved lists a lane project whose jobs waiting went to or from none
-// (once until the next sample).
-func (f *fairness) noteLaneMoved(lp *laneProject, i, model int32, tier uint8) {
+// noteLaneMoved lists lane project i (lp) whose jobs waiting went to or
+// from none (once until the next sample).
+func (f *fairness) noteLaneMoved(lp *laneProject, i int32) {
 	if !lp.moved {
 		lp.moved = true
-		f.laneMoved = append(f.laneMoved, laneRef{i, model, tier})
+		f.laneMoved = append(f.laneMoved, i)
 	}
 }
 
-// syncLaneBusy brings the groups' busy sets up to date with their
-// projects' jobs waiting.
-func (f *fairness) syncLaneBusy() {
-	for _, m := range f.laneMoved {
-		lp := &f.laneProjects[m.i]
+// syncBusy brings the busy sets up to date with the jobs waiting: each
+// group's (its projects with jobs waiting on the lane) and the projects'
+// (those with jobs waiting on any lane: a project counts the lane
+// projects of its own in their groups' busy sets).
+func (f *fairness) syncBusy() {
+	for _, i := range f.laneMoved {
+		lp := &f.laneProjects[i]
 		lp.moved = false
-		g := &f.lanes[m.model].groups[m.tier]
-		if lp.waiting > 0 {
+		busy := lp.waiting > 0
+		if busy == lp.busy {
+			continue
+		}
+		lp.busy = busy
+		g := &f.groups[lp.group]
+		ps := &f.projectState[lp.project]
+		if busy {
 			g.busy.Add(int(lp.local))
+			if ps.lanes++; ps.lanes == 1 {
+				f.busy.Add(int(lp.project))
+			}
 		} else {
 			g.busy.Remove(int(lp.local))
+			if ps.lanes--; ps.lanes == 0 {
+				f.busy.Remove(int(lp.project))
+			}
 		}
 	}
 	f.laneMoved = f.laneMoved[:0]
@@ -80,33 +90,65 @@ type tierGroup struct {
 	// busy: projects with jobs waiting; candidates: those with jobs
 	// waiting at every sample of the window so far.
 	busy, candidates bitset.Set
-	backlogged       int
-	window           int32 // the window admitted counts in
-	admitted         int64
+	// backlogged are its projects with jobs waiting: none, and no job of
+	// its tier waits on the lane.
+	backlogged int
+	window     int32 // the window admitted counts in
+	admitted   int64
 	// owed is Σ 1/n over the group's admissions, n the projects with jobs
 	// waiting just before each: a project waiting throughout is owed the
 	// difference of two readings, its equal share of what was admitted.
-	owed float64
+	owed  float64
+	model int32
+	tier  int8
+	// multi: its lane has groups of two tiers or more, so the lane's set
+	// of tiers waiting is kept (with one tier the tier rule never counts).
+	multi bool
 }
 
 // laneFair is one lane's fairness bookkeeping.
 type laneFair struct {
-	groups []tierGroup // by tier (uint8)
-	// Tiers: jobs waiting per tier (uint8), the tiers with jobs waiting in
-	// priority order (tier 1 first), and the time that set last changed.
-	tierWaiting []int32
-	tiersUp     []int8
-	tierSince   Time
-	active      bool // in fairness.activeLanes
+	groups []int32 // by tier (uint8): the group's index in fairness.groups, -1 none
+	// The tiers with jobs waiting in priority order (tier 1 first), and
+	// the time that set last changed; kept once the lane has groups of two
+	// tiers (tierGroup.multi).
+	tiersUp   []int8
+	tierSince Time
+	ngroups   int  // groups made (from the second, tierGroup.multi)
+	active    bool // in fairness.activeLanes
 }
 
-// group is the lane's group of tier t, added if new.
-func (l *laneFair) group(t uint8) *tierGroup {
-	if int(t) >= len(l.groups) {
-		l.groups = append(l.groups, make([]tierGroup, int(t)+1-len(l.groups))...)
-		l.tierWaiting = append(l.tierWaiting, make([]int32, int(t)+1-len(l.tierWaiting))...)
+// group is the index in f.groups of model m's group of tier t, added if new.
+func (f *fairness) group(m int32, t uint8) int32 {
+	l := &f.lanes[m]
+	for int(t) >= len(l.groups) {
+		l.groups = append(l.groups, -1)
 	}
-	return &l.groups[t]
+	if gi := l.groups[t]; gi >= 0 {
+		return gi
+	}
+	gi := int32(len(f.groups))
+	l.groups[t] = gi
+	f.groups = append(f.groups, tierGroup{model: m, tier: int8(t), multi: l.ngroups > 0})
+	if l.ngroups++; l.ngroups == 2 {
+		f.multiTier(l)
+	}
+	return gi
+}
+
+// multiTier starts keeping a lane's set of tiers waiting, now that it has
+// a second group: the first group's tier, if its jobs wait.
+func (f *fairness) multiTier(l *laneFair) {
+	for _, gi := range l.groups {
+		if gi < 0 {
+			continue
+		}
+		g := &f.groups[gi]
+		g.multi = true
+		if g.backlogged > 0 {
+			l.tiersUp = append(l.tiersUp[:0], g.tier)
+		}
+	}
 }
 
 // tierRule counts the tier rule's measurements of one tier over the
@@ -127,17 +169,22 @@ func laneKey(p, m int32, t uint8) uint64 {
 // last one looked up before the first.
 const noLaneKey = ^uint64(0)
 
-// findLaneProject is the index in f.laneProjects of the project with key
-// in model m's group of tier t, added if new.
-func (f *fairness) findLaneProject(key uint64, m int32, t uint8) int32 {
+// findLaneProject is the index in f.laneProjects of project p (key) in
+// model m's group of tier t, added if new.
+func (f *fairness) findLaneProject(key uint64, p, m int32, t uint8) int32 {
 	i, ok := f.laneIDs[key]
 	if !ok {
-		l := &f.lanes[m]
-		g := l.group(t)
+		for int(p) >= len(f.projectState) {
+			f.projectState = append(f.projectState, projectState{})
+		}
+		gi := f.group(m, t)
+		g := &f.groups[gi]
 		i = int32(len(f.laneProjects))
-		f.laneProjects = append(f.laneProjects, laneProject{window: -1, epStart: -1, local: int32(len(g.projects))})
+		f.laneProjects = append(f.laneProjects, laneProject{window: -1, epStart: -1, local: int32(len(g.projects)),
+			project: p, group: gi})
 		g.projects = append(g.projects, i)
 		f.laneIDs[key] = i
+		l := &f.lanes[m]
 		if !l.active {
 			// in catalogue order
 			l.active = true
@@ -153,40 +200,39 @@ func (f *fairness) findLaneProject(key uint64, m int32, t uint8) int32 {
 // measurement window.
 func (r *recorder) laneArrive(j *waitingJob, now Time, in bool) {
 	f := &r.fair
-	t := uint8(j.tier)
 	// Jobs come in batches: the last project looked up is checked first.
-	if key := laneKey(j.project, j.model, t); key == f.lastLaneKey {
+	if key := laneKey(j.project, j.model, uint8(j.tier)); key == f.lastLaneKey {
 		j.lane = f.lastLaneIdx
 	} else {
-		j.lane = f.findLaneProject(key, j.model, t)
+		j.lane = f.findLaneProject(key, j.project, j.model, uint8(j.tier))
 	}
 	lp := &f.laneProjects[j.lane]
-	l := &f.lanes[j.model] // laneProject made its group of tier t
-	if lp.waiting == 0 {
-		g := &l.groups[t]
-		f.noteLaneMoved(lp, j.lane, j.model, t)
-		if g.backlogged > 0 && in {
+	if lp.waiting++; lp.waiting > 1 {
+		return
+	}
+	g := &f.groups[lp.group]
+	if g.backlogged > 0 {
+		if in {
 			lp.epStart, lp.epOwed, lp.epGot = now, g.owed, 0
 		}
-		g.backlogged++
+	} else if g.multi {
+		r.tierUp(g, now)
 	}
-	lp.waiting++
-	tw := &l.tierWaiting[t]
-	if *tw == 0 {
-		r.tierSetChanges(l, now)
-		if len(l.tiersUp) == 0 {
-			l.tiersUp = append(l.tiersUp, int8(t))
-		} else {
-			k := 0
-			for k < len(l.tiersUp) && l.tiersUp[k] < int8(t) {
-				k++
-			}
-			l.tiersUp = append(l.tiersUp, 0)
-			copy(l.tiersUp[k+1:], l.tiersUp[k:])
-			l.tiersUp[k] = int8(t)
-		}
+	g.backlogged++
+	f.noteLaneMoved(lp, j.lane)
+}
+
+// tierUp: the first job of group g's tier waits on its lane of several
+// tiers.
+func (r *recorder) tierUp(g *tierGroup, now Time) {
+	l := &r.fair.lanes[g.model]
+	r.tierSetChanges(l, now)
+	t := g.tier
+	k := 0
+	for k < len(l.tiersUp) && l.tiersUp[k] < t {
+		k++
 	}
-	*tw++
+	l.tiersUp = slices.Insert(l.tiersUp, k, t)
 }
 
 // laneStart: a waiting job is admitted; in: now is in the measurement
@@ -195,40 +241,28 @@ func (r *recorder) laneArrive(j *waitingJob, now Time, in bool) {
 func (r *recorder) laneStart(j *waitingJob, now Time, in bool) {
 	f := &r.fair
 	lp := &f.laneProjects[j.lane]
-	l := &f.lanes[j.model]
-	t := int8(j.tier)
-	g := &l.groups[uint8(t)]
+	g := &f.groups[lp.group]
 	g.owed += 1 / float64(g.backlogged)
-	f.laneWindow(g, lp)
+	f.laneWindow(g, lp, j.lane)
 	lp.admitted++
 	g.admitted++
 	if lp.epStart >= 0 {
 		f.episodeAdmitted(lp, g.owed, now)
 	}
+	if g.multi {
+		r.tierAdmitted(g, in)
+	}
 	if lp.waiting--; lp.waiting == 0 {
 		g.backlogged--
-		f.noteLaneMoved(lp, j.lane, j.model, uint8(t))
 		if lp.epStart >= 0 {
 			// Everything it asked for is admitted: its share of a lane it
 			// no longer waits on.
 			f.episodeEnded(lp, now)
 		}
-	}
-	// The tier rule counts only while another tier waits too: the job's
-	// own tier is in tiersUp.
-	if len(l.tiersUp) > 1 && in {
-		r.tierRule(l, t)
-	}
-	if tw := &l.tierWaiting[uint8(t)]; *tw == 1 {
-		*tw = 0
-		if len(l.tiersUp) == 1 {
-			l.tierSince = min(now, r.end) // no other tier waited meanwhile
-			l.tiersUp = l.tiersUp[:0]
-		} else {
-			r.tierEmptied(l, t, now)
+		if g.backlogged == 0 && g.multi {
+			r.tierDown(g, now)
 		}
-	} else {
-		*tw--
+		f.noteLaneMoved(lp, j.lane)
 	}
 	if in && j.arrival >= r.windowStart {
 		f.waits.add(float32((now - j.arrival).Seconds()))
@@ -250,12 +284,27 @@ func (f *fairness) episodeEnded(lp *laneProject, now Time) {
 	lp.epStart = -1
 }
 
-// tierEmptied: the lane's last job of tier t waiting was admitted, and
-// other tiers wait.
-func (r *recorder) tierEmptied(l *laneFair, t int8, now Time) {
+// tierAdmitted: a job of group g's tier was admitted on its lane of
+// several tiers; the tier rule counts it only while another tier waits
+// too (the job's own tier is in tiersUp).
+func (r *recorder) tierAdmitted(g *tierGroup, in bool) {
+	if l := &r.fair.lanes[g.model]; len(l.tiersUp) > 1 && in {
+		r.tierRule(l, g.tier)
+	}
+}
+
+// tierDown: the last job of group g's tier waiting on its lane of several
+// tiers was admitted.
+func (r *recorder) tierDown(g *tierGroup, now Time) {
+	l := &r.fair.lanes[g.model]
+	if len(l.tiersUp) == 1 {
+		l.tierSince = min(now, r.end) // no other tier waited meanwhile
+		l.tiersUp = l.tiersUp[:0]
+		return
+	}
 	r.tierSetChanges(l, now)
 	k := 0
-	for l.tiersUp[k] != t {
+	for l.tiersUp[k] != g.tier {
 		k++
 	}
 	l.tiersUp = append(l.tiersUp[:k], l.tiersUp[k+1:]...)
@@ -297,20 +346,27 @@ func (r *recorder) laneTokens(j *waitingJob, tokens int32) {
 	f := &r.fair
 	lp := &f.laneProjects[j.lane]
 	if lp.window != f.windowID {
-		lp.window, lp.admitted, lp.tokens = f.windowID, 0, 0
+		f.laneProjectWindow(lp, j.lane)
 	}
-	lp.tokens += float64(tokens)
+	lp.tokens += int64(tokens)
 }
 
-// laneWindow moves a group's and a project's window counts to the current
-// window.
-func (f *fairness) laneWindow(l *tierGroup, lp *laneProject) {
+// laneWindow moves a group's and its lane project's (i, lp) window counts
+// to the current window.
+func (f *fairness) laneWindow(l *tierGroup, lp *laneProject, i int32) {
 	if lp.window != f.windowID {
-		lp.window, lp.admitted, lp.tokens = f.windowID, 0, 0
+		f.laneProjectWindow(lp, i)
 	}
 	if l.window != f.windowID {
 		l.window, l.admitted = f.windowID, 0
 	}
+}
+
+// laneProjectWindow moves lane project i's (lp) window counts to the
+// current window, listing it among the window's (fairness.inWindow).
+func (f *fairness) laneProjectWindow(lp *laneProject, i int32) {
+	lp.window, lp.admitted, lp.tokens = f.windowID, 0, 0
+	f.inWindow = append(f.inWindow, i)
 }
 
 // tierSetChanges adds the time since the lane's set of waiting tiers last
@@ -334,16 +390,16 @@ func (r *recorder) tierSetChanges(l *laneFair, now Time) {
 // laneWindows closes a fairness window on every lane: the lanes' tier
 // groups with at least two projects backlogged through it, with Jain's
 // index over their admissions and tokens. With close false it only narrows
-// the candidates to the projects waiting at this sample.
+// the candidates to the projects waiting at this sample. The groups' busy
+// sets are up to date (syncBusy).
 func (f *fairness) laneWindows(close, record bool, names []string) []results.LaneWindow {
 	var out []results.LaneWindow
-	f.syncLaneBusy()
 	for _, m := range f.activeLanes {
-		for t := range f.lanes[m].groups {
-			g := &f.lanes[m].groups[t]
-			if len(g.projects) == 0 {
+		for _, gi := range f.lanes[m].groups {
+			if gi < 0 {
 				continue
 			}
+			g := &f.groups[gi]
 			if !close {
 				g.candidates.Intersect(&g.busy)
 				continue
@@ -354,7 +410,7 @@ func (f *fairness) laneWindows(close, record bool, names []string) []results.Lan
 					lp := &f.laneProjects[g.projects[p]]
 					var a, tok float64
 					if lp.window == f.windowID {
-						a, tok = float64(lp.admitted), lp.tokens
+						a, tok = float64(lp.admitted), float64(lp.tokens)
 					}
 					xs, ys = append(xs, a), append(ys, tok)
 				}
@@ -363,7 +419,7 @@ func (f *fairness) laneWindows(close, record bool, names []string) []results.Lan
 					if g.window == f.windowID {
 						admitted = g.admitted
 					}
-					out = append(out, results.LaneWindow{Model: names[m], Tier: tierName(int8(t)), Backlogged: len(xs), Admitted: admitted,
+					out = append(out, results.LaneWindow{Model: names[m], Tier: tierName(g.tier), Backlogged: len(xs), Admitted: admitted,
 						Jain: results.Jain(xs), JainTokens: results.Jain(ys)})
 				}
 				f.jainBuf, f.jainTokBuf = xs, ys
@@ -409,8 +465,11 @@ func (r *recorder) laneFairness(d *results.FairnessData, waiting func(yield func
 	}
 	d.FairShare.Ended = append([]float64(nil), f.fairShare...)
 	for _, m := range f.activeLanes {
-		for _, g := range f.lanes[m].groups {
-			for _, i := range g.projects {
+		for _, gi := range f.lanes[m].groups {
+			if gi < 0 {
+				continue
+			}
+			for _, i := range f.groups[gi].projects {
 				if lp := &f.laneProjects[i]; lp.epStart >= 0 {
 					d.FairShare.Censored = append(d.FairShare.Censored, (end - lp.epStart).Seconds())
 				}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -39,12 +40,13 @@ func fairnessCases(t *testing.T) []fairnessCase {
 }
 
 // TestFairnessWindowsFromTheLog: the Jain windows the recorder keeps
-// incrementally (fairness.go: the busy projects, the window's candidates,
-// the projects emptied since the last sample) equal a full scan of every
-// project at every sample, replayed from the event log (job arrivals and
-// starts with their projects, and the samples): a project counts in a
-// window when it had jobs waiting at every sample of it, with the jobs it
-// started in the window.
+// incrementally (fairness.go: the busy projects, told at samples by their
+// lane projects that moved since the last; the window's candidates; a
+// project's admissions summed from its lane projects', a tier's from its
+// groups') equal a full scan of every project at every sample, replayed
+// from the event log (job arrivals and starts with their projects and
+// tiers, and the samples): a project counts in a window when it had jobs
+// waiting at every sample of it, with the jobs it started in the window.
 func TestFairnessWindowsFromTheLog(t *testing.T) {
 	for _, c := range fairnessCases(t) {
 		for _, policy := range scenario.PolicyNames() {
@@ -62,6 +64,9 @@ func TestFairnessWindowsFromTheLog(t *testing.T) {
 						t.Fatalf("%d windows, the log gives %d", len(got), len(want))
 					}
 					g, x := got[i], want[i]
+					if !maps.Equal(g.TierAdmitted, x.TierAdmitted) {
+						t.Errorf("window %d: admitted by tier %v; the log gives %v", i, g.TierAdmitted, x.TierAdmitted)
+					}
 					if g.Start != x.Start || g.End != x.End || g.Backlogged != x.Backlogged || g.JainCrossLane != x.JainCrossLane {
 						t.Errorf("window %d: start %v end %v, %d backlogged, Jain %v; the log gives %v %v, %d, %v",
 							i, g.Start, g.End, g.Backlogged, g.JainCrossLane, x.Start, x.End, x.Backlogged, x.JainCrossLane)
@@ -75,7 +80,8 @@ func TestFairnessWindowsFromTheLog(t *testing.T) {
 }
 
 // fairnessFromLog recomputes the fairness windows from the event log by a
-// full scan of every project at every sample.
+// full scan of every project at every sample, with the window's admissions
+// by tier.
 func fairnessFromLog(log []LogRecord, window, warmup Time) []results.FairnessWindow {
 	type project struct {
 		waiting, admitted int
@@ -84,6 +90,7 @@ func fairnessFromLog(log []LogRecord, window, warmup Time) []results.FairnessWin
 	var projects []*project // by project number
 	var out []results.FairnessWindow
 	start := Time(0)
+	tiers := map[string]int64{}
 	for _, rec := range log {
 		switch rec.Event {
 		case LogJobArrive:
@@ -95,6 +102,7 @@ func fairnessFromLog(log []LogRecord, window, warmup Time) []results.FairnessWin
 			p := projects[rec.Project]
 			p.waiting--
 			p.admitted++
+			tiers[tierName(rec.Tier)]++
 		case LogSample:
 			if rec.T-start >= window {
 				if start >= warmup {
@@ -105,8 +113,9 @@ func fairnessFromLog(log []LogRecord, window, warmup Time) []results.FairnessWin
 						}
 					}
 					out = append(out, results.FairnessWindow{Start: start.Seconds(), End: rec.T.Seconds(),
-						Backlogged: len(xs), JainCrossLane: results.Jain(xs)})
+						Backlogged: len(xs), JainCrossLane: results.Jain(xs), TierAdmitted: tiers})
 				}
+				tiers = map[string]int64{}
 				start = rec.T
 				for _, p := range projects {
 					p.admitted, p.backlogged = 0, true

@@ -49,10 +49,13 @@ type laneMeter struct {
 	grading                      bool // a grading job arrived on the model (whole run)
 	times                        pages[results.JobTimes]
 	calls, rejected429, errors   int64
-	tokens                       float64 // of the calls answered in the window
-	bill                         results.TokenBill
-	failed, queueEntries         int64
-	queueWaitSum                 float64
+	// tokens are those of the calls answered in the window: whole
+	// numbers, summed exactly as an int64 (as a float64 they would be the
+	// same below 2^53), read as a float64.
+	tokens               int64
+	bill                 results.TokenBill
+	failed, queueEntries int64
+	queueWaitSum         float64
 	// rejectedSinceSample counts 429s (evaluation and production, whole
 	// run) since the previous series row.
 	rejectedSinceSample int
@@ -164,13 +167,14 @@ func (r *recorder) busy(model int32, v int)    { r.set(&r.lanes[model].busy, v) 
 func (r *recorder) streams(model int32, v int) { r.set(&r.lanes[model].streams, v) }
 
 // jobArrived records a job's arrival; fresh tells that its batch is new.
+// A job's three handlers leave the fairness bookkeeping (which reads
+// nothing they write) for last: a call that ends its caller keeps nothing
+// live across it.
+
 func (r *recorder) jobArrived(j *waitingJob, fresh bool) {
 	now := r.now()
 	in := now >= r.windowStart
 	r.counts.JobsArrived++
-	if !r.blind {
-		r.fairArrive(j, fresh, now, in)
-	}
 	m := &r.lanes[j.model]
 	if j.grading {
 		m.grading = true
@@ -178,19 +182,22 @@ func (r *recorder) jobArrived(j *waitingJob, fresh bool) {
 	if in {
 		m.arrived++
 	}
+	if !r.blind {
+		r.fairArrive(j, fresh, now, in)
+	}
 }
 
 func (r *recorder) jobStarted(j *jobState, running int) {
 	now := r.now()
 	in := now >= r.windowStart
-	if !r.blind {
-		r.fairStart(&j.waitingJob, now, in)
-	}
 	m := &r.lanes[j.model]
 	r.setAt(&m.running, running, now)
 	r.counts.JobsStarted++
 	if in {
 		m.started++
+	}
+	if !r.blind {
+		r.fairStart(&j.waitingJob, now, in)
 	}
 }
 
@@ -205,24 +212,21 @@ func (r *recorder) jobEnded(j *jobState, running int, ended bool) {
 		// window's limit): it leaves its batch like a finished job but is
 		// counted as failed, not completed, and adds no job times.
 		r.counts.JobsFailed++
-		if !r.blind {
-			r.fairFinish(&j.waitingJob, ended, now)
+	} else {
+		r.counts.JobsCompleted++
+		r.lastFinish = now
+		if now >= r.windowStart {
+			m.completed++
+			t := m.times.next()
+			t.Queued = float32((j.admitted - j.arrival).Seconds())
+			t.Start = float32((j.ready - j.admitted).Seconds())
+			t.Gateway = float32(j.gateway.Seconds())
+			t.LLM = float32(j.llm.Seconds())
+			t.Tool = float32(j.tool.Seconds())
 		}
-		return
 	}
-	r.counts.JobsCompleted++
-	r.lastFinish = now
 	if !r.blind {
 		r.fairFinish(&j.waitingJob, ended, now)
-	}
-	if now >= r.windowStart {
-		m.completed++
-		t := m.times.next()
-		t.Queued = float32((j.admitted - j.arrival).Seconds())
-		t.Start = float32((j.ready - j.admitted).Seconds())
-		t.Gateway = float32(j.gateway.Seconds())
-		t.LLM = float32(j.llm.Seconds())
-		t.Tool = float32(j.tool.Seconds())
 	}
 }
 

@@ -82,7 +82,7 @@ func (r *recorder) callAnswered(w *World, cs *callState, busy int32, settled boo
 	}
 	if now >= r.windowStart {
 		m.calls++
-		m.tokens += float64(cs.in) + float64(cs.out)
+		m.tokens += int64(cs.in) + int64(cs.out)
 		if r.prices != nil {
 			r.bill(&m.bill, cs)
 		}

@@ -20,7 +20,7 @@ func (w *World) Lanes() []results.LaneRaw {
 		out[i] = results.LaneRaw{
 			Model: w.rec.names[i], Streams: w.prov.models[i].cfg.Streams,
 			Arrived: m.arrived, Started: m.started, Completed: m.completed, Times: m.times.all(),
-			Calls: m.calls, Tokens: m.tokens, Rejected429: m.rejected429, Errors: m.errors, Failed: m.failed,
+			Calls: m.calls, Tokens: float64(m.tokens), Rejected429: m.rejected429, Errors: m.errors, Failed: m.failed,
 			QueueEntries: m.queueEntries, QueueWaitSum: m.queueWaitSum,
 			DepthArea: m.depth.area, BusyArea: m.busy.area, RunningArea: m.running.area, GatewayOnlyArea: m.gwOnly.area,
 			StreamArea: m.streams.area, Bill: m.bill, Grading: m.grading || judges[w.rec.names[i]],

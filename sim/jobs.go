@@ -20,8 +20,10 @@ const (
 )
 
 type jobState struct {
-	// What every event of a running job touches comes first, so that it
-	// shares two cache lines: the table is large and touched at random.
+	// What every call of a running job touches comes first, in the
+	// record's first cache line with waitingJob's first fields (its model
+	// and lane): the table is large and touched at random. The agent loop
+	// follows, touched once a turn.
 	phase   uint8
 	failed  bool  // a call could never succeed: the job ends failed after its turn
 	pending int32 // calls of the current turn not yet answered
@@ -30,9 +32,9 @@ type jobState struct {
 	gateway Time
 	llm     Time
 	tool    Time
-	agent   workloads.Agent
 
-	waitingJob // what it was while it waited (model first)
+	waitingJob // what it was while it waited (model and lane first)
+	agent      workloads.Agent
 	admitted   Time
 	ready      Time
 	// The job's prompt-cache entries on its model (cache.go).
@@ -46,16 +48,16 @@ type jobState struct {
 // job instead of a whole jobState with its workloads.Job.
 type waitingJob struct {
 	model          int32
+	lane           int32 // the recorder's own key for the project on the job's model; the world never reads it
 	judge          int32 // model of the chained grading job, -1 for none
+	account        int32 // the job's account key in World.ids
+	project        int32 // the job's project key in World.ids
+	batch          int32 // the job's batch key (slot) in World.ids
 	id             policies.JobID
 	arrival        Time
 	seed           uint64 // seeds the job's agent loop
 	behaviour      *workloads.Behaviour
 	judgeBehaviour *workloads.Behaviour
-	account        int32         // the job's account key in World.ids
-	project        int32         // the job's project key in World.ids
-	batch          int32         // the job's batch key (slot) in World.ids
-	lane           int32         // the recorder's own key for the project on the job's model; the world never reads it
 	tiers          [3]int8       // account, project and batch tiers as set (0 = inherit)
 	tier           policies.Tier // effective tier, for the achieved tier shares
 	grading        bool

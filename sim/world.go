@@ -59,6 +59,11 @@ type Options struct {
 // the Provider (provider.go, quota.go), production traffic (production.go)
 // and the recorder of measurements (recorder.go, fairness.go).
 type World struct {
+	// running first: a World is allocated whole, page-aligned, so the
+	// running table's first records start a cache line
+	// (TestJobRecordsStartCacheLines).
+	running slots[jobState]
+
 	sc     *scenario.Scenario
 	eng    *Engine
 	pol    policies.Policy
@@ -85,18 +90,17 @@ type World struct {
 	others bool      // tr or log is set: the emitters build an obs for them
 
 	// Jobs and calls live in slot tables that only grow. A job waits in
-	// jobs and moves to running when it takes a container: running holds
-	// at most the containers' jobs, densely, so the job state touched on
-	// every event stays in cache however many millions wait.
-	jobs    slots[waitingJob]
-	running slots[jobState]
-	byID    jobIndex // waiting job → its slot in jobs
-	nextID  policies.JobID
-	ids     identity    // accounts, projects and batches of the jobs
-	load    []modelJobs // per model
-	calls   []callState
-	freeC   []int32
-	serial  int64
+	// jobs and moves to running (above) when it takes a container: running
+	// holds at most the containers' jobs, densely, so the job state touched
+	// on every event stays in cache however many millions wait.
+	jobs   slots[waitingJob]
+	byID   jobIndex // waiting job → its slot in jobs
+	nextID policies.JobID
+	ids    identity    // accounts, projects and batches of the jobs
+	load   []modelJobs // per model
+	calls  []callState
+	freeC  []int32
+	serial int64
 	// The batch lane (batch.go): pools, each model's pool (noBatchPool: none),
 	// and the request table.
 	batch     []batchPool

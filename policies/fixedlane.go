@@ -90,6 +90,10 @@ func NewFixedLane(cfg FixedLaneConfig, models []string) (*FixedLane, error) {
 	return p, nil
 }
 
+// TimeFree tells a caller that FixedLane reads no instant it is given
+// (the time of a call, a job's Arrival): it may pass the zero time.
+func (p *FixedLane) TimeFree() bool { return true }
+
 func (p *FixedLane) Name() string     { return "fixed-lane" }
 func (p *FixedLane) Trigger() Trigger { return Trigger{OnEvent: true} }
 func (p *FixedLane) Waiting() int     { return p.waiting }

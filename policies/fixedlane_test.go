@@ -121,7 +121,9 @@ func TestFixedLaneFCFS(t *testing.T) {
 // limits) are those of a plain reference of its rule (lanes in order, each
 // lane's oldest jobs while its cap and the containers last), over random
 // arrivals, finishes and container counts, decisions with nothing waiting
-// among them.
+// among them. Every call is given a random instant (and every job a random
+// Arrival), which the reference never reads: FixedLane may be given the
+// zero time (TimeFree).
 func TestFixedLaneMatchesReference(t *testing.T) {
 	models := []string{"a", "b", "c"}
 	fl, err := NewFixedLane(FixedLaneConfig{GlobalCap: 6, Lanes: map[string]int{"b": 2}}, models)
@@ -137,19 +139,20 @@ func TestFixedLaneMatchesReference(t *testing.T) {
 	var plan Plan
 	next := JobID(0)
 	for step := range 20_000 {
+		now := time.Unix(r.Int64N(1<<40), r.Int64N(1e9))
 		switch k := r.IntN(10); {
 		case k < 4:
 			m := ModelID(r.IntN(len(models)))
-			job := Job{ID: next, Model: m}
+			job := Job{ID: next, Model: m, Arrival: time.Unix(r.Int64N(1<<40), 0)}
 			modelOf[next] = m
 			next++
-			fl.Enqueue(time.Time{}, job)
+			fl.Enqueue(now, job)
 			queues[laneOf[m]] = append(queues[laneOf[m]], job.ID)
 		case k < 7 && len(running) > 0:
 			i := r.IntN(len(running))
 			id := running[i]
 			running = append(running[:i], running[i+1:]...)
-			fl.Finished(time.Time{}, id, modelOf[id])
+			fl.Finished(now, id, modelOf[id])
 			runningLane[laneOf[modelOf[id]]]--
 		default:
 			free := r.IntN(4)
@@ -164,7 +167,7 @@ func TestFixedLaneMatchesReference(t *testing.T) {
 				}
 			}
 			plan.Reset()
-			fl.Decide(time.Time{}, freeState{free: free}, &plan)
+			fl.Decide(now, freeState{free: free}, &plan)
 			if diff := cmp.Diff(want, plan.Start, cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("step %d: started (-want +got):\n%s", step, diff)
 			}

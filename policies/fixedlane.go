@@ -2,11 +2,12 @@ package policies
 
 import (
 	"fmt"
-	"github.com/evalsched/lab/internal/field"
-	"github.com/evalsched/lab/internal/ring"
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/ring"
 )
 
 // FixedLaneConfig configures the old design: dedicated lanes with fixed caps
@@ -89,6 +90,10 @@ func NewFixedLane(cfg FixedLaneConfig, models []string) (*FixedLane, error) {
 	return p, nil
 }
 
+// TimeFree tells a caller that FixedLane reads no instant it is given
+// (the time of a call, a job's Arrival): it may pass the zero time.
+func (p *FixedLane) TimeFree() bool { return true }
+
 func (p *FixedLane) Name() string     { return "fixed-lane" }
 func (p *FixedLane) Trigger() Trigger { return Trigger{OnEvent: true} }
 func (p *FixedLane) Waiting() int     { return p.waiting }
@@ -110,6 +115,10 @@ func (p *FixedLane) Finished(_ time.Time, _ JobID, model ModelID) {
 // last. Lanes are visited in a fixed order, so a container shortage resolves
 // the same way every run.
 func (p *FixedLane) Decide(_ time.Time, state State, plan *Plan) {
+	plan.Limits = p.limits
+	if p.waiting == 0 { // no queue has a head to start (half the calls: one after each finish)
+		return
+	}
 	free := state.FreeContainers()
 	for lane := range p.queues {
 		q := &p.queues[lane]
@@ -120,5 +129,4 @@ func (p *FixedLane) Decide(_ time.Time, state State, plan *Plan) {
 			free--
 		}
 	}
-	plan.Limits = p.limits
 }

@@ -2,10 +2,12 @@ package policies
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestFixedLaneValidate(t *testing.T) {
@@ -112,6 +114,68 @@ func TestFixedLaneFCFS(t *testing.T) {
 	want := []JobID{a[0], a[1], a[2], b[0], b[1]}
 	if diff := cmp.Diff(want, order); diff != "" {
 		t.Errorf("start order (-want +got):\n%s", diff)
+	}
+}
+
+// TestFixedLaneMatchesReference: FixedLane's decisions (jobs started,
+// limits) are those of a plain reference of its rule (lanes in order, each
+// lane's oldest jobs while its cap and the containers last), over random
+// arrivals, finishes and container counts, decisions with nothing waiting
+// among them. Every call is given a random instant (and every job a random
+// Arrival), which the reference never reads: FixedLane may be given the
+// zero time (TimeFree).
+func TestFixedLaneMatchesReference(t *testing.T) {
+	models := []string{"a", "b", "c"}
+	fl, err := NewFixedLane(FixedLaneConfig{GlobalCap: 6, Lanes: map[string]int{"b": 2}}, models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	laneOf, caps := []int{1, 0, 1}, []int{2, 4} // b's lane first (by name), then the shared lane
+	queues := make([][]JobID, 2)
+	var running []JobID // started, unfinished, in order
+	modelOf := map[JobID]ModelID{}
+	runningLane := make([]int, 2)
+	r := rand.New(rand.NewPCG(7, 8))
+	var plan Plan
+	next := JobID(0)
+	for step := range 20_000 {
+		now := time.Unix(r.Int64N(1<<40), r.Int64N(1e9))
+		switch k := r.IntN(10); {
+		case k < 4:
+			m := ModelID(r.IntN(len(models)))
+			job := Job{ID: next, Model: m, Arrival: time.Unix(r.Int64N(1<<40), 0)}
+			modelOf[next] = m
+			next++
+			fl.Enqueue(now, job)
+			queues[laneOf[m]] = append(queues[laneOf[m]], job.ID)
+		case k < 7 && len(running) > 0:
+			i := r.IntN(len(running))
+			id := running[i]
+			running = append(running[:i], running[i+1:]...)
+			fl.Finished(now, id, modelOf[id])
+			runningLane[laneOf[modelOf[id]]]--
+		default:
+			free := r.IntN(4)
+			var want []JobID
+			left := free
+			for lane := range queues {
+				for len(queues[lane]) > 0 && runningLane[lane] < caps[lane] && left > 0 {
+					want = append(want, queues[lane][0])
+					queues[lane] = queues[lane][1:]
+					runningLane[lane]++
+					left--
+				}
+			}
+			plan.Reset()
+			fl.Decide(now, freeState{free: free}, &plan)
+			if diff := cmp.Diff(want, plan.Start, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("step %d: started (-want +got):\n%s", step, diff)
+			}
+			if diff := cmp.Diff([]int{4, 2, 4}, plan.Limits); diff != "" {
+				t.Fatalf("step %d: limits (-want +got):\n%s", step, diff)
+			}
+			running = append(running, want...)
+		}
 	}
 }
 

@@ -133,6 +133,6 @@ func (id *identity) finish(slot int32, chained bool) bool {
 	if !id.uniqueNames {
 		delete(id.batchIDs, b.name)
 	}
-	id.batches.release(slot)
+	id.batches.releaseAt(slot, b)
 	return true
 }

@@ -139,8 +139,15 @@ func (w *World) decide() {
 			return
 		}
 	}
-	if w.plan.Limits != nil {
-		copy(w.limits, w.plan.Limits)
+	if l := w.plan.Limits; l != nil {
+		if len(l) <= 4 && len(l) <= len(w.limits) {
+			// a few models' limits stored one by one: copy's call costs more
+			for i, v := range l {
+				w.limits[i] = v
+			}
+		} else {
+			copy(w.limits, l)
+		}
 	}
 	for _, id := range w.plan.Start {
 		w.start(id)

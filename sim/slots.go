@@ -63,9 +63,13 @@ func (s *slots[T]) grow(slot int32) {
 }
 
 // release zeroes a slot (dropping what it references) and frees it for reuse.
-func (s *slots[T]) release(slot int32) {
+func (s *slots[T]) release(slot int32) { s.releaseAt(slot, s.at(slot)) }
+
+// releaseAt is release for a caller that holds the slot's record, rec
+// (s.at(slot)), and so need not look it up again.
+func (s *slots[T]) releaseAt(slot int32, rec *T) {
 	var zero T
-	*s.at(slot) = zero
+	*rec = zero
 	s.free = append(s.free, slot)
 }
 

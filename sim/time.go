@@ -32,6 +32,18 @@ func (t Time) Duration() time.Duration {
 // FromDuration converts d to a Time, rounding to the nearest microsecond
 // (halfway values round away from zero).
 func FromDuration(d time.Duration) Time {
+	// Below 2^62 ns (146 years) the rounding cannot overflow: half a
+	// microsecond added, then one unsigned division by a constant, in place
+	// of Round's remainder and branches (a call, as Round does not inline).
+	if uint64(d) < 1<<62 {
+		return Time((uint64(d) + uint64(time.Microsecond/2)) / uint64(time.Microsecond))
+	}
+	return fromDurationRound(d)
+}
+
+// fromDurationRound is FromDuration by time.Duration.Round, for negative
+// and huge durations (Round saturates those near the int64 bounds).
+func fromDurationRound(d time.Duration) Time {
 	return Time(d.Round(time.Microsecond) / time.Microsecond)
 }
 

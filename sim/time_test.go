@@ -56,3 +56,21 @@ func TestWallClockIsWall(t *testing.T) {
 		}
 	}
 }
+
+// TestFromDurationIsRound: FromDuration gives d.Round(µs)/µs, the
+// rounding it stands for, on edge values (halfway either side of zero,
+// either side of its fast path's bound, the int64 bounds where Round
+// saturates) and a million random durations of every magnitude.
+func TestFromDurationIsRound(t *testing.T) {
+	ds := []time.Duration{0, 1, 499, 500, 501, 999, 1000, 1499, 1500, -1, -499, -500, -501, -1500,
+		1<<62 - 1, 1 << 62, 1<<62 + 500, -1 << 62, 1<<63 - 1, 1<<63 - 500, 1<<63 - 501, -1 << 63, -1<<63 + 500}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1_000_000 {
+		ds = append(ds, time.Duration(int64(r.Uint64())>>r.IntN(64)), time.Duration(r.Int64N(int64(time.Hour))))
+	}
+	for _, d := range ds {
+		if got, want := FromDuration(d), Time(d.Round(time.Microsecond)/time.Microsecond); got != want {
+			t.Fatalf("FromDuration(%d) = %d, want %d", d, got, want)
+		}
+	}
+}

@@ -77,6 +77,9 @@ type World struct {
 	nextI uint8
 	grade workloads.Job // the grading job a finish chains
 	wall  wallClock     // the instants policies are given (wallNow)
+	// timeFree: the policy reads no instant it is given (policies'
+	// TimeFree), so wallNow gives it the zero time without building one.
+	timeFree bool
 
 	agentSrc *rand.PCG // reseeded per job turn (see workloads.Agent)
 
@@ -148,6 +151,9 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 	}
 	w.batch, w.batchOf = newBatchPools(sc, &w.prov, opts.Seed)
 	w.fallible, _ = opts.Policy.(policies.Fallible)
+	if p, ok := opts.Policy.(interface{ TimeFree() bool }); ok {
+		w.timeFree = p.TimeFree()
+	}
 	if opts.Spans != nil {
 		w.tr = &tracer{sink: opts.Spans}
 	}
@@ -296,8 +302,16 @@ func (w *World) Handle(ev Event) {
 
 func (w *World) now() Time { return w.eng.Now() }
 
-// wallNow is w.now().Wall(), the instant a policy is given.
-func (w *World) wallNow() time.Time { return w.wall.of(w.now()) }
+// wallNow is w.now().Wall(), the instant a policy is given (its calls'
+// time and a job's arrival), or the zero time for a policy that reads
+// neither (timeFree): building an instant costs more than the rest of
+// an unloaded fixed-lane decision.
+func (w *World) wallNow() time.Time {
+	if w.timeFree {
+		return time.Time{}
+	}
+	return w.wall.of(w.now())
+}
 
 // capacityChange applies a scenario event to a provider, then lets waiting
 // calls onto any streams it freed.

@@ -12,6 +12,7 @@ import (
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
+	"github.com/google/go-cmp/cmp"
 )
 
 // smallScenario is the light-load scenario (the first default) cut down to
@@ -158,6 +159,32 @@ func TestDeterminism(t *testing.T) {
 	c := summaryJSON(t, smallScenario(t, nil), 12)
 	if bytes.Equal(a, c) {
 		t.Fatal("a different seed gave the same summary")
+	}
+}
+
+// TestTimeFreePolicy: a policy that reads no instant (fixed-lane's
+// TimeFree) runs the same, event for event and in every measurement,
+// given the zero time as given the wall clock's instants.
+func TestTimeFreePolicy(t *testing.T) {
+	sc := smallScenario(t, nil)
+	free := runLogged(t, sc, "fixed-lane", 5)
+	if !free.timeFree {
+		t.Fatal("fixed-lane is not given the zero time")
+	}
+	timed := runWorld(t, sc, "fixed-lane", Options{Seed: 5, Log: true}, func(w *World) { w.timeFree = false })
+	if diff := cmp.Diff(timed.Log(), free.Log()); diff != "" {
+		t.Errorf("event log (-timed +time-free):\n%s", diff)
+	}
+	a, err := json.Marshal(results.Summarize(timed.Measured()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(results.Summarize(free.Measured()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("summaries differ:\n%s\n%s", a, b)
 	}
 }
 

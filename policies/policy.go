@@ -87,6 +87,14 @@ type Fallible interface {
 	Err() error
 }
 
+// TimeFree is an optional capability of a policy that reads no instant it
+// is given (the now of Enqueue, Decide and Finished, a Job's Arrival): a
+// caller whose TimeFree is true may pass the zero time instead of building
+// one.
+type TimeFree interface {
+	TimeFree() bool
+}
+
 // InflightLimits is an optional capability of a State: each model's
 // in-flight limit at the gateway now (its connection pool), which an
 // adaptive limit moves. Reading it changes nothing.

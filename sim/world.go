@@ -151,7 +151,7 @@ func NewWorld(sc *scenario.Scenario, opts Options) (*World, error) {
 	}
 	w.batch, w.batchOf = newBatchPools(sc, &w.prov, opts.Seed)
 	w.fallible, _ = opts.Policy.(policies.Fallible)
-	if p, ok := opts.Policy.(interface{ TimeFree() bool }); ok {
+	if p, ok := opts.Policy.(policies.TimeFree); ok {
 		w.timeFree = p.TimeFree()
 	}
 	if opts.Spans != nil {

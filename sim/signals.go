@@ -20,8 +20,8 @@ type signalWindow struct {
 
 // signalLane is one model's signal windows.
 type signalLane struct {
+	at         uint64       // first: every try reads it with open
 	open, prev signalWindow // open: since decision at; prev: the one before
-	at         uint64
 }
 
 // window is the model's open window, rolled over to the current decision.

@@ -38,23 +38,23 @@ type Gateway struct {
 	stamped bool
 }
 
-// gatewayLane is one model's queue. What every call and every decision
-// touches comes first: the queue, in-flight count, limit and calls in
-// backoff fill the first cache line, the signal window's clock and open
-// window start the second. The record is padded to five lines and the
-// lanes start on one (newLanes, TestGatewayLanesStartCacheLines), so a
-// call's answer touches two lines of its lane, and so does a decision's
-// reading of it.
+// gatewayLane is one model's queue. What a decision reads of it (the
+// queue's length, the calls in backoff, the signal window's clock and its
+// rejections) fills the first cache line; the rest of what every call
+// touches (the in-flight count and limit, the open window's other counts)
+// the second. The record is padded to five lines and the lanes start on
+// one (newLanes, TestGatewayLanesStartCacheLines).
 type gatewayLane struct {
 	queue    ring.Ring[int32]
-	inflight int // sent and accepted by the provider, not yet answered
-	limit    int
 	backoff  int        // calls waiting out a backoff before rejoining the queue
 	sig      signalLane // the signals a policy reads (signals.go)
+	inflight int        // sent and accepted by the provider, not yet answered
+	limit    int
 
-	paceArmed bool     // a pacing wake-up is scheduled
-	throttled int64    // evaluation tries rejected with a 429
-	ad        adaptive // the adaptive limit, if on
+	paceArmed bool         // a pacing wake-up is scheduled
+	throttled int64        // evaluation tries rejected with a 429
+	prev      signalWindow // the signal window before sig's open one
+	ad        adaptive     // the adaptive limit, if on
 	ia        inspectAdaptive
 	history   []int32 // delayed depth readings, indexed like Gateway.sampleTimes
 	// frozenD and frozenAt are the reading a stale spell serves, taken as

@@ -8,36 +8,35 @@ import (
 )
 
 // TestGatewayLanesStartCacheLines: a lane is a whole number of cache lines
-// that the allocator places on a line however many models there are, and
-// what a call's answer and a decision touch (the queue, in-flight count,
-// limit, calls in backoff, the signal window's clock and open window) sits
-// in its first two.
+// that the allocator places on a line however many models there are; what
+// a decision reads of it (the queue's length, the calls in backoff, the
+// signal window's clock and rejections) sits in its first line, and the
+// rest of what a call touches (in-flight count, limit, the open window's
+// other counts) within its second.
 func TestGatewayLanesStartCacheLines(t *testing.T) {
 	const line = 64
 	if size := unsafe.Sizeof(gatewayLane{}); size%line != 0 {
 		t.Errorf("gatewayLane is %d bytes, not a multiple of %d: pad it", size, line)
 	}
 	var l gatewayLane
-	hot := []struct {
-		name     string
-		off, end uintptr
+	sig, open := unsafe.Offsetof(l.sig), unsafe.Offsetof(l.sig)+unsafe.Offsetof(l.sig.open)
+	for _, f := range []struct {
+		name          string
+		off, size, in uintptr // in: the line the field must be in
 	}{
-		{"queue", unsafe.Offsetof(l.queue), unsafe.Offsetof(l.queue) + unsafe.Sizeof(l.queue)},
-		{"inflight", unsafe.Offsetof(l.inflight), unsafe.Offsetof(l.inflight) + unsafe.Sizeof(l.inflight)},
-		{"limit", unsafe.Offsetof(l.limit), unsafe.Offsetof(l.limit) + unsafe.Sizeof(l.limit)},
-		{"backoff", unsafe.Offsetof(l.backoff), unsafe.Offsetof(l.backoff) + unsafe.Sizeof(l.backoff)},
-	}
-	for _, f := range hot {
-		if f.end > line {
-			t.Errorf("%s ends %d bytes into the lane, past its first line", f.name, f.end)
+		{"queue", unsafe.Offsetof(l.queue), unsafe.Sizeof(l.queue), 0},
+		{"backoff", unsafe.Offsetof(l.backoff), unsafe.Sizeof(l.backoff), 0},
+		{"sig.at", sig + unsafe.Offsetof(l.sig.at), unsafe.Sizeof(l.sig.at), 0},
+		{"sig.open.rejected", open + unsafe.Offsetof(l.sig.open.rejected), unsafe.Sizeof(l.sig.open.rejected), 0},
+		{"sig.open.tries", open + unsafe.Offsetof(l.sig.open.tries), unsafe.Sizeof(l.sig.open.tries), 1},
+		{"sig.open.latSum", open + unsafe.Offsetof(l.sig.open.latSum), unsafe.Sizeof(l.sig.open.latSum), 1},
+		{"sig.open.latN", open + unsafe.Offsetof(l.sig.open.latN), unsafe.Sizeof(l.sig.open.latN), 1},
+		{"inflight", unsafe.Offsetof(l.inflight), unsafe.Sizeof(l.inflight), 1},
+		{"limit", unsafe.Offsetof(l.limit), unsafe.Sizeof(l.limit), 1},
+	} {
+		if f.off/line != f.in || (f.off+f.size-1)/line != f.in {
+			t.Errorf("%s (bytes %d-%d of the lane) is not within line %d", f.name, f.off, f.off+f.size, f.in)
 		}
-	}
-	sig := unsafe.Offsetof(l.sig)
-	if sig != line {
-		t.Errorf("the signals start %d bytes into the lane, want %d", sig, line)
-	}
-	if end := sig + unsafe.Offsetof(l.sig.open) + unsafe.Sizeof(l.sig.open); end > 2*line {
-		t.Errorf("the open signal window ends %d bytes into the lane, past its second line", end)
 	}
 	for n := 1; n <= 64; n++ {
 		g := newGateway(&scenario.GatewayConfig{}, make([]scenario.ModelConfig, n), 1)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/evalsched/lab/internal/ring"
 	"github.com/evalsched/lab/scenario"
@@ -37,28 +38,43 @@ type Gateway struct {
 	stamped bool
 }
 
-// gatewayLane is one model's queue.
+// gatewayLane is one model's queue. What a decision reads of it (the
+// queue's length, the calls in backoff, the signal window's clock and its
+// rejections) fills the first cache line; the rest of what every call
+// touches (the in-flight count and limit, the open window's other counts)
+// the second. The record is padded to five lines and the lanes start on
+// one (newLanes, TestGatewayLanesStartCacheLines).
 type gatewayLane struct {
-	queue     ring.Ring[int32]
-	backoff   int  // calls waiting out a backoff before rejoining the queue
-	paceArmed bool // a pacing wake-up is scheduled
-	inflight  int  // sent and accepted by the provider, not yet answered
-	limit     int
-	history   []int32 // delayed depth readings, indexed like Gateway.sampleTimes
+	queue    ring.Ring[int32]
+	backoff  int        // calls waiting out a backoff before rejoining the queue
+	sig      signalLane // the signals a policy reads (signals.go)
+	inflight int        // sent and accepted by the provider, not yet answered
+	limit    int
 
-	ad        adaptive // the adaptive limit, if on
+	paceArmed bool         // a pacing wake-up is scheduled
+	throttled int64        // evaluation tries rejected with a 429
+	prev      signalWindow // the signal window before sig's open one
+	ad        adaptive     // the adaptive limit, if on
 	ia        inspectAdaptive
-	throttled int64      // evaluation tries rejected with a 429
-	sig       signalLane // the signals a policy reads (signals.go)
+	history   []int32 // delayed depth readings, indexed like Gateway.sampleTimes
 	// frozenD and frozenAt are the reading a stale spell serves, taken as
 	// the spell starts (staleStart).
 	frozenD  int
 	frozenAt time.Time
+	_        [56]byte
+}
+
+// newLanes makes n lanes starting a cache line: a slice of over 32 KiB
+// is its own span, page-aligned, where a smaller one with pointers starts
+// after the allocator's 8-byte type header.
+func newLanes(n int) []gatewayLane {
+	const span = 32<<10/int(unsafe.Sizeof(gatewayLane{})) + 1
+	return make([]gatewayLane, n, max(n, span))
 }
 
 func newGateway(cfg *scenario.GatewayConfig, models []scenario.ModelConfig, seed uint64) Gateway {
 	g := Gateway{
-		lanes:      make([]gatewayLane, len(models)),
+		lanes:      newLanes(len(models)),
 		retry:      &cfg.Retry,
 		rn:         rand.New(rand.NewPCG(workloads.Stream(seed, "gateway"), 2)),
 		delay:      FromDuration(cfg.DepthDelay),

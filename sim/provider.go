@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/evalsched/lab/internal/fastmath"
 	"github.com/evalsched/lab/internal/ring"
@@ -30,39 +31,56 @@ type Provider struct {
 // noTry is the lastProd of an organisation production has not tried yet.
 const noTry Time = -1 << 62
 
-// deployment is one model's provider.
+// deployment is one model's provider. Its fields are in the order a call
+// reads them, a cache line each: the streams (every accept, start and
+// answer), the latency terms (every call made and started), then the
+// quotas' indices and the prompt cache's terms (every try); the record is
+// padded to four lines and the deployments start on one (newDeployments,
+// TestDeploymentsStartCacheLines).
 type deployment struct {
-	cfg       *scenario.ModelConfig
-	org       int              // production calls' organisation; -1: no quotas
-	evalOrg   int              // evaluation calls' organisation; -1: no quotas
-	key       int              // evaluation calls' virtual key; -1: none
-	inflight  int              // accepted, in service or waiting for a stream
-	busy      int              // streams in service
-	waiting   ring.Ring[int32] // accepted calls waiting for a stream
-	streams   int              // current, after capacity events
+	inflight int              // accepted, in service or waiting for a stream
+	busy     int              // streams in service
+	streams  int              // current, after capacity events
+	waiting  ring.Ring[int32] // accepted calls waiting for a stream
+
 	latFactor float64
-	jit       latencyJitter // cfg.Jitter, compiled once
+	// ttft and decodeRate are cfg.TTFT in seconds and cfg.DecodeRate,
+	// read for every call's base latency.
+	ttft, decodeRate float64
+	// The slowdown under load (cfg.Slowdown), read as each call starts
+	// (start): slows is !(Max <= 1) (else its factor is 1); knee, 1 − knee,
+	// Max − 1 and the configured streams, the terms of its factor, are
+	// computed once here.
+	knee, kneeRest, excess, streamsF float64
+	slows                            bool
 	// caches: evaluation calls bill to an organisation with a prompt
 	// cache; settles: an organisation of the model counts output when a
 	// call is answered (at_end, or max_tokens given back). Read on every
 	// try and answer, so a scenario without them skips the calls.
 	caches, settles bool
-	// cacheLife and cacheMin are the model's prompt-cache lifetime and
-	// minimum cacheable prompt (its own, else its organisation's).
-	cacheLife Time
-	cacheMin  int32
 	// paces: evaluation calls go through a pacing key or an organisation
 	// reserving a share for production (read on every dispatch; fixed
 	// for the run).
 	paces bool
-	// ttft is cfg.TTFT in seconds, read for every call's base latency.
-	ttft float64
-	// The slowdown under load (cfg.Slowdown), read as each call starts
-	// (start): slows is !(Max <= 1) (else its factor is 1); knee, 1 − knee,
-	// Max − 1 and the configured streams, the terms of its factor, are
-	// computed once here.
-	slows                            bool
-	knee, kneeRest, excess, streamsF float64
+	// cacheMin and cacheLife are the model's minimum cacheable prompt and
+	// prompt-cache lifetime (its own, else its organisation's).
+	cacheMin int32
+
+	jit       latencyJitter // cfg.Jitter, compiled once
+	org       int           // production calls' organisation; -1: no quotas
+	evalOrg   int           // evaluation calls' organisation; -1: no quotas
+	key       int           // evaluation calls' virtual key; -1: none
+	cacheLife Time
+	cfg       *scenario.ModelConfig
+	_         [64]byte
+}
+
+// newDeployments makes n deployments starting a cache line: a slice of
+// over 32 KiB is its own span, page-aligned, where a smaller one with
+// pointers starts after the allocator's 8-byte type header.
+func newDeployments(n int) []deployment {
+	const span = 32<<10/int(unsafe.Sizeof(deployment{})) + 1
+	return make([]deployment, n, max(n, span))
 }
 
 // verdict is the provider's answer to one try of a call.
@@ -108,7 +126,7 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		}
 		return -1
 	}
-	p.models = make([]deployment, len(cfgs))
+	p.models = newDeployments(len(cfgs))
 	for i := range cfgs {
 		d := &p.models[i]
 		d.cfg = &cfgs[i]
@@ -142,7 +160,7 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 			}
 		}
 		d.paces = d.key >= 0 && p.pace[d.key] || d.evalOrg >= 0 && p.rules[d.evalOrg].reserve > 0
-		d.ttft = d.cfg.TTFT.Seconds()
+		d.ttft, d.decodeRate = d.cfg.TTFT.Seconds(), d.cfg.DecodeRate
 		sd := d.cfg.Slowdown
 		d.slows = !(sd.Max <= 1)
 		d.knee, d.kneeRest, d.excess, d.streamsF = sd.Knee, 1-sd.Knee, sd.Max-1, float64(d.cfg.Streams)
@@ -359,7 +377,7 @@ func (p *Provider) next(model int32) (int32, bool) {
 // base is the unloaded latency in seconds of a call on the deployment with
 // out output tokens: time to first token plus decoding.
 func (d *deployment) base(out int) float64 {
-	return d.ttft + float64(out)/d.cfg.DecodeRate
+	return d.ttft + float64(out)/d.decodeRate
 }
 
 // start puts a call of unloaded latency base and latency factor jitter (see

@@ -13,25 +13,29 @@ package sim
 // next written (a policy deciding on every event closes windows at every
 // event).
 type signalWindow struct {
-	tries, rejected int
+	rejected, tries int     // rejected first: a decision reads it with the clock
 	latSum          float64 // seconds
 	latN            int
 }
 
-// signalLane is one model's signal windows.
+// signalLane is one model's open signal window and its clock; the window
+// before it, read and written only as decisions pass, is the lane's prev,
+// kept apart so that what a decision reads of a lane shares one cache line
+// (gatewayLane).
 type signalLane struct {
-	open, prev signalWindow // open: since decision at; prev: the one before
-	at         uint64
+	at   uint64       // the decision open is since
+	open signalWindow // since decision at
 }
 
 // window is the model's open window, rolled over to the current decision.
 func (g *Gateway) window(model int32) *signalWindow {
-	s := &g.lanes[model].sig
+	l := &g.lanes[model]
+	s := &l.sig
 	if s.at != g.decisions {
 		if s.at+1 == g.decisions {
-			s.prev = s.open
+			l.prev = s.open
 		} else {
-			s.prev = signalWindow{}
+			l.prev = signalWindow{}
 		}
 		s.open, s.at = signalWindow{}, g.decisions
 	}
@@ -41,10 +45,11 @@ func (g *Gateway) window(model int32) *signalWindow {
 // closed is the window the policy reads: the model's calls between the
 // two previous decisions. It changes nothing.
 func (g *Gateway) closed(model int32) signalWindow {
-	s := &g.lanes[model].sig
+	l := &g.lanes[model]
+	s := &l.sig
 	switch {
 	case s.at == g.decisions:
-		return s.prev
+		return l.prev
 	case s.at+1 == g.decisions:
 		return s.open
 	}
@@ -53,9 +58,10 @@ func (g *Gateway) closed(model int32) signalWindow {
 
 // closedRejected is closed(model).rejected, without the window's copy.
 func (g *Gateway) closedRejected(model int32) int {
-	s := &g.lanes[model].sig
+	l := &g.lanes[model]
+	s := &l.sig
 	if s.at == g.decisions {
-		return s.prev.rejected
+		return l.prev.rejected
 	}
 	if s.at+1 == g.decisions {
 		return s.open.rejected

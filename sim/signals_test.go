@@ -141,8 +141,8 @@ func TestClosedRejectedMatchesClosed(t *testing.T) {
 		{"first decision", 0, 1, 2, 0},
 	} {
 		g := &Gateway{lanes: make([]gatewayLane, 2), decisions: tc.decisions}
-		g.lanes[1].sig = signalLane{at: tc.at,
-			open: signalWindow{tries: 9, rejected: tc.open}, prev: signalWindow{tries: 8, rejected: tc.prevRejs}}
+		g.lanes[1].sig = signalLane{at: tc.at, open: signalWindow{tries: 9, rejected: tc.open}}
+		g.lanes[1].prev = signalWindow{tries: 8, rejected: tc.prevRejs}
 		if got, want := g.closedRejected(1), g.closed(1).rejected; got != want {
 			t.Errorf("%s: closedRejected = %d, closed().rejected = %d", tc.name, got, want)
 		}

@@ -2,11 +2,12 @@ package workloads
 
 import (
 	"fmt"
-	"github.com/evalsched/lab/internal/field"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/evalsched/lab/internal/field"
 )
 
 // CallPlan is a job's explicit agent loop, as a job trace may give it: the

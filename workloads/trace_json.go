@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/evalsched/lab/internal/field"
 	"strings"
+
+	"github.com/evalsched/lab/internal/field"
 )
 
 // parseJSON splits one JSON Lines record into t.raw.

@@ -6,12 +6,13 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/evalsched/lab/internal/field"
-	"github.com/evalsched/lab/internal/input"
 	"hash/maphash"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/evalsched/lab/internal/field"
+	"github.com/evalsched/lab/internal/input"
 )
 
 // TraceReader streams jobs from a job trace; it is a Source.

@@ -3,7 +3,6 @@ package workloads
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/evalsched/lab/internal/field"
 	"hash/maphash"
 	"io"
 	"maps"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/evalsched/lab/internal/field"
 )
 
 // build types the fields of a parsed record into a job. The error is the

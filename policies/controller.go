@@ -63,6 +63,9 @@ type controller struct {
 	minute     int     // ticks in a minute (the per-minute quota windows), 1..16
 	quotaProbe float64 // factor^(tick/quota_dead_time): the fastest growth per tick near a quota
 	probe      float64 // ControllerSlowStart: factor^(1/lookback), its fastest growth per tick
+	// idle: slowstart without smoothing, whose tick steps an idle model
+	// (fresh reading, empty queue, limit not binding) by slowIdle alone
+	idle bool
 
 	fresh staleMemo // a cache of tick's last staleness answer, not a setting
 }
@@ -100,6 +103,7 @@ func newController(cfg SchedulerConfig) controller {
 	if cfg.Smoothing > 0 && cfg.Smoothing < 1 {
 		c.smoothing = cfg.Smoothing
 	}
+	c.idle = c.kind == ControllerSlowStart && c.smoothing == 0
 	return c
 }
 
@@ -156,8 +160,6 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		lat = nil // what the others would read of it is never used
 	}
 	in := signals{now: now, quotaProbe: c.quotaProbe, minute: c.minute}
-	// slowstart without smoothing takes an idle model's step here (below)
-	idle := c.kind == ControllerSlowStart && c.smoothing == 0
 	if quota {
 		in.quota = qs
 	}
@@ -183,15 +185,7 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 				continue
 			}
 		}
-		if idle && depth < 1 && !in.binding && c.fresh.of(now, asOf) && c.fresh.fresh {
-			// tick's path, without its call, for a reading the staleness
-			// memo holds fresh, an empty queue and a limit not binding:
-			// most models at most ticks
-			m.depth = float64(depth)
-			c.slowIdle(&m.limitState)
-		} else {
-			c.tick(&m.limitState, depth, asOf, &in)
-		}
+		c.tick(&m.limitState, depth, asOf, &in)
 		limits[i] = m.limit
 	}
 }
@@ -227,8 +221,20 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 // taken at asOf, its running count, and whether its limit is binding (see
 // Scheduler.control): raise below target when binding, lower above target
 // plus tolerance unless already below running, hold otherwise or when the
-// reading is stale.
+// reading is stale. Its front inlines: an idle model (c.idle, a reading
+// the staleness memo holds fresh, an empty queue, a limit not binding:
+// most models at most ticks) takes slowIdle's step without stepRule's call.
 func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals) {
+	if c.idle && depth < 1 && !in.binding && c.fresh.of(in.now, asOf) && c.fresh.fresh {
+		ls.depth = float64(depth)
+		c.slowIdle(ls)
+		return
+	}
+	c.stepRule(ls, depth, asOf, in)
+}
+
+// stepRule is tick's whole rule.
+func (c *controller) stepRule(ls *limitState, depth int, asOf time.Time, in *signals) {
 	// the models' readings of one tick mostly share one time, and
 	// time.Time.Sub is dear for every model at every tick: the answer for
 	// the last (now, asOf) is kept (== compares the representations, so a

@@ -198,58 +198,6 @@ func TestSlowIdleMatchesStep(t *testing.T) {
 	}
 }
 
-// controlRef is control with every model's step through tick: the
-// reference for control's idle path.
-func controlRef(s *Scheduler, now time.Time, state State, containers int) {
-	models, limits := s.models, s.limits[:len(s.models)]
-	c := &s.ctl
-	fillable := 0
-	for i := range models {
-		m := &models[i]
-		m.running = state.Running(ModelID(i))
-		fillable += min(m.waiting, max(m.limit-m.running, 0))
-	}
-	spare := containers > fillable
-	qs, quota := state.(QuotaState)
-	// inspect's own rule is a 429 rule, read from LatencySignals: the quota
-	// rule would take every tick with a 429 before inspect heard one, and
-	// inspect would double on every clean tick for ever
-	lat, hears429 := state.(LatencySignals)
-	quota = quota && c.quota && !(c.kind == ControllerInspect && hears429)
-	if !c.kind.readsLatencySignals() {
-		lat = nil // what the others would read of it is never used
-	}
-	in := signals{now: now, quotaProbe: c.quotaProbe, minute: c.minute}
-	if quota {
-		in.quota = qs
-	}
-	for i := range models {
-		m := &models[i]
-		depth, asOf := state.GatewayDepth(ModelID(i))
-		m.ran.record(m.running)
-		in.running, in.model = m.running, ModelID(i)
-		in.binding = spare && m.waiting > max(m.limit-m.running, 0)
-		in.ran = &m.ran
-		in.depth, in.latency, in.latFresh, in.new429, in.hold = 0, 0, false, 0, nil
-		if m.hold.halfLife > 0 {
-			in.hold = &m.hold
-		}
-		if lat != nil {
-			readSignals(lat, ModelID(i), &m.limitState, &in)
-		}
-		if quota {
-			if n := qs.Rejections(ModelID(i)); n == 0 {
-				m.rejTicks = 0 // rejected on a clean tick, without the call
-			} else if c.rejected(&m.limitState, n, m.running) {
-				limits[i] = m.limit
-				continue
-			}
-		}
-		c.tick(&m.limitState, depth, asOf, &in)
-		limits[i] = m.limit
-	}
-}
-
 // rejectingState is a fakeState that offers the quota signal: the given
 // 429s, and empty quota windows.
 type rejectingState struct {
@@ -260,11 +208,12 @@ type rejectingState struct {
 func (r rejectingState) Quota(ModelID) QuotaReading { return QuotaReading{} }
 func (r rejectingState) Rejections(m ModelID) int   { return r.rejected[m] }
 
-// TestControlIdlePathMatchesTick: control, which steps an idle slowstart
-// model (fresh reading, empty queue, limit not binding) without tick, leaves
-// every model's limit and controller state as control with every step
-// through tick, over random running counts, depths, stale or missing
-// readings, pools, 429s and waiting jobs, with and without smoothing.
+// TestControlIdlePathMatchesTick: tick, which steps an idle slowstart
+// model (fresh reading, empty queue, limit not binding) by slowIdle alone,
+// leaves every model's limit and controller state as tick's whole rule
+// (the reference: the same scheduler with c.idle off), over random running
+// counts, depths, stale or missing readings, pools, 429s and waiting jobs,
+// with and without smoothing.
 func TestControlIdlePathMatchesTick(t *testing.T) {
 	const models = 40
 	names := make([]string, models)
@@ -279,6 +228,7 @@ func TestControlIdlePathMatchesTick(t *testing.T) {
 				t.Fatal(err)
 			}
 			ref, _ := NewScheduler(cfg, names)
+			ref.ctl.idle = false // every step through stepRule
 			rng := rand.New(rand.NewPCG(7, 44))
 			fs := newFakeState(models, 100)
 			rej := make([]int, models)
@@ -303,7 +253,7 @@ func TestControlIdlePathMatchesTick(t *testing.T) {
 				}
 				containers := rng.IntN(60)
 				fast.control(now, state, containers)
-				controlRef(ref, now, state, containers)
+				ref.control(now, state, containers)
 				for m := range models {
 					a, b := fast.models[m].limitState, ref.models[m].limitState
 					if !sameState(a, b) || fast.limits[m] != ref.limits[m] {

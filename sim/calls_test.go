@@ -57,21 +57,21 @@ func TestEmptyQueueShortcuts(t *testing.T) {
 			if w.prov.models[m].paces {
 				paces++
 			}
+			// unchanged fails if loop, run on model m, changes its call path.
+			unchanged := func(what string, loop func(int32)) {
+				before := readCallPath(w, m)
+				loop(m)
+				if diff := cmp.Diff(before, readCallPath(w, m)); diff != "" {
+					t.Errorf("%d events, model %d: %s changed (-before +after):\n%s", events, m, what, diff)
+				}
+			}
 			if w.gw.lanes[m].queue.Len() == 0 {
 				emptyQ++
-				before := readCallPath(w, m)
-				w.dispatchQueued(m)
-				if diff := cmp.Diff(before, readCallPath(w, m)); diff != "" {
-					t.Errorf("%d events, model %d: dispatch's loop on an empty queue changed (-before +after):\n%s", events, m, diff)
-				}
+				unchanged("dispatch's loop on an empty queue", w.dispatchQueued)
 			}
 			if w.prov.models[m].waiting.Len() == 0 {
 				emptyW++
-				before := readCallPath(w, m)
-				w.serveWaitingCalls(m)
-				if diff := cmp.Diff(before, readCallPath(w, m)); diff != "" {
-					t.Errorf("%d events, model %d: serveWaiting's loop with none waiting changed (-before +after):\n%s", events, m, diff)
-				}
+				unchanged("serveWaiting's loop with none waiting", w.serveWaitingCalls)
 			}
 		}
 	}

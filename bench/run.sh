@@ -6,7 +6,9 @@
 #
 # Environment: SCENARIO (default "default") and SCENARIO_DURATION (default 1h,
 # 0 = whole) for the per-policy scenario benchmark; LAB_RUNS (default 5) whole
-# M/M/c runs per lab benchmark line; SKIP_ENGINE=1 skips the engine lines.
+# M/M/c runs per lab benchmark line; ROUNDS (default 5) rounds of the M/M/c
+# lines, each the loop, the lab and SimPy back to back, whose per-round
+# ratios are summed up by their median; SKIP_ENGINE=1 skips the engine lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,31 +25,48 @@ if [ "${SKIP_ENGINE:-0}" != 1 ]; then
 	echo "== engine against the reference heap loop (x-ref = engine / reference, per event)"
 	run -test.bench '^Benchmark(Hold|MMc)$' -test.benchtime 1000000x
 fi
-echo "== whole lab on M/M/$C, rho=$RHO, $CUSTOMERS customers per run (x-ref = lab / reference, per customer)"
-run -test.bench '^BenchmarkLabMMc$' -test.benchtime "${LAB_RUNS:-5}x"
-echo "== scenario ${SCENARIO:-default} (cut to ${SCENARIO_DURATION:-1h}) per policy"
-run -test.bench '^BenchmarkWorld$' -test.benchtime 1x -scenario "${SCENARIO:-default}" -scenario-duration "${SCENARIO_DURATION:-1h}"
-
-# ns/customer of a LabMMc sub-benchmark.
-perCustomer() { awk -v name="^BenchmarkLabMMc/$1(-[0-9]+)?\$" '$1 ~ name { for (i = 2; i < NF; i++) if ($(i+1) == "ns/customer") print $i }' "$out"; }
-ref=$(perCustomer reference)
-lab=$(perCustomer lab)
-
-simpy=""
-for py in python3 /usr/bin/python3; do
-	if "$py" -c 'import SimPy' 2>/dev/null; then
-		echo "== SimPy 2 on the same M/M/$C"
-		line=$("$py" bench/mmc_simpy.py "$CUSTOMERS" "$C" "$RHO" 1)
-		echo "$line"
-		simpy=$(echo "$line" | sed -E 's/.* ([0-9.]+) ns\/customer.*/\1/')
+# The M/M/c lines in rounds: each round runs the loop, the lab and SimPy
+# back to back, so its two ratios are measured side by side, and the machine's
+# drift over the minute moves a round, not the summary (the median of the
+# rounds, printed with their range).
+py=""
+for p in python3 /usr/bin/python3; do
+	if "$p" -c 'import SimPy' 2>/dev/null; then
+		py=$p
 		break
 	fi
 done
+# ns/customer of a LabMMc sub-benchmark in the output file $2.
+perCustomer() { awk -v name="^BenchmarkLabMMc/$1(-[0-9]+)?\$" '$1 ~ name { for (i = 2; i < NF; i++) if ($(i+1) == "ns/customer") print $i }' "$2"; }
+ratios=$(mktemp)
+trap 'rm -f "$out" "$out.test" "$out.round" "$ratios"' EXIT
+for r in $(seq 1 "${ROUNDS:-5}"); do
+	echo "== round $r: whole lab on M/M/$C, rho=$RHO, $CUSTOMERS customers per run (x-ref = lab / reference, per customer)"
+	: >"$out.round"
+	(cd sim && "$out.test" -test.run '^$' -test.benchmem -test.bench '^BenchmarkLabMMc$' -test.benchtime "${LAB_RUNS:-5}x") |
+		grep -E '^Benchmark' | tee -a "$out" "$out.round"
+	simpy=NA
+	if [ -n "$py" ]; then
+		line=$("$py" bench/mmc_simpy.py "$CUSTOMERS" "$C" "$RHO" 1)
+		echo "SimPy 2: $line"
+		simpy=$(echo "$line" | sed -E 's/.* ([0-9.]+) ns\/customer.*/\1/')
+	fi
+	echo "$(perCustomer reference "$out.round") $(perCustomer lab "$out.round") $simpy" >>"$ratios"
+done
+rm -f "$out.round"
+echo "== scenario ${SCENARIO:-default} (cut to ${SCENARIO_DURATION:-1h}) per policy"
+run -test.bench '^BenchmarkWorld$' -test.benchtime 1x -scenario "${SCENARIO:-default}" -scenario-duration "${SCENARIO_DURATION:-1h}"
 
-echo "== per customer on M/M/$C, rho=$RHO"
-printf '  reference loop %10.1f ns\n  lab            %10.1f ns   lab / reference = %.1f  (goal <= 8, stretch 5)\n' "$ref" "$lab" "$(echo "$lab / $ref" | bc -l)"
-if [ -n "$simpy" ]; then
-	printf '  SimPy 2        %10.1f ns   SimPy / lab     = %.1f  (target >= 20)\n' "$simpy" "$(echo "$simpy / $lab" | bc -l)"
+# The median and range of column $1 of the rounds' ratios ("NA" if none).
+summary() { awk -v c="$1" '{print $c}' "$ratios" | grep -v NA | sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "NA"; exit} m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.1f (%.1f-%.1f over %d rounds)", m, v[1], v[NR], NR}'; }
+awk '{ print $1, $2 / $1, ($3 == "NA" ? "NA" : $3 / $2) }' "$ratios" >"$ratios.r"
+mv "$ratios.r" "$ratios"
+
+echo "== per customer on M/M/$C, rho=$RHO: median of the rounds (range)"
+printf '  reference loop %s ns\n' "$(summary 1)"
+printf '  lab / reference = %s  (goal <= 8, stretch 5)\n' "$(summary 2)"
+if [ -n "$py" ]; then
+	printf '  SimPy / lab     = %s  (target >= 20)\n' "$(summary 3)"
 else
 	echo "  SimPy 2 not installed (apt-get install -y python3-simpy): no SimPy ratio"
 fi

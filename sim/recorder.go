@@ -332,14 +332,17 @@ func (r *recorder) failed(cs *callState) {
 // sample appends one time-series row per model with anything going on.
 func (w *World) sample() {
 	now := w.now()
-	for i := range w.rec.lanes {
-		m, model := &w.rec.lanes[i], int32(i)
-		jobs, depth, inflight := w.load[i], w.gw.Depth(model), w.prov.models[i].inflight
-		idle := jobs.running == 0 && depth == 0 && inflight == 0 && jobs.waiting == 0 && m.rejectedSinceSample == 0
-		if idle && m.countedSince == 0 && m.realSince == 0 {
-			continue // the cache counts carry to the model's next row
-		}
-		w.sampleRow(i, now, !idle)
+	// The tables in locals of one length: the loop then reads them without
+	// loading them again or checking bounds at every model.
+	meters := w.rec.lanes
+	load, models := w.load[:len(meters)], w.prov.models[:len(meters)]
+	for i := range meters {
+		m, model := &meters[i], int32(i)
+		jobs, depth, inflight := load[i], w.gw.Depth(model), models[i].inflight
+		busy := jobs.running != 0 || depth != 0 || inflight != 0 || jobs.waiting != 0 || m.rejectedSinceSample != 0
+		if busy || m.countedSince != 0 || m.realSince != 0 {
+			w.sampleRow(i, now, busy)
+		} // else the cache counts carry to the model's next row
 	}
 	w.emit(&obs{kind: obsSample})
 	w.rec.fairSample(now+FromDuration(w.sc.SeriesInterval) > w.rec.end)

@@ -338,7 +338,8 @@ func (w *World) sample() {
 	load, models := w.load[:len(meters)], w.prov.models[:len(meters)]
 	for i := range meters {
 		m, model := &meters[i], int32(i)
-		jobs, depth, inflight := load[i], w.gw.Depth(model), models[i].inflight
+		depth := w.gw.Depth(model)
+		jobs, inflight := load[i], models[i].inflight
 		busy := jobs.running != 0 || depth != 0 || inflight != 0 || jobs.waiting != 0 || m.rejectedSinceSample != 0
 		if busy || m.countedSince != 0 || m.realSince != 0 {
 			w.sampleRow(i, now, busy)

@@ -339,7 +339,7 @@ func (r *recorder) tierRule(l *laneFair, t int8) {
 // laneTokens: a call of the job was answered with these tokens. Only the
 // project's window counts move: the group's admissions move in laneStart,
 // which brings the group to the current window first.
-func (r *recorder) laneTokens(j *waitingJob, tokens int32) {
+func (r *recorder) laneTokens(j *waitingJob, tokens int64) {
 	if r.blind {
 		return
 	}
@@ -348,7 +348,7 @@ func (r *recorder) laneTokens(j *waitingJob, tokens int32) {
 	if lp.window != f.windowID {
 		f.laneProjectWindow(lp, j.lane)
 	}
-	lp.tokens += int64(tokens)
+	lp.tokens += tokens
 }
 
 // laneWindow moves a group's and its lane project's (i, lp) window counts

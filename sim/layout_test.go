@@ -139,3 +139,42 @@ func TestDeploymentsStartCacheLines(t *testing.T) {
 		startsLine(t, fmt.Sprintf("the deployments of %d models", n), unsafe.Pointer(&p.models[0]))
 	}
 }
+
+// TestLaneMetersStartCacheLines: a model's meter is a whole number of
+// lines that the recorder places on a line however many models there are,
+// and each group of fields a call (or the sample) touches together sits in
+// one line.
+func TestLaneMetersStartCacheLines(t *testing.T) {
+	var m laneMeter
+	wholeLines(t, "laneMeter", unsafe.Sizeof(m))
+	for _, g := range [][]field{
+		{
+			{"depth", unsafe.Offsetof(m.depth), unsafe.Sizeof(m.depth)},
+			{"busy", unsafe.Offsetof(m.busy), unsafe.Sizeof(m.busy)},
+			{"queueEntries", unsafe.Offsetof(m.queueEntries), unsafe.Sizeof(m.queueEntries)},
+			{"calls", unsafe.Offsetof(m.calls), unsafe.Sizeof(m.calls)},
+		},
+		{
+			{"gwOnly", unsafe.Offsetof(m.gwOnly), unsafe.Sizeof(m.gwOnly)},
+			{"queueWaitSum", unsafe.Offsetof(m.queueWaitSum), unsafe.Sizeof(m.queueWaitSum)},
+			{"tokens", unsafe.Offsetof(m.tokens), unsafe.Sizeof(m.tokens)},
+			{"cacheInSince", unsafe.Offsetof(m.cacheInSince), unsafe.Sizeof(m.cacheInSince)},
+			{"cacheReadSince", unsafe.Offsetof(m.cacheReadSince), unsafe.Sizeof(m.cacheReadSince)},
+			{"missToolSince", unsafe.Offsetof(m.missToolSince), unsafe.Sizeof(m.missToolSince)},
+		},
+		{
+			{"countedSince", unsafe.Offsetof(m.countedSince), unsafe.Sizeof(m.countedSince)},
+			{"realSince", unsafe.Offsetof(m.realSince), unsafe.Sizeof(m.realSince)},
+			{"rejectedSinceSample", unsafe.Offsetof(m.rejectedSinceSample), unsafe.Sizeof(m.rejectedSinceSample)},
+			{"running", unsafe.Offsetof(m.running), unsafe.Sizeof(m.running)},
+			{"arrived", unsafe.Offsetof(m.arrived), unsafe.Sizeof(m.arrived)},
+			{"started", unsafe.Offsetof(m.started), unsafe.Sizeof(m.started)},
+			{"grading", unsafe.Offsetof(m.grading), unsafe.Sizeof(m.grading)},
+		},
+	} {
+		inLine(t, "laneMeter", g[0].off/cacheLine, g...)
+	}
+	for n := 1; n <= 64; n++ {
+		startsLine(t, fmt.Sprintf("the meters of %d models", n), unsafe.Pointer(&newLaneMeters(n)[0]))
+	}
+}

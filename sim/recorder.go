@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"unsafe"
+
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 )
@@ -41,24 +43,22 @@ type recorder struct {
 	lastFinish Time
 }
 
-// laneMeter is what is measured on one model over the window.
+// laneMeter is what is measured on one model over the window. Calls
+// reach a model's meter at random, so its fields are in the order a call
+// reads them, a cache line each (TestLaneMetersStartCacheLines): a try's
+// and an answer's levels and counts; the job's gateway-only level and the
+// rest of an answer's sums; the quota counts since the sample (which the
+// sample reads with the 429s) with the job's level and counts. It is padded
+// to whole lines, and newLaneMeters starts the table on one.
 type laneMeter struct {
-	depth, busy, running, gwOnly level
-	streams                      level // the provider's streams, after capacity events
-	arrived, started, completed  int64
-	grading                      bool // a grading job arrived on the model (whole run)
-	times                        pages[results.JobTimes]
-	calls, rejected429, errors   int64
+	depth, busy         level
+	queueEntries, calls int64
+	gwOnly              level
+	queueWaitSum        float64
 	// tokens are those of the calls answered in the window: whole
 	// numbers, summed exactly as an int64 (as a float64 they would be the
 	// same below 2^53), read as a float64.
-	tokens               int64
-	bill                 results.TokenBill
-	failed, queueEntries int64
-	queueWaitSum         float64
-	// rejectedSinceSample counts 429s (evaluation and production, whole
-	// run) since the previous series row.
-	rejectedSinceSample int
+	tokens int64
 	// The cache since the model's previous series row (whole run): input
 	// and cache-read tokens of the evaluation calls answered, and their
 	// misses by cause.
@@ -68,6 +68,18 @@ type laneMeter struct {
 	// calls counted in its organisation's quotas, and their real tokens,
 	// since the model's previous series row (whole run).
 	countedSince, realSince float64
+	running                 level
+	arrived, started        int64
+	// rejectedSinceSample counts 429s (evaluation and production, whole
+	// run) since the previous series row.
+	rejectedSinceSample int32
+	grading             bool // a grading job arrived on the model (whole run)
+	completed           int64
+	times               pages[results.JobTimes]
+	streams             level // the provider's streams, after capacity events
+	rejected429, errors int64
+	failed              int64
+	bill                results.TokenBill
 	// limits are the model's series rows with a limit, as runs of
 	// consecutive samples with one limit (with StreamRows), and the range
 	// of those limits.
@@ -76,6 +88,15 @@ type laneMeter struct {
 	// conv holds, with StreamRows, what convergence reads of each sample
 	// with a limit besides the limit itself.
 	conv []convSample
+	_    [40]byte
+}
+
+// newLaneMeters makes n meters starting a cache line: a slice of over
+// 32 KiB is its own span, page-aligned, where a smaller one with pointers
+// starts after the allocator's 8-byte type header.
+func newLaneMeters(n int) []laneMeter {
+	const span = 32<<10/int(unsafe.Sizeof(laneMeter{})) + 1
+	return make([]laneMeter, n, max(n, span))
 }
 
 // convSample is what convergence reads of one series sample, kept with
@@ -115,7 +136,7 @@ func newRecorder(sc *scenario.Scenario, eng *Engine) recorder {
 	r := recorder{
 		eng: eng, windowStart: FromDuration(sc.Warmup), end: FromDuration(sc.Duration),
 		fairWindow: FromDuration(sc.FairnessWindow), names: names, interval: FromDuration(sc.SeriesInterval),
-		lanes: make([]laneMeter, len(names)), prod: make([]prodMeter, len(sc.Production)),
+		lanes: newLaneMeters(len(names)), prod: make([]prodMeter, len(sc.Production)),
 		fair: newFairness(len(names)), quota: newQuotaMeter(sc),
 	}
 	if sc.Billing() {
@@ -311,14 +332,18 @@ func (r *recorder) failed(cs *callState) {
 // sample appends one time-series row per model with anything going on.
 func (w *World) sample() {
 	now := w.now()
-	for i := range w.rec.lanes {
-		m, model := &w.rec.lanes[i], int32(i)
-		jobs, depth, inflight := w.load[i], w.gw.Depth(model), w.prov.models[i].inflight
-		idle := jobs.running == 0 && depth == 0 && inflight == 0 && jobs.waiting == 0 && m.rejectedSinceSample == 0
-		if idle && m.countedSince == 0 && m.realSince == 0 {
-			continue // the cache counts carry to the model's next row
-		}
-		w.sampleRow(i, now, !idle)
+	// The tables in locals of one length: the loop then reads them without
+	// loading them again or checking bounds at every model.
+	meters := w.rec.lanes
+	load, models := w.load[:len(meters)], w.prov.models[:len(meters)]
+	for i := range meters {
+		m, model := &meters[i], int32(i)
+		depth := w.gw.Depth(model)
+		jobs, inflight := load[i], models[i].inflight
+		busy := jobs.running != 0 || depth != 0 || inflight != 0 || jobs.waiting != 0 || m.rejectedSinceSample != 0
+		if busy || m.countedSince != 0 || m.realSince != 0 {
+			w.sampleRow(i, now, busy)
+		} // else the cache counts carry to the model's next row
 	}
 	w.emit(&obs{kind: obsSample})
 	w.rec.fairSample(now+FromDuration(w.sc.SeriesInterval) > w.rec.end)

@@ -80,14 +80,15 @@ func (r *recorder) callAnswered(w *World, cs *callState, busy int32, settled boo
 	if cs.miss != cacheNoMiss {
 		r.missed(m, cs.miss)
 	}
+	tokens := int64(cs.in) + int64(cs.out)
 	if now >= r.windowStart {
 		m.calls++
-		m.tokens += int64(cs.in) + int64(cs.out)
+		m.tokens += tokens
 		if r.prices != nil {
 			r.bill(&m.bill, cs)
 		}
 	}
-	r.laneTokens(&w.running.at(cs.owner).waitingJob, cs.in+cs.out)
+	r.laneTokens(&w.running.at(cs.owner).waitingJob, tokens)
 }
 
 // tried: a try of cs, which left its gateway queue (depth deep after it)

@@ -74,7 +74,7 @@ func (r *recorder) acceptedTry(cs *callState, m *laneMeter, org int, key int, co
 	if org < 0 && key < 0 {
 		return // counted nowhere
 	}
-	tokens := float64(cs.in) + float64(cs.out)
+	tokens := float64(int64(cs.in) + int64(cs.out)) // float64(cs.in) + float64(cs.out), one conversion
 	if cs.kind == productionCall {
 		if org >= 0 {
 			w := 1 + int(cs.owner)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -188,5 +189,26 @@ func TestUniqueBatchesMatchNameLookup(t *testing.T) {
 				t.Errorf("batch progress rows (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAcceptedTryTokens: an accepted try's real tokens, one conversion of
+// the integer sum, are summed into the telemetry and the model's row as
+// the sum of the two converted counts would be, to the bit.
+func TestAcceptedTryTokens(t *testing.T) {
+	pairs := [][2]int32{{0, 0}, {1, 0}, {0, 1}, {1 << 30, 1 << 30}, {1<<31 - 1, 1<<31 - 1}, {-1 << 31, 1<<31 - 1}, {-1 << 31, -1 << 31}, {123457, 98765}}
+	rn := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		pairs = append(pairs, [2]int32{int32(rn.Uint32()), int32(rn.Uint32() >> rn.IntN(32))})
+	}
+	r := recorder{lanes: newLaneMeters(1), quota: quotaMeter{evalUse: make([][3]float64, 1)}}
+	var real float64
+	for _, p := range pairs {
+		cs := &callState{kind: jobCall, in: p[0], out: p[1]}
+		r.acceptedTry(cs, &r.lanes[0], 0, -1, 0)
+		real += float64(p[0]) + float64(p[1])
+		if got := r.quota.evalUse[0][2]; got != real || r.lanes[0].realSince != real {
+			t.Fatalf("after %v: real tokens %v and %v, want %v", p, got, r.lanes[0].realSince, real)
+		}
 	}
 }

@@ -66,6 +66,9 @@ type controller struct {
 	// idle: slowstart without smoothing, whose tick steps an idle model
 	// (fresh reading, empty queue, limit not binding) by slowIdle alone
 	idle bool
+	// holds: job_rate_hold is on, so every model's rateHold has its
+	// half-life (NewScheduler gives each the config's)
+	holds bool
 
 	fresh staleMemo // a cache of tick's last staleness answer, not a setting
 }
@@ -104,6 +107,7 @@ func newController(cfg SchedulerConfig) controller {
 		c.smoothing = cfg.Smoothing
 	}
 	c.idle = c.kind == ControllerSlowStart && c.smoothing == 0
+	c.holds = cfg.JobRateHold > 0
 	return c
 }
 
@@ -111,19 +115,19 @@ func newController(cfg SchedulerConfig) controller {
 // remembers between ticks.
 type limitState struct {
 	limit    int
-	depth    float64    // last reading used (smoothed if configured)
+	depth    float64 // last reading used (smoothed if configured)
+	rejTicks int     // consecutive ticks with 429s
+	action   Action
 	ran      tickRing   // running counts at the last ticks
-	hold     rateHold   // the held per-job use of the per-minute quota windows
 	rival    rivalState // what the rival controllers remember (rivals.go)
+	hold     rateHold   // the held per-job use of the per-minute quota windows
 	target   float64
 	minL     int
 	maxL     int
 	haveEWMA bool
 	lastAsOf time.Time // time of the last reading fed into the average
-	action   Action
 	latAsOf  time.Time // time of the last latency reading taken in
 	seen429  int64     // the 429 count as last read
-	rejTicks int       // consecutive ticks with 429s
 }
 
 func newLimitState(r ModelLimits) limitState {
@@ -171,7 +175,7 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		in.binding = spare && m.waiting > max(m.limit-m.running, 0)
 		in.ran = &m.ran
 		in.depth, in.latency, in.latFresh, in.new429, in.hold = 0, 0, false, 0, nil
-		if m.hold.halfLife > 0 {
+		if c.holds {
 			in.hold = &m.hold
 		}
 		if lat != nil {

@@ -93,7 +93,7 @@ func TestSlowStartShortcutMatchesProbe(t *testing.T) {
 				}
 				in := signals{now: now, running: rng.IntN(2 * limit), binding: rng.IntN(2) == 0, quotaProbe: 1,
 					depth: []float64{0, 0.5, 0.999, 1, float64(rng.IntN(60))}[rng.IntN(5)]}
-				fast, ref := ls, ls
+				fast, ref := cloneState(ls), cloneState(ls)
 				infast, inref := in, in
 				want, dir := c.propose(&fast, &infast)
 				c.apply(&fast, want, dir, &infast)
@@ -108,13 +108,48 @@ func TestSlowStartShortcutMatchesProbe(t *testing.T) {
 }
 
 // sameState compares two limit states, their real-valued limits bit for
-// bit (a probe that overflows makes a NaN).
+// bit (a probe that overflows makes a NaN) and their rings by the values
+// they hold, wherever those are.
 func sameState(a, b limitState) bool {
-	if math.Float64bits(a.rival.fl) != math.Float64bits(b.rival.fl) {
+	if math.Float64bits(a.rival.fl) != math.Float64bits(b.rival.fl) ||
+		!sameRing(&a.ran, &b.ran) || !sameRing(&a.rival.ss.hist, &b.rival.ss.hist) {
 		return false
 	}
 	a.rival.fl, b.rival.fl = 0, 0
+	a.ran, b.ran, a.rival.ss.hist, b.rival.ss.hist = tickRing{}, tickRing{}, tickRing{}, tickRing{}
 	return a == b
+}
+
+// sameRing compares two rings' counts, sums and the values they keep.
+func sameRing(a, b *tickRing) bool {
+	if a.n != b.n || a.sum != b.sum || a.k != b.k {
+		return false
+	}
+	for i := max(0, a.n-slowMaxLookback); i < a.n; i++ {
+		if a.at(i) != b.at(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// cloneState is ls with rings of its own: a copy of a limitState shares
+// its rings' tiles.
+func cloneState(ls limitState) limitState {
+	ls.ran, ls.rival.ss.hist = cloneRing(ls.ran), cloneRing(ls.rival.ss.hist)
+	return ls
+}
+
+func cloneRing(r tickRing) tickRing {
+	if r.t == nil {
+		return r
+	}
+	c := r
+	c.t, c.col = new(tickTile), 0
+	for s := range slowMaxLookback {
+		c.t[s][0] = r.t[s][r.col]
+	}
+	return c
 }
 
 // TestOnlyLatencyReadersReadLatency: a controller kind that
@@ -128,7 +163,7 @@ func TestOnlyLatencyReadersReadLatency(t *testing.T) {
 			cfg := SchedulerConfig{Tick: 10 * time.Second, Controller: kind, Smoothing: 0.5}.WithDefaults()
 			c := newController(cfg)
 			ls := newLimitState(cfg.ForModel("m"))
-			heard, deaf := ls, ls
+			heard, deaf := cloneState(ls), cloneState(ls)
 			now := time.Unix(1_700_000_000, 0)
 			differ := false
 			for range 5000 {
@@ -181,7 +216,7 @@ func TestSlowIdleMatchesStep(t *testing.T) {
 			depth := []int{0, 0, 1, rng.IntN(60)}[rng.IntN(4)]
 			asOf := now.Add(-time.Duration(rng.IntN(3)) * cfg.StaleAfter / 2)
 			in := signals{now: now, running: rng.IntN(2 * limit), binding: rng.IntN(2) == 0, quotaProbe: 1}
-			fast, ref := ls, ls
+			fast, ref := cloneState(ls), cloneState(ls)
 			infast, inref := in, in
 			c.tick(&fast, depth, asOf, &infast)
 			if fresh := now.Sub(asOf) <= c.staleAfter; !fresh {
@@ -260,6 +295,22 @@ func TestControlIdlePathMatchesTick(t *testing.T) {
 						t.Fatalf("smoothing %g, quota %v, step %d, model %d:\n got %+v\nwant %+v", smoothing, quota, step, m, a, b)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestHoldsIsHalfLife: control's configuration test for the job rate hold
+// answers as every model's own half-life does.
+func TestHoldsIsHalfLife(t *testing.T) {
+	for _, hold := range []time.Duration{0, time.Nanosecond, 5 * time.Minute} {
+		s, err := NewScheduler(SchedulerConfig{Tick: 10 * time.Second, JobRateHold: hold}, []string{"a", "b", "c"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range s.models {
+			if got, want := s.ctl.holds, s.models[m].hold.halfLife > 0; got != want {
+				t.Errorf("job_rate_hold %v, model %d: holds %v, its half-life says %v", hold, m, got, want)
 			}
 		}
 	}

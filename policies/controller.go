@@ -189,7 +189,14 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 				continue
 			}
 		}
-		c.tick(&m.limitState, depth, asOf, &in)
+		// tick, written out: it is not inlined, and its front (most models
+		// at most ticks) then costs no call of its own
+		if c.idleFront(depth, asOf, &in) {
+			m.depth = float64(depth)
+			c.slowIdle(&m.limitState)
+		} else {
+			c.stepRule(&m.limitState, depth, asOf, &in)
+		}
 		limits[i] = m.limit
 	}
 }
@@ -229,12 +236,19 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 // the staleness memo holds fresh, an empty queue, a limit not binding:
 // most models at most ticks) takes slowIdle's step without stepRule's call.
 func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals) {
-	if c.idle && depth < 1 && !in.binding && c.fresh.of(in.now, asOf) && c.fresh.fresh {
+	if c.idleFront(depth, asOf, in) {
 		ls.depth = float64(depth)
 		c.slowIdle(ls)
 		return
 	}
 	c.stepRule(ls, depth, asOf, in)
+}
+
+// idleFront reports whether tick takes an idle model's step: c.idle, an
+// empty queue, a limit not binding, and a reading the staleness memo
+// holds fresh.
+func (c *controller) idleFront(depth int, asOf time.Time, in *signals) bool {
+	return c.idle && depth < 1 && !in.binding && c.fresh.of(in.now, asOf) && c.fresh.fresh
 }
 
 // stepRule is tick's whole rule.

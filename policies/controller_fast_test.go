@@ -243,9 +243,10 @@ type rejectingState struct {
 func (r rejectingState) Quota(ModelID) QuotaReading { return QuotaReading{} }
 func (r rejectingState) Rejections(m ModelID) int   { return r.rejected[m] }
 
-// TestControlIdlePathMatchesTick: tick, which steps an idle slowstart
-// model (fresh reading, empty queue, limit not binding) by slowIdle alone,
-// leaves every model's limit and controller state as tick's whole rule
+// TestControlIdlePathMatchesTick: control, which steps an idle slowstart
+// model (fresh reading, empty queue, limit not binding) by slowIdle alone
+// (tick's front, written out), leaves every model's limit and controller
+// state as tick's whole rule
 // (the reference: the same scheduler with c.idle off), over random running
 // counts, depths, stale or missing readings, pools, 429s and waiting jobs,
 // with and without smoothing.

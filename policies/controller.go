@@ -171,14 +171,9 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		m := &models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
 		m.ran.record(m.running)
-		in.running, in.model = m.running, ModelID(i)
 		in.binding = spare && m.waiting > max(m.limit-m.running, 0)
-		in.ran = &m.ran
-		in.depth, in.latency, in.latFresh, in.new429, in.hold = 0, 0, false, 0, nil
-		if c.holds {
-			in.hold = &m.hold
-		}
 		if lat != nil {
+			in.latency, in.latFresh, in.new429 = 0, false, 0
 			readSignals(lat, ModelID(i), &m.limitState, &in)
 		}
 		if quota {
@@ -190,13 +185,19 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 			}
 		}
 		// tick, written out: it is not inlined, and its front (most models
-		// at most ticks) then costs no call of its own
+		// at most ticks) then costs no call of its own, nor the rest of
+		// the signals, which slowIdle does not read
 		if c.idleFront(depth, asOf, &in) {
 			m.depth = float64(depth)
 			c.slowIdle(&m.limitState)
-		} else {
-			c.stepRule(&m.limitState, depth, asOf, &in)
+			limits[i] = m.limit
+			continue
 		}
+		in.running, in.model, in.ran, in.depth, in.hold = m.running, ModelID(i), &m.ran, 0, nil
+		if c.holds {
+			in.hold = &m.hold
+		}
+		c.stepRule(&m.limitState, depth, asOf, &in)
 		limits[i] = m.limit
 	}
 }

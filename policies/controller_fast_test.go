@@ -316,3 +316,125 @@ func TestHoldsIsHalfLife(t *testing.T) {
 		}
 	}
 }
+
+// signalState is a fakeState that offers the quota signal (the given 429s,
+// windows of the given use) and the latency signals.
+type signalState struct {
+	*fakeState
+	rejected []int
+	use      []float64
+	latency  []float64
+	latAt    []time.Time
+	throttle []int64
+}
+
+func (s signalState) Quota(m ModelID) QuotaReading {
+	return QuotaReading{Use: [NumDims]float64{DimTPM: s.use[m]}, ModelUse: [NumDims]float64{DimTPM: s.use[m] / 2}}
+}
+func (s signalState) Rejections(m ModelID) int                   { return s.rejected[m] }
+func (s signalState) CallLatency(m ModelID) (float64, time.Time) { return s.latency[m], s.latAt[m] }
+func (s signalState) Throttled(m ModelID) int64                  { return s.throttle[m] }
+
+// controlRef is control as a model's step is specified: every model's
+// signals built afresh, then tick.
+func controlRef(s *Scheduler, now time.Time, state State, containers int) {
+	c := &s.ctl
+	fillable := 0
+	for i := range s.models {
+		m := &s.models[i]
+		m.running = state.Running(ModelID(i))
+		fillable += min(m.waiting, max(m.limit-m.running, 0))
+	}
+	spare := containers > fillable
+	qs, quota := state.(QuotaState)
+	lat, hears429 := state.(LatencySignals)
+	quota = quota && c.quota && !(c.kind == ControllerInspect && hears429)
+	for i := range s.models {
+		m := &s.models[i]
+		depth, asOf := state.GatewayDepth(ModelID(i))
+		m.ran.record(m.running)
+		in := signals{now: now, quotaProbe: c.quotaProbe, minute: c.minute, running: m.running, model: ModelID(i),
+			binding: spare && m.waiting > max(m.limit-m.running, 0), ran: &m.ran}
+		if quota {
+			in.quota = qs
+		}
+		if m.hold.halfLife > 0 {
+			in.hold = &m.hold
+		}
+		if lat != nil && c.kind.readsLatencySignals() {
+			readSignals(lat, ModelID(i), &m.limitState, &in)
+		}
+		if quota {
+			if n := qs.Rejections(ModelID(i)); n == 0 {
+				m.rejTicks = 0
+			} else if c.rejected(&m.limitState, n, m.running) {
+				s.limits[i] = m.limit
+				continue
+			}
+		}
+		c.tick(&m.limitState, depth, asOf, &in)
+		s.limits[i] = m.limit
+	}
+}
+
+// TestControlMatchesRef: control, which fills a model's signals only as
+// far as its step reads them, leaves every model's limit and controller
+// state as controlRef does, for every controller kind, with and without
+// the quota and latency signals and the job rate hold, over random
+// running counts, depths, readings, latencies, 429s and waiting jobs.
+func TestControlMatchesRef(t *testing.T) {
+	const models = 12
+	names := make([]string, models)
+	for i := range names {
+		names[i] = fmt.Sprintf("m%d", i)
+	}
+	for _, kind := range Controllers {
+		for _, signalled := range []bool{false, true} {
+			for _, hold := range []time.Duration{0, 5 * time.Minute} {
+				cfg := SchedulerConfig{Tick: 10 * time.Second, Controller: kind, JobRateHold: hold}
+				fast, err := NewScheduler(cfg, names)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref, _ := NewScheduler(cfg, names)
+				rng := rand.New(rand.NewPCG(8, 44))
+				fs := newFakeState(models, 100)
+				ss := signalState{fakeState: fs, rejected: make([]int, models), use: make([]float64, models),
+					latency: make([]float64, models), latAt: make([]time.Time, models), throttle: make([]int64, models)}
+				now, id := time.Unix(1_700_000_000, 0), JobID(0)
+				for step := range 300 {
+					now = now.Add(cfg.Tick)
+					for range rng.IntN(4) {
+						id++
+						j := Job{ID: id, Account: "a", Project: "p", Model: ModelID(rng.IntN(models))}
+						fast.Enqueue(now, j)
+						ref.Enqueue(now, j)
+					}
+					for m := range models {
+						fs.running[m] = rng.IntN(6)
+						fs.depth[m] = []int{0, 0, 0, -1, rng.IntN(40)}[rng.IntN(5)]
+						fs.asOf[m] = []time.Time{now, now, now, now.Add(-5 * time.Minute), {}}[rng.IntN(5)]
+						ss.rejected[m] = []int{0, 0, 0, 0, 1, 3}[rng.IntN(6)]
+						ss.use[m] = rng.Float64()
+						ss.latency[m] = []float64{0, rng.Float64() * 30}[rng.IntN(2)]
+						ss.latAt[m] = []time.Time{{}, now, now.Add(-time.Minute)}[rng.IntN(3)]
+						ss.throttle[m] += int64(rng.IntN(3) / 2)
+					}
+					var state State = fs
+					if signalled {
+						state = ss
+					}
+					containers := rng.IntN(60)
+					fast.control(now, state, containers)
+					controlRef(ref, now, state, containers)
+					for m := range models {
+						a, b := fast.models[m].limitState, ref.models[m].limitState
+						if !sameState(a, b) || fast.limits[m] != ref.limits[m] {
+							t.Fatalf("%s, signalled %v, hold %v, step %d, model %d:\n got %+v\nwant %+v", kind, signalled, hold, step, m, a, b)
+						}
+					}
+				}
+			}
+		}
+	}
+}

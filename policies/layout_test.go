@@ -2,6 +2,7 @@ package policies
 
 import (
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -34,5 +35,23 @@ func TestTickFieldsFirst(t *testing.T) {
 	}
 	if size := unsafe.Sizeof(m); size%64 != 0 {
 		t.Errorf("modelState is %d bytes, not a whole number of cache lines", size)
+	}
+}
+
+// TestModelsStartCacheLines: the model records start a cache line, for a
+// small catalogue too, so that a record's first two lines are its own.
+func TestModelsStartCacheLines(t *testing.T) {
+	for _, n := range []int{1, 3, 40, 241} {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = string(rune('a'+i%26)) + string(rune('a'+i/26))
+		}
+		s, err := NewScheduler(SchedulerConfig{Tick: 10 * time.Second}, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if off := uintptr(unsafe.Pointer(&s.models[0])) % 64; off != 0 {
+			t.Errorf("%d models: the records start %d bytes into a cache line", n, off)
+		}
 	}
 }

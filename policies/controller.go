@@ -167,6 +167,10 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	if quota {
 		in.quota = qs
 	}
+	// whether the staleness memo is of now: true once stepRule has run
+	// this tick (it leaves the memo at now), so the models' idle tests
+	// compare only their readings' times
+	memoNow := c.fresh.now == now
 	for i := range models {
 		m := &models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
@@ -187,7 +191,7 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 		// tick, written out: it is not inlined, and its front (most models
 		// at most ticks) then costs no call of its own, nor the rest of
 		// the signals, which slowIdle does not read
-		if c.idleFront(depth, asOf, &in) {
+		if c.idleFront(depth, asOf, in.binding, memoNow) {
 			m.depth = float64(depth)
 			c.slowIdle(&m.limitState)
 			limits[i] = m.limit
@@ -198,6 +202,7 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 			in.hold = &m.hold
 		}
 		c.stepRule(&m.limitState, depth, asOf, &in)
+		memoNow = true
 		limits[i] = m.limit
 	}
 }
@@ -237,7 +242,7 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 // the staleness memo holds fresh, an empty queue, a limit not binding:
 // most models at most ticks) takes slowIdle's step without stepRule's call.
 func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals) {
-	if c.idleFront(depth, asOf, in) {
+	if c.idleFront(depth, asOf, in.binding, in.now == c.fresh.now) {
 		ls.depth = float64(depth)
 		c.slowIdle(ls)
 		return
@@ -247,9 +252,9 @@ func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals
 
 // idleFront reports whether tick takes an idle model's step: c.idle, an
 // empty queue, a limit not binding, and a reading the staleness memo
-// holds fresh.
-func (c *controller) idleFront(depth int, asOf time.Time, in *signals) bool {
-	return c.idle && depth < 1 && !in.binding && c.fresh.of(in.now, asOf) && c.fresh.fresh
+// holds fresh (memoNow: the memo is of the step's now).
+func (c *controller) idleFront(depth int, asOf time.Time, binding, memoNow bool) bool {
+	return c.idle && depth < 1 && !binding && memoNow && asOf == c.fresh.asOf && c.fresh.fresh
 }
 
 // stepRule is tick's whole rule.

@@ -245,11 +245,12 @@ func (r rejectingState) Rejections(m ModelID) int   { return r.rejected[m] }
 
 // TestControlIdlePathMatchesTick: control, which steps an idle slowstart
 // model (fresh reading, empty queue, limit not binding) by slowIdle alone
-// (tick's front, written out), leaves every model's limit and controller
-// state as tick's whole rule
-// (the reference: the same scheduler with c.idle off), over random running
-// counts, depths, stale or missing readings, pools, 429s and waiting jobs,
-// with and without smoothing.
+// (tick's front, written out, its staleness memo's time compared once a
+// tick), leaves every model's limit and controller state as tick's whole
+// rule (the reference: the same scheduler with c.idle off), over random
+// running counts, depths, stale or missing readings, readings repeated
+// over ticks (fresh, then stale), pools, 429s and waiting jobs, with and
+// without smoothing.
 func TestControlIdlePathMatchesTick(t *testing.T) {
 	const models = 40
 	names := make([]string, models)
@@ -280,7 +281,7 @@ func TestControlIdlePathMatchesTick(t *testing.T) {
 				for m := range models {
 					fs.running[m] = rng.IntN(4)
 					fs.depth[m] = []int{0, 0, 0, -1, rng.IntN(40)}[rng.IntN(5)]
-					fs.asOf[m] = []time.Time{now, now, now, now.Add(-5 * time.Minute), {}}[rng.IntN(5)]
+					fs.asOf[m] = []time.Time{now, now, now, now.Add(-5 * time.Minute), {}, now.Truncate(time.Minute)}[rng.IntN(6)]
 					rej[m] = []int{0, 0, 0, 0, 1, 3}[rng.IntN(6)]
 				}
 				var state State = fs
@@ -413,7 +414,7 @@ func TestControlMatchesRef(t *testing.T) {
 					for m := range models {
 						fs.running[m] = rng.IntN(6)
 						fs.depth[m] = []int{0, 0, 0, -1, rng.IntN(40)}[rng.IntN(5)]
-						fs.asOf[m] = []time.Time{now, now, now, now.Add(-5 * time.Minute), {}}[rng.IntN(5)]
+						fs.asOf[m] = []time.Time{now, now, now, now.Add(-5 * time.Minute), {}, now.Truncate(time.Minute)}[rng.IntN(6)]
 						ss.rejected[m] = []int{0, 0, 0, 0, 1, 3}[rng.IntN(6)]
 						ss.use[m] = rng.Float64()
 						ss.latency[m] = []float64{0, rng.Float64() * 30}[rng.IntN(2)]

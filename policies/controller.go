@@ -66,6 +66,9 @@ type controller struct {
 	// idle: slowstart without smoothing, whose tick steps an idle model
 	// (fresh reading, empty queue, limit not binding) by slowIdle alone
 	idle bool
+	// holds: job_rate_hold is on, so every model's rateHold has its
+	// half-life (NewScheduler gives each the config's)
+	holds bool
 
 	fresh staleMemo // a cache of tick's last staleness answer, not a setting
 }
@@ -104,6 +107,7 @@ func newController(cfg SchedulerConfig) controller {
 		c.smoothing = cfg.Smoothing
 	}
 	c.idle = c.kind == ControllerSlowStart && c.smoothing == 0
+	c.holds = cfg.JobRateHold > 0
 	return c
 }
 
@@ -111,19 +115,19 @@ func newController(cfg SchedulerConfig) controller {
 // remembers between ticks.
 type limitState struct {
 	limit    int
-	depth    float64    // last reading used (smoothed if configured)
+	depth    float64 // last reading used (smoothed if configured)
+	rejTicks int     // consecutive ticks with 429s
+	action   Action
 	ran      tickRing   // running counts at the last ticks
-	hold     rateHold   // the held per-job use of the per-minute quota windows
 	rival    rivalState // what the rival controllers remember (rivals.go)
+	hold     rateHold   // the held per-job use of the per-minute quota windows
 	target   float64
 	minL     int
 	maxL     int
 	haveEWMA bool
 	lastAsOf time.Time // time of the last reading fed into the average
-	action   Action
 	latAsOf  time.Time // time of the last latency reading taken in
 	seen429  int64     // the 429 count as last read
-	rejTicks int       // consecutive ticks with 429s
 }
 
 func newLimitState(r ModelLimits) limitState {
@@ -163,18 +167,17 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 	if quota {
 		in.quota = qs
 	}
+	// whether the staleness memo is of now: true once stepRule has run
+	// this tick (it leaves the memo at now), so the models' idle tests
+	// compare only their readings' times
+	memoNow := c.fresh.now == now
 	for i := range models {
 		m := &models[i]
 		depth, asOf := state.GatewayDepth(ModelID(i))
 		m.ran.record(m.running)
-		in.running, in.model = m.running, ModelID(i)
 		in.binding = spare && m.waiting > max(m.limit-m.running, 0)
-		in.ran = &m.ran
-		in.depth, in.latency, in.latFresh, in.new429, in.hold = 0, 0, false, 0, nil
-		if m.hold.halfLife > 0 {
-			in.hold = &m.hold
-		}
 		if lat != nil {
+			in.latency, in.latFresh, in.new429 = 0, false, 0
 			readSignals(lat, ModelID(i), &m.limitState, &in)
 		}
 		if quota {
@@ -185,7 +188,21 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 				continue
 			}
 		}
-		c.tick(&m.limitState, depth, asOf, &in)
+		// tick, written out: it is not inlined, and its front (most models
+		// at most ticks) then costs no call of its own, nor the rest of
+		// the signals, which slowIdle does not read
+		if c.idleFront(depth, asOf, in.binding, memoNow) {
+			m.depth = float64(depth)
+			c.slowIdle(&m.limitState)
+			limits[i] = m.limit
+			continue
+		}
+		in.running, in.model, in.ran, in.depth, in.hold = m.running, ModelID(i), &m.ran, 0, nil
+		if c.holds {
+			in.hold = &m.hold
+		}
+		c.stepRule(&m.limitState, depth, asOf, &in)
+		memoNow = true
 		limits[i] = m.limit
 	}
 }
@@ -225,12 +242,19 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 // the staleness memo holds fresh, an empty queue, a limit not binding:
 // most models at most ticks) takes slowIdle's step without stepRule's call.
 func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals) {
-	if c.idle && depth < 1 && !in.binding && c.fresh.of(in.now, asOf) && c.fresh.fresh {
+	if c.idleFront(depth, asOf, in.binding, in.now == c.fresh.now) {
 		ls.depth = float64(depth)
 		c.slowIdle(ls)
 		return
 	}
 	c.stepRule(ls, depth, asOf, in)
+}
+
+// idleFront reports whether tick takes an idle model's step: c.idle, an
+// empty queue, a limit not binding, and a reading the staleness memo
+// holds fresh (memoNow: the memo is of the step's now).
+func (c *controller) idleFront(depth int, asOf time.Time, binding, memoNow bool) bool {
+	return c.idle && depth < 1 && !binding && memoNow && asOf == c.fresh.asOf && c.fresh.fresh
 }
 
 // stepRule is tick's whole rule.

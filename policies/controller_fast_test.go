@@ -93,7 +93,7 @@ func TestSlowStartShortcutMatchesProbe(t *testing.T) {
 				}
 				in := signals{now: now, running: rng.IntN(2 * limit), binding: rng.IntN(2) == 0, quotaProbe: 1,
 					depth: []float64{0, 0.5, 0.999, 1, float64(rng.IntN(60))}[rng.IntN(5)]}
-				fast, ref := ls, ls
+				fast, ref := cloneState(ls), cloneState(ls)
 				infast, inref := in, in
 				want, dir := c.propose(&fast, &infast)
 				c.apply(&fast, want, dir, &infast)
@@ -108,13 +108,48 @@ func TestSlowStartShortcutMatchesProbe(t *testing.T) {
 }
 
 // sameState compares two limit states, their real-valued limits bit for
-// bit (a probe that overflows makes a NaN).
+// bit (a probe that overflows makes a NaN) and their rings by the values
+// they hold, wherever those are.
 func sameState(a, b limitState) bool {
-	if math.Float64bits(a.rival.fl) != math.Float64bits(b.rival.fl) {
+	if math.Float64bits(a.rival.fl) != math.Float64bits(b.rival.fl) ||
+		!sameRing(&a.ran, &b.ran) || !sameRing(&a.rival.ss.hist, &b.rival.ss.hist) {
 		return false
 	}
 	a.rival.fl, b.rival.fl = 0, 0
+	a.ran, b.ran, a.rival.ss.hist, b.rival.ss.hist = tickRing{}, tickRing{}, tickRing{}, tickRing{}
 	return a == b
+}
+
+// sameRing compares two rings' counts, sums and the values they keep.
+func sameRing(a, b *tickRing) bool {
+	if a.n != b.n || a.sum != b.sum || a.k != b.k {
+		return false
+	}
+	for i := max(0, a.n-slowMaxLookback); i < a.n; i++ {
+		if a.at(i) != b.at(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// cloneState is ls with rings of its own: a copy of a limitState shares
+// its rings' tiles.
+func cloneState(ls limitState) limitState {
+	ls.ran, ls.rival.ss.hist = cloneRing(ls.ran), cloneRing(ls.rival.ss.hist)
+	return ls
+}
+
+func cloneRing(r tickRing) tickRing {
+	if r.t == nil {
+		return r
+	}
+	c := r
+	c.t, c.col = new(tickTile), 0
+	for s := range slowMaxLookback {
+		c.t[s][0] = r.t[s][r.col]
+	}
+	return c
 }
 
 // TestOnlyLatencyReadersReadLatency: a controller kind that
@@ -128,7 +163,7 @@ func TestOnlyLatencyReadersReadLatency(t *testing.T) {
 			cfg := SchedulerConfig{Tick: 10 * time.Second, Controller: kind, Smoothing: 0.5}.WithDefaults()
 			c := newController(cfg)
 			ls := newLimitState(cfg.ForModel("m"))
-			heard, deaf := ls, ls
+			heard, deaf := cloneState(ls), cloneState(ls)
 			now := time.Unix(1_700_000_000, 0)
 			differ := false
 			for range 5000 {
@@ -181,7 +216,7 @@ func TestSlowIdleMatchesStep(t *testing.T) {
 			depth := []int{0, 0, 1, rng.IntN(60)}[rng.IntN(4)]
 			asOf := now.Add(-time.Duration(rng.IntN(3)) * cfg.StaleAfter / 2)
 			in := signals{now: now, running: rng.IntN(2 * limit), binding: rng.IntN(2) == 0, quotaProbe: 1}
-			fast, ref := ls, ls
+			fast, ref := cloneState(ls), cloneState(ls)
 			infast, inref := in, in
 			c.tick(&fast, depth, asOf, &infast)
 			if fresh := now.Sub(asOf) <= c.staleAfter; !fresh {
@@ -208,12 +243,14 @@ type rejectingState struct {
 func (r rejectingState) Quota(ModelID) QuotaReading { return QuotaReading{} }
 func (r rejectingState) Rejections(m ModelID) int   { return r.rejected[m] }
 
-// TestControlIdlePathMatchesTick: tick, which steps an idle slowstart
-// model (fresh reading, empty queue, limit not binding) by slowIdle alone,
-// leaves every model's limit and controller state as tick's whole rule
-// (the reference: the same scheduler with c.idle off), over random running
-// counts, depths, stale or missing readings, pools, 429s and waiting jobs,
-// with and without smoothing.
+// TestControlIdlePathMatchesTick: control, which steps an idle slowstart
+// model (fresh reading, empty queue, limit not binding) by slowIdle alone
+// (tick's front, written out, its staleness memo's time compared once a
+// tick), leaves every model's limit and controller state as tick's whole
+// rule (the reference: the same scheduler with c.idle off), over random
+// running counts, depths, stale or missing readings, readings repeated
+// over ticks (fresh, then stale), pools, 429s and waiting jobs, with and
+// without smoothing.
 func TestControlIdlePathMatchesTick(t *testing.T) {
 	const models = 40
 	names := make([]string, models)
@@ -244,7 +281,7 @@ func TestControlIdlePathMatchesTick(t *testing.T) {
 				for m := range models {
 					fs.running[m] = rng.IntN(4)
 					fs.depth[m] = []int{0, 0, 0, -1, rng.IntN(40)}[rng.IntN(5)]
-					fs.asOf[m] = []time.Time{now, now, now, now.Add(-5 * time.Minute), {}}[rng.IntN(5)]
+					fs.asOf[m] = []time.Time{now, now, now, now.Add(-5 * time.Minute), {}, now.Truncate(time.Minute)}[rng.IntN(6)]
 					rej[m] = []int{0, 0, 0, 0, 1, 3}[rng.IntN(6)]
 				}
 				var state State = fs
@@ -258,6 +295,144 @@ func TestControlIdlePathMatchesTick(t *testing.T) {
 					a, b := fast.models[m].limitState, ref.models[m].limitState
 					if !sameState(a, b) || fast.limits[m] != ref.limits[m] {
 						t.Fatalf("smoothing %g, quota %v, step %d, model %d:\n got %+v\nwant %+v", smoothing, quota, step, m, a, b)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestHoldsIsHalfLife: control's configuration test for the job rate hold
+// answers as every model's own half-life does.
+func TestHoldsIsHalfLife(t *testing.T) {
+	for _, hold := range []time.Duration{0, time.Nanosecond, 5 * time.Minute} {
+		s, err := NewScheduler(SchedulerConfig{Tick: 10 * time.Second, JobRateHold: hold}, []string{"a", "b", "c"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range s.models {
+			if got, want := s.ctl.holds, s.models[m].hold.halfLife > 0; got != want {
+				t.Errorf("job_rate_hold %v, model %d: holds %v, its half-life says %v", hold, m, got, want)
+			}
+		}
+	}
+}
+
+// signalState is a fakeState that offers the quota signal (the given 429s,
+// windows of the given use) and the latency signals.
+type signalState struct {
+	*fakeState
+	rejected []int
+	use      []float64
+	latency  []float64
+	latAt    []time.Time
+	throttle []int64
+}
+
+func (s signalState) Quota(m ModelID) QuotaReading {
+	return QuotaReading{Use: [NumDims]float64{DimTPM: s.use[m]}, ModelUse: [NumDims]float64{DimTPM: s.use[m] / 2}}
+}
+func (s signalState) Rejections(m ModelID) int                   { return s.rejected[m] }
+func (s signalState) CallLatency(m ModelID) (float64, time.Time) { return s.latency[m], s.latAt[m] }
+func (s signalState) Throttled(m ModelID) int64                  { return s.throttle[m] }
+
+// controlRef is control as a model's step is specified: every model's
+// signals built afresh, then tick.
+func controlRef(s *Scheduler, now time.Time, state State, containers int) {
+	c := &s.ctl
+	fillable := 0
+	for i := range s.models {
+		m := &s.models[i]
+		m.running = state.Running(ModelID(i))
+		fillable += min(m.waiting, max(m.limit-m.running, 0))
+	}
+	spare := containers > fillable
+	qs, quota := state.(QuotaState)
+	lat, hears429 := state.(LatencySignals)
+	quota = quota && c.quota && !(c.kind == ControllerInspect && hears429)
+	for i := range s.models {
+		m := &s.models[i]
+		depth, asOf := state.GatewayDepth(ModelID(i))
+		m.ran.record(m.running)
+		in := signals{now: now, quotaProbe: c.quotaProbe, minute: c.minute, running: m.running, model: ModelID(i),
+			binding: spare && m.waiting > max(m.limit-m.running, 0), ran: &m.ran}
+		if quota {
+			in.quota = qs
+		}
+		if m.hold.halfLife > 0 {
+			in.hold = &m.hold
+		}
+		if lat != nil && c.kind.readsLatencySignals() {
+			readSignals(lat, ModelID(i), &m.limitState, &in)
+		}
+		if quota {
+			if n := qs.Rejections(ModelID(i)); n == 0 {
+				m.rejTicks = 0
+			} else if c.rejected(&m.limitState, n, m.running) {
+				s.limits[i] = m.limit
+				continue
+			}
+		}
+		c.tick(&m.limitState, depth, asOf, &in)
+		s.limits[i] = m.limit
+	}
+}
+
+// TestControlMatchesRef: control, which fills a model's signals only as
+// far as its step reads them, leaves every model's limit and controller
+// state as controlRef does, for every controller kind, with and without
+// the quota and latency signals and the job rate hold, over random
+// running counts, depths, readings, latencies, 429s and waiting jobs.
+func TestControlMatchesRef(t *testing.T) {
+	const models = 12
+	names := make([]string, models)
+	for i := range names {
+		names[i] = fmt.Sprintf("m%d", i)
+	}
+	for _, kind := range Controllers {
+		for _, signalled := range []bool{false, true} {
+			for _, hold := range []time.Duration{0, 5 * time.Minute} {
+				cfg := SchedulerConfig{Tick: 10 * time.Second, Controller: kind, JobRateHold: hold}
+				fast, err := NewScheduler(cfg, names)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref, _ := NewScheduler(cfg, names)
+				rng := rand.New(rand.NewPCG(8, 44))
+				fs := newFakeState(models, 100)
+				ss := signalState{fakeState: fs, rejected: make([]int, models), use: make([]float64, models),
+					latency: make([]float64, models), latAt: make([]time.Time, models), throttle: make([]int64, models)}
+				now, id := time.Unix(1_700_000_000, 0), JobID(0)
+				for step := range 300 {
+					now = now.Add(cfg.Tick)
+					for range rng.IntN(4) {
+						id++
+						j := Job{ID: id, Account: "a", Project: "p", Model: ModelID(rng.IntN(models))}
+						fast.Enqueue(now, j)
+						ref.Enqueue(now, j)
+					}
+					for m := range models {
+						fs.running[m] = rng.IntN(6)
+						fs.depth[m] = []int{0, 0, 0, -1, rng.IntN(40)}[rng.IntN(5)]
+						fs.asOf[m] = []time.Time{now, now, now, now.Add(-5 * time.Minute), {}, now.Truncate(time.Minute)}[rng.IntN(6)]
+						ss.rejected[m] = []int{0, 0, 0, 0, 1, 3}[rng.IntN(6)]
+						ss.use[m] = rng.Float64()
+						ss.latency[m] = []float64{0, rng.Float64() * 30}[rng.IntN(2)]
+						ss.latAt[m] = []time.Time{{}, now, now.Add(-time.Minute)}[rng.IntN(3)]
+						ss.throttle[m] += int64(rng.IntN(3) / 2)
+					}
+					var state State = fs
+					if signalled {
+						state = ss
+					}
+					containers := rng.IntN(60)
+					fast.control(now, state, containers)
+					controlRef(ref, now, state, containers)
+					for m := range models {
+						a, b := fast.models[m].limitState, ref.models[m].limitState
+						if !sameState(a, b) || fast.limits[m] != ref.limits[m] {
+							t.Fatalf("%s, signalled %v, hold %v, step %d, model %d:\n got %+v\nwant %+v", kind, signalled, hold, step, m, a, b)
+						}
 					}
 				}
 			}

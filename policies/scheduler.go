@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/evalsched/lab/internal/bitset"
 )
@@ -24,6 +25,9 @@ type Scheduler struct {
 	ctl    controller
 	models []modelState // indexed by ModelID
 	limits []int        // models[i].limit, handed out as Plan.Limits
+	// ran and hist hold the values of the models' running-count and
+	// slow-start limit rings (tickRing)
+	ran, hist []tickTile
 
 	// Admission.
 	share    float64
@@ -50,14 +54,25 @@ type Scheduler struct {
 
 // modelState is what the scheduler keeps per model. Every tick reads every
 // model's, so what a tick touches comes first (here and in limitState):
-// a model's tick then takes a few cache lines instead of one per field.
+// an idle model's tick then takes two cache lines (TestTickFieldsFirst)
+// instead of one per field. Admission's fields, read of the models with
+// waiting jobs alone, follow.
 type modelState struct {
 	running    int  // State.Running, read this tick
 	waiting    int  // waiting jobs
+	limitState      // the controller's part
 	free       int  // slots left this tick
 	open       bool // in Scheduler.openList
 	openPos    int  // index in Scheduler.openList
-	limitState      // the controller's part
+	_          [48]byte
+}
+
+// newModels makes n model records starting a cache line: a slice of over
+// 32 KiB is its own span, page-aligned, where a smaller one with pointers
+// starts after the allocator's 8-byte type header.
+func newModels(n int) []modelState {
+	const span = 32<<10/int(unsafe.Sizeof(modelState{})) + 1
+	return make([]modelState, n, max(n, span))
 }
 
 // NewScheduler builds the scheduler over the model catalogue; the ModelID of
@@ -71,7 +86,7 @@ func NewScheduler(cfg SchedulerConfig, models []string) (*Scheduler, error) {
 	s := &Scheduler{
 		cfg:      cfg,
 		ctl:      newController(cfg),
-		models:   make([]modelState, n),
+		models:   newModels(n),
 		limits:   make([]int, n),
 		share:    cfg.TierShare,
 		openList: make([]ModelID, 0, n),
@@ -81,10 +96,12 @@ func NewScheduler(cfg SchedulerConfig, models []string) (*Scheduler, error) {
 		projOv:   make(map[[2]string]Tier),
 		batchOv:  make(map[[3]string]Tier),
 	}
+	s.ran, s.hist = tickTiles(n), tickTiles(n)
 	for m, name := range models {
 		s.models[m].limitState = newLimitState(cfg.ForModel(name))
 		s.models[m].hold.halfLife = cfg.JobRateHold
-		s.models[m].ran = sumOver(s.ctl.minute)
+		s.models[m].ran = column(s.ran, m, s.ctl.minute)
+		s.models[m].rival.ss.hist = column(s.hist, m, 0)
 		s.limits[m] = s.models[m].limit
 	}
 	if n > 0 { // room for every model, so that link never allocates for it

@@ -396,7 +396,23 @@ func (p *Provider) start(d *deployment, base, jitter float64) Time {
 		}
 	}
 	lat *= jitter
-	return FromSeconds(min(lat, maxLatencySeconds))
+	// FromSeconds(min(lat, maxLatencySeconds)), capped by a compare (min
+	// for every lat, a NaN kept, without min's NaN and sign handling) and
+	// rounded without math.Round's bit work: a non-negative x = lat·Second
+	// is at most 1e16, so its truncation t and x − t are exact, and x
+	// rounds half away from zero to t, or t+1 when x − t is at least a half.
+	if lat > maxLatencySeconds {
+		lat = maxLatencySeconds
+	}
+	x := lat * float64(Second)
+	if !(x >= 0) {
+		return FromSeconds(lat) // a negative latency, or NaN
+	}
+	t := Time(x)
+	if x-float64(t) >= 0.5 {
+		t++
+	}
+	return t
 }
 
 // maxLatencySeconds caps one call's latency (about 317 years): far past any

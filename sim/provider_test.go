@@ -115,3 +115,33 @@ workload:
 		}
 	}
 }
+
+// TestStartRoundsAsFromSeconds: a call's latency is rounded to the clock
+// as FromSeconds rounds it, at halves of a tick and next to them, at the
+// cap, outside the fast path's domain, and over random latencies of every
+// magnitude.
+func TestStartRoundsAsFromSeconds(t *testing.T) {
+	tick := 1 / float64(Second)
+	cases := []float64{0, math.Copysign(0, -1), 1e-300, 0.5 * tick, 1.5 * tick, 2.5 * tick, 1e6 + 0.5*tick,
+		math.Nextafter(0.5, 0) * tick, 0.49999999999999994 * tick, 0.5000000000000001 * tick,
+		float64(1<<52) * tick, float64(1<<53) * tick, 1e10, math.Nextafter(1e10, 0), 2e10,
+		-1e-9, -0.5 * tick, -1.5 * tick, -2.7 * tick, -1, math.Inf(1), math.Inf(-1), math.NaN()}
+	rng := rand.New(rand.NewPCG(9, 44))
+	for range 1_000_000 {
+		s := math.Exp(rng.Float64()*60 - 30)
+		cases = append(cases, s, (math.Round(s*float64(Second))+0.5)*tick, math.Nextafter(s, 0))
+	}
+	for k := range 1 << 12 { // halves of a tick, and next to them
+		x := float64(k) + 0.5
+		for _, y := range []float64{x, math.Nextafter(x, 0), math.Nextafter(x, x+1)} {
+			cases = append(cases, y*tick)
+		}
+	}
+	var p Provider
+	d := deployment{latFactor: 1, streams: 1}
+	for _, s := range cases {
+		if got, want := p.start(&d, s, 1), FromSeconds(min(s, maxLatencySeconds)); got != want {
+			t.Fatalf("start's latency of %v s is %d, FromSeconds gives %d", s, got, want)
+		}
+	}
+}

@@ -91,8 +91,9 @@ type Generator struct {
 	cur       Job // template of the batch being emitted
 	curGrade  *grading
 	remaining int
-	// The account and project whose names and tiers are in cur (-1: none).
-	curAccount, curProject int
+	// The account, project and class whose names, tiers and behaviour are
+	// in cur (-1: none).
+	curAccount, curProject, curClass int
 
 	// Batch names from namesFrom on, formatted a block at a time; with
 	// nameWidth > 0 every name of the block has that many bytes, so the
@@ -123,7 +124,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 	}
 	src := newPCG(Stream(seed, "arrivals"), 1)
 	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src), cur: Job{Judge: -1},
-		curAccount: -1, curProject: -1}
+		curAccount: -1, curProject: -1, curClass: -1}
 	index := make(map[string]int, len(models))
 	for i, m := range models {
 		index[m] = i
@@ -334,8 +335,8 @@ func (g *Generator) startBatch() bool {
 	}
 	// Field by field: ID and Seed are fill's, Judge stays -1 and
 	// JudgeBehaviour nil (NewGenerator), and a composite literal would be
-	// built aside and copied. Names and tiers of the account and project
-	// are written when they change.
+	// built aside and copied. Names and tiers of the account and project,
+	// and the class's behaviour and grading, are written when they change.
 	c := &g.cur
 	c.Arrival = bestAt
 	if account != g.curAccount {
@@ -348,11 +349,14 @@ func (g *Generator) startBatch() bool {
 	}
 	c.Batch, c.BatchTier = batchName, batchTier
 	c.Model = model
-	b := g.behaviour[k]
-	c.Behaviour = b
-	g.curGrade = nil
-	if b.Grading != nil {
-		g.curGrade = &g.grading[k]
+	if k != g.curClass {
+		g.curClass = k
+		b := g.behaviour[k]
+		c.Behaviour = b
+		g.curGrade = nil
+		if b.Grading != nil {
+			g.curGrade = &g.grading[k]
+		}
 	}
 	if n := g.fixedSize[best]; n > 0 {
 		g.remaining = n

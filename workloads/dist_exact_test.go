@@ -20,6 +20,13 @@ func referenceNormalStrip(u uint64) (x float64, ok bool) {
 	return float64(j) * float64(zigWn[i]), absInt32(j) < zigKn[i]
 }
 
+func absInt32(i int32) uint32 {
+	if i < 0 {
+		return uint32(-i)
+	}
+	return uint32(i)
+}
+
 // TestNormalStripMatchesReference: for every strip, at and beside both
 // bounds, at the extremes of j and over random draws, zigNormalStrip
 // gives the reference's value and verdict.

@@ -299,22 +299,22 @@ func zigNormal(src *rand.PCG) float64 {
 func zigNormalStrip(u uint64) (x float64, ok bool) {
 	j := int32(u) // possibly negative
 	s := &zigNormalStrips[u>>32&0x7F]
-	return float64(j) * s.w, uint32(j)+s.off < s.lim
+	return float64(j) * float64(s.w), uint32(j)+s.lim>>1 < s.lim
 }
 
-// zigNormalStrips are zigWn and zigKn as zigNormalStrip reads them: the
-// width as a float64 (float64(zigWn[i]), exact), and |j| < zigKn[i] as
-// one unsigned compare, uint32(j)+off < lim with off = kn-1 and lim =
-// 2kn-1 (j in (-kn, kn) lands in [0, 2kn-1), any other j at or above it:
-// kn < 2^31); a strip of kn 0 has lim 0, never inside.
+// zigNormalStrips are zigWn and zigKn side by side, one 8-byte entry a
+// strip (a draw reads one cache line, not one of each table), with
+// |j| < zigKn[i] as one unsigned compare: uint32(j)+lim/2 < lim for lim
+// = 2kn-1 (j in (-kn, kn) lands in [0, 2kn-1), any other j at or above
+// it: kn < 2^31); a strip of kn 0 has lim 0, never inside.
 var zigNormalStrips = func() (t [128]struct {
-	w        float64
-	off, lim uint32
+	w   float32
+	lim uint32
 }) {
 	for i, kn := range zigKn {
-		t[i].w = float64(zigWn[i])
+		t[i].w = zigWn[i]
 		if kn > 0 {
-			t[i].off, t[i].lim = kn-1, 2*kn-1
+			t[i].lim = 2*kn - 1
 		}
 	}
 	return t
@@ -325,12 +325,12 @@ var zigNormalStrips = func() (t [128]struct {
 func zigNormalFrom(src *rand.PCG, u uint64) float64 {
 	const rn = 3.442619855899
 	for {
-		j := int32(u) // possibly negative
-		i := u >> 32 & 0x7F
-		x := float64(j) * float64(zigWn[i])
-		if absInt32(j) < zigKn[i] {
+		x, ok := zigNormalStrip(u)
+		if ok {
 			return x
 		}
+		j := int32(u) // possibly negative
+		i := u >> 32 & 0x7F
 		if i == 0 {
 			for {
 				x = -math.Log(unit(src)) * (1.0 / rn)
@@ -349,13 +349,6 @@ func zigNormalFrom(src *rand.PCG, u uint64) float64 {
 		}
 		u = src.Uint64()
 	}
-}
-
-func absInt32(i int32) uint32 {
-	if i < 0 {
-		return uint32(-i)
-	}
-	return uint32(i)
 }
 
 // zigExp is (*rand.Rand).ExpFloat64 on src, as zigNormal is NormFloat64.

@@ -248,29 +248,25 @@ func (g *Generator) Next() (Job, bool) {
 // the stream ended first. Each job is its batch's template (cur),
 // numbered, with its seed and its grading draw, written in place
 // (Prefetched reads a Generator so, without a copy of each job on the
-// way to the block).
+// way to the block), one job a pass: a batch of one (the M/M/c lab's
+// every batch) sets nothing up for its run of jobs.
 func (g *Generator) fill(b []Job) (_ []Job, ended bool) {
-	for len(b) < cap(b) {
+	src := g.src
+	for n := len(b); n < cap(b); n++ {
 		if g.remaining == 0 && !g.startBatch() {
 			return b, true
 		}
-		n := len(b)
-		k := min(g.remaining, cap(b)-n)
-		g.remaining -= k
-		b = b[:n+k]
-		src, gr, id := g.src, g.curGrade, g.nextID
-		for i := n; i < len(b); i++ {
-			job := &b[i]
-			*job = g.cur
-			job.ID = id
-			id++
-			job.Seed = src.Uint64()
-			if gr != nil && unitOf(src.Uint64()) < gr.p {
-				job.Judge = gr.judge
-				job.JudgeBehaviour = gr.behaviour
-			}
+		g.remaining--
+		b = b[:n+1]
+		job := &b[n]
+		*job = g.cur
+		job.ID = g.nextID
+		g.nextID++
+		job.Seed = src.Uint64()
+		if gr := g.curGrade; gr != nil && unitOf(src.Uint64()) < gr.p {
+			job.Judge = gr.judge
+			job.JudgeBehaviour = gr.behaviour
 		}
-		g.nextID = id
 	}
 	return b, false
 }

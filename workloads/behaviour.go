@@ -223,6 +223,11 @@ func (a *Agent) NextTurn(src *rand.PCG) (calls int, ok bool) {
 	if n, ok := fan.fixedWhole(); ok {
 		return countOf(n, MaxFanout), true
 	}
+	if s := &fan.s; s.kind == kindUniform {
+		// drawSlow's uniform draw, inline: a turn's fan-out is most often
+		// uniform, and the call costs as much as the draw.
+		return countDraw(unitOf(src.Uint64())*s.b+s.a, MaxFanout), true
+	}
 	return countDraw(fan.drawSlow(src), MaxFanout), true
 }
 

@@ -86,32 +86,33 @@ func TestFixedConversions(t *testing.T) {
 	}
 }
 
-// referenceAgent is the agent loop with every value drawn through draw
+// referenceAgent is the agent loop with every value drawn as referenceDraw
+// draws it (the formulas over (*rand.Rand), not the compiled samplers)
 // and converted (tokenDraw, countDraw, toolDuration) where it is taken:
-// the job's turns and, for each, its tool step and its calls' tokens and
-// latency draws.
+// the job's turns and, for each, its tool step (its stream seeded whether
+// or not it is drawn from) and its calls' tokens and latency draws.
 func referenceAgent(b *Behaviour, seed uint64, src *rand.PCG) []float64 {
 	src.Seed(seed, 0x7475726e73)
-	turns := countDraw(b.Turns.draw(src), MaxTurns)
+	turns := countDraw(referenceDraw(&b.Turns, opaqueSource{src}), MaxTurns)
 	switchT := turns + 1
 	if b.PhaseSwitch != nil {
 		switchT = int(math.Ceil(b.PhaseSwitch.AtFraction * float64(turns)))
 	}
-	context := tokenDraw(b.PromptTokens.draw(src))
+	context := tokenDraw(referenceDraw(&b.PromptTokens, opaqueSource{src}))
 	out := []float64{float64(turns)}
 	for turn := 1; turn <= turns; turn++ {
 		src.Seed(seed, uint64(turn)|1<<40)
-		toolTokens := tokenDraw(b.ToolTokens.draw(src))
-		tool := toolDuration(b.ToolSeconds.draw(src))
+		toolTokens := tokenDraw(referenceDraw(&b.ToolTokens, opaqueSource{src}))
+		tool := toolDuration(referenceDraw(&b.ToolSeconds, opaqueSource{src}))
 		src.Seed(seed, uint64(turn))
 		fan := &b.Fanout
 		if turn >= switchT {
 			fan = &b.PhaseSwitch.Fanout
 		}
-		n := countDraw(fan.draw(src), MaxFanout)
+		n := countDraw(referenceDraw(fan, opaqueSource{src}), MaxFanout)
 		turnOut := 0
 		for range n {
-			o := tokenDraw(b.OutputTokens.draw(src))
+			o := tokenDraw(referenceDraw(&b.OutputTokens, opaqueSource{src}))
 			if b.MaxTokens > 0 {
 				o = min(o, b.MaxTokens)
 			}
@@ -135,6 +136,10 @@ func TestAgentMatchesReference(t *testing.T) {
 			PromptTokens: Dist{Kind: "lognormal", Median: 3000, Sigma: 0.5}, OutputTokens: Dist{Kind: "exponential", Mean: 300},
 			ToolTokens: Dist{Kind: "uniform", Min: 10, Max: 900}, ToolSeconds: Dist{Kind: "lognormal", Median: 8, Sigma: 1, Max: 600},
 			PhaseSwitch: &PhaseSwitch{AtFraction: 0.5, Fanout: Fixed(4)}},
+		"tools-half-drawn": {Turns: Fixed(4), Fanout: Fixed(2), PromptTokens: Fixed(100), OutputTokens: Fixed(30),
+			ToolTokens: Dist{Kind: "lognormal", Median: 800, Sigma: 0.8, Max: 20000}, ToolSeconds: Fixed(3)},
+		"tools-other-half": {Turns: Fixed(4), Fanout: Fixed(2), PromptTokens: Fixed(100), OutputTokens: Fixed(30),
+			ToolTokens: Fixed(40), ToolSeconds: Dist{Kind: "lognormal", Median: 8, Sigma: 1, Max: 600}},
 		"mixed": {Turns: Fixed(5), Fanout: Dist{Kind: "uniform", Min: 1, Max: 4}, PromptTokens: Fixed(500),
 			OutputTokens: Dist{Kind: "lognormal", Median: 300, Sigma: 0.5}, ToolTokens: Fixed(50), ToolSeconds: Fixed(2),
 			PhaseSwitch: &PhaseSwitch{AtFraction: 0.6, Fanout: Dist{Kind: "uniform", Min: 2, Max: 6}}, MaxTokens: 800},

@@ -58,28 +58,30 @@ func fixedSampler(v float64) sampler {
 
 func (s *sampler) mean() float64 { return s.meanValue }
 
-// drawSlow is draw for the kinds that draw from src: the one switch on the
-// kind per draw. It stays a call (the profile would inline it into draw
-// and draw would then be too large to inline itself, a call even for a
-// fixed value).
+// drawSlow is draw for the kinds that draw from src: a lognormal (the
+// agent's token and tool draws) first, the other kinds in a switch. It
+// stays a call (the profile would inline it into draw and draw would
+// then be too large to inline itself, a call even for a fixed value).
 //
 //go:noinline
 func (d *Dist) drawSlow(src *rand.PCG) float64 {
 	s := &d.s
-	if s.kind == notCompiled {
-		c := d.mustCompile() // not kept: d may be shared between runs
-		s = &c
-	}
-	switch s.kind {
-	case kindLognormal:
-		// zigNormal with its first strip inline: the draw is a few calls'
-		// (tokens, tool time), and a call to zigNormal costs a tenth of it.
+	if s.kind == kindLognormal {
+		// Tested before the switch: a lognormal is most draws (a call's
+		// output tokens, a turn's tool tokens and time). zigNormal with
+		// its first strip inline: a call to zigNormal costs a tenth of
+		// the draw. Exp is inlined by the profile (cmd/sim/default.pgo)
+		// at this call's line in drawSlow, 15 lines below its first.
 		u := src.Uint64()
 		z, ok := zigNormalStrip(u)
 		if !ok {
 			z = zigNormalFrom(src, u)
 		}
+		// exp(μ + σz) for z standard normal (μ = a, σ = b), clipped to
+		// [min, max] (apply).
 		return s.apply(fastmath.Exp(s.a + s.b*z))
+	}
+	switch s.kind {
 	case kindUniform:
 		return unitOf(src.Uint64())*s.b + s.a // distuv.Uniform's Quantile
 	case kindExponential:
@@ -88,8 +90,20 @@ func (d *Dist) drawSlow(src *rand.PCG) float64 {
 		return s.a / math.Pow(1-unitOf(src.Uint64())*s.b, s.c) // boundedPareto's Quantile
 	case kindEmpirical:
 		return s.col.v[uint64n(src, uint64(len(s.col.v)))]
+	case notCompiled:
+		return d.drawUncompiled(src)
 	}
 	return s.a // fixed
+}
+
+// drawUncompiled is drawSlow of a Dist that was not validated: compiled on
+// the way (and panics if it is invalid), out of drawSlow's frame.
+//
+//go:noinline
+func (d *Dist) drawUncompiled(src *rand.PCG) float64 {
+	c := *d
+	c.s = d.mustCompile() // not kept: d may be shared between runs
+	return c.drawSlow(src)
 }
 
 // sample is drawSlow's formulas over any source's draws, through
@@ -144,7 +158,7 @@ func (d Dist) kindSampler() (sampler, error) {
 		}
 		// The mean times a unit exponential: a multiply where distuv's
 		// Rand divides by the rate.
-		return sampler{kind: kindExponential, a: d.Mean, clipped: clipped{d.Min, d.Max, d.Mean}}, nil
+		return sampler{kind: kindExponential, a: d.Mean, clipped: clipOf(d.Min, d.Max, d.Mean)}, nil
 	case "lognormal":
 		if !(d.Median > 0) {
 			return sampler{}, field.Errorf("median", "must be > 0, got %g", d.Median)
@@ -154,7 +168,7 @@ func (d Dist) kindSampler() (sampler, error) {
 		}
 		// exp(μ + σz) for z standard normal, μ = log of the median.
 		return sampler{kind: kindLognormal, a: math.Log(d.Median), b: d.Sigma,
-			clipped: clipped{d.Min, d.Max, d.Median * math.Exp(d.Sigma*d.Sigma/2)}}, nil
+			clipped: clipOf(d.Min, d.Max, d.Median*math.Exp(d.Sigma*d.Sigma/2))}, nil
 	case "pareto":
 		return d.compilePareto()
 	case "empirical":
@@ -199,18 +213,26 @@ func (d Dist) compileEmpirical() (sampler, error) {
 	return sampler{kind: kindEmpirical, clipped: clipped{meanValue: col.mean}, col: col}, nil
 }
 
-// clipped bounds exponential and lognormal draws to [min, max] (max 0:
-// none) and keeps every kind's mean as the parameters give it (for these
-// two Mean, or Median·exp(σ²/2), which exp(μ+σ²/2) may miss in the last
-// bit).
-type clipped struct{ min, max, meanValue float64 }
+// clipped bounds exponential and lognormal draws to [min, max] (max 0
+// or below: none) and keeps every kind's mean as the parameters give it
+// (for these two Mean, or Median·exp(σ²/2), which exp(μ+σ²/2) may miss in
+// the last bit). hi is max, or +Inf for none: apply then compares twice.
+type clipped struct{ min, hi, meanValue float64 }
+
+func clipOf(min, max, mean float64) clipped {
+	hi := math.Inf(1)
+	if max > 0 {
+		hi = max
+	}
+	return clipped{min, hi, mean}
+}
 
 func (c clipped) apply(v float64) float64 {
 	if v < c.min {
 		v = c.min
 	}
-	if c.max > 0 && v > c.max {
-		v = c.max
+	if v > c.hi {
+		v = c.hi
 	}
 	return v
 }
@@ -276,21 +298,39 @@ func zigNormal(src *rand.PCG) float64 {
 // rectangle (better than 99% of draws); ok is false otherwise.
 func zigNormalStrip(u uint64) (x float64, ok bool) {
 	j := int32(u) // possibly negative
-	i := u >> 32 & 0x7F
-	return float64(j) * float64(zigWn[i]), absInt32(j) < zigKn[i]
+	s := &zigNormalStrips[u>>32&0x7F]
+	return float64(j) * float64(s.w), uint32(j)+s.lim>>1 < s.lim
 }
+
+// zigNormalStrips are zigWn and zigKn side by side, one 8-byte entry a
+// strip (a draw reads one cache line, not one of each table), with
+// |j| < zigKn[i] as one unsigned compare: uint32(j)+lim/2 < lim for lim
+// = 2kn-1 (j in (-kn, kn) lands in [0, 2kn-1), any other j at or above
+// it: kn < 2^31); a strip of kn 0 has lim 0, never inside.
+var zigNormalStrips = func() (t [128]struct {
+	w   float32
+	lim uint32
+}) {
+	for i, kn := range zigKn {
+		t[i].w = zigWn[i]
+		if kn > 0 {
+			t[i].lim = 2*kn - 1
+		}
+	}
+	return t
+}()
 
 // zigNormalFrom is NormFloat64's loop from a first draw u that fell
 // outside its rectangle.
 func zigNormalFrom(src *rand.PCG, u uint64) float64 {
 	const rn = 3.442619855899
 	for {
-		j := int32(u) // possibly negative
-		i := u >> 32 & 0x7F
-		x := float64(j) * float64(zigWn[i])
-		if absInt32(j) < zigKn[i] {
+		x, ok := zigNormalStrip(u)
+		if ok {
 			return x
 		}
+		j := int32(u) // possibly negative
+		i := u >> 32 & 0x7F
 		if i == 0 {
 			for {
 				x = -math.Log(unit(src)) * (1.0 / rn)
@@ -309,13 +349,6 @@ func zigNormalFrom(src *rand.PCG, u uint64) float64 {
 		}
 		u = src.Uint64()
 	}
-}
-
-func absInt32(i int32) uint32 {
-	if i < 0 {
-		return uint32(-i)
-	}
-	return uint32(i)
 }
 
 // zigExp is (*rand.Rand).ExpFloat64 on src, as zigNormal is NormFloat64.

@@ -262,8 +262,8 @@ func TestDrawMatchesSample(t *testing.T) {
 }
 
 // TestRoundClamped: roundClamped is math.Round on [0, 2^52]: at and
-// beside every half, at the float just below one half, at the limits and
-// over random draws.
+// beside every half below 5000 and at every power of two, at the float
+// just below one half, at the limits and over random draws.
 func TestRoundClamped(t *testing.T) {
 	check := func(v float64) {
 		t.Helper()
@@ -279,9 +279,33 @@ func TestRoundClamped(t *testing.T) {
 			check(v)
 		}
 	}
+	// Beside the halves (a few ulps either way) at and below every power
+	// of two to 2^52, where the sum's ulp doubles, and at random counts.
+	around := func(x float64) {
+		lo, hi := x, x
+		for range 4 {
+			check(lo)
+			check(hi)
+			lo, hi = math.Nextafter(lo, 0), math.Nextafter(hi, math.Inf(1))
+		}
+	}
 	src := rand.NewPCG(1, 2)
+	for k := range 53 {
+		p := math.Ldexp(1, k)
+		for _, x := range []float64{p, p - 0.5, p + 0.5, p - 1.5, p/2 - 0.25, p / 4} {
+			if x >= 0 && x <= 1<<52 {
+				around(x)
+			}
+		}
+		for range 2000 {
+			n := float64(src.Uint64() >> (64 - k)) // [0, 2^k)
+			around(n + 0.5)
+			around(n)
+		}
+	}
 	for range 1_000_000 {
 		check(unit(src) * MaxTokens)
+		check(unit(src))
 		check(math.Float64frombits(src.Uint64()>>12 | 0x3ff<<52)) // [1, 2)
 	}
 }

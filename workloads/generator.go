@@ -91,8 +91,9 @@ type Generator struct {
 	cur       Job // template of the batch being emitted
 	curGrade  *grading
 	remaining int
-	// The account and project whose names and tiers are in cur (-1: none).
-	curAccount, curProject int
+	// The account, project and class whose names, tiers and behaviour are
+	// in cur (-1: none).
+	curAccount, curProject, curClass int
 
 	// Batch names from namesFrom on, formatted a block at a time; with
 	// nameWidth > 0 every name of the block has that many bytes, so the
@@ -123,7 +124,7 @@ func NewGenerator(cfg Config, models []string, horizon time.Duration, seed uint6
 	}
 	src := newPCG(Stream(seed, "arrivals"), 1)
 	g := &Generator{cfg: cfg, horizon: horizon, models: models, src: src, rng: rand.New(src), cur: Job{Judge: -1},
-		curAccount: -1, curProject: -1}
+		curAccount: -1, curProject: -1, curClass: -1}
 	index := make(map[string]int, len(models))
 	for i, m := range models {
 		index[m] = i
@@ -247,29 +248,25 @@ func (g *Generator) Next() (Job, bool) {
 // the stream ended first. Each job is its batch's template (cur),
 // numbered, with its seed and its grading draw, written in place
 // (Prefetched reads a Generator so, without a copy of each job on the
-// way to the block).
+// way to the block), one job a pass: a batch of one (the M/M/c lab's
+// every batch) sets nothing up for its run of jobs.
 func (g *Generator) fill(b []Job) (_ []Job, ended bool) {
-	for len(b) < cap(b) {
+	src := g.src
+	for n := len(b); n < cap(b); n++ {
 		if g.remaining == 0 && !g.startBatch() {
 			return b, true
 		}
-		n := len(b)
-		k := min(g.remaining, cap(b)-n)
-		g.remaining -= k
-		b = b[:n+k]
-		src, gr, id := g.src, g.curGrade, g.nextID
-		for i := n; i < len(b); i++ {
-			job := &b[i]
-			*job = g.cur
-			job.ID = id
-			id++
-			job.Seed = src.Uint64()
-			if gr != nil && unitOf(src.Uint64()) < gr.p {
-				job.Judge = gr.judge
-				job.JudgeBehaviour = gr.behaviour
-			}
+		g.remaining--
+		b = b[:n+1]
+		job := &b[n]
+		*job = g.cur
+		job.ID = g.nextID
+		g.nextID++
+		job.Seed = src.Uint64()
+		if gr := g.curGrade; gr != nil && unitOf(src.Uint64()) < gr.p {
+			job.Judge = gr.judge
+			job.JudgeBehaviour = gr.behaviour
 		}
-		g.nextID = id
 	}
 	return b, false
 }
@@ -334,8 +331,8 @@ func (g *Generator) startBatch() bool {
 	}
 	// Field by field: ID and Seed are fill's, Judge stays -1 and
 	// JudgeBehaviour nil (NewGenerator), and a composite literal would be
-	// built aside and copied. Names and tiers of the account and project
-	// are written when they change.
+	// built aside and copied. Names and tiers of the account and project,
+	// and the class's behaviour and grading, are written when they change.
 	c := &g.cur
 	c.Arrival = bestAt
 	if account != g.curAccount {
@@ -348,11 +345,14 @@ func (g *Generator) startBatch() bool {
 	}
 	c.Batch, c.BatchTier = batchName, batchTier
 	c.Model = model
-	b := g.behaviour[k]
-	c.Behaviour = b
-	g.curGrade = nil
-	if b.Grading != nil {
-		g.curGrade = &g.grading[k]
+	if k != g.curClass {
+		g.curClass = k
+		b := g.behaviour[k]
+		c.Behaviour = b
+		g.curGrade = nil
+		if b.Grading != nil {
+			g.curGrade = &g.grading[k]
+		}
 	}
 	if n := g.fixedSize[best]; n > 0 {
 		g.remaining = n

@@ -111,15 +111,14 @@ func clampDraw(v, limit float64) float64 {
 }
 
 // roundClamped is int(math.Round(v)) for v in [0, 2^52], as clampDraw
-// leaves a draw: n = int(v) truncates, v-n is exact, and a fraction of one
-// half or more rounds up (math.Round's half away from zero), without
-// math.Round's bit manipulation (it is no instruction on amd64 v1).
+// leaves a draw: v plus the float just below one half, truncated. The sum
+// reaches the next integer exactly when v's fraction is one half or more
+// (math.Round's half away from zero); with one half itself, the sum's
+// rounding would take 0.49999999999999994 (the float below one half) up
+// to 1. An add and a conversion, where math.Round's bit manipulation is
+// no instruction on amd64 v1 (TestRoundClamped).
 func roundClamped(v float64) int {
-	n := int(v)
-	if v-float64(n) >= 0.5 {
-		n++
-	}
-	return n
+	return int(v + 0.49999999999999994)
 }
 
 // tokenDraw is a token count drawn as v: clamped to [0, MaxTokens] and

@@ -10,14 +10,14 @@ import "math"
 // infinite and NaN arguments go to math.Log.
 func Log(x float64) float64 {
 	b := math.Float64bits(x)
-	if b-0x0010000000000000 >= 0x7ff0000000000000-0x0010000000000000 { // not a positive normal
+	e := int64(b >> 52)      // biased; the sign bit makes a negative x's 2048 or more
+	if uint64(e-1) >= 2046 { // not a positive normal: e outside [1, 2046]
 		return math.Log(x)
 	}
 	j := b >> 45 & 127
-	e := int64(b>>52) - 1023
 	m := math.Float64frombits(b&(1<<52-1) | 1023<<52) // [1, 2)
 	c := &logTable[j]
-	e += c.up
+	e += c.bias
 	r := (m - c.c) * c.inv
 	p := r * r * (-1.0/2 + r*(1.0/3+r*(-1.0/4+r*(1.0/5+r*(-1.0/6+r*(1.0/7+r*(-1.0/8)))))))
 	fe := float64(e)
@@ -35,10 +35,11 @@ const (
 // and logC is log(c/2), so that log x near 1 from below does not cancel
 // e·ln2 against log m; the two bins next to 1 (j = 0, and j = 127 halved)
 // take c = 1 and 2 themselves (|r| < 2^-7, logC = 0), so that log c does
-// not cancel log1p(r) there either.
+// not cancel log1p(r) there either. bias is up less the exponent's bias
+// (1023), added to the biased exponent at once.
 var logTable = func() (t [128]struct {
 	c, inv, logC float64
-	up           int64
+	bias         int64
 }) {
 	for j := range t {
 		c := 1 + (float64(j)+0.5)/128
@@ -48,9 +49,9 @@ var logTable = func() (t [128]struct {
 		case 127:
 			c = 2
 		}
-		t[j].c, t[j].inv, t[j].logC = c, 1/c, math.Log(c)
+		t[j].c, t[j].inv, t[j].logC, t[j].bias = c, 1/c, math.Log(c), -1023
 		if c > math.Sqrt2 {
-			t[j].up, t[j].logC = 1, math.Log(c/2)
+			t[j].bias, t[j].logC = 1-1023, math.Log(c/2)
 		}
 	}
 	return t

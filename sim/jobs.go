@@ -140,14 +140,14 @@ func (w *World) decide() {
 		}
 	}
 	if l := w.plan.Limits; l != nil {
-		if len(l) <= 4 && len(l) <= len(w.limits) {
-			// a few models' limits stored one by one: copy's call costs more
-			for i, v := range l {
-				w.limits[i] = v
-			}
-		} else {
-			copy(w.limits, l)
+		if len(l) != len(w.limits) {
+			w.err = fmt.Errorf("policy %s: the plan's limits have %d entries for %d models", w.pol.Name(), len(l), len(w.limits))
+			return
 		}
+		// The policy's own slice, not a copy: Plan's contract has a policy
+		// change it only inside Decide, so it holds this decision's limits
+		// until the next.
+		w.limits = l
 	}
 	for _, id := range w.plan.Start {
 		w.start(id)

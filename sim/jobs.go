@@ -98,23 +98,48 @@ func (w *World) arrive(job *workloads.Job, grading bool) {
 	slot := w.jobs.take()
 	id := w.nextID
 	w.nextID++
+	// Written in place field by field (the slot is zeroed): a literal is
+	// built on the stack and copied.
 	wj := w.jobs.at(slot)
-	*wj = waitingJob{id: id, model: int32(job.Model), judge: int32(job.Judge), arrival: w.now(), seed: job.Seed,
-		behaviour: job.Behaviour, judgeBehaviour: job.JudgeBehaviour, account: w.ids.account(job.Account),
-		tiers: [3]int8{job.AccountTier, job.ProjectTier, job.BatchTier}, grading: grading,
-		project: w.ids.project(job.Project)}
+	wj.model, wj.judge = int32(job.Model), int32(job.Judge)
+	wj.account, wj.project = w.ids.account(job.Account), w.ids.project(job.Project)
+	wj.id, wj.arrival, wj.seed = id, w.now(), job.Seed
+	wj.behaviour, wj.judgeBehaviour = job.Behaviour, job.JudgeBehaviour
+	wj.tiers = [3]int8{job.AccountTier, job.ProjectTier, job.BatchTier}
+	wj.tier = effectiveTier(job.AccountTier, job.ProjectTier, job.BatchTier)
+	wj.grading = grading
 	var fresh bool
 	wj.batch, fresh = w.ids.arrive(job.Batch, grading)
 	w.byID.set(id, slot)
-	pj := policies.Job{
-		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
-		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
-		Model: policies.ModelID(job.Model), Arrival: w.wallNow(),
-	}
-	wj.tier = pj.EffectiveTier()
 	w.emitJobArrived(slot, fresh)
 	w.load[job.Model].waiting++
-	w.pol.Enqueue(pj.Arrival, pj)
+	now := w.wallNow()
+	w.pol.Enqueue(now, policies.Job{
+		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
+		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
+		Model: policies.ModelID(job.Model), Arrival: now,
+	})
+}
+
+// effectiveTier is policies.Job.EffectiveTier of a job with these account,
+// project and batch tiers (the highest priority, smallest tier, any level
+// sets; policies.DefaultTier if none does), without building the Job.
+func effectiveTier(account, project, batch int8) policies.Tier {
+	// A level that sets no tier (0, or an out-of-range negative one) is
+	// read as 255, above any tier set: the smallest then wins.
+	best := min(tierSet(account), tierSet(project), tierSet(batch))
+	if best == 255 {
+		return policies.DefaultTier
+	}
+	return policies.Tier(best)
+}
+
+// tierSet is a level's tier for effectiveTier's minimum: 255 if unset.
+func tierSet(x int8) uint8 {
+	if x > 0 {
+		return uint8(x)
+	}
+	return 255
 }
 
 // gradingJob is the grading job a finished job chains onto its judge, in

@@ -134,3 +134,19 @@ func TestWorldRefusesShortLimits(t *testing.T) {
 		t.Fatalf("Run: %v, want the plan's limits refused", err)
 	}
 }
+
+// TestEffectiveTierIsPolicies: the world's effectiveTier is the policies'
+// Job.EffectiveTier for every combination of tiers, set or not, in range
+// or not.
+func TestEffectiveTierIsPolicies(t *testing.T) {
+	for a := -2; a <= 6; a++ {
+		for p := -2; p <= 6; p++ {
+			for b := -2; b <= 6; b++ {
+				j := policies.Job{AccountTier: policies.Tier(a), ProjectTier: policies.Tier(p), BatchTier: policies.Tier(b)}
+				if got, want := effectiveTier(int8(a), int8(p), int8(b)), j.EffectiveTier(); got != want {
+					t.Errorf("effectiveTier(%d, %d, %d) = %d, want %d", a, p, b, got, want)
+				}
+			}
+		}
+	}
+}

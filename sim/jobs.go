@@ -182,7 +182,11 @@ func (w *World) decide() {
 // start gives a waiting job a container, moving it to the running table.
 func (w *World) start(id policies.JobID) {
 	wslot, ok := w.byID.get(id)
-	if !ok || w.jobs.at(wslot).id != id {
+	var wj *waitingJob
+	if ok {
+		wj = w.jobs.at(wslot)
+	}
+	if !ok || wj.id != id {
 		w.err = fmt.Errorf("policy %s started job %d, which is not waiting", w.pol.Name(), id)
 		return
 	}
@@ -193,8 +197,10 @@ func (w *World) start(id policies.JobID) {
 	w.containersUsed++
 	slot := w.running.take()
 	j := w.running.at(slot) // zeroed by take: only what is not zero is set
-	j.phase, j.waitingJob, j.admitted = jobStarting, *w.jobs.at(wslot), w.now()
-	w.jobs.release(wslot) // zeroes it
+	j.phase = jobStarting
+	j.waitingJob = *wj // one statement each: a tuple's copy goes through the stack
+	j.admitted = w.now()
+	w.jobs.releaseAt(wslot, wj) // zeroes it
 	w.byID.remove(id, w.nextID)
 	n := &w.load[j.model]
 	n.waiting--

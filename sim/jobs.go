@@ -72,8 +72,8 @@ type modelJobs struct {
 // pull fetches the next job from the source and schedules its arrival; at
 // the end of the stream nothing is scheduled.
 func (w *World) pull() {
-	job := &w.nexts[w.nextI]
-	if !w.pf.NextTo(job) {
+	job := w.pf.NextPtr()
+	if w.next = job; job == nil {
 		w.err = w.source.Err() // a stream that failed stops the run now, not at its end
 		return
 	}

@@ -356,7 +356,7 @@ func (w *World) finish(slot int32) {
 	if graded {
 		w.grade = w.gradingJob(&j.waitingJob)
 	}
-	w.running.release(slot)
+	w.running.releaseAt(slot, j)
 	w.pol.Finished(w.wallNow(), id, policies.ModelID(model))
 	if graded {
 		w.arrive(&w.grade, true)

@@ -150,3 +150,40 @@ func TestEffectiveTierIsPolicies(t *testing.T) {
 		}
 	}
 }
+
+// TestCallAcceptedGatewayOnly: callAccepted tells the recorder of a job
+// that stops (or starts) waiting on the gateway alone exactly as
+// updateGatewayOnly around the count's increment does, in every phase and
+// at every count near the edges.
+func TestCallAcceptedGatewayOnly(t *testing.T) {
+	reference := func(w *World, slot int32) {
+		j := w.running.at(slot)
+		w.settle(j)
+		before := gatewayOnly(j)
+		j.service++
+		w.updateGatewayOnly(j, before)
+	}
+	sc := smallScenario(t, nil)
+	for _, phase := range []uint8{jobWaiting, jobStarting, jobLLM, jobTool} {
+		for service := int32(-3); service <= 3; service++ {
+			var got, want jobState
+			var gotGW, wantGW int
+			for _, run := range []struct {
+				accept func(*World, int32)
+				j      *jobState
+				gw     *int
+			}{{(*World).callAccepted, &got, &gotGW}, {reference, &want, &wantGW}} {
+				w := newWorld(t, sc, "fixed-lane", Options{Seed: 1})
+				slot := w.running.take()
+				j := w.running.at(slot)
+				j.phase, j.service, j.model = phase, service, 1
+				before := w.rec.lanes[1].gwOnly.v
+				run.accept(w, slot)
+				*run.j, *run.gw = *j, w.rec.lanes[1].gwOnly.v-before
+			}
+			if gotGW != wantGW || got.service != want.service {
+				t.Errorf("phase %d, %d in service: gateway-only moved by %d, service %d; want %d, %d", phase, service, gotGW, got.service, wantGW, want.service)
+			}
+		}
+	}
+}

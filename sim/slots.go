@@ -26,7 +26,8 @@ const (
 	slotPage     = 1 << slotPageBits
 )
 
-// take returns a free slot, zeroed (by release, or new).
+// take returns a free slot: zeroed if new or released, as it was left if
+// dropped.
 func (s *slots[T]) take() int32 {
 	if k := len(s.free); k > 0 {
 		slot := s.free[k-1]
@@ -72,6 +73,11 @@ func (s *slots[T]) releaseAt(slot int32, rec *T) {
 	*rec = zero
 	s.free = append(s.free, slot)
 }
+
+// drop frees a slot for reuse without zeroing it, for a table whose taker
+// sets every field before anything reads it (what the record references
+// stays reachable until then).
+func (s *slots[T]) drop(slot int32) { s.free = append(s.free, slot) }
 
 // at is the record in a slot.
 func (s *slots[T]) at(slot int32) *T {

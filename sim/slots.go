@@ -5,7 +5,8 @@ package sim
 // at a time. Unlike one slice grown by append it never copies its records
 // and never holds twice their size while growing, so a run with millions of
 // jobs waiting (a backlogged baseline over a week) costs their size, not
-// double it. Pointers from at stay valid until the slot is released.
+// double it. Pointers from at stay valid until the slot is released or
+// dropped.
 type slots[T any] struct {
 	// The first slotFirst slots are in first, inside the table: most
 	// tables stay there (a queue's jobs in flight), which then costs no

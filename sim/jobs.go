@@ -98,11 +98,10 @@ func (w *World) arrive(job *workloads.Job, grading bool) {
 	slot := w.jobs.take()
 	id := w.nextID
 	w.nextID++
-	// Written in place field by field, every one (the slot is as the last
-	// job to wait there left it: start drops it): a literal is built on
-	// the stack and copied.
+	// Written in place field by field (the slot is zeroed): a literal is
+	// built on the stack and copied.
 	wj := w.jobs.at(slot)
-	wj.model, wj.lane, wj.judge = int32(job.Model), 0, int32(job.Judge)
+	wj.model, wj.judge = int32(job.Model), int32(job.Judge)
 	wj.account, wj.project = w.ids.account(job.Account), w.ids.project(job.Project)
 	wj.id, wj.arrival, wj.seed = id, w.now(), job.Seed
 	wj.behaviour, wj.judgeBehaviour = job.Behaviour, job.JudgeBehaviour
@@ -197,16 +196,11 @@ func (w *World) start(id policies.JobID) {
 	}
 	w.containersUsed++
 	slot := w.running.take()
-	// Every field set: the slot is as the last job to run there left it
-	// (finish drops it), which costs fewer stores than zeroing it there.
-	j := w.running.at(slot)
-	j.phase, j.failed, j.pending, j.service = jobStarting, false, 0, 0
-	j.mark, j.gateway, j.llm, j.tool = 0, 0, 0, 0
-	j.waitingJob = *wj // a statement of its own: a tuple's copy goes through the stack
-	j.agent = workloads.Agent{}
-	j.admitted, j.ready = w.now(), 0
-	j.cache = jobCache{}
-	w.jobs.drop(wslot) // arrive sets every field of the next job there
+	j := w.running.at(slot) // zeroed by take: only what is not zero is set
+	j.phase = jobStarting
+	j.waitingJob = *wj // one statement each: a tuple's copy goes through the stack
+	j.admitted = w.now()
+	w.jobs.releaseAt(wslot, wj) // zeroes it
 	w.byID.remove(id, w.nextID)
 	n := &w.load[j.model]
 	n.waiting--
@@ -366,8 +360,7 @@ func (w *World) finish(slot int32) {
 	if graded {
 		w.grade = w.gradingJob(&j.waitingJob)
 	}
-	j.phase = jobWaiting // a free slot (Census); start sets every field of the next job here
-	w.running.drop(slot)
+	w.running.releaseAt(slot, j)
 	w.pol.Finished(w.wallNow(), id, policies.ModelID(model))
 	if graded {
 		w.arrive(&w.grade, true)

@@ -1,19 +1,13 @@
 package sim
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/evalsched/lab/policies"
-	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
-	"github.com/evalsched/lab/workloads"
-	"github.com/google/go-cmp/cmp"
 )
 
 // limitsWatch wraps a policy and checks, whenever the world can read its
@@ -191,84 +185,5 @@ func TestCallAcceptedGatewayOnly(t *testing.T) {
 				t.Errorf("phase %d, %d in service: gateway-only moved by %d, service %d; want %d, %d", phase, service, gotGW, got.service, wantGW, want.service)
 			}
 		}
-	}
-}
-
-// poisonFree fills n free slots of the waiting and running tables with
-// garbage, as dropped records (start and finish do not zero what they
-// free), so that the next jobs there read whatever a field arrive or
-// start does not set: every non-pointer field is junk, every pointer a
-// wrong but valid one.
-func poisonFree(w *World, n int) {
-	bogus := &workloads.Behaviour{}
-	var waiting, running []int32
-	for range n {
-		waiting = append(waiting, w.jobs.take())
-		running = append(running, w.running.take())
-	}
-	junk := waitingJob{model: 1 << 20, lane: 1 << 20, judge: 7, account: 1 << 20, project: 1 << 20, batch: 1 << 20,
-		id: 1 << 40, arrival: 1 << 50, seed: 0x5a5a5a5a, behaviour: bogus, judgeBehaviour: bogus,
-		tiers: [3]int8{9, 9, 9}, tier: 9, grading: true}
-	for _, s := range waiting {
-		*w.jobs.at(s) = junk
-	}
-	for _, s := range running {
-		j := w.running.at(s)
-		*j = jobState{phase: jobWaiting, failed: true, pending: 77, service: -5, mark: 1 << 50, gateway: 1 << 50, llm: 1 << 50, tool: 1 << 50,
-			waitingJob: junk, admitted: 1 << 50, ready: 1 << 50,
-			cache: jobCache{prefix: 99, use: 1 << 50, pending: []pendingWrite{{call: 3, in: 5, wrote: 1, ready: 2}}}}
-		// The agent's fields are its package's own: its first word is a
-		// pointer (its behaviour), the rest plain numbers, set to junk.
-		a := unsafe.Slice((*byte)(unsafe.Pointer(&j.agent)), unsafe.Sizeof(j.agent))
-		for i := unsafe.Sizeof(bogus); i < uintptr(len(a)); i++ {
-			a[i] = 0x5a
-		}
-		*(**workloads.Behaviour)(unsafe.Pointer(&j.agent)) = bogus
-	}
-	for i := n - 1; i >= 0; i-- {
-		w.jobs.drop(waiting[i])
-		w.running.drop(running[i])
-	}
-}
-
-// TestReusedRecordsNeedNoZeroing: a run whose free job records hold
-// garbage (as start and finish leave them, not zeroed) has the same event
-// log and summary as one whose records start zeroed: arrive and start set
-// every field a job reads.
-func TestReusedRecordsNeedNoZeroing(t *testing.T) {
-	on := true
-	cached := func(sc *scenario.Scenario) { // a job's prompt cache read and written (TestCacheSeriesFromTheLog's)
-		o := &sc.Organisations[1]
-		o.RPM, o.TPM = 2000, 0
-		o.ITPM, o.OTPM = 4_000_000, 600_000
-		o.MeterAll, o.Input, o.Output = scenario.MeterTokenBucket, scenario.InputAll, scenario.OutputActual
-		o.Cache = &scenario.CacheConfig{Enabled: &on, Lifetime: 20 * time.Second, WriteFactor: ptr(1.25), ReadFactor: ptr(0.1)}
-	}
-	for _, c := range []struct {
-		name, policy string
-		edit         func(*scenario.Scenario)
-	}{{"fixed-lane", "fixed-lane", nil}, {"scheduler", "scheduler", nil}, {"scheduler-cached", "scheduler", cached}} {
-		t.Run(c.name, func(t *testing.T) {
-			sc := smallScenario(t, c.edit)
-			clean := runWorld(t, sc, c.policy, Options{Seed: 5, Log: true}, nil)
-			poisoned := runWorld(t, sc, c.policy, Options{Seed: 5, Log: true}, func(w *World) { poisonFree(w, 3*slotFirst) })
-			if poisoned.running.n < clean.running.n || poisoned.jobs.n < clean.jobs.n {
-				t.Fatal("the poisoned records were not all in the tables")
-			}
-			if diff := cmp.Diff(clean.Log(), poisoned.Log()); diff != "" {
-				t.Errorf("event log (-zeroed +poisoned):\n%s", diff)
-			}
-			a, err := json.Marshal(results.Summarize(clean.Measured()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := json.Marshal(results.Summarize(poisoned.Measured()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(a, b) {
-				t.Errorf("summaries differ:\n%s\n%s", a, b)
-			}
-		})
 	}
 }

@@ -5,8 +5,7 @@ package sim
 // at a time. Unlike one slice grown by append it never copies its records
 // and never holds twice their size while growing, so a run with millions of
 // jobs waiting (a backlogged baseline over a week) costs their size, not
-// double it. Pointers from at stay valid until the slot is released or
-// dropped.
+// double it. Pointers from at stay valid until the slot is released.
 type slots[T any] struct {
 	// The first slotFirst slots are in first, inside the table: most
 	// tables stay there (a queue's jobs in flight), which then costs no
@@ -27,8 +26,7 @@ const (
 	slotPage     = 1 << slotPageBits
 )
 
-// take returns a free slot: zeroed if new or released, as it was left if
-// dropped.
+// take returns a free slot, zeroed (by release, or new).
 func (s *slots[T]) take() int32 {
 	if k := len(s.free); k > 0 {
 		slot := s.free[k-1]
@@ -74,11 +72,6 @@ func (s *slots[T]) releaseAt(slot int32, rec *T) {
 	*rec = zero
 	s.free = append(s.free, slot)
 }
-
-// drop frees a slot for reuse without zeroing it, for a table whose taker
-// sets every field before anything reads it (what the record references
-// stays reachable until then).
-func (s *slots[T]) drop(slot int32) { s.free = append(s.free, slot) }
 
 // at is the record in a slot.
 func (s *slots[T]) at(slot int32) *T {

@@ -117,6 +117,10 @@ type Plan struct {
 	Start []JobID
 	// Limits, if the policy keeps per-model running-job limits, holds the
 	// current limit of every model (len = number of models); nil otherwise.
+	// It may be the policy's own slice, which the caller reads without
+	// copying until the next Decide: the policy changes its contents only
+	// inside Decide (not in Enqueue or Finished), and the caller never
+	// writes them.
 	Limits []int
 }
 

@@ -1,5 +1,7 @@
 package sim
 
+import "unsafe"
+
 // identity is the world's table of job identity: accounts and projects,
 // interned for the run, and the live batches. A batch is live from its first arrival until its
 // last job is done with no grading job to follow; a later job with the same
@@ -40,7 +42,7 @@ func newIdentity() identity {
 // account is the key of an account, added if new. Jobs come in batches of
 // one account, so the last one is checked first.
 func (id *identity) account(name string) int32 {
-	if k := id.lastAccount; k >= 0 && id.lastAccountName == name {
+	if k := id.lastAccount; k >= 0 && sameString(id.lastAccountName, name) {
 		return k
 	}
 	k, ok := id.accountIDs[name]
@@ -57,7 +59,7 @@ func (id *identity) account(name string) int32 {
 // order of first arrival). A batch's jobs share one, so the last one is
 // checked first, as for accounts.
 func (id *identity) project(name string) int32 {
-	if k := id.lastProject; k >= 0 && id.lastProjectName == name {
+	if k := id.lastProject; k >= 0 && sameString(id.lastProjectName, name) {
 		return k
 	}
 	p, ok := id.projectIDs[name]
@@ -68,6 +70,12 @@ func (id *identity) project(name string) int32 {
 	}
 	id.lastProject, id.lastProjectName = p, name
 	return p
+}
+
+// sameString is a == b, without a call to compare them when they share
+// their bytes (a source's jobs of one batch share their names' strings).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // projectName is the name of the project with key p.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,6 +86,21 @@ func TestIdentityKeysMatchInterning(t *testing.T) {
 	for n, k := range seen {
 		if id.projectName(k) != n {
 			t.Errorf("projectName(%d) = %q, want %q", k, id.projectName(k), n)
+		}
+	}
+}
+
+// TestSameStringIsEqual: sameString is ==, for strings that share their
+// bytes (whole or a prefix), equal strings apart, and different ones.
+func TestSameStringIsEqual(t *testing.T) {
+	base := "proj-0042"
+	apart := string([]byte(base)) // equal, other bytes
+	strs := []string{"", base, base[:4], base[:0], apart, apart[:4], "proj-0043", "x", strings.Repeat("proj-0042", 1)[:9]}
+	for _, a := range strs {
+		for _, b := range strs {
+			if got, want := sameString(a, b), a == b; got != want {
+				t.Errorf("sameString(%q, %q) = %v, want %v", a, b, got, want)
+			}
 		}
 	}
 }

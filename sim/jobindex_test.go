@@ -27,14 +27,14 @@ func TestJobIndex(t *testing.T) {
 	for id := policies.JobID(0); id < 1<<jobIndexBits; id++ {
 		x.remove(id, n)
 	}
-	if x.pages[0] != nil || x.pages[1] == nil {
+	if x.pages[0].slots != nil || x.pages[1].slots == nil {
 		t.Errorf("page 0 kept or page 1 dropped after emptying page 0")
 	}
 	// The last page is not full yet: emptying it keeps it for the IDs to come.
 	for id := policies.JobID(3 << jobIndexBits); id < n; id++ {
 		x.remove(id, n)
 	}
-	if x.pages[3] == nil {
+	if x.pages[3].slots == nil {
 		t.Errorf("the page still to be filled was dropped")
 	}
 	seen := 0

@@ -72,8 +72,8 @@ type modelJobs struct {
 // pull fetches the next job from the source and schedules its arrival; at
 // the end of the stream nothing is scheduled.
 func (w *World) pull() {
-	job := &w.nexts[w.nextI]
-	if !w.pf.NextTo(job) {
+	job := w.pf.NextPtr()
+	if w.next = job; job == nil {
 		w.err = w.source.Err() // a stream that failed stops the run now, not at its end
 		return
 	}
@@ -98,23 +98,48 @@ func (w *World) arrive(job *workloads.Job, grading bool) {
 	slot := w.jobs.take()
 	id := w.nextID
 	w.nextID++
+	// Written in place field by field (the slot is zeroed): a literal is
+	// built on the stack and copied.
 	wj := w.jobs.at(slot)
-	*wj = waitingJob{id: id, model: int32(job.Model), judge: int32(job.Judge), arrival: w.now(), seed: job.Seed,
-		behaviour: job.Behaviour, judgeBehaviour: job.JudgeBehaviour, account: w.ids.account(job.Account),
-		tiers: [3]int8{job.AccountTier, job.ProjectTier, job.BatchTier}, grading: grading,
-		project: w.ids.project(job.Project)}
+	wj.model, wj.judge = int32(job.Model), int32(job.Judge)
+	wj.account, wj.project = w.ids.account(job.Account), w.ids.project(job.Project)
+	wj.id, wj.arrival, wj.seed = id, w.now(), job.Seed
+	wj.behaviour, wj.judgeBehaviour = job.Behaviour, job.JudgeBehaviour
+	wj.tiers = [3]int8{job.AccountTier, job.ProjectTier, job.BatchTier}
+	wj.tier = effectiveTier(job.AccountTier, job.ProjectTier, job.BatchTier)
+	wj.grading = grading
 	var fresh bool
 	wj.batch, fresh = w.ids.arrive(job.Batch, grading)
 	w.byID.set(id, slot)
-	pj := policies.Job{
-		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
-		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
-		Model: policies.ModelID(job.Model), Arrival: w.wallNow(),
-	}
-	wj.tier = pj.EffectiveTier()
 	w.emitJobArrived(slot, fresh)
 	w.load[job.Model].waiting++
-	w.pol.Enqueue(pj.Arrival, pj)
+	now := w.wallNow()
+	w.pol.Enqueue(now, policies.Job{
+		ID: id, Account: job.Account, Project: job.Project, Batch: job.Batch,
+		AccountTier: policies.Tier(job.AccountTier), ProjectTier: policies.Tier(job.ProjectTier), BatchTier: policies.Tier(job.BatchTier),
+		Model: policies.ModelID(job.Model), Arrival: now,
+	})
+}
+
+// effectiveTier is policies.Job.EffectiveTier of a job with these account,
+// project and batch tiers (the highest priority, smallest tier, any level
+// sets; policies.DefaultTier if none does), without building the Job.
+func effectiveTier(account, project, batch int8) policies.Tier {
+	// A level that sets no tier (0, or an out-of-range negative one) is
+	// read as 255, above any tier set: the smallest then wins.
+	best := min(tierSet(account), tierSet(project), tierSet(batch))
+	if best == 255 {
+		return policies.DefaultTier
+	}
+	return policies.Tier(best)
+}
+
+// tierSet is a level's tier for effectiveTier's minimum: 255 if unset.
+func tierSet(x int8) uint8 {
+	if x > 0 {
+		return uint8(x)
+	}
+	return 255
 }
 
 // gradingJob is the grading job a finished job chains onto its judge, in
@@ -140,14 +165,14 @@ func (w *World) decide() {
 		}
 	}
 	if l := w.plan.Limits; l != nil {
-		if len(l) <= 4 && len(l) <= len(w.limits) {
-			// a few models' limits stored one by one: copy's call costs more
-			for i, v := range l {
-				w.limits[i] = v
-			}
-		} else {
-			copy(w.limits, l)
+		if len(l) != len(w.limits) {
+			w.err = fmt.Errorf("policy %s: the plan's limits have %d entries for %d models", w.pol.Name(), len(l), len(w.limits))
+			return
 		}
+		// The policy's own slice, not a copy: Plan's contract has a policy
+		// change it only inside Decide, so it holds this decision's limits
+		// until the next.
+		w.limits = l
 	}
 	for _, id := range w.plan.Start {
 		w.start(id)
@@ -157,7 +182,11 @@ func (w *World) decide() {
 // start gives a waiting job a container, moving it to the running table.
 func (w *World) start(id policies.JobID) {
 	wslot, ok := w.byID.get(id)
-	if !ok || w.jobs.at(wslot).id != id {
+	var wj *waitingJob
+	if ok {
+		wj = w.jobs.at(wslot)
+	}
+	if !ok || wj.id != id {
 		w.err = fmt.Errorf("policy %s started job %d, which is not waiting", w.pol.Name(), id)
 		return
 	}
@@ -168,8 +197,10 @@ func (w *World) start(id policies.JobID) {
 	w.containersUsed++
 	slot := w.running.take()
 	j := w.running.at(slot) // zeroed by take: only what is not zero is set
-	j.phase, j.waitingJob, j.admitted = jobStarting, *w.jobs.at(wslot), w.now()
-	w.jobs.release(wslot) // zeroes it
+	j.phase = jobStarting
+	j.waitingJob = *wj // one statement each: a tuple's copy goes through the stack
+	j.admitted = w.now()
+	w.jobs.releaseAt(wslot, wj) // zeroes it
 	w.byID.remove(id, w.nextID)
 	n := &w.load[j.model]
 	n.waiting--
@@ -278,9 +309,13 @@ func (w *World) nextTurn(slot int32) {
 func (w *World) callAccepted(slot int32) {
 	j := w.running.at(slot)
 	w.settle(j)
-	before := gatewayOnly(j)
+	// updateGatewayOnly's answer for one more call in service, read off
+	// the count before it: gatewayOnly changes only on a model call's
+	// turn with 0 (it stops) or -1 (it starts) calls in service.
+	if j.phase == jobLLM && uint32(j.service+1) <= 1 {
+		w.emitGatewayOnly(j.model, j.service != 0)
+	}
 	j.service++
-	w.updateGatewayOnly(j, before)
 }
 
 // callEnded retires call c of the job in running slot slot (its owner),
@@ -325,7 +360,7 @@ func (w *World) finish(slot int32) {
 	if graded {
 		w.grade = w.gradingJob(&j.waitingJob)
 	}
-	w.running.release(slot)
+	w.running.releaseAt(slot, j)
 	w.pol.Finished(w.wallNow(), id, policies.ModelID(model))
 	if graded {
 		w.arrive(&w.grade, true)

@@ -71,10 +71,9 @@ type World struct {
 	opts   Options
 	source workloads.Source
 	pf     *workloads.Prefetched // source read ahead (Run): pull calls it directly, not through the interface
-	// The next arrival's job and the one arriving: pull fills
-	// nexts[nextI] while the other is read (no copy of a job per arrival).
-	nexts [2]workloads.Job
-	nextI uint8
+	// The next arrival's job, where it lies in pf's block (no copy of a
+	// job per arrival): it stays there while pull fetches the one after.
+	next  *workloads.Job
 	grade workloads.Job // the grading job a finish chains
 	wall  wallClock     // the instants policies are given (wallNow)
 	// timeFree: the policy reads no instant it is given (policies'
@@ -259,8 +258,8 @@ func (w *World) run() error {
 func (w *World) Handle(ev Event) {
 	switch ev.Kind {
 	case evArrival:
-		job := &w.nexts[w.nextI]
-		w.nextI ^= 1
+		job := w.next // where it lies in the source's block, which keeps
+		// it while pull fetches the next one (Prefetched.NextPtr)
 		w.pull()
 		w.arrive(job, false)
 		if w.trig.OnEvent {

@@ -20,6 +20,7 @@ type Prefetched struct {
 	once    sync.Once
 
 	cur   []Job
+	prev  []Job // the block before cur, handed back at the next switch
 	i     int
 	ended bool  // full was seen closed: err may be read
 	err   error // the source's, set before full is closed
@@ -100,42 +101,52 @@ func (p *Prefetched) read(src Source) {
 
 // Next returns the next job of the source.
 func (p *Prefetched) Next() (Job, bool) {
-	if p.i < len(p.cur) {
-		p.i++
-		return p.cur[p.i-1], true
+	if j := p.NextPtr(); j != nil {
+		return *j, true
 	}
-	return p.nextBlock()
+	return Job{}, false
 }
 
-// NextTo is Next into *dst, copied once from the block (a Job is 112
-// bytes; the world reads one per arrival); false, dst untouched, at the
-// end of the stream.
-func (p *Prefetched) NextTo(dst *Job) bool {
+// NextPtr is Next without a copy: the next job where it lies in the block
+// read, nil at the end of the stream. The job stays as it is until the
+// call after the next one (to Next or NextPtr), so that a consumer can
+// hold the job it is handling while it fetches the one to follow: a block
+// is handed back for reuse only at the switch after the one that left it.
+func (p *Prefetched) NextPtr() *Job {
 	if p.i < len(p.cur) {
-		*dst = p.cur[p.i]
 		p.i++
-		return true
+		return &p.cur[p.i-1]
 	}
-	j, ok := p.nextBlock()
-	if ok {
-		*dst = j
-	}
-	return ok
+	return p.firstOfNext()
 }
 
-// nextBlock hands the block read back and returns the first job of the next.
-func (p *Prefetched) nextBlock() (Job, bool) {
-	if p.cur != nil {
+// firstOfNext is NextPtr at the end of a block: the next block's first
+// job, nil at the end of the stream (apart and not inlined, so that
+// NextPtr inlines).
+//
+//go:noinline
+func (p *Prefetched) firstOfNext() *Job {
+	if !p.nextBlock() {
+		return nil
+	}
+	return &p.cur[0]
+}
+
+// nextBlock hands back the block before the one read (the jobs of the one
+// read may still be held: NextPtr) and moves to the next, at its first
+// job; false at the end of the stream.
+func (p *Prefetched) nextBlock() bool {
+	if p.prev != nil {
 		select {
-		case p.empty <- p.cur: // the jobs were copied out: the block can be refilled
+		case p.empty <- p.prev:
 		default:
 		}
-		p.cur, p.i = nil, 0
 	}
+	p.prev, p.cur, p.i = p.cur, nil, 0
 	b, ok := <-p.full
 	if !ok {
 		p.ended = true
-		return Job{}, false
+		return false
 	}
 	p.cur, p.i = b, 1
 	if len(p.full) == prefetchLow {
@@ -144,7 +155,7 @@ func (p *Prefetched) nextBlock() (Job, bool) {
 		default:
 		}
 	}
-	return b[0], true
+	return true
 }
 
 // Err is the error that ended the source's stream, once Next has reported

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -64,31 +65,42 @@ func TestPrefetchGivesTheSourcesStream(t *testing.T) {
 	}
 }
 
-// TestPrefetchNextTo: NextTo, alone or mixed with Next, gives the same jobs
-// as Next, and at the end leaves its destination as it was.
-func TestPrefetchNextTo(t *testing.T) {
+// TestPrefetchNextPtr: NextPtr, alone or mixed with Next, gives the same
+// jobs as Next, and a job it gives stays as it was through the next call
+// (a consumer holds it while it fetches the one to follow). Under -race,
+// a block handed back too early is also a race with the reader refilling
+// it.
+func TestPrefetchNextPtr(t *testing.T) {
 	for _, n := range []int{0, 1, prefetchBlock, prefetchBlock + 1, prefetchBlock*(prefetchDepth+3) + 7} {
 		for _, mixed := range []bool{false, true} {
 			want := drainJobs(&countedSource{n: n})
 			p := Prefetch(&countedSource{n: n})
 			var got []Job
+			var held *Job // the job the last call gave
+			var heldWas Job
 			for i := 0; ; i++ {
+				var next *Job
 				if mixed && i%3 == 1 {
 					j, ok := p.Next()
-					if !ok {
-						break
+					if ok {
+						got = append(got, j)
 					}
-					got = append(got, j)
-					continue
+				} else if next = p.NextPtr(); next != nil {
+					got = append(got, *next)
 				}
-				dst := Job{ID: -7}
-				if !p.NextTo(&dst) {
-					if dst.ID != -7 {
-						t.Errorf("n=%d: NextTo at the end wrote %+v", n, dst)
-					}
-					break
+				if held != nil && *held != heldWas {
+					t.Fatalf("n=%d mixed=%v: job %d changed to %+v by the next call", n, mixed, heldWas.ID, *held)
 				}
-				got = append(got, dst)
+				if len(got) == i {
+					break // the end of the stream
+				}
+				held = next
+				if next != nil {
+					heldWas = *next
+				}
+				// Let the reader run on: one that has been handed the
+				// block of the held job refills it now.
+				runtime.Gosched()
 			}
 			p.Close()
 			if diff := cmp.Diff(want, got); diff != "" {

@@ -70,10 +70,10 @@ type controller struct {
 	// half-life (NewScheduler gives each the config's)
 	holds bool
 
-	fresh staleMemo // a cache of tick's last staleness answer, not a setting
+	fresh staleMemo // a cache of the step's last staleness answer, not a setting
 }
 
-// staleMemo is the last answer of tick's staleness test: whether a reading
+// staleMemo is the last answer of stepRule's staleness test: whether a reading
 // taken at asOf is fresh at now. The zero value is a true one: a reading at
 // the zero time was never taken, so it is stale.
 type staleMemo struct {
@@ -188,8 +188,7 @@ func (s *Scheduler) control(now time.Time, state State, containers int) {
 				continue
 			}
 		}
-		// tick, written out: it is not inlined, and its front (most models
-		// at most ticks) then costs no call of its own, nor the rest of
+		// an idle model's step first: it costs no call, nor the rest of
 		// the signals, which slowIdle does not read
 		if c.idleFront(depth, asOf, in.binding, memoNow) {
 			m.depth = float64(depth)
@@ -234,30 +233,19 @@ func (c *controller) rejected(ls *limitState, rejected, running int) bool {
 	return true
 }
 
-// tick moves one model's limit at most one step, given its depth reading
-// taken at asOf, its running count, and whether its limit is binding (see
-// Scheduler.control): raise below target when binding, lower above target
-// plus tolerance unless already below running, hold otherwise or when the
-// reading is stale. Its front inlines: an idle model (c.idle, a reading
-// the staleness memo holds fresh, an empty queue, a limit not binding:
-// most models at most ticks) takes slowIdle's step without stepRule's call.
-func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals) {
-	if c.idleFront(depth, asOf, in.binding, in.now == c.fresh.now) {
-		ls.depth = float64(depth)
-		c.slowIdle(ls)
-		return
-	}
-	c.stepRule(ls, depth, asOf, in)
-}
-
-// idleFront reports whether tick takes an idle model's step: c.idle, an
+// idleFront reports whether a model's step is slowIdle's alone: c.idle, an
 // empty queue, a limit not binding, and a reading the staleness memo
-// holds fresh (memoNow: the memo is of the step's now).
+// holds fresh (memoNow: the memo is of the step's now). Most models at most
+// ticks take it, so control tests it before stepRule's call.
 func (c *controller) idleFront(depth int, asOf time.Time, binding, memoNow bool) bool {
 	return c.idle && depth < 1 && !binding && memoNow && asOf == c.fresh.asOf && c.fresh.fresh
 }
 
-// stepRule is tick's whole rule.
+// stepRule moves one model's limit at most one step, given its depth
+// reading taken at asOf, its running count, and whether its limit is
+// binding (see Scheduler.control): raise below target when binding, lower
+// above target plus tolerance unless already below running, hold otherwise
+// or when the reading is stale.
 func (c *controller) stepRule(ls *limitState, depth int, asOf time.Time, in *signals) {
 	// the models' readings of one tick mostly share one time, and
 	// time.Time.Sub is dear for every model at every tick: the answer for

@@ -8,6 +8,18 @@ import (
 	"time"
 )
 
+// tick is one model's step as control takes it: slowIdle's alone for an
+// idle model (idleFront), stepRule's otherwise. The step tests drive a
+// model through it.
+func (c *controller) tick(ls *limitState, depth int, asOf time.Time, in *signals) {
+	if c.idleFront(depth, asOf, in.binding, in.now == c.fresh.now) {
+		ls.depth = float64(depth)
+		c.slowIdle(ls)
+		return
+	}
+	c.stepRule(ls, depth, asOf, in)
+}
+
 // TestStaleMatchesSub: the memoised staleness test answers as the
 // computation it keeps, on readings that repeat, move, are never taken,
 // carry a monotonic clock reading, or sit in another location.

@@ -309,13 +309,9 @@ func (w *World) nextTurn(slot int32) {
 func (w *World) callAccepted(slot int32) {
 	j := w.running.at(slot)
 	w.settle(j)
-	// updateGatewayOnly's answer for one more call in service, read off
-	// the count before it: gatewayOnly changes only on a model call's
-	// turn with 0 (it stops) or -1 (it starts) calls in service.
-	if j.phase == jobLLM && uint32(j.service+1) <= 1 {
-		w.emitGatewayOnly(j.model, j.service != 0)
-	}
+	before := gatewayOnly(j)
 	j.service++
+	w.updateGatewayOnly(j, before)
 }
 
 // callEnded retires call c of the job in running slot slot (its owner),

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"time"
-	"unsafe"
 
 	"github.com/evalsched/lab/internal/bitset"
+	"github.com/evalsched/lab/internal/cacheline"
 )
 
 // Scheduler is the production policy: a job-level queue before container
@@ -67,14 +67,6 @@ type modelState struct {
 	_          [48]byte
 }
 
-// newModels makes n model records starting a cache line: a slice of over
-// 32 KiB is its own span, page-aligned, where a smaller one with pointers
-// starts after the allocator's 8-byte type header.
-func newModels(n int) []modelState {
-	const span = 32<<10/int(unsafe.Sizeof(modelState{})) + 1
-	return make([]modelState, n, max(n, span))
-}
-
 // NewScheduler builds the scheduler over the model catalogue; the ModelID of
 // a model is its index in models.
 func NewScheduler(cfg SchedulerConfig, models []string) (*Scheduler, error) {
@@ -86,7 +78,7 @@ func NewScheduler(cfg SchedulerConfig, models []string) (*Scheduler, error) {
 	s := &Scheduler{
 		cfg:      cfg,
 		ctl:      newController(cfg),
-		models:   newModels(n),
+		models:   cacheline.Slice[modelState](n),
 		limits:   make([]int, n),
 		share:    cfg.TierShare,
 		openList: make([]ModelID, 0, n),

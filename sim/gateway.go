@@ -4,8 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
-	"unsafe"
 
+	"github.com/evalsched/lab/internal/cacheline"
 	"github.com/evalsched/lab/internal/ring"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
@@ -43,7 +43,7 @@ type Gateway struct {
 // rejections) fills the first cache line; the rest of what every call
 // touches (the in-flight count and limit, the open window's other counts)
 // the second. The record is padded to five lines and the lanes start on
-// one (newLanes, TestGatewayLanesStartCacheLines).
+// one (cacheline.Slice, TestGatewayLanesStartCacheLines).
 type gatewayLane struct {
 	queue    ring.Ring[int32]
 	backoff  int        // calls waiting out a backoff before rejoining the queue
@@ -64,17 +64,9 @@ type gatewayLane struct {
 	_        [56]byte
 }
 
-// newLanes makes n lanes starting a cache line: a slice of over 32 KiB
-// is its own span, page-aligned, where a smaller one with pointers starts
-// after the allocator's 8-byte type header.
-func newLanes(n int) []gatewayLane {
-	const span = 32<<10/int(unsafe.Sizeof(gatewayLane{})) + 1
-	return make([]gatewayLane, n, max(n, span))
-}
-
 func newGateway(cfg *scenario.GatewayConfig, models []scenario.ModelConfig, seed uint64) Gateway {
 	g := Gateway{
-		lanes:      newLanes(len(models)),
+		lanes:      cacheline.Slice[gatewayLane](len(models)),
 		retry:      &cfg.Retry,
 		rn:         rand.New(rand.NewPCG(workloads.Stream(seed, "gateway"), 2)),
 		delay:      FromDuration(cfg.DepthDelay),

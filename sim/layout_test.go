@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/evalsched/lab/internal/cacheline"
 	"github.com/evalsched/lab/scenario"
 )
 
@@ -175,6 +176,6 @@ func TestLaneMetersStartCacheLines(t *testing.T) {
 		inLine(t, "laneMeter", g[0].off/cacheLine, g...)
 	}
 	for n := 1; n <= 64; n++ {
-		startsLine(t, fmt.Sprintf("the meters of %d models", n), unsafe.Pointer(&newLaneMeters(n)[0]))
+		startsLine(t, fmt.Sprintf("the meters of %d models", n), unsafe.Pointer(&cacheline.Slice[laneMeter](n)[0]))
 	}
 }

@@ -2,8 +2,8 @@ package sim
 
 import (
 	"math"
-	"unsafe"
 
+	"github.com/evalsched/lab/internal/cacheline"
 	"github.com/evalsched/lab/internal/fastmath"
 	"github.com/evalsched/lab/internal/ring"
 	"github.com/evalsched/lab/scenario"
@@ -35,7 +35,7 @@ const noTry Time = -1 << 62
 // reads them, a cache line each: the streams (every accept, start and
 // answer), the latency terms (every call made and started), then the
 // quotas' indices and the prompt cache's terms (every try); the record is
-// padded to four lines and the deployments start on one (newDeployments,
+// padded to four lines and the deployments start on one (cacheline.Slice,
 // TestDeploymentsStartCacheLines).
 type deployment struct {
 	inflight int              // accepted, in service or waiting for a stream
@@ -73,14 +73,6 @@ type deployment struct {
 	cacheLife Time
 	cfg       *scenario.ModelConfig
 	_         [64]byte
-}
-
-// newDeployments makes n deployments starting a cache line: a slice of
-// over 32 KiB is its own span, page-aligned, where a smaller one with
-// pointers starts after the allocator's 8-byte type header.
-func newDeployments(n int) []deployment {
-	const span = 32<<10/int(unsafe.Sizeof(deployment{})) + 1
-	return make([]deployment, n, max(n, span))
 }
 
 // verdict is the provider's answer to one try of a call.
@@ -126,7 +118,7 @@ func newProvider(sc *scenario.Scenario, cfgs []scenario.ModelConfig) Provider {
 		}
 		return -1
 	}
-	p.models = newDeployments(len(cfgs))
+	p.models = cacheline.Slice[deployment](len(cfgs))
 	for i := range cfgs {
 		d := &p.models[i]
 		d.cfg = &cfgs[i]

@@ -1,8 +1,7 @@
 package sim
 
 import (
-	"unsafe"
-
+	"github.com/evalsched/lab/internal/cacheline"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 )
@@ -49,7 +48,7 @@ type recorder struct {
 // and an answer's levels and counts; the job's gateway-only level and the
 // rest of an answer's sums; the quota counts since the sample (which the
 // sample reads with the 429s) with the job's level and counts. It is padded
-// to whole lines, and newLaneMeters starts the table on one.
+// to whole lines, and cacheline.Slice starts the table on one.
 type laneMeter struct {
 	depth, busy         level
 	queueEntries, calls int64
@@ -91,14 +90,6 @@ type laneMeter struct {
 	_    [40]byte
 }
 
-// newLaneMeters makes n meters starting a cache line: a slice of over
-// 32 KiB is its own span, page-aligned, where a smaller one with pointers
-// starts after the allocator's 8-byte type header.
-func newLaneMeters(n int) []laneMeter {
-	const span = 32<<10/int(unsafe.Sizeof(laneMeter{})) + 1
-	return make([]laneMeter, n, max(n, span))
-}
-
 // convSample is what convergence reads of one series sample, kept with
 // StreamRows.
 type convSample struct{ depth, inflight, waiting, streams int32 }
@@ -136,7 +127,7 @@ func newRecorder(sc *scenario.Scenario, eng *Engine) recorder {
 	r := recorder{
 		eng: eng, windowStart: FromDuration(sc.Warmup), end: FromDuration(sc.Duration),
 		fairWindow: FromDuration(sc.FairnessWindow), names: names, interval: FromDuration(sc.SeriesInterval),
-		lanes: newLaneMeters(len(names)), prod: make([]prodMeter, len(sc.Production)),
+		lanes: cacheline.Slice[laneMeter](len(names)), prod: make([]prodMeter, len(sc.Production)),
 		fair: newFairness(len(names)), quota: newQuotaMeter(sc),
 	}
 	if sc.Billing() {

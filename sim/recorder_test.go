@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/evalsched/lab/internal/cacheline"
 	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/scenario"
 	"github.com/evalsched/lab/workloads"
@@ -201,7 +202,7 @@ func TestAcceptedTryTokens(t *testing.T) {
 	for range 1000 {
 		pairs = append(pairs, [2]int32{int32(rn.Uint32()), int32(rn.Uint32() >> rn.IntN(32))})
 	}
-	r := recorder{lanes: newLaneMeters(1), quota: quotaMeter{evalUse: make([][3]float64, 1)}}
+	r := recorder{lanes: cacheline.Slice[laneMeter](1), quota: quotaMeter{evalUse: make([][3]float64, 1)}}
 	var real float64
 	for _, p := range pairs {
 		cs := &callState{kind: jobCall, in: p[0], out: p[1]}

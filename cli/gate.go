@@ -200,7 +200,7 @@ func judgeGate(c *cli.Context, g *lab.Gate, points []lab.PointSpec) (lab.GateVer
 	now := map[string][]lab.MetricAgg{}
 	for i, p := range points {
 		// Each scenario has its own seeds; its seeds run in parallel.
-		err := lab.RunPoints(progressOf(c.App.ErrWriter, "gate "+p.Name), warnOf(c.App.ErrWriter), points, []int{i}, g.Spec.Scenarios[i].Seeds, func(_ int, perSeed [][]lab.MetricValue) error {
+		err := lab.RunPoints(progressOf(c.App.ErrWriter, "gate "+p.Name), warnOf(c.App.ErrWriter), points, []int{i}, g.Spec.Scenarios[i].Seeds, nil, func(_ int, perSeed [][]lab.MetricValue) error {
 			now[p.Name] = lab.Aggregate(perSeed)
 			return nil
 		})

@@ -79,7 +79,7 @@ func sweepRun(c *cli.Context, file, dir string, sh lab.Shard) error {
 	}
 	fmt.Fprintf(c.App.ErrWriter, "sweep %s: %d points x %d seeds (shard %s: %d points, %d already done)\n",
 		file, len(sw.Points), len(sw.Seeds), sh, owned, owned-len(todo))
-	err = lab.RunPoints(progressOf(c.App.ErrWriter, "sweep"), warnOf(c.App.ErrWriter), sw.Points, todo, sw.Seeds, func(i int, perSeed [][]lab.MetricValue) error {
+	err = lab.RunPoints(progressOf(c.App.ErrWriter, "sweep"), warnOf(c.App.ErrWriter), sw.Points, todo, sw.Seeds, nil, func(i int, perSeed [][]lab.MetricValue) error {
 		return sw.WritePoint(stage.Dir, i, perSeed)
 	})
 	if err != nil {

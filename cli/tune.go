@@ -38,6 +38,9 @@ func tuneAction(c *cli.Context) error {
 	}
 	defer stage.Abort() // after Commit, a no-op
 	n := 0
+	// The baseline's runs, shared by every evaluation whose baseline runs
+	// the same scenario (a tune of the scheduler's settings: one a seed).
+	baselines := lab.NewBaselines()
 	t := &lab.Tuner{Params: f.Params, Objective: f.Objective, Constraints: f.Constraints, Budget: f.Budget,
 		Eval: func(xs [][]float64) ([]map[lab.MetricKey]float64, error) {
 			points := make([]lab.PointSpec, len(xs))
@@ -51,7 +54,7 @@ func tuneAction(c *cli.Context) error {
 			}
 			n += len(xs)
 			out := make([]map[lab.MetricKey]float64, len(xs))
-			err := lab.RunPoints(progressOf(c.App.ErrWriter, fmt.Sprintf("tune %d", n)), warnOf(c.App.ErrWriter), points, idx, seeds, func(i int, perSeed [][]lab.MetricValue) error {
+			err := lab.RunPoints(progressOf(c.App.ErrWriter, fmt.Sprintf("tune %d", n)), warnOf(c.App.ErrWriter), points, idx, seeds, baselines, func(i int, perSeed [][]lab.MetricValue) error {
 				out[i] = map[lab.MetricKey]float64{}
 				for _, a := range lab.Aggregate(perSeed) {
 					out[i][a.MetricKey] = a.Mean

@@ -9,7 +9,8 @@
 // the file and the Pareto front), compare's shards and their merge
 // (compare_summary.go), the quota-check verdict (quota_check.go), the
 // configurations they run (point.go; build.go builds one, blaming a value
-// its overlay set on the file that set it) and the figures they read from
+// its overlay set on the file that set it; baselines.go keeps the baseline
+// runs that points differing only in another policy's settings share) and the figures they read from
 // a summary (metrics.go, versioned by MetricsVersion), and the studies of
 // docs/studies (study.go: the registry `sim study` runs; one file per
 // study, each making its own runs and computing every number and verdict

@@ -18,13 +18,21 @@ type Progress func(n int) func(run int, now, end sim.Time)
 // with a point's figures per seed as soon as its last run ends (one call at
 // a time), so a sweep can keep each point as it finishes. warn, if set, is
 // handed each scheduler point's scenario (for settings its controller
-// ignores).
+// ignores). A baseline run is made once per seed for the points whose
+// baselines run the same scenario, and not at all when base (which may be
+// nil) holds it from an earlier call; the runs made are added to base.
 func RunPoints(progress Progress, warn func(*scenario.Scenario), points []PointSpec, idx []int, seeds []uint64,
-	done func(i int, perSeed [][]MetricValue) error) error {
+	base *Baselines, done func(i int, perSeed [][]MetricValue) error) error {
+	if base == nil {
+		base = NewBaselines()
+	}
 	cache := map[string]*scenario.Scenario{}
 	var specs []sim.RunSpec
 	var mu sync.Mutex
 	var firstErr error
+	// The points waiting on each baseline run this call makes: its Done
+	// hands the run to each (under mu).
+	waiting := map[baselineRun][]func(results.Run){}
 	for _, i := range idx {
 		p := points[i]
 		v, err := BuildPoint(p, cache)
@@ -34,26 +42,52 @@ func RunPoints(progress Progress, warn func(*scenario.Scenario), points []PointS
 		if warn != nil && v.Policy == "scheduler" {
 			warn(v.Scenario)
 		}
-		arms := []*scenario.Variant{v}
+		arms := 1
 		if p.Baseline {
-			arms = append(arms, &scenario.Variant{Name: p.ID + "/fixed-lane", Policy: "fixed-lane", Scenario: v.Scenario})
+			arms = 2
 		}
 		runs := make([][]results.Run, len(seeds))
-		left := len(seeds) * len(arms)
-		for k, seed := range seeds {
-			runs[k] = make([]results.Run, len(arms))
-			for a, arm := range arms {
-				specs = append(specs, sim.RunSpec{Policy: arm.Policy, Seed: seed, Variant: arm, Rows: results.Discard,
-					Done: func(r results.Run) {
-						mu.Lock()
-						defer mu.Unlock()
-						runs[k][a] = r
-						if left--; left > 0 || firstErr != nil {
-							return
-						}
-						firstErr = done(i, pointMetrics(runs))
-					}})
+		left := len(seeds) * arms
+		// ended takes one of the point's runs, under mu.
+		ended := func(k, a int, r results.Run) {
+			runs[k][a] = r
+			if left--; left > 0 || firstErr != nil {
+				return
 			}
+			firstErr = done(i, pointMetrics(runs))
+		}
+		for k, seed := range seeds {
+			runs[k] = make([]results.Run, arms)
+			specs = append(specs, sim.RunSpec{Policy: v.Policy, Seed: seed, Variant: v, Rows: results.Discard,
+				Done: func(r results.Run) {
+					mu.Lock()
+					defer mu.Unlock()
+					ended(k, 0, r)
+				}})
+			if !p.Baseline {
+				continue
+			}
+			key := baselineOf(v.Scenario, seed)
+			if r, ok := base.get(key); ok {
+				runs[k][1] = r
+				left--
+				continue
+			}
+			if ws, ok := waiting[key]; ok {
+				waiting[key] = append(ws, func(r results.Run) { ended(k, 1, r) })
+				continue
+			}
+			waiting[key] = []func(results.Run){func(r results.Run) { ended(k, 1, r) }}
+			arm := &scenario.Variant{Name: p.ID + "/" + BaselinePolicy, Policy: BaselinePolicy, Scenario: v.Scenario}
+			specs = append(specs, sim.RunSpec{Policy: arm.Policy, Seed: seed, Variant: arm, Rows: results.Discard,
+				Done: func(r results.Run) {
+					base.put(key, r)
+					mu.Lock()
+					defer mu.Unlock()
+					for _, f := range waiting[key] {
+						f(r)
+					}
+				}})
 		}
 	}
 	if progress != nil {

@@ -17,13 +17,38 @@ import (
 // to tell that the figures it holds were measured on this scenario. Files
 // the scenario names (a request trace) are named, not read.
 func (s *Scenario) Digest() string {
+	return digest(s.root, 0, "")
+}
+
+// RunDigest is Digest for a run of the named policy: for a built-in
+// policy that reads, of the policies block, only its own settings and the
+// guards (fixed-lane: policies.fixed_lane; scheduler: policies.scheduler;
+// inspect: policies.inspect), the other policies' settings are left out,
+// since its runs do not read them; for any other policy it is Digest. Two
+// scenarios with one RunDigest give a run of that policy the same outputs
+// on every seed, so one run serves both (lab.Baselines).
+func (s *Scenario) RunDigest(policy string) string {
+	return digest(s.root, 0, ownPolicyBlock[policy])
+}
+
+// ownPolicyBlock is, for a built-in policy, the one policies block its
+// factory reads besides guards (see RegisterPolicy's calls in policy.go and
+// policy_inspect.go).
+var ownPolicyBlock = map[string]string{"fixed-lane": "fixed_lane", "scheduler": "scheduler", "inspect": "inspect"}
+
+// digest hashes the canonical form of root; own, when set, keeps only
+// that block and guards of the top-level policies mapping.
+func digest(root *yaml.Node, depth int, own string) string {
 	var b strings.Builder
-	canonical(&b, s.root, 0)
+	canonical(&b, root, depth, own)
 	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:12])
 }
 
-func canonical(b *strings.Builder, n *yaml.Node, depth int) {
+// canonical writes n in canonical form. own, when set, is the one
+// policies block (with guards) kept under a top-level policies key: it
+// applies to that key's mapping only.
+func canonical(b *strings.Builder, n *yaml.Node, depth int, own string) {
 	if n == nil {
 		b.WriteString("~")
 		return
@@ -31,7 +56,7 @@ func canonical(b *strings.Builder, n *yaml.Node, depth int) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			canonical(b, c, depth)
+			canonical(b, c, depth, own)
 		}
 	case yaml.MappingNode:
 		idx := make([]int, 0, len(n.Content)/2)
@@ -41,24 +66,32 @@ func canonical(b *strings.Builder, n *yaml.Node, depth int) {
 		slices.SortStableFunc(idx, func(x, y int) int { return strings.Compare(n.Content[x].Value, n.Content[y].Value) })
 		b.WriteString("{")
 		for _, i := range idx {
-			if depth == 0 && n.Content[i].Value == "variants" {
+			key := n.Content[i].Value
+			if depth == 0 && key == "variants" {
 				continue // a run of the scenario does not depend on its variants
 			}
-			b.WriteString(strconv.Quote(n.Content[i].Value))
+			if own != "" && depth == 1 && key != own && key != "guards" {
+				continue // another policy's settings (RunDigest)
+			}
+			b.WriteString(strconv.Quote(key))
 			b.WriteString(":")
-			canonical(b, n.Content[i+1], depth+1)
+			keep := ""
+			if depth == 0 && key == "policies" {
+				keep = own
+			}
+			canonical(b, n.Content[i+1], depth+1, keep)
 			b.WriteString(",")
 		}
 		b.WriteString("}")
 	case yaml.SequenceNode:
 		b.WriteString("[")
 		for _, c := range n.Content {
-			canonical(b, c, depth+1)
+			canonical(b, c, depth+1, "")
 			b.WriteString(",")
 		}
 		b.WriteString("]")
 	case yaml.AliasNode:
-		canonical(b, n.Alias, depth)
+		canonical(b, n.Alias, depth, own)
 	default:
 		if n.Tag == "!!null" {
 			b.WriteString("~")
@@ -71,8 +104,5 @@ func canonical(b *strings.Builder, n *yaml.Node, depth int) {
 // DigestWithVariants is Digest with the scenario's variants included: a
 // compare of variants depends on them.
 func (s *Scenario) DigestWithVariants() string {
-	var b strings.Builder
-	canonical(&b, s.root, 1)
-	sum := sha256.Sum256([]byte(b.String()))
-	return hex.EncodeToString(sum[:12])
+	return digest(s.root, 1, "")
 }

@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/evalsched/lab/results"
@@ -16,12 +18,20 @@ const BaselinePolicy = "fixed-lane"
 // scheduler's, as a sweep or a tune of them) share one baseline run a seed
 // instead of each making its own: a sweep of P such points on S seeds runs
 // S baselines, not P·S. A run is deterministic in its scenario and seed,
-// so the shared run is the one each point would have made. It is safe for
-// concurrent use.
+// so the shared run is the one each point would have made. It keeps the
+// runs of the last KeptBaselineScenarios scenarios it was given, every
+// seed's: a tune of settings the baseline reads (a quota) gives it a new
+// scenario at every evaluation, and it would otherwise hold every run the
+// tune made. It is safe for concurrent use.
 type Baselines struct {
-	mu   sync.Mutex
-	runs map[baselineRun]results.Run
+	mu    sync.Mutex
+	runs  map[baselineRun]results.Run
+	order []string // the digests kept, oldest first
 }
+
+// KeptBaselineScenarios is how many scenarios' baseline runs a Baselines
+// keeps.
+const KeptBaselineScenarios = 4
 
 // baselineRun names one baseline run: its scenario's RunDigest and seed.
 type baselineRun struct {
@@ -46,6 +56,14 @@ func (b *Baselines) get(k baselineRun) (results.Run, bool) {
 func (b *Baselines) put(k baselineRun, r results.Run) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if !slices.Contains(b.order, k.digest) {
+		if len(b.order) == KeptBaselineScenarios {
+			old := b.order[0]
+			b.order = b.order[1:]
+			maps.DeleteFunc(b.runs, func(o baselineRun, _ results.Run) bool { return o.digest == old })
+		}
+		b.order = append(b.order, k.digest)
+	}
 	b.runs[k] = r
 }
 

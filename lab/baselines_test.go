@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/evalsched/lab/results"
 	"github.com/evalsched/lab/sim"
 	"github.com/google/go-cmp/cmp"
 )
@@ -81,5 +82,32 @@ grid:
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("figures with stored baselines (-alone +stored):\n%s", diff)
+	}
+}
+
+// TestBaselinesKeepLastScenarios: the store holds every seed's run of the
+// last KeptBaselineScenarios scenarios put, dropping the oldest scenario's
+// runs whole when one more comes.
+func TestBaselinesKeepLastScenarios(t *testing.T) {
+	b := NewBaselines()
+	digest := func(i int) string { return string(rune('a' + i)) }
+	n := KeptBaselineScenarios + 1
+	for i := range n {
+		for seed := uint64(1); seed <= 2; seed++ {
+			b.put(baselineRun{digest(i), seed}, results.Run{Events: uint64(10*i) + seed})
+		}
+	}
+	if got, want := b.Len(), 2*KeptBaselineScenarios; got != want {
+		t.Fatalf("Len = %d, want %d", got, want)
+	}
+	for i := range n {
+		for seed := uint64(1); seed <= 2; seed++ {
+			r, ok := b.get(baselineRun{digest(i), seed})
+			if want := i > 0; ok != want {
+				t.Errorf("scenario %d seed %d kept = %v, want %v", i, seed, ok, want)
+			} else if ok && r.Events != uint64(10*i)+seed {
+				t.Errorf("scenario %d seed %d: run %d, want %d", i, seed, r.Events, uint64(10*i)+seed)
+			}
+		}
 	}
 }

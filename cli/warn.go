@@ -17,13 +17,16 @@ var warned struct {
 
 // warnScenario says on stderr, once each, the settings sc sets that its
 // controller does not read (scenario.Warnings).
-func warnScenario(w io.Writer, sc *scenario.Scenario) {
+func warnScenario(w io.Writer, sc *scenario.Scenario) { warn(w, sc.Warnings()) }
+
+// warn says each message on stderr, once in the process.
+func warn(w io.Writer, msgs []string) {
 	warned.Lock()
 	defer warned.Unlock()
 	if warned.seen == nil {
 		warned.seen = map[string]bool{}
 	}
-	for _, msg := range sc.Warnings() {
+	for _, msg := range msgs {
 		if !warned.seen[msg] {
 			warned.seen[msg] = true
 			fmt.Fprintf(w, "warning: %s\n", msg)
@@ -31,7 +34,7 @@ func warnScenario(w io.Writer, sc *scenario.Scenario) {
 	}
 }
 
-// warnOf is warnScenario on w, for lab.RunPoints.
-func warnOf(w io.Writer) func(*scenario.Scenario) {
-	return func(sc *scenario.Scenario) { warnScenario(w, sc) }
+// warnOf is warn on w, for lab.RunPoints.
+func warnOf(w io.Writer) func([]string) {
+	return func(msgs []string) { warn(w, msgs) }
 }

@@ -81,6 +81,21 @@ func markLines(n *yaml.Node) {
 	}
 }
 
+// PointWarnings is sc.Warnings for the scenario BuildPoint built from p: a
+// setting its overlay brought in (a grid value, a tune's setting) is named
+// at the line of p's file that set it, not at a line of the scenario.
+func PointWarnings(p PointSpec, sc *scenario.Scenario) []string {
+	return sc.WarningsAt(func(line int) (string, int) {
+		switch {
+		case line <= overlayLine:
+			return sc.File(), line
+		case p.File != "":
+			return p.File, line - overlayLine
+		}
+		return sc.File(), 0
+	})
+}
+
 // blame moves an error on an overlay's node to the file that wrote it.
 func blame(p PointSpec, err error) error {
 	var fe *field.Error

@@ -17,11 +17,11 @@ type Progress func(n int) func(run int, now, end sim.Time)
 // once through sim.ExecuteAll (at most GOMAXPROCS at a time), and calls done
 // with a point's figures per seed as soon as its last run ends (one call at
 // a time), so a sweep can keep each point as it finishes. warn, if set, is
-// handed each scheduler point's scenario (for settings its controller
-// ignores). A baseline run is made once per seed for the points whose
+// handed each scheduler point's warnings (PointWarnings: the settings its
+// controller ignores). A baseline run is made once per seed for the points whose
 // baselines run the same scenario, and not at all when base (which may be
 // nil) holds it from an earlier call; the runs made are added to base.
-func RunPoints(progress Progress, warn func(*scenario.Scenario), points []PointSpec, idx []int, seeds []uint64,
+func RunPoints(progress Progress, warn func([]string), points []PointSpec, idx []int, seeds []uint64,
 	base *Baselines, done func(i int, perSeed [][]MetricValue) error) error {
 	if base == nil {
 		base = NewBaselines()
@@ -40,7 +40,7 @@ func RunPoints(progress Progress, warn func(*scenario.Scenario), points []PointS
 			return err
 		}
 		if warn != nil && v.Policy == "scheduler" {
-			warn(v.Scenario)
+			warn(PointWarnings(p, v.Scenario))
 		}
 		arms := 1
 		if p.Baseline {

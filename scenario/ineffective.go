@@ -23,10 +23,21 @@ var depthRuleReaders = map[string][]policies.ControllerKind{
 
 // Warnings are the settings the scenario sets (in its file, or through an
 // overlay or variant merged onto it) that its scheduler controller does not
-// read, or reads only in the 429 cut, each naming the setting and why.
-func (s *Scenario) Warnings() []string {
+// read, or reads only in the 429 cut, each naming the setting, where it is
+// set (the scenario's file and the line of its node) and why.
+func (s *Scenario) Warnings() []string { return s.WarningsAt(nil) }
+
+// WarningsAt is Warnings with where each setting is set given by at, from
+// the line of its node in the merged tree: a file and a line there (0: the
+// file alone). An overlay's nodes keep the lines of the file that wrote
+// them, which the caller knows (lab.BuildPoint marks them). nil is the
+// scenario's file and the node's line.
+func (s *Scenario) WarningsAt(at func(line int) (file string, fileLine int)) []string {
 	if s.root == nil {
 		return nil
+	}
+	if at == nil {
+		at = func(line int) (string, int) { return s.file, line }
 	}
 	cfg := s.Policies.Scheduler
 	var out []string
@@ -35,9 +46,10 @@ func (s *Scenario) Warnings() []string {
 		if !yamltree.Has(s.root, path) || slices.Contains(depthRuleReaders[key], cfg.Controller) {
 			continue
 		}
-		where := s.file
-		if line := yamltree.Line(s.root, path); line > 0 {
-			where = fmt.Sprintf("%s:%d", s.file, line)
+		file, line := at(yamltree.Line(s.root, path))
+		where := file
+		if line > 0 {
+			where = fmt.Sprintf("%s:%d", file, line)
 		}
 		if cfg.IgnoreQuota {
 			out = append(out, fmt.Sprintf("%s: %s has no effect: the %s controller does not read it, and ignore_quota turns off the 429 cut that would",

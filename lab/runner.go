@@ -18,9 +18,10 @@ type Progress func(n int) func(run int, now, end sim.Time)
 // with a point's figures per seed as soon as its last run ends (one call at
 // a time), so a sweep can keep each point as it finishes. warn, if set, is
 // handed each scheduler point's warnings (PointWarnings: the settings its
-// controller ignores). A baseline run is made once per seed for the points whose
-// baselines run the same scenario, and not at all when base (which may be
-// nil) holds it from an earlier call; the runs made are added to base.
+// controller ignores). A baseline run is made once a seed for the points
+// whose baselines run the same scenario (Baselines), and not at all when
+// base (which may be nil) holds it from an earlier call; the runs made are
+// added to base.
 func RunPoints(progress Progress, warn func([]string), points []PointSpec, idx []int, seeds []uint64,
 	base *Baselines, done func(i int, perSeed [][]MetricValue) error) error {
 	if base == nil {
@@ -73,11 +74,11 @@ func RunPoints(progress Progress, warn func([]string), points []PointSpec, idx [
 				left--
 				continue
 			}
-			if ws, ok := waiting[key]; ok {
-				waiting[key] = append(ws, func(r results.Run) { ended(k, 1, r) })
-				continue
+			first := len(waiting[key]) == 0
+			waiting[key] = append(waiting[key], func(r results.Run) { ended(k, 1, r) })
+			if !first {
+				continue // an earlier point makes the run
 			}
-			waiting[key] = []func(results.Run){func(r results.Run) { ended(k, 1, r) }}
 			arm := &scenario.Variant{Name: p.ID + "/" + BaselinePolicy, Policy: BaselinePolicy, Scenario: v.Scenario}
 			specs = append(specs, sim.RunSpec{Policy: arm.Policy, Seed: seed, Variant: arm, Rows: results.Discard,
 				Done: func(r results.Run) {

@@ -86,14 +86,23 @@ func markLines(n *yaml.Node) {
 // at the line of p's file that set it, not at a line of the scenario.
 func PointWarnings(p PointSpec, sc *scenario.Scenario) []string {
 	return sc.WarningsAt(func(line int) (string, int) {
-		switch {
-		case line <= overlayLine:
-			return sc.File(), line
-		case p.File != "":
-			return p.File, line - overlayLine
-		}
-		return sc.File(), 0
+		file, line, _ := written(p, sc.File(), line)
+		return file, line
 	})
+}
+
+// written is where a node of the scenario BuildPoint built from p, at line
+// of file in the merged tree, was written: an overlay's node (its line past
+// overlayLine) at its line of p's file (byOverlay), or with no line when p
+// has no file; any other node where it is.
+func written(p PointSpec, file string, line int) (_ string, _ int, byOverlay bool) {
+	switch {
+	case line <= overlayLine:
+		return file, line, false
+	case p.File != "":
+		return p.File, line - overlayLine, true
+	}
+	return file, 0, false
 }
 
 // blame moves an error on an overlay's node to the file that wrote it.
@@ -103,13 +112,10 @@ func blame(p PointSpec, err error) error {
 		return fmt.Errorf("point %s (%s): %w", p.ID, p.Name, err)
 	}
 	out := *fe
-	if out.Line > overlayLine && p.File != "" {
-		out.File, out.Line = p.File, out.Line-overlayLine
+	var byOverlay bool
+	if out.File, out.Line, byOverlay = written(p, out.File, out.Line); byOverlay {
 		out.Msg += " (set by the overlay of " + pointWhat(p) + ")"
 		return &out
-	}
-	if out.Line > overlayLine {
-		out.Line = 0
 	}
 	if p.Name != "" {
 		out.Msg += " (in " + pointWhat(p) + ")"

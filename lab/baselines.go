@@ -19,7 +19,7 @@ const BaselinePolicy = "fixed-lane"
 // instead of each making its own: a sweep of P such points on S seeds runs
 // S baselines, not P·S. A run is deterministic in its scenario and seed,
 // so the shared run is the one each point would have made. It keeps the
-// runs of the last KeptBaselineScenarios scenarios it was given, every
+// runs of the last keptBaselineScenarios scenarios it was given, every
 // seed's: a tune of settings the baseline reads (a quota) gives it a new
 // scenario at every evaluation, and it would otherwise hold every run the
 // tune made. It is safe for concurrent use.
@@ -29,9 +29,9 @@ type Baselines struct {
 	order []string // the digests kept, oldest first
 }
 
-// KeptBaselineScenarios is how many scenarios' baseline runs a Baselines
+// keptBaselineScenarios is how many scenarios' baseline runs a Baselines
 // keeps.
-const KeptBaselineScenarios = 4
+const keptBaselineScenarios = 4
 
 // baselineRun names one baseline run: its scenario's RunDigest and seed.
 type baselineRun struct {
@@ -57,7 +57,7 @@ func (b *Baselines) put(k baselineRun, r results.Run) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !slices.Contains(b.order, k.digest) {
-		if len(b.order) == KeptBaselineScenarios {
+		if len(b.order) == keptBaselineScenarios {
 			old := b.order[0]
 			b.order = b.order[1:]
 			maps.DeleteFunc(b.runs, func(o baselineRun, _ results.Run) bool { return o.digest == old })
@@ -67,8 +67,8 @@ func (b *Baselines) put(k baselineRun, r results.Run) {
 	b.runs[k] = r
 }
 
-// Len is the number of baseline runs kept.
-func (b *Baselines) Len() int {
+// len is the number of baseline runs kept.
+func (b *Baselines) len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.runs)

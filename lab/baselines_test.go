@@ -73,8 +73,8 @@ grid:
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("figures with shared baselines (-alone +shared):\n%s", diff)
 	}
-	if base.Len() != 4 {
-		t.Errorf("the store keeps %d baseline runs, want 4", base.Len())
+	if base.len() != 4 {
+		t.Errorf("the store keeps %d baseline runs, want 4", base.len())
 	}
 	made, got = run(all, base)
 	if made != 4*2 {
@@ -86,18 +86,18 @@ grid:
 }
 
 // TestBaselinesKeepLastScenarios: the store holds every seed's run of the
-// last KeptBaselineScenarios scenarios put, dropping the oldest scenario's
+// last keptBaselineScenarios scenarios put, dropping the oldest scenario's
 // runs whole when one more comes.
 func TestBaselinesKeepLastScenarios(t *testing.T) {
 	b := NewBaselines()
 	digest := func(i int) string { return string(rune('a' + i)) }
-	n := KeptBaselineScenarios + 1
+	n := keptBaselineScenarios + 1
 	for i := range n {
 		for seed := uint64(1); seed <= 2; seed++ {
 			b.put(baselineRun{digest(i), seed}, results.Run{Events: uint64(10*i) + seed})
 		}
 	}
-	if got, want := b.Len(), 2*KeptBaselineScenarios; got != want {
+	if got, want := b.len(), 2*keptBaselineScenarios; got != want {
 		t.Fatalf("Len = %d, want %d", got, want)
 	}
 	for i := range n {

@@ -23,18 +23,14 @@ func (s *Scenario) Digest() string {
 // RunDigest is Digest for a run of the named policy: for a built-in
 // policy that reads, of the policies block, only its own settings and the
 // guards (fixed-lane: policies.fixed_lane; scheduler: policies.scheduler;
-// inspect: policies.inspect), the other policies' settings are left out,
-// since its runs do not read them; for any other policy it is Digest. Two
-// scenarios with one RunDigest give a run of that policy the same outputs
-// on every seed, so one run serves both (lab.Baselines).
+// inspect: policies.inspect; registerBuiltin), the other policies' settings
+// are left out, since its runs do not read them; for any other policy it is
+// Digest. Two scenarios with one RunDigest give a run of that policy the
+// same outputs on every seed, so one run serves both (lab.Baselines).
 func (s *Scenario) RunDigest(policy string) string {
-	return digest(s.root, 0, ownPolicyBlock[policy])
+	e, _, _ := lookup(policy)
+	return digest(s.root, 0, e.own)
 }
-
-// ownPolicyBlock is, for a built-in policy, the one policies block its
-// factory reads besides guards (see RegisterPolicy's calls in policy.go and
-// policy_inspect.go).
-var ownPolicyBlock = map[string]string{"fixed-lane": "fixed_lane", "scheduler": "scheduler", "inspect": "inspect"}
 
 // digest hashes the canonical form of root; own, when set, keeps only
 // that block and guards of the top-level policies mapping.

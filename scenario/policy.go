@@ -26,6 +26,9 @@ type ConfigFactory[C any] func(cfg C, arg string, s *Scenario, models []string) 
 // entry is one registered policy.
 type entry struct {
 	plain PolicyFactory
+	// own, for a built-in policy, is the one block of policies its factory
+	// reads besides guards (Scenario.RunDigest leaves the others out).
+	own string
 	// A policy with a config block: the block's Go type, its decoder (the
 	// block checked by the YAML pre-pass already) and its builder.
 	cfgType reflect.Type
@@ -105,12 +108,18 @@ var builtinBlocks = map[string]reflect.Type{}
 
 func init() {
 	yamltree.Fields(reflect.TypeFor[PolicyConfigs](), builtinBlocks)
-	RegisterPolicy("fixed-lane", func(s *Scenario, models []string) (policies.Policy, error) {
+	registerBuiltin("fixed-lane", "fixed_lane", func(s *Scenario, models []string) (policies.Policy, error) {
 		return policies.NewFixedLane(s.Policies.FixedLane, models)
 	})
-	RegisterPolicy("scheduler", func(s *Scenario, models []string) (policies.Policy, error) {
+	registerBuiltin("scheduler", "scheduler", func(s *Scenario, models []string) (policies.Policy, error) {
 		return policies.NewScheduler(s.Policies.Scheduler, models)
 	})
+}
+
+// registerBuiltin is RegisterPolicy for a built-in policy whose factory
+// reads, of policies, only the block own and the guards.
+func registerBuiltin(name, own string, f PolicyFactory) {
+	register(name, entry{plain: f, own: own})
 }
 
 // PolicyNames lists the registered policies, in registration order; a

@@ -8,7 +8,7 @@ import "github.com/evalsched/lab/policies"
 // largest in-flight limit of the scenario's models (their connection
 // pools).
 func init() {
-	RegisterPolicy("inspect", func(s *Scenario, _ []string) (policies.Policy, error) {
+	registerBuiltin("inspect", "inspect", func(s *Scenario, _ []string) (policies.Policy, error) {
 		cfg := s.Policies.Inspect
 		if cfg.MaxSamples == 0 {
 			for _, m := range s.Models {

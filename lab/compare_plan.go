@@ -35,9 +35,12 @@ func PlanCompare(arms []sim.RunSpec, first uint64, seeds int, sh Shard, progress
 		report = progress(len(arms) * len(p.Owned))
 	}
 	for _, k := range p.Owned {
-		for _, arm := range arms {
+		for a, arm := range arms {
 			spec := arm
 			spec.Seed = first + uint64(k)
+			// An arm's seeds cost alike: ExecuteAll starts the costliest
+			// arm's first (sim.RunSpec.Class).
+			spec.Class = fmt.Sprintf("arm %d", a)
 			if report != nil {
 				i := len(p.Specs)
 				spec.Progress = func(now, end sim.Time) { report(i, now, end) }

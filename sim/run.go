@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/evalsched/lab/policies"
 	"github.com/evalsched/lab/results"
@@ -31,6 +32,10 @@ type RunSpec struct {
 	// Done, if set, is called (from the run's goroutine) with the run's
 	// summary as soon as ExecuteAll has it, before the other runs end.
 	Done func(results.Run)
+	// Class, if set, names the runs expected to cost alike (one arm of a
+	// compare over its seeds): ExecuteAll starts those of the costliest
+	// class so far first (runOrder). Runs without one start in spec order.
+	Class string
 }
 
 // ScenarioFor is the scenario the run simulates: its variant's, else base.
@@ -180,22 +185,28 @@ func Compare(sc *scenario.Scenario, seed uint64, names []string, newSource func(
 // and, when the scenario has a memory budget (RunBudget.MaxMemory), only as
 // many at once as their estimated bytes (Scenario.Estimate) fit in it; it
 // summarises each run on its own goroutine as soon as its simulation
-// ends (its world is dropped then). The runs come back in spec order, so the
-// result does not depend on scheduling. newSource, if set, opens the job
-// stream of each run that has no Source; a stream it opened that is an
-// io.Closer is closed when its run ends.
+// ends (its world is dropped then). When a slot frees, the run expected to
+// take longest starts (runOrder: by the specs' classes; specs without one
+// in spec order). The runs come back in spec order, so the result does not
+// depend on scheduling. newSource, if set, opens the job stream of each run
+// that has no Source; a stream it opened that is an io.Closer is closed
+// when its run ends.
 func ExecuteAll(sc *scenario.Scenario, specs []RunSpec, newSource func() (workloads.Source, error)) ([]results.Run, error) {
 	runs := make([]results.Run, len(specs))
 	errs := make([]error, len(specs))
 	gate := newRunGate(runtime.GOMAXPROCS(0), float64(sc.RunBudget.MaxMemory))
+	order, begin := newRunOrder(specs), time.Now()
 	var wg sync.WaitGroup
-	for i := range specs {
+	for range specs {
+		gate.waitSlot()
+		i := order.pick(time.Since(begin))
 		wg.Add(1)
 		sc := specs[i].ScenarioFor(sc)
 		bytes := sc.Estimate(specs[i].Source != nil || newSource != nil).Bytes
 		gate.acquire(bytes)
+		order.start(i, time.Since(begin))
 		go func() {
-			defer func() { gate.release(bytes); wg.Done() }()
+			defer func() { order.end(i, time.Since(begin)); gate.release(bytes); wg.Done() }()
 			spec := specs[i]
 			if spec.Variant != nil {
 				spec.Policy = spec.Variant.Policy

@@ -2,7 +2,7 @@ package sim
 
 import "sync"
 
-// runGate admits runs of ExecuteAll in spec order: at most slots at a
+// runGate admits runs of ExecuteAll in the order it asks (runOrder): at most slots at a
 // time, and, when budget > 0, only while the estimated bytes of the runs in
 // flight plus the next one's stay within budget (scenario.Budget's
 // MaxMemory, which the in-run guard compares with the process's whole live
@@ -22,6 +22,16 @@ func newRunGate(slots int, budget float64) *runGate {
 	g := &runGate{slots: max(1, slots), budget: budget}
 	g.cond = sync.NewCond(&g.mu)
 	return g
+}
+
+// waitSlot waits until a run could be admitted but for its bytes: fewer
+// than slots in flight (or none).
+func (g *runGate) waitSlot() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.inFlight > 0 && g.inFlight >= g.slots {
+		g.cond.Wait()
+	}
 }
 
 // acquire waits until a run estimated at bytes fits, then counts it in.

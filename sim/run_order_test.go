@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// listSchedule runs specs of the given durations on slots through runOrder
+// on a virtual clock: it returns the order the specs started in and when the
+// last ended.
+func listSchedule(specs []RunSpec, took []time.Duration, slots int) (started []int, makespan time.Duration) {
+	o := newRunOrder(specs)
+	end := map[int]time.Duration{} // running spec -> its end
+	var now time.Duration
+	for len(started) < len(specs) || len(end) > 0 {
+		for len(end) < slots && len(started) < len(specs) {
+			i := o.pick(now)
+			o.start(i, now)
+			started = append(started, i)
+			end[i] = now + took[i]
+		}
+		first := -1 // the running spec that ends first (lowest index on ties)
+		for i, t := range end {
+			if first < 0 || t < end[first] || t == end[first] && i < first {
+				first = i
+			}
+		}
+		now = end[first]
+		delete(end, first)
+		o.end(first, now)
+	}
+	return started, now
+}
+
+// compareSpecs are a compare's specs over seeds, arm by arm within a seed
+// (lab.PlanCompare's order), with each arm's time.
+func compareSpecs(seeds int, classes bool, arms ...time.Duration) ([]RunSpec, []time.Duration) {
+	var specs []RunSpec
+	var took []time.Duration
+	for k := range seeds {
+		for a, d := range arms {
+			s := RunSpec{Seed: uint64(k + 1)}
+			if classes {
+				s.Class = fmt.Sprint("arm ", a)
+			}
+			specs = append(specs, s)
+			took = append(took, d)
+		}
+	}
+	return specs, took
+}
+
+// TestRunOrderLongestFirst: on two slots, a compare whose second arm takes
+// five times its first ends when the arms' whole time over two slots
+// allows, not later as in spec order. The makespans are worked by hand
+// (the slot freed first takes the next spec): five seeds of 8 s and 40 s
+// in spec order run f1 f2 s2 f4 s4 on one slot (104 s) and s1 f3 s3 f5 s5
+// on the other: 136 s; longest first, every 40 s run starts before the
+// 8 s ones after the first: (5*40 + 5*8)/2 = 120 s.
+func TestRunOrderLongestFirst(t *testing.T) {
+	for _, tc := range []struct {
+		seeds        int
+		classes      bool
+		arms         []time.Duration
+		wantMakespan time.Duration
+	}{
+		{5, false, []time.Duration{8 * time.Second, 40 * time.Second}, 136 * time.Second},
+		{5, true, []time.Duration{8 * time.Second, 40 * time.Second}, 120 * time.Second},
+		// Three seeds: spec order f1 f2 s2 (56 s) | s1 f3 s3 (88 s);
+		// longest first f1 s2 f2 f3 (64 s) | s1 s3 (80 s).
+		{3, false, []time.Duration{8 * time.Second, 40 * time.Second}, 88 * time.Second},
+		{3, true, []time.Duration{8 * time.Second, 40 * time.Second}, 80 * time.Second},
+		// The long arm listed first: spec order is already longest first.
+		{5, true, []time.Duration{40 * time.Second, 8 * time.Second}, 120 * time.Second},
+		// Arms alike: nothing to gain, nothing lost.
+		{4, true, []time.Duration{10 * time.Second, 10 * time.Second}, 40 * time.Second},
+	} {
+		t.Run(fmt.Sprint(tc.seeds, tc.classes, tc.arms), func(t *testing.T) {
+			specs, took := compareSpecs(tc.seeds, tc.classes, tc.arms...)
+			if _, got := listSchedule(specs, took, 2); got != tc.wantMakespan {
+				t.Errorf("makespan %v, want %v", got, tc.wantMakespan)
+			}
+		})
+	}
+}
+
+// TestRunOrderWithoutClassesKeepsSpecOrder: specs without a class start
+// in spec order whatever they take (a sweep's points finish in order).
+func TestRunOrderWithoutClassesKeepsSpecOrder(t *testing.T) {
+	specs := make([]RunSpec, 7)
+	took := []time.Duration{1, 50, 3, 40, 2, 9, 30}
+	got, _ := listSchedule(specs, took, 2)
+	if diff := cmp.Diff([]int{0, 1, 2, 3, 4, 5, 6}, got); diff != "" {
+		t.Errorf("start order (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunOrderMeasuresEveryClassFirst: each class's first run starts
+// before any class's second, in spec order; then the costliest class's.
+func TestRunOrderMeasuresEveryClassFirst(t *testing.T) {
+	specs, took := compareSpecs(3, true, 5*time.Second, 20*time.Second, 10*time.Second)
+	got, _ := listSchedule(specs, took, 1)
+	// One slot: arm 0 (5 s), arm 1 (20 s), arm 2 (10 s) measured in turn,
+	// then arm 1's other seeds, arm 2's, arm 0's.
+	want := []int{0, 1, 2, 4, 7, 5, 8, 3, 6}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("start order (-want +got):\n%s", diff)
+	}
+}

@@ -53,7 +53,9 @@
 // nothing for it and pays a flag check per observation.
 // ExecuteAll runs several specs in parallel, as many at once as the cores
 // and the memory budget allow (run_gate.go), and summarises each as soon as
-// it ends.
+// it ends. When a core frees it starts a run of the class (a compare's arm)
+// whose runs have taken longest so far (run_order.go), so that the costly
+// arm's seeds do not wait behind the cheap arm's at the end.
 //
 // Scenarios (what a run is given) are package scenario's.
 //

@@ -63,12 +63,13 @@ func TestRunGateHoldsBudget(t *testing.T) {
 	}
 }
 
-// TestExecuteAllSameUnderBudget: the runs of two policies on two seeds come
-// out byte-identical whether they run in parallel or one at a time (a
-// memory budget that fits one run only).
+// TestExecuteAllSameUnderBudget: the runs of two policies on three seeds
+// come out byte-identical whether they run in parallel or one at a time (a
+// memory budget that fits one run only), and in spec order or costliest
+// class first (RunSpec.Class).
 func TestExecuteAllSameUnderBudget(t *testing.T) {
 	var specs []RunSpec
-	for _, seed := range []uint64{1, 2} {
+	for _, seed := range []uint64{1, 2, 3} {
 		for _, policy := range []string{"fixed-lane", "scheduler"} {
 			specs = append(specs, RunSpec{Policy: policy, Seed: seed})
 		}
@@ -93,5 +94,11 @@ func TestExecuteAllSameUnderBudget(t *testing.T) {
 	serial := run(func(est float64) uint64 { return uint64(est * 1.5) })
 	if diff := cmp.Diff(string(parallel), string(serial)); diff != "" {
 		t.Errorf("runs in parallel vs one at a time under a one-run budget (-parallel +serial):\n%s", diff)
+	}
+	for i := range specs {
+		specs[i].Class = specs[i].Policy
+	}
+	if diff := cmp.Diff(string(parallel), string(run(func(float64) uint64 { return 0 }))); diff != "" {
+		t.Errorf("runs in spec order vs costliest class first (-spec order +classes):\n%s", diff)
 	}
 }

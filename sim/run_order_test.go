@@ -73,6 +73,12 @@ func TestRunOrderLongestFirst(t *testing.T) {
 		// longest first f1 s2 f2 f3 (64 s) | s1 s3 (80 s).
 		{3, false, []time.Duration{8 * time.Second, 40 * time.Second}, 88 * time.Second},
 		{3, true, []time.Duration{8 * time.Second, 40 * time.Second}, 80 * time.Second},
+		// Two seeds (studio-week's compare --seeds 2): spec order f1 f2 s2
+		// (56 s) | s1; longest first f1 s2 (48 s) | s1 f2 (48 s). At 8 s
+		// the first arm's run has ended after 8 s and the second's has run
+		// 8 s: the second goes first, as it has not ended.
+		{2, false, []time.Duration{8 * time.Second, 40 * time.Second}, 56 * time.Second},
+		{2, true, []time.Duration{8 * time.Second, 40 * time.Second}, 48 * time.Second},
 		// The long arm listed first: spec order is already longest first.
 		{5, true, []time.Duration{40 * time.Second, 8 * time.Second}, 120 * time.Second},
 		// Arms alike: nothing to gain, nothing lost.

@@ -196,17 +196,21 @@ func ExecuteAll(sc *scenario.Scenario, specs []RunSpec, newSource func() (worklo
 	errs := make([]error, len(specs))
 	gate := newRunGate(runtime.GOMAXPROCS(0), float64(sc.RunBudget.MaxMemory))
 	order, begin := newRunOrder(specs), time.Now()
+	bytes := make([]float64, len(specs))
+	for i := range specs {
+		bytes[i] = specs[i].ScenarioFor(sc).Estimate(specs[i].Source != nil || newSource != nil).Bytes
+	}
 	var wg sync.WaitGroup
 	for range specs {
-		gate.waitSlot()
-		i := order.pick(time.Since(begin))
+		i := gate.admit(func(fits func(float64) bool) (int, float64, bool) {
+			i, ok := order.pick(time.Since(begin), func(i int) bool { return fits(bytes[i]) })
+			return i, bytes[i], ok
+		})
+		order.start(i, time.Since(begin))
 		wg.Add(1)
 		sc := specs[i].ScenarioFor(sc)
-		bytes := sc.Estimate(specs[i].Source != nil || newSource != nil).Bytes
-		gate.acquire(bytes)
-		order.start(i, time.Since(begin))
 		go func() {
-			defer func() { order.end(i, time.Since(begin)); gate.release(bytes); wg.Done() }()
+			defer func() { order.end(i, time.Since(begin)); gate.release(bytes[i]); wg.Done() }()
 			spec := specs[i]
 			if spec.Variant != nil {
 				spec.Policy = spec.Variant.Policy

@@ -2,7 +2,8 @@ package sim
 
 import "sync"
 
-// runGate admits runs of ExecuteAll in the order it asks (runOrder): at most slots at a
+// runGate admits runs of ExecuteAll, the one runOrder picks among those
+// that fit: at most slots at a
 // time, and, when budget > 0, only while the estimated bytes of the runs in
 // flight plus the next one's stay within budget (scenario.Budget's
 // MaxMemory, which the in-run guard compares with the process's whole live
@@ -24,25 +25,26 @@ func newRunGate(slots int, budget float64) *runGate {
 	return g
 }
 
-// waitSlot waits until a run could be admitted but for its bytes: fewer
-// than slots in flight (or none).
-func (g *runGate) waitSlot() {
+// admit waits until a slot is free and pick, given which bytes would fit
+// in the budget beside the runs in flight, names a run that fits; it counts
+// that run in and returns pick's index. A run always fits when nothing is in
+// flight. pick runs under the gate's lock.
+func (g *runGate) admit(pick func(fits func(bytes float64) bool) (i int, bytes float64, ok bool)) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for g.inFlight > 0 && g.inFlight >= g.slots {
+	fits := func(bytes float64) bool {
+		return g.inFlight == 0 || g.budget <= 0 || g.bytes+bytes <= g.budget
+	}
+	for {
+		if g.inFlight == 0 || g.inFlight < g.slots {
+			if i, bytes, ok := pick(fits); ok {
+				g.inFlight++
+				g.bytes += bytes
+				return i
+			}
+		}
 		g.cond.Wait()
 	}
-}
-
-// acquire waits until a run estimated at bytes fits, then counts it in.
-func (g *runGate) acquire(bytes float64) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for g.inFlight > 0 && (g.inFlight >= g.slots || (g.budget > 0 && g.bytes+bytes > g.budget)) {
-		g.cond.Wait()
-	}
-	g.inFlight++
-	g.bytes += bytes
 }
 
 // release counts a run of bytes out.

@@ -32,7 +32,7 @@ func TestRunGateHoldsBudget(t *testing.T) {
 			runs, bytes, maxRuns := 0, 0.0, 0
 			var wg sync.WaitGroup
 			for _, b := range tc.sizes {
-				g.acquire(b)
+				g.admit(func(fits func(float64) bool) (int, float64, bool) { return 0, b, fits(b) })
 				mu.Lock()
 				runs++
 				bytes += b

@@ -20,6 +20,10 @@ import (
 // Among equal expectations a class with a run under way and none ended goes
 // first (its runs take longer than the time so far), then spec order.
 //
+// A run that does not fit in the memory budget beside those in flight is
+// passed over for the next that does, so a core does not wait for memory
+// while a smaller run could use it.
+//
 // Starting the long runs first shortens the tail: a compare of five seeds
 // whose scheduler arm takes 40 s and fixed-lane arm 8 s ends, on two
 // slots, at 136 s in spec order and at 120 s (the runs' 240 s over two
@@ -48,19 +52,24 @@ func newRunOrder(specs []RunSpec) *runOrder {
 	return o
 }
 
-// pick removes and returns the waiting spec to start next, at now.
-func (o *runOrder) pick(now time.Duration) int {
+// pick removes and returns the waiting spec to start next, at now: the
+// first by orderKey of those that fit (fits: in the memory budget beside
+// the runs in flight); false if none fits.
+func (o *runOrder) pick(now time.Duration, fits func(i int) bool) (int, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	best, bestKey := 0, o.key(o.waiting[0], now)
-	for j := 1; j < len(o.waiting); j++ {
-		if k := o.key(o.waiting[j], now); k.before(bestKey) {
+	best, bestKey := -1, orderKey{}
+	for j, i := range o.waiting {
+		if k := o.key(i, now); (best < 0 || k.before(bestKey)) && fits(i) {
 			best, bestKey = j, k
 		}
 	}
+	if best < 0 {
+		return 0, false
+	}
 	i := o.waiting[best]
 	o.waiting = append(o.waiting[:best], o.waiting[best+1:]...)
-	return i
+	return i, true
 }
 
 // orderKey is a waiting spec's claim to start next.

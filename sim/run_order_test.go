@@ -9,18 +9,29 @@ import (
 )
 
 // listSchedule runs specs of the given durations on slots through runOrder
-// on a virtual clock: it returns the order the specs started in and when the
-// last ended.
-func listSchedule(specs []RunSpec, took []time.Duration, slots int) (started []int, makespan time.Duration) {
+// on a virtual clock, each run holding its size of budget (0: no budget)
+// as runGate counts it: it returns the order the specs started in, when
+// each started, and when the last ended.
+func listSchedule(specs []RunSpec, took []time.Duration, slots int, size []float64, budget float64) (started []int, at []time.Duration, makespan time.Duration) {
 	o := newRunOrder(specs)
+	at = make([]time.Duration, len(specs))
 	end := map[int]time.Duration{} // running spec -> its end
 	var now time.Duration
+	held := 0.0
 	for len(started) < len(specs) || len(end) > 0 {
 		for len(end) < slots && len(started) < len(specs) {
-			i := o.pick(now)
+			i, ok := o.pick(now, func(i int) bool {
+				return len(end) == 0 || budget <= 0 || held+size[i] <= budget
+			})
+			if !ok {
+				break
+			}
 			o.start(i, now)
-			started = append(started, i)
+			started, at[i] = append(started, i), now
 			end[i] = now + took[i]
+			if size != nil {
+				held += size[i]
+			}
 		}
 		first := -1 // the running spec that ends first (lowest index on ties)
 		for i, t := range end {
@@ -30,9 +41,12 @@ func listSchedule(specs []RunSpec, took []time.Duration, slots int) (started []i
 		}
 		now = end[first]
 		delete(end, first)
+		if size != nil {
+			held -= size[first]
+		}
 		o.end(first, now)
 	}
-	return started, now
+	return started, at, now
 }
 
 // compareSpecs are a compare's specs over seeds, arm by arm within a seed
@@ -86,7 +100,7 @@ func TestRunOrderLongestFirst(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.seeds, tc.classes, tc.arms), func(t *testing.T) {
 			specs, took := compareSpecs(tc.seeds, tc.classes, tc.arms...)
-			if _, got := listSchedule(specs, took, 2); got != tc.wantMakespan {
+			if _, _, got := listSchedule(specs, took, 2, nil, 0); got != tc.wantMakespan {
 				t.Errorf("makespan %v, want %v", got, tc.wantMakespan)
 			}
 		})
@@ -98,7 +112,7 @@ func TestRunOrderLongestFirst(t *testing.T) {
 func TestRunOrderWithoutClassesKeepsSpecOrder(t *testing.T) {
 	specs := make([]RunSpec, 7)
 	took := []time.Duration{1, 50, 3, 40, 2, 9, 30}
-	got, _ := listSchedule(specs, took, 2)
+	got, _, _ := listSchedule(specs, took, 2, nil, 0)
 	if diff := cmp.Diff([]int{0, 1, 2, 3, 4, 5, 6}, got); diff != "" {
 		t.Errorf("start order (-want +got):\n%s", diff)
 	}
@@ -108,11 +122,30 @@ func TestRunOrderWithoutClassesKeepsSpecOrder(t *testing.T) {
 // before any class's second, in spec order; then the costliest class's.
 func TestRunOrderMeasuresEveryClassFirst(t *testing.T) {
 	specs, took := compareSpecs(3, true, 5*time.Second, 20*time.Second, 10*time.Second)
-	got, _ := listSchedule(specs, took, 1)
+	got, _, _ := listSchedule(specs, took, 1, nil, 0)
 	// One slot: arm 0 (5 s), arm 1 (20 s), arm 2 (10 s) measured in turn,
 	// then arm 1's other seeds, arm 2's, arm 0's.
 	want := []int{0, 1, 2, 4, 7, 5, 8, 3, 6}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("start order (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunOrderPassesOverWhatDoesNotFit: when the costliest waiting run does
+// not fit in the memory budget beside the runs in flight, a core takes the
+// next that does instead of waiting. Two seeds, arms of 8 s and 1 GB and
+// of 40 s and 3 GB, a 4 GB budget: at 8 s the second seed's 40 s run does
+// not fit beside the first's, so its 8 s run starts then (not at 40 s),
+// and the 40 s run when the first ends.
+func TestRunOrderPassesOverWhatDoesNotFit(t *testing.T) {
+	specs, took := compareSpecs(2, true, 8*time.Second, 40*time.Second)
+	size := []float64{1, 3, 1, 3}
+	_, at, makespan := listSchedule(specs, took, 2, size, 4)
+	want := []time.Duration{0, 0, 8 * time.Second, 40 * time.Second}
+	if diff := cmp.Diff(want, at); diff != "" {
+		t.Errorf("start times (-want +got):\n%s", diff)
+	}
+	if makespan != 80*time.Second {
+		t.Errorf("makespan %v, want 80s", makespan)
 	}
 }

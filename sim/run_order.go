@@ -30,24 +30,35 @@ import (
 // slots) in this one (TestRunOrderLongestFirst).
 type runOrder struct {
 	mu      sync.Mutex
-	class   []string        // spec i's class ("": none)
+	class   []int // spec i's class, an index into classes (-1: none)
+	classes []classTimes
 	waiting []int           // specs not yet picked, in spec order
-	began   []time.Duration // spec i's start, -1 before it started
-	ended   map[string]classTime
+	began   []time.Duration // spec i's start
 }
 
-// classTime is a class's ended runs: how many and their summed time.
-type classTime struct {
-	n   int
-	sum time.Duration
+// classTimes is what a class's runs have taken: the starts of those under
+// way, and how many have ended and their summed time.
+type classTimes struct {
+	running []time.Duration
+	ended   int
+	sum     time.Duration
 }
 
 func newRunOrder(specs []RunSpec) *runOrder {
-	o := &runOrder{class: make([]string, len(specs)), began: make([]time.Duration, len(specs)), ended: map[string]classTime{}}
+	o := &runOrder{class: make([]int, len(specs)), began: make([]time.Duration, len(specs))}
+	ids := map[string]int{}
 	for i, s := range specs {
-		o.class[i] = s.Class
+		o.class[i] = -1
+		if s.Class != "" {
+			id, ok := ids[s.Class]
+			if !ok {
+				id = len(o.classes)
+				ids[s.Class] = id
+				o.classes = append(o.classes, classTimes{})
+			}
+			o.class[i] = id
+		}
 		o.waiting = append(o.waiting, i)
-		o.began[i] = -1
 	}
 	return o
 }
@@ -58,17 +69,32 @@ func newRunOrder(specs []RunSpec) *runOrder {
 func (o *runOrder) pick(now time.Duration, fits func(i int) bool) (int, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	keys := make([]orderKey, len(o.classes))
+	for c := range o.classes {
+		keys[c] = o.classes[c].key(now)
+	}
 	best, bestKey := -1, orderKey{}
 	for j, i := range o.waiting {
-		if k := o.key(i, now); (best < 0 || k.before(bestKey)) && fits(i) {
+		k := orderKey{expect: math.Inf(1)}
+		if c := o.class[i]; c >= 0 {
+			k = keys[c]
+		}
+		if (best < 0 || k.before(bestKey)) && fits(i) {
 			best, bestKey = j, k
+			if math.IsInf(k.expect, 1) {
+				break // nothing later goes before it
+			}
 		}
 	}
 	if best < 0 {
 		return 0, false
 	}
 	i := o.waiting[best]
-	o.waiting = append(o.waiting[:best], o.waiting[best+1:]...)
+	if best == 0 { // the usual pick: nothing to move
+		o.waiting = o.waiting[1:]
+	} else {
+		o.waiting = append(o.waiting[:best], o.waiting[best+1:]...)
+	}
 	return i, true
 }
 
@@ -85,45 +111,47 @@ func (a orderKey) before(b orderKey) bool {
 	return a.open && !b.open
 }
 
-// key is spec i's orderKey at now.
-func (o *runOrder) key(i int, now time.Duration) orderKey {
-	c := o.class[i]
-	if c == "" {
+// key is the class's orderKey at now.
+func (c *classTimes) key(now time.Duration) orderKey {
+	if len(c.running) == 0 && c.ended == 0 {
 		return orderKey{expect: math.Inf(1)}
 	}
-	var running time.Duration
-	started := false
-	for j, b := range o.began {
-		if b >= 0 && o.class[j] == c {
-			started = true
-			running = max(running, now-b)
-		}
+	var expect time.Duration
+	for _, b := range c.running {
+		expect = max(expect, now-b)
 	}
-	e := o.ended[c]
-	if !started && e.n == 0 {
-		return orderKey{expect: math.Inf(1)}
+	if c.ended > 0 {
+		expect = max(expect, c.sum/time.Duration(c.ended))
 	}
-	expect := running
-	if e.n > 0 {
-		expect = max(expect, e.sum/time.Duration(e.n))
-	}
-	return orderKey{expect: expect.Seconds(), open: e.n == 0}
+	return orderKey{expect: expect.Seconds(), open: c.ended == 0}
 }
 
 // start records that spec i started at now.
 func (o *runOrder) start(i int, now time.Duration) {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.began[i] = now
-	o.mu.Unlock()
+	if c := o.class[i]; c >= 0 {
+		o.classes[c].running = append(o.classes[c].running, now)
+	}
 }
 
 // end records that spec i, started, ended at now.
 func (o *runOrder) end(i int, now time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	e := o.ended[o.class[i]]
-	e.n++
-	e.sum += now - o.began[i]
-	o.ended[o.class[i]] = e
-	o.began[i] = -1
+	c := o.class[i]
+	if c < 0 {
+		return
+	}
+	ct := &o.classes[c]
+	b := o.began[i]
+	for j, r := range ct.running {
+		if r == b {
+			ct.running = append(ct.running[:j], ct.running[j+1:]...)
+			break
+		}
+	}
+	ct.ended++
+	ct.sum += now - b
 }

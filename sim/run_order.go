@@ -17,8 +17,9 @@ import (
 // runs has started is taken as the longest, so every class is measured
 // before the others' later runs are placed; a spec without a class is such
 // a class forever, so specs without classes start in spec order, as before.
-// Among equal expectations a class with a run under way and none ended goes
-// first (its runs take longer than the time so far), then spec order.
+// Among equal expectations (within expectTie) a class with a run under way
+// and none ended goes first (its runs take longer than the time so far),
+// then spec order.
 //
 // A run that does not fit in the memory budget beside those in flight is
 // passed over for the next that does, so a core does not wait for memory
@@ -104,8 +105,15 @@ type orderKey struct {
 	open   bool    // its class has runs under way and none ended
 }
 
+// expectTie: expectations apart by less than this share of the larger are
+// equal. A class's runs differ by seed more than that anyway, and a class
+// whose first run started a moment after another's reads that moment
+// shorter when the other ends, though it has not ended.
+const expectTie = 0.05
+
 func (a orderKey) before(b orderKey) bool {
-	if a.expect != b.expect {
+	if a.expect != b.expect && (math.IsInf(a.expect, 1) || math.IsInf(b.expect, 1) ||
+		math.Abs(a.expect-b.expect) > expectTie*max(a.expect, b.expect)) {
 		return a.expect > b.expect
 	}
 	return a.open && !b.open

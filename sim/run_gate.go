@@ -3,13 +3,13 @@ package sim
 import "sync"
 
 // runGate admits runs of ExecuteAll, the one runOrder picks among those
-// that fit: at most slots at a
-// time, and, when budget > 0, only while the estimated bytes of the runs in
-// flight plus the next one's stay within budget (scenario.Budget's
-// MaxMemory, which the in-run guard compares with the process's whole live
-// heap, so parallel runs must share it). A run is always admitted when
-// nothing else is in flight, so one run larger than the budget on its own
-// still runs as before (SetBudget refuses it first if it is too big).
+// that fit: at most slots at a time, and, when budget > 0, only while the
+// estimated bytes of the runs in flight plus the next one's stay within
+// budget (scenario.Budget's MaxMemory, which the in-run guard compares with
+// the process's whole live heap, so parallel runs must share it). A run is
+// always admitted when nothing else is in flight, so one run larger than
+// the budget on its own still runs as before (SetBudget refuses it first if
+// it is too big).
 type runGate struct {
 	mu       sync.Mutex
 	cond     *sync.Cond

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -37,10 +38,10 @@ type runOrder struct {
 	began   []time.Duration // spec i's start
 }
 
-// classTimes is what a class's runs have taken: the starts of those under
-// way, and how many have ended and their summed time.
+// classTimes is what a class's runs have taken: those under way (specs,
+// started at their began), and how many have ended and their summed time.
 type classTimes struct {
-	running []time.Duration
+	running []int
 	ended   int
 	sum     time.Duration
 }
@@ -72,7 +73,7 @@ func (o *runOrder) pick(now time.Duration, fits func(i int) bool) (int, bool) {
 	defer o.mu.Unlock()
 	keys := make([]orderKey, len(o.classes))
 	for c := range o.classes {
-		keys[c] = o.classes[c].key(now)
+		keys[c] = o.key(c, now)
 	}
 	best, bestKey := -1, orderKey{}
 	for j, i := range o.waiting {
@@ -119,19 +120,20 @@ func (a orderKey) before(b orderKey) bool {
 	return a.open && !b.open
 }
 
-// key is the class's orderKey at now.
-func (c *classTimes) key(now time.Duration) orderKey {
-	if len(c.running) == 0 && c.ended == 0 {
+// key is class c's orderKey at now.
+func (o *runOrder) key(c int, now time.Duration) orderKey {
+	ct := &o.classes[c]
+	if len(ct.running) == 0 && ct.ended == 0 {
 		return orderKey{expect: math.Inf(1)}
 	}
 	var expect time.Duration
-	for _, b := range c.running {
-		expect = max(expect, now-b)
+	for _, i := range ct.running {
+		expect = max(expect, now-o.began[i])
 	}
-	if c.ended > 0 {
-		expect = max(expect, c.sum/time.Duration(c.ended))
+	if ct.ended > 0 {
+		expect = max(expect, ct.sum/time.Duration(ct.ended))
 	}
-	return orderKey{expect: expect.Seconds(), open: c.ended == 0}
+	return orderKey{expect: expect.Seconds(), open: ct.ended == 0}
 }
 
 // start records that spec i started at now.
@@ -140,7 +142,7 @@ func (o *runOrder) start(i int, now time.Duration) {
 	defer o.mu.Unlock()
 	o.began[i] = now
 	if c := o.class[i]; c >= 0 {
-		o.classes[c].running = append(o.classes[c].running, now)
+		o.classes[c].running = append(o.classes[c].running, i)
 	}
 }
 
@@ -153,13 +155,7 @@ func (o *runOrder) end(i int, now time.Duration) {
 		return
 	}
 	ct := &o.classes[c]
-	b := o.began[i]
-	for j, r := range ct.running {
-		if r == b {
-			ct.running = append(ct.running[:j], ct.running[j+1:]...)
-			break
-		}
-	}
+	ct.running = slices.DeleteFunc(ct.running, func(r int) bool { return r == i })
 	ct.ended++
-	ct.sum += now - b
+	ct.sum += now - o.began[i]
 }

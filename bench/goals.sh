@@ -55,6 +55,7 @@ if [ "${SKIP_MMC:-0}" != 1 ]; then
   # "  lab / reference = 7.0 (6.6-7.3 over 5 rounds)  (goal ...)": the median and the parenthesis.
   ratio() { sed -nE "s/^ *$1 += ([0-9.]+) (\([^)]*\)).*/\1 \2/p" "$tmp/run.out"; }
   read -r lab labRange <<<"$(ratio 'lab \/ reference')"
+  [ -n "$lab" ] || { echo "goals.sh: no \"lab / reference\" line in bench/run.sh's output:" >&2; cat "$tmp/run.out" >&2; exit 1; }
   row "lab ÷ bare loop per customer, M/M/8 ρ = 0.9: ≤ 8 (stretch 5)" "$lab $labRange" "$(le "$lab" 8)"
   simpyLine=$(ratio 'SimPy \/ lab')
   if [ -n "$simpyLine" ]; then

@@ -7,7 +7,10 @@
 #     (500,000,000 bytes of peak resident memory) per policy: `sim run` of
 #     each policy, one after the other;
 #   - the pair's wall time about half its CPU time on 2 cores: `sim compare`
-#     of the week, met at wall ÷ CPU ≤ 0.55 (half, and a tenth of it);
+#     of the week, met at wall ÷ CPU ≤ 0.55 (half, and a tenth of it), with
+#     one seed's floor beside it (the costlier arm's share of the two
+#     policies' CPU: one seed's runs cannot take less wall time than it),
+#     and `sim compare --seeds 2`'s wall ÷ CPU on a line below the table;
 #   - a build 10% slower fails the cost gate: bench/costgate_ir.sh --slow
 #     exits 0 (it passes only when the gate fails the slower build).
 # Each figure is a ratio or a time taken in this one run on this machine;
@@ -19,7 +22,8 @@
 #
 # Environment: ROUNDS (M/M/8 rounds, default 5), WEEK (the week's scenario,
 # default studio-week: a file cut shorter makes a quick try, not the goal),
-# SKIP_GATE=1 skips the cost gate (valgrind), SKIP_MMC=1 the M/M/8 rounds.
+# SKIP_GATE=1 skips the cost gate (valgrind), SKIP_MMC=1 the M/M/8 rounds,
+# SEEDS2=0 the week's `sim compare --seeds 2` (a line beside the goals).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --readme ]; then
@@ -74,9 +78,11 @@ runs() {
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
   rss=$((kb * 1024))
 }
+armCPU=()
 for pol in fixed-lane scheduler; do
   echo "goals.sh: $week under $pol" >&2
   runs "$pol"
+  armCPU+=("$cpu")
   row "$week, $pol: ≤ 20 s CPU" "$cpu s" "$(le "$cpu" 20)"
   row "$week, $pol: ≤ 0.5 GB peak resident" "$(awk -v b="$rss" 'BEGIN { printf "%.2f GB", b / 1e9 }')" "$(le "$rss" 500000000)"
 done
@@ -85,7 +91,19 @@ echo "goals.sh: $week, sim compare" >&2
   { cat "$tmp/err" >&2; exit 1; }
 read -r wall user sys <"$tmp/t"
 share=$(awk -v w="$wall" -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", w / (u + s) }')
-row "$week, sim compare: wall ÷ CPU about ½ on $(nproc) cores (≤ 0.55)" "$share ($wall s ÷ $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }') s)" "$(le "$share" 0.55)"
+# One seed's two runs cannot take less wall time than the costlier one:
+# its share of the two runs' CPU (measured above) is the floor of wall ÷ CPU.
+floor=$(awk -v a="${armCPU[0]}" -v b="${armCPU[1]}" 'BEGIN { printf "%.2f", (a > b ? a : b) / (a + b) }')
+row "$week, sim compare: wall ÷ CPU about ½ on $(nproc) cores (≤ 0.55)" "$share ($wall s ÷ $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }') s; one seed's floor, the costlier arm's share of the CPU: $floor)" "$(le "$share" 0.55)"
+# Beside the goal: with two seeds the four runs can share the cores.
+seeds2=""
+if [ "${SEEDS2:-1}" = 1 ]; then
+  echo "goals.sh: $week, sim compare --seeds 2" >&2
+  /usr/bin/time -f "%e %U %S" -o "$tmp/t" "$tmp/sim" -q compare --scenario "$week" --seeds 2 --out "$tmp/compare2" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err" >&2; exit 1; }
+  read -r wall2 user2 sys2 <"$tmp/t"
+  seeds2=$(awk -v w="$wall2" -v u="$user2" -v s="$sys2" 'BEGIN { printf "%.2f (%.2f s ÷ %.1f s)", w / (u + s), w, u + s }')
+fi
 
 if [ "${SKIP_GATE:-0}" != 1 ]; then
   echo "goals.sh: the cost gate on a build 10% slower (bench/costgate_ir.sh --slow)" >&2
@@ -101,3 +119,7 @@ echo
 echo "| goal | measured | met |"
 echo "|---|---|---|"
 printf '%s\n' "${rows[@]}"
+if [ -n "$seeds2" ]; then
+  echo
+  echo "Beside the goal, \`sim compare --seeds 2\` of $week: wall ÷ CPU $seeds2."
+fi

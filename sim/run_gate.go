@@ -36,7 +36,7 @@ func (g *runGate) admit(pick func(fits func(bytes float64) bool) (i int, bytes f
 		return g.inFlight == 0 || g.budget <= 0 || g.bytes+bytes <= g.budget
 	}
 	for {
-		if g.inFlight == 0 || g.inFlight < g.slots {
+		if g.inFlight < g.slots { // slots >= 1: a run is always admitted with none in flight
 			if i, bytes, ok := pick(fits); ok {
 				g.inFlight++
 				g.bytes += bytes

@@ -206,7 +206,6 @@ func ExecuteAll(sc *scenario.Scenario, specs []RunSpec, newSource func() (worklo
 			i, ok := order.pick(time.Since(begin), func(i int) bool { return fits(bytes[i]) })
 			return i, bytes[i], ok
 		})
-		order.start(i, time.Since(begin))
 		wg.Add(1)
 		sc := specs[i].ScenarioFor(sc)
 		go func() {

@@ -65,9 +65,9 @@ func newRunOrder(specs []RunSpec) *runOrder {
 	return o
 }
 
-// pick removes and returns the waiting spec to start next, at now: the
-// first by orderKey of those that fit (fits: in the memory budget beside
-// the runs in flight); false if none fits.
+// pick removes the waiting spec to start next, at now, and records it as
+// started then: the first by orderKey of those that fit (fits: in the
+// memory budget beside the runs in flight); false if none fits.
 func (o *runOrder) pick(now time.Duration, fits func(i int) bool) (int, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -92,10 +92,14 @@ func (o *runOrder) pick(now time.Duration, fits func(i int) bool) (int, bool) {
 		return 0, false
 	}
 	i := o.waiting[best]
-	if best == 0 { // the usual pick: nothing to move
+	if best == 0 { // the usual pick, taken in O(1): a sweep's runs are all first in turn (TestRunOrderManySpecs)
 		o.waiting = o.waiting[1:]
 	} else {
 		o.waiting = append(o.waiting[:best], o.waiting[best+1:]...)
+	}
+	o.began[i] = now
+	if c := o.class[i]; c >= 0 {
+		o.classes[c].running = append(o.classes[c].running, i)
 	}
 	return i, true
 }
@@ -134,16 +138,6 @@ func (o *runOrder) key(c int, now time.Duration) orderKey {
 		expect = max(expect, ct.sum/time.Duration(ct.ended))
 	}
 	return orderKey{expect: expect.Seconds(), open: ct.ended == 0}
-}
-
-// start records that spec i started at now.
-func (o *runOrder) start(i int, now time.Duration) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.began[i] = now
-	if c := o.class[i]; c >= 0 {
-		o.classes[c].running = append(o.classes[c].running, i)
-	}
 }
 
 // end records that spec i, started, ended at now.

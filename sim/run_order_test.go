@@ -34,7 +34,6 @@ func listScheduleSkew(specs []RunSpec, took []time.Duration, slots int, size []f
 			if !ok {
 				break
 			}
-			o.start(i, now)
 			started, at[i] = append(started, i), now
 			end[i] = now + took[i]
 			if size != nil {

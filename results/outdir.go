@@ -178,11 +178,29 @@ func AbortAll() {
 	staging.Lock() // never unlocked: the process is exiting
 	for s := range staging.dirs {
 		if !s.keep {
-			os.RemoveAll(s.Dir)
+			removeStaging(s.Dir)
 		}
 		s.release() // its lock file too
 	}
 	releaseHeld() // and any lock taken outside a registered stage
+}
+
+// removeStaging is os.RemoveAll(dir) while a run's goroutine may still be
+// writing into dir (AbortAll: the process stops mid-command). A file made
+// after RemoveAll's last read of the directory fails its final rmdir
+// ("directory not empty") and left dir behind. So dir is first renamed
+// aside (to a staging name a later command clears), where no writer,
+// which names its files by dir's path, can add to it, and removal is tried
+// again should a file made at that very moment get in.
+func removeStaging(dir string) {
+	if aside := dir + ".old"; os.Rename(dir, aside) == nil {
+		dir = aside
+	}
+	for range 100 {
+		if os.RemoveAll(dir) == nil {
+			return
+		}
+	}
 }
 
 func stageLocked(target string) (*StagedDir, error) {

@@ -189,9 +189,10 @@ func AbortAll() {
 // writing into dir (AbortAll: the process stops mid-command). A file made
 // after RemoveAll's last read of the directory fails its final rmdir
 // ("directory not empty") and left dir behind. So dir is first renamed
-// aside (to a staging name a later command clears), where no writer,
+// aside, to dir.old (still a staging name: stagingName), where no writer,
 // which names its files by dir's path, can add to it, and removal is tried
-// again should a file made at that very moment get in.
+// again should a file made at that very moment get in. Nothing clears a
+// staging directory left behind later: the retries are what remove it.
 func removeStaging(dir string) {
 	if aside := dir + ".old"; os.Rename(dir, aside) == nil {
 		dir = aside

@@ -37,7 +37,11 @@ type projectState struct {
 type batchState struct {
 	// 48 bytes: a backlog of single-job batches keeps millions live. Job
 	// counts fit 32 bits (a run holds far fewer jobs). Its jobs waiting
-	// are arrived − started.
+	// are arrived − started. Its size (small, large) is submitted: the
+	// jobs submitted to it, not the grading jobs chained onto them, whose
+	// arrival depends on how far the policy got (a 30-job batch graded
+	// would count 60 under one policy and 30 under one that never got its
+	// jobs done).
 	firstArrive Time
 	lastFinish  Time
 	model       int32
@@ -47,6 +51,7 @@ type batchState struct {
 	inWindow    bool // arrived in the measurement window
 	live        bool // not pruned yet
 	behindLarge bool
+	submitted   int32 // arrived, less the grading jobs
 	// ext is the batch's state once it is tracked (the record then only
 	// points there; ext.ext points to ext itself).
 	ext *trackedBatch
@@ -155,14 +160,22 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 		// copied. ext is nil already (a batch's end clears it).
 		b.firstArrive, b.lastFinish = now, 0
 		b.model, b.started, b.arrived, b.done = j.model, 0, 1, 0
+		b.submitted = 1
+		if j.grading {
+			b.submitted = 0
+		}
 		b.inWindow, b.live, b.behindLarge = in, true, f.largeWaiting[j.model] > 0
 		if b.behindLarge {
 			f.changed(f.track(b, r.ids.batchName(j.batch)))
 		}
 	} else {
 		b := f.batch(j.batch)
-		if b.arrived++; b.arrived > LargeBatch {
-			b = r.largeArrival(b, j.batch)
+		b.arrived++
+		if !j.grading {
+			b.submitted++
+		}
+		if b.submitted > LargeBatch {
+			b = r.largeArrival(b, j.batch, j.grading)
 		}
 		f.changed(b)
 	}
@@ -170,11 +183,11 @@ func (r *recorder) fairArrive(j *waitingJob, fresh bool, now Time, in bool) {
 }
 
 // largeArrival: a job of a batch larger than LargeBatch arrived (batch is
-// its world key, b its state); it returns the state, moved if the batch
-// starts being tracked.
-func (r *recorder) largeArrival(b *batchState, batch int32) *batchState {
+// its world key, b its state, grading whether the job is a grading job);
+// it returns the state, moved if the batch starts being tracked.
+func (r *recorder) largeArrival(b *batchState, batch int32, grading bool) *batchState {
 	f := &r.fair
-	if b.arrived == LargeBatch+1 {
+	if !grading && b.submitted == LargeBatch+1 {
 		f.largeWaiting[b.model] += int(b.arrived - b.started) // its jobs waiting
 		if b.ext == nil || !b.ext.tracked {
 			b = f.track(f.batches.at(batch), r.ids.batchName(batch))
@@ -229,7 +242,7 @@ func (r *recorder) fairStart(j *waitingJob, now Time, in bool) {
 func (f *fairness) trackedStarted(b *batchState) {
 	b.started++
 	f.changed(b)
-	if b.arrived > LargeBatch {
+	if b.submitted > LargeBatch {
 		f.largeWaiting[b.model]--
 	}
 }
@@ -251,7 +264,7 @@ func (r *recorder) fairFinish(j *waitingJob, ended bool, now Time) {
 		// All its jobs are done: smallMakespan's finished batch, which
 		// smallBatches.add counts so.
 		rec.live = false
-		if rec.arrived <= SmallBatch && rec.inWindow {
+		if rec.submitted <= SmallBatch && rec.inWindow {
 			f.small.count++
 			f.small.makespans.add((now - rec.firstArrive).Seconds())
 		}
@@ -335,7 +348,7 @@ func (s *smallBatches) results(extra int) results.SmallBatches {
 // the time it has been open until now (a right-censored makespan; only
 // live batches are unfinished, so these cost nothing while the run lasts).
 func smallMakespan(b *batchState, now Time) (ok, finished bool, makespan float64) {
-	if b.arrived > SmallBatch || !b.inWindow {
+	if b.submitted > SmallBatch || !b.inWindow {
 		return false, false, 0
 	}
 	if b.done == b.arrived {

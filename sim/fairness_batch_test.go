@@ -14,6 +14,10 @@ import (
 // arrivals, admissions and ends in small batches and large ones on two
 // models: each live batch's counts, each model's jobs waiting in large
 // batches, which batches are tracked, and the small batches' makespans.
+// Some batches are graded: each of their jobs chains a grading job into
+// the batch as it finishes, which adds to its jobs but not to its size
+// (small, large: the jobs submitted), so that the same batch is small, or
+// large, whatever the policy got done.
 func TestBatchStateMatchesModel(t *testing.T) {
 	w := newWorld(t, smallScenario(t, nil), "fixed-lane", Options{Seed: 1})
 	r, ids := &w.rec, &w.ids
@@ -23,7 +27,9 @@ func TestBatchStateMatchesModel(t *testing.T) {
 		name                    string
 		model                   int32
 		key                     int32
-		jobs                    int // to arrive in all
+		jobs                    int // to be submitted in all
+		graded                  bool
+		submitted               int // arrived, less grading jobs
 		arrived, started, done  int
 		firstArrive, lastFinish Time
 		behind, tracked         bool
@@ -31,16 +37,19 @@ func TestBatchStateMatchesModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var plan []*batch
 	for i := range 3 {
-		plan = append(plan, &batch{name: fmt.Sprintf("large-%d", i), model: int32(i % 2), jobs: LargeBatch + 1 + rng.IntN(300)})
+		plan = append(plan, &batch{name: fmt.Sprintf("large-%d", i), model: int32(i % 2), jobs: LargeBatch + 1 + rng.IntN(300), graded: i == 1})
 	}
+	// Graded batches of SmallBatch/2+1 … SmallBatch jobs count more than
+	// SmallBatch jobs once graded, but are small.
 	for i := range 300 {
-		plan = append(plan, &batch{name: fmt.Sprintf("small-%d", i), model: int32(rng.IntN(2)), jobs: 1 + rng.IntN(SmallBatch+10)})
+		plan = append(plan, &batch{name: fmt.Sprintf("small-%d", i), model: int32(rng.IntN(2)), jobs: 1 + rng.IntN(SmallBatch+10), graded: i%3 == 0})
 	}
 	var open []*batch // batches with jobs still to arrive
 	live := map[int32]*batch{}
 	type job struct {
-		wj waitingJob
-		b  *batch
+		wj      waitingJob
+		b       *batch
+		grading bool
 	}
 	var waiting, running []job
 	var wantMakespans []float64
@@ -48,7 +57,7 @@ func TestBatchStateMatchesModel(t *testing.T) {
 	largeWaiting := func(m int32) int {
 		n := 0
 		for _, b := range live {
-			if b.model == m && b.arrived > LargeBatch {
+			if b.model == m && b.submitted > LargeBatch {
 				n += b.arrived - b.started
 			}
 		}
@@ -77,13 +86,14 @@ func TestBatchStateMatchesModel(t *testing.T) {
 				live[key] = b
 			}
 			b.arrived++
-			if b.arrived > LargeBatch {
+			b.submitted++
+			if b.submitted > LargeBatch {
 				b.tracked = true
 			}
-			if b.arrived == b.jobs {
+			if b.submitted == b.jobs {
 				open = slices.DeleteFunc(open, func(x *batch) bool { return x == b })
 			}
-			j := job{waitingJob{model: b.model, batch: key}, b}
+			j := job{waitingJob{model: b.model, batch: key}, b, false}
 			r.fairArrive(&j.wj, fresh, now, true)
 			waiting = append(waiting, j)
 		case op == 1 && len(waiting) > 0:
@@ -100,22 +110,35 @@ func TestBatchStateMatchesModel(t *testing.T) {
 			b := j.b
 			b.done++
 			b.lastFinish = now
-			ended := ids.finish(j.wj.batch, false)
-			if want := b.done == b.arrived; ended != want {
+			chained := b.graded && !j.grading
+			ended := ids.finish(j.wj.batch, chained)
+			if want := b.done == b.arrived && !chained; ended != want {
 				t.Fatalf("step %d: batch %s ended %v, want %v", step, b.name, ended, want)
 			}
 			r.fairFinish(&j.wj, ended, now)
+			if chained {
+				// Its grading job arrives in the batch at once, on the
+				// other model, as World.finish chains it.
+				key, fresh := ids.arrive(b.name, true)
+				if fresh || key != j.wj.batch {
+					t.Fatalf("step %d: batch %s: a grading job went to batch %d (fresh %v), want %d", step, b.name, key, fresh, j.wj.batch)
+				}
+				b.arrived++
+				g := job{waitingJob{model: 1 - b.model, batch: key, grading: true}, b, true}
+				r.fairArrive(&g.wj, false, now, true)
+				waiting = append(waiting, g)
+			}
 			if ended {
 				// Its jobs still to arrive, if any, make a new batch.
 				delete(live, b.key)
-				if b.arrived <= SmallBatch {
+				if b.submitted <= SmallBatch {
 					wantMakespans = append(wantMakespans, (b.lastFinish - b.firstArrive).Seconds())
 					if b.behind {
 						wantBehind++
 					}
 				}
-				b.jobs -= b.arrived
-				b.arrived, b.started, b.done = 0, 0, 0
+				b.jobs -= b.submitted
+				b.submitted, b.arrived, b.started, b.done = 0, 0, 0, 0
 			}
 		default:
 			continue

@@ -46,6 +46,42 @@ func readmeExitCodes(t *testing.T) []int {
 	return codes
 }
 
+// exitTable is the exit-code table of the Markdown file at path, its rows
+// as written.
+func exitTable(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(line, "| exit | meaning |"):
+			in = true
+		case in && strings.HasPrefix(line, "|"):
+			rows = append(rows, line)
+		case in:
+			return rows
+		}
+	}
+	return rows
+}
+
+// TestExitTablesAgree: docs/reference/commands.md's exit-code table is the
+// README's, row for row, so that what TestExitCodesDocumented holds of the
+// one holds of the other.
+func TestExitTablesAgree(t *testing.T) {
+	readme := exitTable(t, "../README.md")
+	if len(readme) < 3 {
+		t.Fatalf("README: no exit-code table (%d rows)", len(readme))
+	}
+	if diff := cmp.Diff(readme, exitTable(t, "../docs/reference/commands.md")); diff != "" {
+		t.Errorf("exit-code tables (-README +docs/reference/commands.md):\n%s", diff)
+	}
+}
+
 // TestExitCodesDocumented: the README's table lists exactly the exit codes
 // the code defines, and each code a test can cause cheaply is caused here
 // (3 and 4, a regression and a quota refusal, are caused in gate_test.go

@@ -30,7 +30,9 @@ func tuneAction(c *cli.Context) error {
 	}
 	// The tune's directory is staged (and locked) before anything runs,
 	// and swapped in whole at the end: a new tune.csv never sits beside an
-	// earlier front.png, and a failed tune leaves the previous outputs.
+	// earlier front.png, and a failed tune leaves the previous outputs (a
+	// tune with no feasible setting is not failed: its tune.csv is swapped
+	// in, exit 7).
 	dir := c.String("out")
 	stage, err := results.StageDir(dir)
 	if err != nil {

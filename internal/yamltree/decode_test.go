@@ -44,6 +44,11 @@ func TestParse(t *testing.T) {
 		{"second document", "a: 1\n---\nb: 2\n", &field.Error{Line: 2 /* its "---" */, Msg: "a second YAML document (---): a thing is one document"}},
 		{"syntax", "a: 1\nb: [1, 2\nc: 3\n", &field.Error{Line: 2, Msg: "did not find expected ',' or ']'"}},
 		{"syntax in the second", "a: 1\n---\nb: [1\n", &field.Error{Line: 3, Msg: "did not find expected ',' or ']'"}},
+		// The library names no line for a fault on the first, and the
+		// line where the mapping opened for a stray item deep inside it.
+		{"tab on the first line", "\t bad: [\n", &field.Error{Line: 1, Msg: "found character that cannot start any token"}},
+		{"stray item", "# c\na: 1\nb:\n  c: 2\n  d: 3\ne: {x: 1}\n  - {y: 2}\nf: 5\n", &field.Error{Line: 7, Msg: "did not find expected key (in the collection that opens at line 2)"}},
+		{"stray item in the second", "a: 1\n---\nb: {x: 1}\n  - {y: 2}\n", &field.Error{Line: 4, Msg: "did not find expected key (in the collection that opens at line 3)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, err := Parse([]byte(tc.text), "a thing")

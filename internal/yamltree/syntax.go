@@ -17,10 +17,18 @@ var parserErrors = []string{
 // SyntaxLine is the 1-based line of a YAML syntax error the library
 // reported as "line N: msg".
 func SyntaxLine(n int, msg string) int {
-	for _, p := range parserErrors {
-		if strings.HasPrefix(msg, p) {
-			return n + 1
-		}
+	if isParserError(msg) {
+		return n + 1
 	}
 	return n
+}
+
+// isParserError tells a message of parserErrors.
+func isParserError(msg string) bool {
+	for _, p := range parserErrors {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -82,6 +82,10 @@ func TestFileErrorsNameTheLine(t *testing.T) {
 			"F:10: checks[1].floor.absolute: want a number, got a list", loadGate},
 		{"tune unknown goal", "scenario: light-load\nseeds: 1\nparams:\n  - {key: duration, min: 1, max: 2}\nobjective: {metric: jain, goal: maximise}\n",
 			"F:5: objective.goal: unknown \"maximise\" (want max, min or target)", func(p string) error { _, _, _, err := LoadTune(p); return err }},
+		{"tune target without a value", "scenario: light-load\nseeds: 1\nparams:\n  - {key: duration, min: 1, max: 2}\n\nobjective: {metric: jain, goal: target}\n",
+			"F:6: objective: goal target and a target value go together (goal \"target\")", func(p string) error { _, _, _, err := LoadTune(p); return err }},
+		{"tune trade-off value without target", "scenario: light-load\nseeds: 1\nparams:\n  - {key: duration, min: 1, max: 2}\nobjective: {metric: jain, goal: max}\ntrade_off: {metric: p90_job_time_s, goal: min, target: 3}\n",
+			"F:6: trade_off: goal target and a target value go together (goal \"min\")", func(p string) error { _, _, _, err := LoadTune(p); return err }},
 		{"sweep wrong type", "scenario: light-load\nseeds: abc\n",
 			"F:2: seeds: want a whole number, got \"abc\"", func(p string) error { _, err := LoadSweep(p); return err }},
 	} {

@@ -64,13 +64,12 @@ func LoadTune(path string) (*TuneFile, PointSpec, []uint64, error) {
 	if f.Objective.Metric == "" {
 		return nil, PointSpec{}, nil, bad("objective", "a tune file needs an objective: {metric: NAME, goal: max|min} (have %s)", strings.Join(MetricNames, ", "))
 	}
-	for _, g := range append([]*TuneGoal{&f.Objective}, f.TradeOff) {
+	for i, g := range []*TuneGoal{&f.Objective, f.TradeOff} {
 		if g == nil {
 			continue
 		}
-		switch {
-		case (g.Goal == GoalTarget) != (g.Target != nil):
-			return nil, PointSpec{}, nil, fmt.Errorf("%s: goal target and a target value go together (goal %q)", path, g.Goal)
+		if (g.Goal == GoalTarget) != (g.Target != nil) {
+			return nil, PointSpec{}, nil, bad([]string{"objective", "trade_off"}[i], "goal target and a target value go together (goal %q)", g.Goal)
 		}
 	}
 	seeds, err := seedRange(path, data, f.Seeds, f.First)

@@ -270,7 +270,10 @@ func TestExecFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeIn(t, dir, "short.yaml", strings.Replace(string(base), "\npolicies:\n", "\npolicies:\n  exec: {timeout: 1s}\n", 1))
+			// 3 s: short for the lingering policy, long enough for
+			// Python to start and say hello on a loaded machine (1 s was
+			// not, with other builds beside the test).
+			writeIn(t, dir, "short.yaml", strings.Replace(string(base), "\npolicies:\n", "\npolicies:\n  exec: {timeout: 3s}\n", 1))
 			writeIn(t, dir, name, `import json, os, sys, time
 sys.stdin.readline()
 print(`+hello+`, flush=True)

@@ -131,6 +131,14 @@ func Check(paths []string, opt Options) (*Report, error) {
 		if from, _, err = Load(opt.FitFrom); err != nil {
 			return nil, fmt.Errorf("--fit-from: %w", err)
 		}
+		// A fit on the predicted run's own calls is in sample, not held out.
+		for _, q := range from {
+			for _, p := range procs {
+				if q.ID == p.ID {
+					return nil, fmt.Errorf("--fit-from %s is of run %s, as is %s, a log being predicted: the fit would be in sample; fit from other runs' logs", q.Logs[0].File, p.ID, p.Logs[0].File)
+				}
+			}
+		}
 	}
 	rep := &Report{Schema: 1, Seeds: opt.Seeds, Folds: opt.Folds, Summary: map[string]Accuracy{}, Skipped: []string{}}
 	for _, p := range skipped {

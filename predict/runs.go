@@ -60,12 +60,27 @@ func Load(paths []string) ([]*Process, []*agentlog.Problem, error) {
 	}
 	byID := map[string]*Process{}
 	var procs []*Process
+	// A sample read twice (a log given twice, a directory and one of its
+	// logs, two copies of a log) would double its run: refused.
+	held := map[string]string{}
+	var dup *DuplicateSampleError
 	for _, s := range col.Sessions {
 		run := s.Run
 		key := run.RunID
 		if key == "" {
 			key = run.File // a log without a run_id is its own process
 		}
+		if f, ok := held[key+"\x00"+s.ID]; ok {
+			if dup == nil {
+				dup = &DuplicateSampleError{First: f, Second: run.File, Run: key, Task: s.Project, Sample: s.ID}
+			}
+			if f == dup.First && run.File == dup.Second {
+				dup.Count++
+				dup.Sample = min(dup.Sample, s.ID)
+			}
+			continue
+		}
+		held[key+"\x00"+s.ID] = run.File
 		p := byID[key]
 		if p == nil {
 			p = &Process{ID: key}
@@ -78,6 +93,9 @@ func Load(paths []string) ([]*Process, []*agentlog.Problem, error) {
 			p.Logs = append(p.Logs, run)
 		}
 		p.Samples = append(p.Samples, newSample(s, task))
+	}
+	if dup != nil {
+		return nil, nil, dup
 	}
 	for _, p := range procs {
 		p.finish()
@@ -212,4 +230,29 @@ func (e *NoSampleError) Error() string {
 		b.WriteString(p.Error())
 	}
 	return b.String()
+}
+
+// DuplicateSampleError refuses logs that hold the same sample (run_id,
+// task, sample id and epoch) twice: the first pair of files found, how
+// many samples they share, and the first of those by id.
+type DuplicateSampleError struct {
+	First, Second string // the files
+	Run, Task     string
+	Sample        string // the session id: eval/task/sample/eEPOCH
+	Count         int
+}
+
+func (e *DuplicateSampleError) Error() string {
+	id := e.Sample
+	if i := strings.LastIndex(id, "/e"); i >= 0 {
+		id = fmt.Sprintf("%s epoch %s", id[:i], id[i+2:])
+	}
+	if i := strings.Index(id, "/"+e.Task+"/"); i >= 0 && e.Task != "" {
+		id = id[i+len(e.Task)+2:]
+	}
+	where := e.First + " and " + e.Second + " both hold"
+	if e.First == e.Second {
+		where = e.First + " is given twice: it holds"
+	}
+	return fmt.Sprintf("%s the same %d sample(s) of task %s, sample %s first (run_id %s): a sample read twice would double its run; give each log once", where, e.Count, e.Task, id, e.Run)
 }

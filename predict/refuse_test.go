@@ -1,0 +1,57 @@
+package predict
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRefusedInputs: a sample read twice, and a --fit-from log of the
+// run being predicted, are refused naming both files.
+func TestRefusedInputs(t *testing.T) {
+	const base = "2025-09-15T15-07-21-04-00_popularity_TrR56PVX4fHPUViCDMPg8g.eval"
+	const pop = "2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval"
+	const sec = "2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval"
+	log := realRuns + "/" + base
+	dir := t.TempDir()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "copy.eval"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "copy.eval")
+	// The log's 100 samples (unzip -l: samples/1_epoch_1.json ..
+	// 100_epoch_1.json), the first by id "1", and the run_id of its
+	// header.json (unzip -p LOG header.json).
+	const dup = " the same 100 sample(s) of task popularity, sample 1 epoch 1 first (run_id R3Bzph5WXJNKvpCg3uFmd3): a sample read twice would double its run; give each log once"
+	for _, tc := range []struct {
+		name    string
+		paths   []string
+		fitFrom []string
+		want    string
+	}{
+		{"a file twice", []string{log, log}, nil, log + " is given twice: it holds" + dup},
+		{"a directory and one of its files", []string{dir, cp}, nil, cp + " is given twice: it holds" + dup},
+		{"two copies", []string{log, cp}, nil, log + " and " + cp + " both hold" + dup},
+		{"--fit-from the predicted log", []string{log}, []string{cp}, "--fit-from " + cp + " is of run R3Bzph5WXJNKvpCg3uFmd3, as is " + log +
+			", a log being predicted: the fit would be in sample; fit from other runs' logs"},
+		{"--fit-from a sibling task of the run", []string{realRuns + "/" + pop}, []string{realRuns + "/" + sec}, "--fit-from " + realRuns + "/" + sec +
+			" is of run 9zsQGSCUfJL6aZdSHP6PQc, as is " + realRuns + "/" + pop + ", a log being predicted: the fit would be in sample; fit from other runs' logs"},
+		{"--fit-from a log twice", []string{realRuns + "/" + pop}, []string{log, cp}, "--fit-from: " + log + " and " + cp + " both hold" + dup},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Check(tc.paths, Options{Seeds: 1, FitFrom: tc.fitFrom})
+			got := "<nil>"
+			if err != nil {
+				got = err.Error()
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("error (-want +got):\n%s", d)
+			}
+		})
+	}
+}

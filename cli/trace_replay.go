@@ -39,8 +39,11 @@ func traceReplayCheckCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return usageErrorf(c, "missing argument: the Inspect logs (.eval or .json) to replay")
 			}
-			for _, f := range []string{"seeds", "folds", "max-connections", "max-samples", "max-tasks"} {
-				if c.Int(f) < 0 || (c.Int(f) == 0 && (f == "seeds" || f == "folds") && c.IsSet(f)) {
+			if c.IsSet("folds") && c.Int("folds") < 2 {
+				return usageErrorf(c, "--folds: want at least 2 (a fit without each sample's own calls), got %d", c.Int("folds"))
+			}
+			for _, f := range []string{"seeds", "max-connections", "max-samples", "max-tasks"} {
+				if c.Int(f) < 0 || (c.Int(f) == 0 && f == "seeds" && c.IsSet(f)) {
 					return usageErrorf(c, "--%s: want a positive number, got %d", f, c.Int(f))
 				}
 			}
@@ -79,7 +82,14 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 		fmt.Fprintf(w, "  harness: max_connections %d (a pool per %s%s), max_samples %d a task, max_tasks %d\n", h.MaxConnections, h.PoolBy, adaptiveNote(h), h.MaxSamples, h.MaxTasks)
 		for _, f := range r.Fits {
 			fmt.Fprintf(w, "  latency %s: %s, β %.3g, fitted %s on %d calls\n", f.Model, f.Form, f.Load, f.From, f.Calls)
-			fmt.Fprintf(w, "    of %s\n    held out: MdAPE %.1f%%, MAPE %.1f%%, sum %+.1f%%\n", f.Target, 100*f.MdAPE, 100*f.MAPE, 100*f.Bias)
+			label := "held out"
+			if !f.HeldOut {
+				label = "in sample"
+			}
+			fmt.Fprintf(w, "    of %s\n    %s: MdAPE %.1f%%, MAPE %.1f%%, sum %+.1f%%\n", f.Target, label, 100*f.MdAPE, 100*f.MAPE, 100*f.Bias)
+		}
+		if !r.HeldOut {
+			fmt.Fprintf(w, "  the errors below are in sample (a latency fitted on the calls it predicts): left out of the summary\n")
 		}
 		printFigures(w, "  ", r.Figures, true)
 		if wi := r.WhatIf; wi != nil {
@@ -91,7 +101,17 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 		}
 	}
 	if len(rep.Runs) > 1 {
-		fmt.Fprintf(w, "over %d runs (absolute relative error; inside: recorded value inside the 90%% interval):\n", len(rep.Runs))
+		held := 0
+		for _, r := range rep.Runs {
+			if r.HeldOut {
+				held++
+			}
+		}
+		fmt.Fprintf(w, "over %d runs (absolute relative error; inside: recorded value inside the 90%% interval)", held)
+		if held < len(rep.Runs) {
+			fmt.Fprintf(w, "; %d run(s) fitted in sample left out", len(rep.Runs)-held)
+		}
+		fmt.Fprintf(w, ":\n")
 		for _, name := range []string{"makespan_s", "in_flight_mean", "waiting_mean", "sample_duration_p50_s", "call_latency_p50_s"} {
 			a := rep.Summary[name]
 			if a.Runs == 0 {

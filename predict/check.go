@@ -75,7 +75,10 @@ type RunResult struct {
 	Samples int      `json:"samples"`
 	Calls   int      `json:"calls"`
 	Fits    []*Fit   `json:"latency"`
-	Figures Figures  `json:"figures"`
+	// HeldOut: every model's latency was fitted without the calls it
+	// predicts; a run fitted in sample is left out of the summary.
+	HeldOut bool    `json:"held_out"`
+	Figures Figures `json:"figures"`
 	// WhatIf is the replay under the what-if settings, with the figures'
 	// validation errors (Figures) as their error band; nil without one.
 	WhatIf *WhatIfResult `json:"what_if,omitempty"`
@@ -93,7 +96,8 @@ type WhatIfResult struct {
 	CostPerSample *float64 `json:"cost_per_sample"`
 }
 
-// Accuracy is one figure's error over the runs that record it.
+// Accuracy is one figure's error over the runs that record it and whose
+// latency was fitted held out.
 type Accuracy struct {
 	Runs        int      `json:"runs"`
 	MedianAbs   *float64 `json:"median_abs_error"`
@@ -121,6 +125,9 @@ func Check(paths []string, opt Options) (*Report, error) {
 	}
 	if opt.Folds <= 0 {
 		opt.Folds = 5
+	}
+	if opt.Folds == 1 {
+		return nil, fmt.Errorf("folds: want at least 2 (a fit without each sample's own calls), got 1")
 	}
 	procs, skipped, err := Load(paths)
 	if err != nil {
@@ -201,8 +208,10 @@ func checkProcess(p *Process, from []*Process, opt Options) (*RunResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	r.HeldOut = true
 	for _, m := range p.Models {
 		r.Fits = append(r.Fits, fits[m])
+		r.HeldOut = r.HeldOut && fits[m].HeldOut
 	}
 	rec := recordedMeasures(p)
 	runs, err := simulateSeeds(p, h, fits, WhatIf{}, opt.Seeds)
@@ -309,7 +318,7 @@ func fitProcess(p *Process, h Harness, from []*Process, k int) (map[string]*Fit,
 			if err != nil {
 				return nil, fmt.Errorf("--fit-from: %w", err)
 			}
-			f.From = "other logs (--fit-from)"
+			f.From, f.HeldOut = "other logs (--fit-from)", true
 			f.fold = map[int]int{}
 			fits[m] = f
 		}
@@ -334,7 +343,7 @@ func (rep *Report) summarise() {
 		a := Accuracy{}
 		for _, r := range rep.Runs {
 			fig := figureOf(r, e.name)
-			if fig.Error == nil {
+			if fig.Error == nil || !r.HeldOut {
 				continue
 			}
 			a.Runs++

@@ -53,8 +53,11 @@ type Fit struct {
 	Calls int    `json:"calls"`
 	Folds int    `json:"folds"`
 	// From says what the model was fitted on: "k-fold by sample", "other
-	// logs" (--fit-from) or "in sample" (one sample: no held-out data).
-	From string `json:"fitted_on"`
+	// logs" (--fit-from) or "in sample" (one sample with a timed call:
+	// none to hold out). HeldOut is false for the last: its error (MdAPE,
+	// MAPE, Bias) is in sample.
+	From    string `json:"fitted_on"`
+	HeldOut bool   `json:"held_out"`
 	// Target is what is predicted: a call's connection hold, or its
 	// provider time when the hold is not recorded; ProviderShare the share
 	// of the hold at the provider (output.time over the hold).
@@ -178,9 +181,9 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 	}
 	k = min(k, len(samples))
 	if k < 2 {
-		f.From, k = "in sample (one sample: no held-out data)", 1
+		f.From, k = fmt.Sprintf("in sample (%d sample with a timed call: none to hold out)", len(samples)), 1
 	} else {
-		f.From = fmt.Sprintf("%d-fold by sample", k)
+		f.From, f.HeldOut = fmt.Sprintf("%d-fold by sample", k), true
 	}
 	f.Folds = k
 	for i, s := range samples {

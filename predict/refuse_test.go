@@ -55,3 +55,36 @@ func TestRefusedInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestInSampleLabelled: --folds 1 is refused; a run with one sample
+// cannot be held out: its fit says so, and its errors stay out of the
+// summary, which then counts the other run alone.
+func TestInSampleLabelled(t *testing.T) {
+	one := synth{samples: 1, maxSamples: 1, maxConn: 4, seed: 41}.write(t)
+	ten := synth{samples: 10, maxSamples: 4, maxConn: 4, seed: 42}.write(t)
+	if _, err := Check([]string{ten}, Options{Seeds: 1, Folds: 1}); err == nil {
+		t.Errorf("Folds 1: no error, want a refusal")
+	}
+	rep, err := Check([]string{one, ten}, Options{Seeds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		Run       string
+		HeldOut   bool
+		FitFrom   string
+		FitHeld   bool
+		Makespans int
+	}
+	var gots []got
+	for _, r := range rep.Runs {
+		gots = append(gots, got{r.Run, r.HeldOut, r.Fits[0].From, r.Fits[0].HeldOut, rep.Summary["makespan_s"].Runs})
+	}
+	want := []got{
+		{"r41", false, "in sample (1 sample with a timed call: none to hold out)", false, 1},
+		{"r42", true, "5-fold by sample", true, 1},
+	}
+	if d := cmp.Diff(want, gots); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

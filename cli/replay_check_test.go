@@ -25,5 +25,7 @@ func TestReplayCheckRefusals(t *testing.T) {
 			code: exitError, want: "run.eval and copy.eval both hold the same 100 sample(s)", gone: []string{"r.json"}},
 		{name: "--fit-from a copy", setup: withLogs, args: []string{"trace", "replay-check", "--json", "r.json", "--fit-from", "copy.eval", "run.eval"},
 			code: exitError, want: "--fit-from copy.eval is of run R3Bzph5WXJNKvpCg3uFmd3, as is run.eval, a log being predicted", gone: []string{"r.json"}},
+		{name: "a TraceLab round trace", args: []string{"trace", "replay-check", "--json", "r.json", tracelabSample},
+			code: exitError, want: "tracelab-round-trace.jsonl:1: not an Inspect log: its JSON object has neither eval nor samples (its keys: provider, project, session_id, round_index, round_id, model, …), and more JSON values follow it (JSON Lines?)", gone: []string{"r.json"}},
 	})
 }

@@ -60,7 +60,9 @@ type Fit struct {
 	HeldOut bool   `json:"held_out"`
 	// Target is what is predicted: a call's connection hold, or its
 	// provider time when the hold is not recorded; ProviderShare the share
-	// of the hold at the provider (output.time over the hold).
+	// of the hold at the provider (output.time over the hold) over all the
+	// calls, for display: a replayed call's share is its fold's, fitted
+	// without its sample.
 	Target        string  `json:"target"`
 	ProviderShare float64 `json:"provider_share"`
 	Form          string  `json:"form"`
@@ -81,6 +83,7 @@ type Fit struct {
 	folds []foldModel // by fold
 	fold  map[int]int // sample → fold
 	data  []obs       // the calls fitted on
+	hold  bool        // the target is the connection hold (share < 1)
 }
 
 // resampled is the fit with each fold's coefficients refitted on a
@@ -107,8 +110,11 @@ func (f *Fit) resampled(rng *rand.Rand) *Fit {
 			train = append(train, bySample[ids[rng.IntN(len(ids))]]...)
 		}
 		if c, ok := solve(train, -1, nil, f.form, f.Load); ok {
-			g.folds[k] = foldModel{coef: c}
+			g.folds[k] = foldModel{coef: c, share: 1}
 			g.folds[k].variation(train, -1, nil, f.form, f.Load)
+			if f.hold {
+				g.folds[k].share = providerShare(train, -1, nil)
+			}
 		}
 	}
 	return &g
@@ -117,6 +123,9 @@ func (f *Fit) resampled(rng *rand.Rand) *Fit {
 type foldModel struct {
 	coef  [3]float64
 	sigma float64
+	// share is the provider's share of a connection hold, from the
+	// fold's training calls (1: the target is the provider's time).
+	share float64
 	// ratios are the training calls' latency over its prediction, scaled
 	// to mean 1: a call's variation is drawn from them (the residuals'
 	// own shape, outliers as often as they came, not a lognormal's tail
@@ -166,6 +175,7 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 	if len(free) >= max(10, len(calls)/5) {
 		calls, share = free, prov/hold
 	}
+	f := &Fit{Model: model, fold: map[int]int{}, ProviderShare: round(share), hold: share < 1}
 	samples := []int{}
 	for _, c := range calls {
 		if !slices.Contains(samples, c.sample) {
@@ -173,8 +183,8 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 		}
 	}
 	sort.Ints(samples)
-	f := &Fit{Model: model, Calls: len(calls), fold: map[int]int{}, ProviderShare: round(share)}
-	if share < 1 {
+	f.Calls = len(calls)
+	if f.hold {
 		f.Target = "the connection hold (generate() to completion; calls that took one at once)"
 	} else {
 		f.Target = "the provider's time (output.time)"
@@ -239,10 +249,39 @@ func (f *Fit) fitFolds(calls []obs, k int, form Form, beta float64) ([]foldModel
 		if !ok {
 			return nil, false
 		}
-		folds[i] = foldModel{coef: c}
+		folds[i] = foldModel{coef: c, share: 1}
 		folds[i].variation(calls, hold, f.fold, form, beta)
+		if f.hold {
+			folds[i].share = providerShare(calls, hold, f.fold)
+		}
 	}
 	return folds, true
+}
+
+// providerShare is the provider's time over the connection hold, summed
+// over the calls not in fold hold (-1: all).
+func providerShare(calls []obs, hold int, fold map[int]int) float64 {
+	var h, p float64
+	for _, c := range calls {
+		if hold >= 0 && fold[c.sample] == hold {
+			continue
+		}
+		h, p = h+c.lat, p+c.provider
+	}
+	if h <= 0 {
+		return 1
+	}
+	return p / h
+}
+
+// shareFor is the provider share a replayed call of sample s takes: its
+// fold's (the fold fitted without s).
+func (f *Fit) shareFor(s int) float64 {
+	fm := &f.folds[0]
+	if k, ok := f.fold[s]; ok {
+		fm = &f.folds[k]
+	}
+	return fm.share
 }
 
 // variation sets the fold's variation from its training calls (all but

@@ -210,6 +210,9 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 			if !ok {
 				continue
 			}
+			if _, ok := solve(calls, -1, nil, form, beta); !ok {
+				continue // the form must hold on all the calls too (Coef)
+			}
 			score := f.heldOutError(calls, form, beta, folds)
 			if score < best*(1-1e-3) { // a more complex model must do better
 				best = score
@@ -331,8 +334,8 @@ func (f *Fit) heldOutError(calls []obs, form Form, beta float64, folds []foldMod
 }
 
 // solve fits form by least squares on lat / (1 + β·load) over the calls
-// not in fold hold (-1: all); ok is false when a slope comes out
-// negative or the system is singular.
+// not in fold hold (-1: all); ok is false when a coefficient (a slope or
+// the intercept) comes out negative or the system is singular.
 func solve(calls []obs, hold int, fold map[int]int, form Form, beta float64) ([3]float64, bool) {
 	var out [3]float64
 	cols := []int{0}
@@ -370,7 +373,7 @@ func solve(calls []obs, hold int, fold map[int]int, form Form, beta float64) ([3
 	}
 	for j, col := range cols {
 		out[col] = b.AtVec(j)
-		if col > 0 && out[col] < 0 {
+		if out[col] < 0 { // a negative slope, or intercept (a short call's latency below 0)
 			return out, false
 		}
 	}

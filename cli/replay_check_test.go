@@ -3,7 +3,10 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestReplayCheckRefusals: replay-check's refusals name the file or flag,
@@ -28,4 +31,35 @@ func TestReplayCheckRefusals(t *testing.T) {
 		{name: "a TraceLab round trace", args: []string{"trace", "replay-check", "--json", "r.json", tracelabSample},
 			code: exitError, want: "tracelab-round-trace.jsonl:1: not an Inspect log: its JSON object has neither eval nor samples (its keys: provider, project, session_id, round_index, round_id, model, …), and more JSON values follow it (JSON Lines?)", gone: []string{"r.json"}},
 	})
+}
+
+// TestReplayCheckSummaryEveryFigure: the terminal summary over runs has a
+// line for each of the nine figures of docs/reference/replay-check.md,
+// "not rec." for those no run records (the 0.3.58 logs record no
+// waiting; no log records 429s).
+func TestReplayCheckSummaryEveryFigure(t *testing.T) {
+	const dir = "../predict/testdata/realruns/"
+	stdout, stderr, code := runSim(t, "trace", "replay-check", "--seeds", "2",
+		dir+"2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval", dir+"2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, summary, ok := strings.Cut(stdout, "over 2 runs")
+	if !ok {
+		t.Fatalf("no summary over 2 runs:\n%s", stdout)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(summary), "\n")[1:] {
+		f := strings.Fields(l)
+		state := "scored"
+		if strings.Contains(l, "not rec.") {
+			state = "not rec."
+		}
+		got = append(got, f[0]+" "+state)
+	}
+	want := []string{"makespan_s scored", "in_flight_mean scored", "in_flight_max scored", "waiting_mean not rec.",
+		"sample_duration_p50_s scored", "sample_duration_p90_s scored", "call_latency_p50_s scored", "call_latency_p90_s scored", "throttled_429s not rec."}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("summary lines (-want +got):\n%s", d)
+	}
 }

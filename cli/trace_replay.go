@@ -112,10 +112,10 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 			fmt.Fprintf(w, "; %d run(s) fitted in sample left out", len(rep.Runs)-held)
 		}
 		fmt.Fprintf(w, ":\n")
-		for _, name := range []string{"makespan_s", "in_flight_mean", "waiting_mean", "sample_duration_p50_s", "call_latency_p50_s"} {
+		for _, name := range summaryFigures {
 			a := rep.Summary[name]
 			if a.Runs == 0 {
-				fmt.Fprintf(w, "  %-22s not recorded by any run\n", name)
+				fmt.Fprintf(w, "  %-22s not rec. (by no run)\n", name)
 				continue
 			}
 			fmt.Fprintf(w, "  %-22s median %5.1f%%, p90 %5.1f%%, inside %d/%d; 50+ calls within 20%%: %d/%d\n",
@@ -123,6 +123,11 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 		}
 	}
 }
+
+// summaryFigures are the figures of the summary over runs: every one
+// (predict.Figures' JSON names).
+var summaryFigures = []string{"makespan_s", "in_flight_mean", "in_flight_max", "waiting_mean", "sample_duration_p50_s",
+	"sample_duration_p90_s", "call_latency_p50_s", "call_latency_p90_s", "throttled_429s"}
 
 func adaptiveNote(h predict.Harness) string {
 	if h.Adaptive {

@@ -79,6 +79,9 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 	for _, r := range rep.Runs {
 		h := r.Harness
 		fmt.Fprintf(w, "run %s: %d log(s), inspect_ai %s, %d samples, %d calls\n", r.Run, len(r.Logs), orNA(r.Version), r.Samples, r.Calls)
+		for _, m := range r.Warnings {
+			fmt.Fprintf(w, "  warning: %s\n", m)
+		}
 		fmt.Fprintf(w, "  harness: max_connections %d (a pool per %s%s), max_samples %d a task, max_tasks %d\n", h.MaxConnections, h.PoolBy, adaptiveNote(h), h.MaxSamples, h.MaxTasks)
 		for _, f := range r.Fits {
 			fmt.Fprintf(w, "  latency %s: %s, β %.3g, fitted %s on %d calls\n", f.Model, f.Form, f.Load, f.From, f.Calls)

@@ -75,6 +75,9 @@ type RunResult struct {
 	Samples int      `json:"samples"`
 	Calls   int      `json:"calls"`
 	Fits    []*Fit   `json:"latency"`
+	// Warnings say what may bias the run's prediction: its other tasks'
+	// logs not given.
+	Warnings []string `json:"warnings,omitempty"`
 	// HeldOut: every model's latency was fitted without the calls it
 	// predicts; a run fitted in sample is left out of the summary.
 	HeldOut bool    `json:"held_out"`
@@ -196,7 +199,7 @@ func Check(paths []string, opt Options) (*Report, error) {
 
 func checkProcess(p *Process, from []*Process, opt Options) (*RunResult, error) {
 	h := HarnessOf(p)
-	r := &RunResult{Run: p.ID, Version: h.Version, Harness: h, Samples: len(p.Samples)}
+	r := &RunResult{Run: p.ID, Version: h.Version, Harness: h, Samples: len(p.Samples), Warnings: siblingWarnings(p)}
 	for _, l := range p.Logs {
 		r.Logs = append(r.Logs, l.File)
 		r.Status = append(r.Status, l.Status)

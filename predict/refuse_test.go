@@ -88,3 +88,44 @@ func TestInSampleLabelled(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestMissingTasksWarned: one log of the three-task 2025-09-23 run
+// (run_id 9zsQGSCUfJL6aZdSHP6PQc; tasks security_guide and theory_of_mind
+// in its two sibling logs' headers) is predicted with a warning naming
+// the siblings beside it; alone in a directory, with one saying its
+// max_tasks 4 (its header's config) allows other tasks; a one-task run
+// has none.
+func TestMissingTasksWarned(t *testing.T) {
+	const pop = "2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval"
+	const why = "they shared its connection pools, so a call that queued behind their calls is taken as having had a connection at once: the fitted latency may include waits, and the replay leaves their calls out; give every log of the run"
+	dir := t.TempDir()
+	b, err := os.ReadFile(realRuns + "/" + pop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lone := filepath.Join(dir, pop)
+	if err := os.WriteFile(lone, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		path string
+		want []string
+	}{
+		{"siblings beside it", realRuns + "/" + pop, []string{"run 9zsQGSCUfJL6aZdSHP6PQc has tasks not given: security_guide (" + realRuns +
+			"/2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval), theory_of_mind (" + realRuns +
+			"/2025-09-23T08-09-58-04-00_theory-of-mind_bbB4eRCx2rFJLyPH42Cj9r.eval); " + why}},
+		{"alone, max_tasks 4", lone, []string{lone + " sets max_tasks 4 and is the only log of run 9zsQGSCUfJL6aZdSHP6PQc given: if the run had other tasks, " + why}},
+		{"a one-task run", realRuns + "/2025-09-15T15-07-21-04-00_popularity_TrR56PVX4fHPUViCDMPg8g.eval", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Check([]string{tc.path}, Options{Seeds: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, rep.Runs[0].Warnings); d != "" {
+				t.Errorf("warnings (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -3,6 +3,8 @@ package predict
 import (
 	"cmp"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -255,4 +257,57 @@ func (e *DuplicateSampleError) Error() string {
 		where = e.First + " is given twice: it holds"
 	}
 	return fmt.Sprintf("%s the same %d sample(s) of task %s, sample %s first (run_id %s): a sample read twice would double its run; give each log once", where, e.Count, e.Task, id, e.Run)
+}
+
+// missingTasks are the logs beside the process's logs (in their
+// directories) that share its run_id but were not given, each as "task
+// (file)": the run's other tasks, whose calls shared its connection pools.
+func missingTasks(p *Process) []string {
+	if p.Logs[0].RunID == "" {
+		return nil
+	}
+	var given []os.FileInfo
+	var dirs []string
+	for _, l := range p.Logs {
+		if fi, err := os.Stat(l.File); err == nil {
+			given = append(given, fi)
+		}
+		if d := filepath.Dir(l.File); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	var out []string
+	for _, d := range dirs {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			name := strings.ToLower(e.Name())
+			if e.IsDir() || !(strings.HasSuffix(name, ".eval") || strings.HasSuffix(name, ".json")) {
+				continue
+			}
+			f := filepath.Join(d, e.Name())
+			fi, err := os.Stat(f)
+			if err != nil || slices.ContainsFunc(given, func(g os.FileInfo) bool { return os.SameFile(g, fi) }) {
+				continue
+			}
+			if r, err := agentlog.InspectHeader(f); err == nil && r.RunID == p.Logs[0].RunID {
+				out = append(out, fmt.Sprintf("%s (%s)", r.Task, f))
+			}
+		}
+	}
+	return out
+}
+
+// siblingWarnings say when the run's other tasks were not given: their
+// calls held connections of the same pools unseen, so a call that queued
+// behind theirs looks as if it took a connection at once and its wait
+// enters the fitted latency.
+func siblingWarnings(p *Process) []string {
+	const why = "they shared its connection pools, so a call that queued behind their calls is taken as having had a connection at once: the fitted latency may include waits, and the replay leaves their calls out; give every log of the run"
+	if miss := missingTasks(p); len(miss) > 0 {
+		return []string{fmt.Sprintf("run %s has tasks not given: %s; %s", p.ID, strings.Join(miss, ", "), why)}
+	}
+	if l := p.Logs[0]; len(p.Logs) == 1 && l.MaxTasks > 1 {
+		return []string{fmt.Sprintf("%s sets max_tasks %d and is the only log of run %s given: if the run had other tasks, %s", l.File, l.MaxTasks, p.ID, why)}
+	}
+	return nil
 }

@@ -21,11 +21,11 @@ func traceReplayCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "replay-check",
 		Usage:     "predict the runs of Inspect logs (the harness's own scheduling, latency fitted out of sample) and state the error against what they recorded; --max-connections etc. replay them under other settings",
-		UsageText: "sim trace replay-check [--json FILE] [--seeds N] [--fit-from LOG]... [--max-connections N] [--max-samples N] [--max-tasks N] [--adaptive] [--policy NAME] [--quota MAPPING] [--prices MAPPING] LOG|DIR...",
+		UsageText: "sim trace replay-check [--json FILE] [--seeds N] [--folds K] [--fit-from LOG]... [--max-connections N] [--max-samples N] [--max-tasks N] [--adaptive] [--policy NAME] [--quota MAPPING] [--prices MAPPING] LOG|DIR...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "json", Usage: "write the report as JSON to `FILE` (docs/reference/replay-check.md)"},
+			&cli.StringFlag{Name: "json", Usage: "write the report as JSON to `FILE` (docs/reference/replay-check.md); not one of the logs read"},
 			&cli.IntFlag{Name: "seeds", Value: 20, Usage: "latency draws (seeds 1..`N`): the 90% interval is their 5th to 95th percentile"},
-			&cli.IntFlag{Name: "folds", Value: 5, Usage: "fit call latency `K`-fold by sample: each sample's calls predicted by a fit without it"},
+			&cli.IntFlag{Name: "folds", Value: 5, Usage: "fit call latency `K`-fold by sample (K at least 2): each sample's calls predicted by a fit without it"},
 			&cli.StringSliceFlag{Name: "fit-from", Usage: "fit call latency on these other `LOG`s instead of k-fold within the run"},
 			&cli.IntFlag{Name: "max-connections", Usage: "what if: every connection pool of size `N`"},
 			&cli.IntFlag{Name: "max-samples", Usage: "what if: each task runs at most `N` samples at once"},

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -144,6 +145,9 @@ func Check(paths []string, opt Options) (*Report, error) {
 		// A fit on the predicted run's own calls is in sample, not held out.
 		for _, q := range from {
 			for _, p := range procs {
+				if q.ID != p.ID && sameLog(q, p) {
+					return nil, fmt.Errorf("--fit-from %s is a log being predicted, %s: the fit would be in sample; fit from other runs' logs", q.Logs[0].File, p.Logs[0].File)
+				}
 				if q.ID == p.ID {
 					return nil, fmt.Errorf("--fit-from %s is of run %s, as is %s, a log being predicted: the fit would be in sample; fit from other runs' logs", q.Logs[0].File, p.ID, p.Logs[0].File)
 				}
@@ -378,4 +382,21 @@ func figureOf(r *RunResult, name string) *Figure {
 		}
 	}
 	return nil
+}
+
+// sameLog reports whether processes q and p read a file in common (a log
+// without a run_id named by two paths).
+func sameLog(q, p *Process) bool {
+	for _, a := range q.Logs {
+		fa, err := os.Stat(a.File)
+		if err != nil {
+			continue
+		}
+		for _, b := range p.Logs {
+			if fb, err := os.Stat(b.File); err == nil && os.SameFile(fa, fb) {
+				return true
+			}
+		}
+	}
+	return false
 }

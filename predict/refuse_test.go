@@ -3,6 +3,7 @@ package predict
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -127,5 +128,32 @@ func TestMissingTasksWarned(t *testing.T) {
 				t.Errorf("warnings (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestFitFromSameFileNoRunID: a log without a run_id given to --fit-from
+// under another path to the same file is refused too.
+func TestFitFromSameFileNoRunID(t *testing.T) {
+	p := synth{samples: 4, maxSamples: 2, maxConn: 2, seed: 43}.write(t)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := strings.Replace(string(b), `"run_id":"r43",`, "", 1)
+	if nb == string(b) {
+		t.Fatal("no run_id to remove")
+	}
+	if err := os.WriteFile(p, []byte(nb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Dir(p) + "/./" + filepath.Base(p)
+	_, err = Check([]string{p}, Options{Seeds: 1, FitFrom: []string{other}})
+	want := "--fit-from " + other + " is a log being predicted, " + p + ": the fit would be in sample; fit from other runs' logs"
+	got := "<nil>"
+	if err != nil {
+		got = err.Error()
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }

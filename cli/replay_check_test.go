@@ -63,3 +63,23 @@ func TestReplayCheckSummaryEveryFigure(t *testing.T) {
 		t.Errorf("summary lines (-want +got):\n%s", d)
 	}
 }
+
+// TestReplayCheckErrorNotRecorded: a figure the log does not record has
+// its error printed "not rec." (the 0.3.58 log records no waiting, no log
+// records 429s), never a number or "n/a".
+func TestReplayCheckErrorNotRecorded(t *testing.T) {
+	stdout, stderr, code := runSim(t, "trace", "replay-check", "--seeds", "2", "../predict/testdata/realruns/2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "  waiting mean") || strings.HasPrefix(l, "  429s") {
+			f := strings.Fields(l)
+			got = append(got, strings.Join(f[len(f)-2:], " "))
+		}
+	}
+	if d := cmp.Diff([]string{"not rec.", "not rec."}, got); d != "" {
+		t.Errorf("error column of waiting mean and 429s (-want +got):\n%s", d)
+	}
+}

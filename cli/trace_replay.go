@@ -161,9 +161,9 @@ func figureRows(f predict.Figures) []struct {
 func printFigures(w io.Writer, ind string, f predict.Figures, score bool) {
 	fmt.Fprintf(w, "%s%-15s %10s %10s %21s %8s\n", ind, "figure", "recorded", "predicted", "90% interval", "error")
 	for _, r := range figureRows(f) {
-		rec, errS := "not rec.", "n/a"
+		rec, errS := "not rec.", "not rec."
 		if r.fig.Recorded != nil {
-			rec = fmt.Sprintf("%.2f", *r.fig.Recorded)
+			rec, errS = fmt.Sprintf("%.2f", *r.fig.Recorded), "n/a" // recorded 0: no relative error
 		}
 		if r.fig.Error != nil {
 			errS = fmt.Sprintf("%+.1f%%", 100**r.fig.Error)

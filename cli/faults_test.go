@@ -123,6 +123,9 @@ func copyIn(t *testing.T, dir, name, from string) {
 	writeIn(t, dir, name, string(b))
 }
 
+// replayLog is a shipped Inspect log (one task, 100 samples).
+const replayLog = "../predict/testdata/realruns/2025-09-15T15-07-21-04-00_popularity_TrR56PVX4fHPUViCDMPg8g.eval"
+
 const tracelabSample = "$CLI/../workloads/agentlog/testdata/tracelab-round-trace.jsonl"
 
 // TestOutputsNeverReplaceInputs: an output naming (or holding) an input
@@ -135,6 +138,8 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 		writeIn(t, dir, "jobs.jsonl", "{}\n")
 		writeIn(t, dir, "out/jobs.jsonl", "{}\n")
 		writeIn(t, dir, "spans.json", "{}\n")
+		copyIn(t, dir, "run.eval", filepath.Join(cwd, replayLog))
+		copyIn(t, dir, "logs/run.eval", filepath.Join(cwd, replayLog))
 		if err := os.Symlink("spans.json", filepath.Join(dir, "link.json")); err != nil {
 			t.Fatal(err)
 		}
@@ -156,6 +161,16 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 			code: exitUsage, want: "--otlp o/spans.json is inside --out o", gone: []string{"o"}},
 		{name: "--out holding the trace", setup: withLog, args: []string{"run", "--scenario", "small.yaml", "--trace", "out/jobs.jsonl", "--out", "out"},
 			code: exitUsage, want: "--out out holds --trace out/jobs.jsonl", kept: []string{"out/jobs.jsonl"}},
+		{name: "replay-check --json the log", setup: withLog, args: []string{"trace", "replay-check", "--json", "run.eval", "run.eval"},
+			code: exitUsage, want: "--json run.eval is the argument run.eval: sim does not write over its inputs", kept: []string{"run.eval"}},
+		{name: "replay-check --json a log of a directory argument", setup: withLog, args: []string{"trace", "replay-check", "--json", "logs/run.eval", "logs"},
+			code: exitUsage, want: "--json logs/run.eval is a log of the argument logs, logs/run.eval: sim does not write over its inputs", kept: []string{"logs/run.eval"}},
+		{name: "replay-check --json the --fit-from log", setup: withLog, args: []string{"trace", "replay-check", "--json", "run.eval", "--fit-from", "run.eval", "logs"},
+			code: exitUsage, want: "--json run.eval is --fit-from run.eval: sim does not write over its inputs", kept: []string{"run.eval"}},
+		{name: "replay-check --json a log of a --fit-from directory", setup: withLog, args: []string{"trace", "replay-check", "--json", "logs/run.eval", "--fit-from", "logs", "run.eval"},
+			code: exitUsage, want: "--json logs/run.eval is a log of --fit-from logs, logs/run.eval", kept: []string{"logs/run.eval"}},
+		{name: "import --out a log of a directory argument", setup: withLog, args: []string{"trace", "import", "--from", "inspect", "--out", "logs/run.eval", "logs"},
+			code: exitUsage, want: "--out logs/run.eval is a log of the argument logs, logs/run.eval", kept: []string{"logs/run.eval"}},
 		{name: "import --out -", setup: withLog, args: []string{"trace", "import", "--from", "tracelab", "--out", "-", "log.jsonl"},
 			code: exitUsage, want: "--out -: sim import writes a file, not standard output", gone: []string{"-"}},
 		{name: "fit --out -", setup: withLog, args: []string{"trace", "fit", "--out", "-", "jobs.jsonl"},

@@ -3,21 +3,36 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/evalsched/lab/workloads/agentlog"
 	"github.com/urfave/cli/v2"
 )
 
 // Outputs never replace inputs: every command's outputs (--out, --otlp,
-// --figures) are checked against its inputs (--scenario, --trace, --in,
-// --map files, the arguments) before anything is read or run. A usage
-// error (exit 2) names both flags.
+// --figures, replay-check's --json) are checked against its inputs
+// (--scenario, --trace, --in, --map files, --fit-from, the arguments, and
+// the logs a directory argument holds) before anything is read or run. A
+// usage error (exit 2) names both flags.
 
 // inputFlags name files or directories a command reads.
-var inputFlags = []string{"scenario", "trace", "in", "map"}
+var inputFlags = []string{"scenario", "trace", "in", "map", "fit-from"}
 
-// outputFlags name files or directories a command writes (or replaces).
-var outputFlags = []string{"out", "otlp", "figures"}
+// outputFlags name files or directories a command writes (or replaces);
+// a boolean flag of the name (--json: print JSON) is no output.
+var outputFlags = []string{"out", "otlp", "figures", "json"}
+
+// logDirs are the commands that read every log a directory argument (or
+// --fit-from directory) holds, and the logs' format: an output that is
+// one of those logs is an input too.
+var logDirs = map[string]func(c *cli.Context) (agentlog.Format, bool){
+	"replay-check": func(*cli.Context) (agentlog.Format, bool) { return agentlog.Inspect, true },
+	"import": func(c *cli.Context) (agentlog.Format, bool) {
+		f, err := agentlog.ParseFormat(c.String("from"))
+		return f, err == nil
+	},
+}
 
 // dashOut are the commands whose --out - is standard output.
 var dashOut = map[string]bool{"gen": true}
@@ -37,24 +52,26 @@ func readsOut(c *cli.Context) bool {
 func checkOutputs(c *cli.Context) error {
 	type named struct{ flag, path string }
 	var ins, outs []named
-	has := func(flag string) bool {
+	flagOf := func(flag string) cli.Flag {
 		for _, f := range c.Command.Flags {
 			for _, n := range f.Names() {
 				if n == flag {
-					return true
+					return f
 				}
 			}
 		}
-		return false
+		return nil
 	}
+	has := func(flag string) bool { return flagOf(flag) != nil }
 	for _, f := range inputFlags {
 		if !has(f) {
 			continue
 		}
-		for _, v := range c.StringSlice(f) {
-			ins = append(ins, named{"--" + f, v})
-		}
-		if v := c.String(f); v != "" {
+		if _, ok := flagOf(f).(*cli.StringSliceFlag); ok {
+			for _, v := range c.StringSlice(f) {
+				ins = append(ins, named{"--" + f, v})
+			}
+		} else if v := c.String(f); v != "" {
 			ins = append(ins, named{"--" + f, v})
 		}
 	}
@@ -63,8 +80,21 @@ func checkOutputs(c *cli.Context) error {
 			ins = append(ins, named{"the argument", a})
 		}
 	}
+	if format, ok := logDirs[c.Command.Name]; ok {
+		if f, ok := format(c); ok {
+			for _, in := range slices.Clone(ins) {
+				if fi, err := os.Stat(in.path); err != nil || !fi.IsDir() {
+					continue
+				}
+				logs, _ := agentlog.Expand(f, []string{in.path})
+				for _, l := range logs {
+					ins = append(ins, named{"a log of " + in.flag + " " + in.path + ",", l})
+				}
+			}
+		}
+	}
 	for _, f := range outputFlags {
-		if has(f) && c.String(f) != "" && !(f == "out" && readsOut(c)) {
+		if _, isBool := flagOf(f).(*cli.BoolFlag); has(f) && !isBool && c.String(f) != "" && !(f == "out" && readsOut(c)) {
 			outs = append(outs, named{"--" + f, c.String(f)})
 		}
 	}

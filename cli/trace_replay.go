@@ -21,11 +21,11 @@ func traceReplayCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "replay-check",
 		Usage:     "predict the runs of Inspect logs (the harness's own scheduling, latency fitted out of sample) and state the error against what they recorded; --max-connections etc. replay them under other settings",
-		UsageText: "sim trace replay-check [--json FILE] [--seeds N] [--fit-from LOG]... [--max-connections N] [--max-samples N] [--max-tasks N] [--adaptive] [--policy NAME] [--quota MAPPING] [--prices MAPPING] LOG|DIR...",
+		UsageText: "sim trace replay-check [--json FILE] [--seeds N] [--folds K] [--fit-from LOG]... [--max-connections N] [--max-samples N] [--max-tasks N] [--adaptive] [--policy NAME] [--quota MAPPING] [--prices MAPPING] LOG|DIR...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "json", Usage: "write the report as JSON to `FILE` (docs/reference/replay-check.md)"},
+			&cli.StringFlag{Name: "json", Usage: "write the report as JSON to `FILE` (docs/reference/replay-check.md); not one of the logs read"},
 			&cli.IntFlag{Name: "seeds", Value: 20, Usage: "latency draws (seeds 1..`N`): the 90% interval is their 5th to 95th percentile"},
-			&cli.IntFlag{Name: "folds", Value: 5, Usage: "fit call latency `K`-fold by sample: each sample's calls predicted by a fit without it"},
+			&cli.IntFlag{Name: "folds", Value: 5, Usage: "fit call latency `K`-fold by sample (K at least 2): each sample's calls predicted by a fit without it"},
 			&cli.StringSliceFlag{Name: "fit-from", Usage: "fit call latency on these other `LOG`s instead of k-fold within the run"},
 			&cli.IntFlag{Name: "max-connections", Usage: "what if: every connection pool of size `N`"},
 			&cli.IntFlag{Name: "max-samples", Usage: "what if: each task runs at most `N` samples at once"},
@@ -39,8 +39,11 @@ func traceReplayCheckCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return usageErrorf(c, "missing argument: the Inspect logs (.eval or .json) to replay")
 			}
-			for _, f := range []string{"seeds", "folds", "max-connections", "max-samples", "max-tasks"} {
-				if c.Int(f) < 0 || (c.Int(f) == 0 && (f == "seeds" || f == "folds") && c.IsSet(f)) {
+			if c.IsSet("folds") && c.Int("folds") < 2 {
+				return usageErrorf(c, "--folds: want at least 2 (a fit without each sample's own calls), got %d", c.Int("folds"))
+			}
+			for _, f := range []string{"seeds", "max-connections", "max-samples", "max-tasks"} {
+				if c.Int(f) < 0 || (c.Int(f) == 0 && f == "seeds" && c.IsSet(f)) {
 					return usageErrorf(c, "--%s: want a positive number, got %d", f, c.Int(f))
 				}
 			}
@@ -76,10 +79,20 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 	for _, r := range rep.Runs {
 		h := r.Harness
 		fmt.Fprintf(w, "run %s: %d log(s), inspect_ai %s, %d samples, %d calls\n", r.Run, len(r.Logs), orNA(r.Version), r.Samples, r.Calls)
+		for _, m := range r.Warnings {
+			fmt.Fprintf(w, "  warning: %s\n", m)
+		}
 		fmt.Fprintf(w, "  harness: max_connections %d (a pool per %s%s), max_samples %d a task, max_tasks %d\n", h.MaxConnections, h.PoolBy, adaptiveNote(h), h.MaxSamples, h.MaxTasks)
 		for _, f := range r.Fits {
 			fmt.Fprintf(w, "  latency %s: %s, β %.3g, fitted %s on %d calls\n", f.Model, f.Form, f.Load, f.From, f.Calls)
-			fmt.Fprintf(w, "    of %s\n    held out: MdAPE %.1f%%, MAPE %.1f%%, sum %+.1f%%\n", f.Target, 100*f.MdAPE, 100*f.MAPE, 100*f.Bias)
+			label := "held out"
+			if !f.HeldOut {
+				label = "in sample"
+			}
+			fmt.Fprintf(w, "    of %s\n    %s: MdAPE %.1f%%, MAPE %.1f%%, sum %+.1f%%\n", f.Target, label, 100*f.MdAPE, 100*f.MAPE, 100*f.Bias)
+		}
+		if !r.HeldOut {
+			fmt.Fprintf(w, "  the errors below are in sample (a latency fitted on the calls it predicts): left out of the summary\n")
 		}
 		printFigures(w, "  ", r.Figures, true)
 		if wi := r.WhatIf; wi != nil {
@@ -91,11 +104,21 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 		}
 	}
 	if len(rep.Runs) > 1 {
-		fmt.Fprintf(w, "over %d runs (absolute relative error; inside: recorded value inside the 90%% interval):\n", len(rep.Runs))
-		for _, name := range []string{"makespan_s", "in_flight_mean", "waiting_mean", "sample_duration_p50_s", "call_latency_p50_s"} {
+		held := 0
+		for _, r := range rep.Runs {
+			if r.HeldOut {
+				held++
+			}
+		}
+		fmt.Fprintf(w, "over %d runs (absolute relative error; inside: recorded value inside the 90%% interval)", held)
+		if held < len(rep.Runs) {
+			fmt.Fprintf(w, "; %d run(s) fitted in sample left out", len(rep.Runs)-held)
+		}
+		fmt.Fprintf(w, ":\n")
+		for _, name := range summaryFigures {
 			a := rep.Summary[name]
 			if a.Runs == 0 {
-				fmt.Fprintf(w, "  %-22s not recorded by any run\n", name)
+				fmt.Fprintf(w, "  %-22s not rec. (by no run)\n", name)
 				continue
 			}
 			fmt.Fprintf(w, "  %-22s median %5.1f%%, p90 %5.1f%%, inside %d/%d; 50+ calls within 20%%: %d/%d\n",
@@ -103,6 +126,11 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 		}
 	}
 }
+
+// summaryFigures are the figures of the summary over runs: every one
+// (predict.Figures' JSON names).
+var summaryFigures = []string{"makespan_s", "in_flight_mean", "in_flight_max", "waiting_mean", "sample_duration_p50_s",
+	"sample_duration_p90_s", "call_latency_p50_s", "call_latency_p90_s", "throttled_429s"}
 
 func adaptiveNote(h predict.Harness) string {
 	if h.Adaptive {
@@ -133,9 +161,9 @@ func figureRows(f predict.Figures) []struct {
 func printFigures(w io.Writer, ind string, f predict.Figures, score bool) {
 	fmt.Fprintf(w, "%s%-15s %10s %10s %21s %8s\n", ind, "figure", "recorded", "predicted", "90% interval", "error")
 	for _, r := range figureRows(f) {
-		rec, errS := "not rec.", "n/a"
+		rec, errS := "not rec.", "not rec."
 		if r.fig.Recorded != nil {
-			rec = fmt.Sprintf("%.2f", *r.fig.Recorded)
+			rec, errS = fmt.Sprintf("%.2f", *r.fig.Recorded), "n/a" // recorded 0: no relative error
 		}
 		if r.fig.Error != nil {
 			errS = fmt.Sprintf("%+.1f%%", 100**r.fig.Error)

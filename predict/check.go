@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -75,7 +76,13 @@ type RunResult struct {
 	Samples int      `json:"samples"`
 	Calls   int      `json:"calls"`
 	Fits    []*Fit   `json:"latency"`
-	Figures Figures  `json:"figures"`
+	// Warnings say what may bias the run's prediction: its other tasks'
+	// logs not given.
+	Warnings []string `json:"warnings,omitempty"`
+	// HeldOut: every model's latency was fitted without the calls it
+	// predicts; a run fitted in sample is left out of the summary.
+	HeldOut bool    `json:"held_out"`
+	Figures Figures `json:"figures"`
 	// WhatIf is the replay under the what-if settings, with the figures'
 	// validation errors (Figures) as their error band; nil without one.
 	WhatIf *WhatIfResult `json:"what_if,omitempty"`
@@ -93,7 +100,8 @@ type WhatIfResult struct {
 	CostPerSample *float64 `json:"cost_per_sample"`
 }
 
-// Accuracy is one figure's error over the runs that record it.
+// Accuracy is one figure's error over the runs that record it and whose
+// latency was fitted held out.
 type Accuracy struct {
 	Runs        int      `json:"runs"`
 	MedianAbs   *float64 `json:"median_abs_error"`
@@ -122,6 +130,9 @@ func Check(paths []string, opt Options) (*Report, error) {
 	if opt.Folds <= 0 {
 		opt.Folds = 5
 	}
+	if opt.Folds == 1 {
+		return nil, fmt.Errorf("folds: want at least 2 (a fit without each sample's own calls), got 1")
+	}
 	procs, skipped, err := Load(paths)
 	if err != nil {
 		return nil, err
@@ -130,6 +141,17 @@ func Check(paths []string, opt Options) (*Report, error) {
 	if len(opt.FitFrom) > 0 {
 		if from, _, err = Load(opt.FitFrom); err != nil {
 			return nil, fmt.Errorf("--fit-from: %w", err)
+		}
+		// A fit on the predicted run's own calls is in sample, not held out.
+		for _, q := range from {
+			for _, p := range procs {
+				if q.ID != p.ID && sameLog(q, p) {
+					return nil, fmt.Errorf("--fit-from %s is a log being predicted, %s: the fit would be in sample; fit from other runs' logs", q.Logs[0].File, p.Logs[0].File)
+				}
+				if q.ID == p.ID {
+					return nil, fmt.Errorf("--fit-from %s is of run %s, as is %s, a log being predicted: the fit would be in sample; fit from other runs' logs", q.Logs[0].File, p.ID, p.Logs[0].File)
+				}
+			}
 		}
 	}
 	rep := &Report{Schema: 1, Seeds: opt.Seeds, Folds: opt.Folds, Summary: map[string]Accuracy{}, Skipped: []string{}}
@@ -181,7 +203,7 @@ func Check(paths []string, opt Options) (*Report, error) {
 
 func checkProcess(p *Process, from []*Process, opt Options) (*RunResult, error) {
 	h := HarnessOf(p)
-	r := &RunResult{Run: p.ID, Version: h.Version, Harness: h, Samples: len(p.Samples)}
+	r := &RunResult{Run: p.ID, Version: h.Version, Harness: h, Samples: len(p.Samples), Warnings: siblingWarnings(p)}
 	for _, l := range p.Logs {
 		r.Logs = append(r.Logs, l.File)
 		r.Status = append(r.Status, l.Status)
@@ -193,8 +215,10 @@ func checkProcess(p *Process, from []*Process, opt Options) (*RunResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	r.HeldOut = true
 	for _, m := range p.Models {
 		r.Fits = append(r.Fits, fits[m])
+		r.HeldOut = r.HeldOut && fits[m].HeldOut
 	}
 	rec := recordedMeasures(p)
 	runs, err := simulateSeeds(p, h, fits, WhatIf{}, opt.Seeds)
@@ -301,7 +325,7 @@ func fitProcess(p *Process, h Harness, from []*Process, k int) (map[string]*Fit,
 			if err != nil {
 				return nil, fmt.Errorf("--fit-from: %w", err)
 			}
-			f.From = "other logs (--fit-from)"
+			f.From, f.HeldOut = "other logs (--fit-from)", true
 			f.fold = map[int]int{}
 			fits[m] = f
 		}
@@ -326,7 +350,7 @@ func (rep *Report) summarise() {
 		a := Accuracy{}
 		for _, r := range rep.Runs {
 			fig := figureOf(r, e.name)
-			if fig.Error == nil {
+			if fig.Error == nil || !r.HeldOut {
 				continue
 			}
 			a.Runs++
@@ -358,4 +382,21 @@ func figureOf(r *RunResult, name string) *Figure {
 		}
 	}
 	return nil
+}
+
+// sameLog reports whether processes q and p read a file in common (a log
+// without a run_id named by two paths).
+func sameLog(q, p *Process) bool {
+	for _, a := range q.Logs {
+		fa, err := os.Stat(a.File)
+		if err != nil {
+			continue
+		}
+		for _, b := range p.Logs {
+			if fb, err := os.Stat(b.File); err == nil && os.SameFile(fa, fb) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -53,11 +53,16 @@ type Fit struct {
 	Calls int    `json:"calls"`
 	Folds int    `json:"folds"`
 	// From says what the model was fitted on: "k-fold by sample", "other
-	// logs" (--fit-from) or "in sample" (one sample: no held-out data).
-	From string `json:"fitted_on"`
+	// logs" (--fit-from) or "in sample" (one sample with a timed call:
+	// none to hold out). HeldOut is false for the last: its error (MdAPE,
+	// MAPE, Bias) is in sample.
+	From    string `json:"fitted_on"`
+	HeldOut bool   `json:"held_out"`
 	// Target is what is predicted: a call's connection hold, or its
 	// provider time when the hold is not recorded; ProviderShare the share
-	// of the hold at the provider (output.time over the hold).
+	// of the hold at the provider (output.time over the hold) over all the
+	// calls, for display: a replayed call's share is its fold's, fitted
+	// without its sample.
 	Target        string  `json:"target"`
 	ProviderShare float64 `json:"provider_share"`
 	Form          string  `json:"form"`
@@ -78,6 +83,7 @@ type Fit struct {
 	folds []foldModel // by fold
 	fold  map[int]int // sample → fold
 	data  []obs       // the calls fitted on
+	hold  bool        // the target is the connection hold (share < 1)
 }
 
 // resampled is the fit with each fold's coefficients refitted on a
@@ -104,8 +110,11 @@ func (f *Fit) resampled(rng *rand.Rand) *Fit {
 			train = append(train, bySample[ids[rng.IntN(len(ids))]]...)
 		}
 		if c, ok := solve(train, -1, nil, f.form, f.Load); ok {
-			g.folds[k] = foldModel{coef: c}
+			g.folds[k] = foldModel{coef: c, share: 1}
 			g.folds[k].variation(train, -1, nil, f.form, f.Load)
+			if f.hold {
+				g.folds[k].share = providerShare(train, -1, nil)
+			}
 		}
 	}
 	return &g
@@ -114,6 +123,9 @@ func (f *Fit) resampled(rng *rand.Rand) *Fit {
 type foldModel struct {
 	coef  [3]float64
 	sigma float64
+	// share is the provider's share of a connection hold, from the
+	// fold's training calls (1: the target is the provider's time).
+	share float64
 	// ratios are the training calls' latency over its prediction, scaled
 	// to mean 1: a call's variation is drawn from them (the residuals'
 	// own shape, outliers as often as they came, not a lognormal's tail
@@ -163,6 +175,7 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 	if len(free) >= max(10, len(calls)/5) {
 		calls, share = free, prov/hold
 	}
+	f := &Fit{Model: model, fold: map[int]int{}, ProviderShare: round(share), hold: share < 1}
 	samples := []int{}
 	for _, c := range calls {
 		if !slices.Contains(samples, c.sample) {
@@ -170,17 +183,17 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 		}
 	}
 	sort.Ints(samples)
-	f := &Fit{Model: model, Calls: len(calls), fold: map[int]int{}, ProviderShare: round(share)}
-	if share < 1 {
+	f.Calls = len(calls)
+	if f.hold {
 		f.Target = "the connection hold (generate() to completion; calls that took one at once)"
 	} else {
 		f.Target = "the provider's time (output.time)"
 	}
 	k = min(k, len(samples))
 	if k < 2 {
-		f.From, k = "in sample (one sample: no held-out data)", 1
+		f.From, k = fmt.Sprintf("in sample (%d sample with a timed call: none to hold out)", len(samples)), 1
 	} else {
-		f.From = fmt.Sprintf("%d-fold by sample", k)
+		f.From, f.HeldOut = fmt.Sprintf("%d-fold by sample", k), true
 	}
 	f.Folds = k
 	for i, s := range samples {
@@ -196,6 +209,9 @@ func fitLatency(model string, calls []obs, k int, loadKnown bool) (*Fit, error) 
 			folds, ok := f.fitFolds(calls, k, form, beta)
 			if !ok {
 				continue
+			}
+			if _, ok := solve(calls, -1, nil, form, beta); !ok {
+				continue // the form must hold on all the calls too (Coef)
 			}
 			score := f.heldOutError(calls, form, beta, folds)
 			if score < best*(1-1e-3) { // a more complex model must do better
@@ -236,10 +252,39 @@ func (f *Fit) fitFolds(calls []obs, k int, form Form, beta float64) ([]foldModel
 		if !ok {
 			return nil, false
 		}
-		folds[i] = foldModel{coef: c}
+		folds[i] = foldModel{coef: c, share: 1}
 		folds[i].variation(calls, hold, f.fold, form, beta)
+		if f.hold {
+			folds[i].share = providerShare(calls, hold, f.fold)
+		}
 	}
 	return folds, true
+}
+
+// providerShare is the provider's time over the connection hold, summed
+// over the calls not in fold hold (-1: all).
+func providerShare(calls []obs, hold int, fold map[int]int) float64 {
+	var h, p float64
+	for _, c := range calls {
+		if hold >= 0 && fold[c.sample] == hold {
+			continue
+		}
+		h, p = h+c.lat, p+c.provider
+	}
+	if h <= 0 {
+		return 1
+	}
+	return p / h
+}
+
+// shareFor is the provider share a replayed call of sample s takes: its
+// fold's (the fold fitted without s).
+func (f *Fit) shareFor(s int) float64 {
+	fm := &f.folds[0]
+	if k, ok := f.fold[s]; ok {
+		fm = &f.folds[k]
+	}
+	return fm.share
 }
 
 // variation sets the fold's variation from its training calls (all but
@@ -289,8 +334,8 @@ func (f *Fit) heldOutError(calls []obs, form Form, beta float64, folds []foldMod
 }
 
 // solve fits form by least squares on lat / (1 + β·load) over the calls
-// not in fold hold (-1: all); ok is false when a slope comes out
-// negative or the system is singular.
+// not in fold hold (-1: all); ok is false when a coefficient (a slope or
+// the intercept) comes out negative or the system is singular.
 func solve(calls []obs, hold int, fold map[int]int, form Form, beta float64) ([3]float64, bool) {
 	var out [3]float64
 	cols := []int{0}
@@ -328,7 +373,7 @@ func solve(calls []obs, hold int, fold map[int]int, form Form, beta float64) ([3
 	}
 	for j, col := range cols {
 		out[col] = b.AtVec(j)
-		if col > 0 && out[col] < 0 {
+		if out[col] < 0 { // a negative slope, or intercept (a short call's latency below 0)
 			return out, false
 		}
 	}

@@ -98,9 +98,9 @@ func recordedMeasures(p *Process) Measures {
 }
 
 // simMeasures reads the same figures off a replay's event log.
-// share is each pool's provider share of a connection hold (Fit.ProviderShare):
-// the provider's part is the hold's last share.
-func simMeasures(log []sim.LogRecord, samples int, share []float64) (Measures, error) {
+// share is a call's provider share of its connection hold, by pool and
+// job: the provider's part is the hold's last share.
+func simMeasures(log []sim.LogRecord, samples int, share shareFunc) (Measures, error) {
 	created := map[int64]int64{}
 	accepted := map[int64]int64{}
 	start := map[int64]int64{}
@@ -125,8 +125,8 @@ func simMeasures(log []sim.LogRecord, samples int, share []float64) (Measures, e
 			throttled++
 		case sim.LogCallAnswer:
 			sh := 1.0
-			if int(r.Model) < len(share) && share[r.Model] > 0 {
-				sh = share[r.Model]
+			if v := share(r.Model, int64(r.Job)); v > 0 {
+				sh = v
 			}
 			a := t - int64(sh*float64(t-accepted[r.Call]))
 			provider = append(provider, interval{a, t})
@@ -146,3 +146,7 @@ func simMeasures(log []sim.LogRecord, samples int, share []float64) (Measures, e
 	m.LatencyP50, m.LatencyP90 = quantile(lat, 0.5), quantile(lat, 0.9)
 	return m, nil
 }
+
+// shareFunc is a call's provider share of its connection hold, by pool
+// (lab model) and job (sample index).
+type shareFunc func(pool int32, job int64) float64

@@ -81,9 +81,10 @@ func simulate(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64
 	return simMeasures(log, len(p.Samples), share)
 }
 
-// replayLog runs the replay and returns its event log and each pool's
-// provider share (Fit.ProviderShare).
-func replayLog(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64) ([]sim.LogRecord, []float64, error) {
+// replayLog runs the replay and returns its event log and the provider
+// share of a call's hold by pool and sample (job): its fold's, fitted
+// without the sample.
+func replayLog(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint64) ([]sim.LogRecord, shareFunc, error) {
 	pools, poolIdx := []string{}, map[string]int{}
 	for _, s := range p.Samples {
 		pl := poolOf(h, s.Model)
@@ -92,12 +93,18 @@ func replayLog(p *Process, h Harness, fits map[string]*Fit, w WhatIf, seed uint6
 			pools = append(pools, pl)
 		}
 	}
-	beta, share := make([]float64, len(pools)), make([]float64, len(pools))
+	beta, poolFit := make([]float64, len(pools)), make([]*Fit, len(pools))
 	for _, s := range p.Samples {
 		if f := fits[s.Model]; f != nil {
 			beta[poolIdx[poolOf(h, s.Model)]] = f.Load
-			share[poolIdx[poolOf(h, s.Model)]] = f.ProviderShare
+			poolFit[poolIdx[poolOf(h, s.Model)]] = f
 		}
+	}
+	share := func(pool int32, job int64) float64 {
+		if int(pool) < len(poolFit) && poolFit[pool] != nil {
+			return poolFit[pool].shareFor(int(job))
+		}
+		return 1
 	}
 	sc, err := replayScenario(p, h, pools, beta, w)
 	if err != nil {

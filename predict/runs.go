@@ -3,6 +3,8 @@ package predict
 import (
 	"cmp"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -60,12 +62,27 @@ func Load(paths []string) ([]*Process, []*agentlog.Problem, error) {
 	}
 	byID := map[string]*Process{}
 	var procs []*Process
+	// A sample read twice (a log given twice, a directory and one of its
+	// logs, two copies of a log) would double its run: refused.
+	held := map[string]string{}
+	var dup *DuplicateSampleError
 	for _, s := range col.Sessions {
 		run := s.Run
 		key := run.RunID
 		if key == "" {
 			key = run.File // a log without a run_id is its own process
 		}
+		if f, ok := held[key+"\x00"+s.ID]; ok {
+			if dup == nil {
+				dup = &DuplicateSampleError{First: f, Second: run.File, Run: key, Task: s.Project, Sample: s.ID}
+			}
+			if f == dup.First && run.File == dup.Second {
+				dup.Count++
+				dup.Sample = min(dup.Sample, s.ID)
+			}
+			continue
+		}
+		held[key+"\x00"+s.ID] = run.File
 		p := byID[key]
 		if p == nil {
 			p = &Process{ID: key}
@@ -78,6 +95,9 @@ func Load(paths []string) ([]*Process, []*agentlog.Problem, error) {
 			p.Logs = append(p.Logs, run)
 		}
 		p.Samples = append(p.Samples, newSample(s, task))
+	}
+	if dup != nil {
+		return nil, nil, dup
 	}
 	for _, p := range procs {
 		p.finish()
@@ -212,4 +232,82 @@ func (e *NoSampleError) Error() string {
 		b.WriteString(p.Error())
 	}
 	return b.String()
+}
+
+// DuplicateSampleError refuses logs that hold the same sample (run_id,
+// task, sample id and epoch) twice: the first pair of files found, how
+// many samples they share, and the first of those by id.
+type DuplicateSampleError struct {
+	First, Second string // the files
+	Run, Task     string
+	Sample        string // the session id: eval/task/sample/eEPOCH
+	Count         int
+}
+
+func (e *DuplicateSampleError) Error() string {
+	id := e.Sample
+	if i := strings.LastIndex(id, "/e"); i >= 0 {
+		id = fmt.Sprintf("%s epoch %s", id[:i], id[i+2:])
+	}
+	if i := strings.Index(id, "/"+e.Task+"/"); i >= 0 && e.Task != "" {
+		id = id[i+len(e.Task)+2:]
+	}
+	where := e.First + " and " + e.Second + " both hold"
+	if e.First == e.Second {
+		where = e.First + " is given twice: it holds"
+	}
+	return fmt.Sprintf("%s the same %d sample(s) of task %s, sample %s first (run_id %s): a sample read twice would double its run; give each log once", where, e.Count, e.Task, id, e.Run)
+}
+
+// missingTasks are the logs beside the process's logs (in their
+// directories) that share its run_id but were not given, each as "task
+// (file)": the run's other tasks, whose calls shared its connection pools.
+func missingTasks(p *Process) []string {
+	if p.Logs[0].RunID == "" {
+		return nil
+	}
+	var given []os.FileInfo
+	var dirs []string
+	for _, l := range p.Logs {
+		if fi, err := os.Stat(l.File); err == nil {
+			given = append(given, fi)
+		}
+		if d := filepath.Dir(l.File); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	var out []string
+	for _, d := range dirs {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			name := strings.ToLower(e.Name())
+			if e.IsDir() || !(strings.HasSuffix(name, ".eval") || strings.HasSuffix(name, ".json")) {
+				continue
+			}
+			f := filepath.Join(d, e.Name())
+			fi, err := os.Stat(f)
+			if err != nil || slices.ContainsFunc(given, func(g os.FileInfo) bool { return os.SameFile(g, fi) }) {
+				continue
+			}
+			if r, err := agentlog.InspectHeader(f); err == nil && r.RunID == p.Logs[0].RunID {
+				out = append(out, fmt.Sprintf("%s (%s)", r.Task, f))
+			}
+		}
+	}
+	return out
+}
+
+// siblingWarnings say when the run's other tasks were not given: their
+// calls held connections of the same pools unseen, so a call that queued
+// behind theirs looks as if it took a connection at once and its wait
+// enters the fitted latency.
+func siblingWarnings(p *Process) []string {
+	const why = "they shared its connection pools, so a call that queued behind their calls is taken as having had a connection at once: the fitted latency may include waits, and the replay leaves their calls out; give every log of the run"
+	if miss := missingTasks(p); len(miss) > 0 {
+		return []string{fmt.Sprintf("run %s has tasks not given: %s; %s", p.ID, strings.Join(miss, ", "), why)}
+	}
+	if l := p.Logs[0]; len(p.Logs) == 1 && l.MaxTasks > 1 {
+		return []string{fmt.Sprintf("%s sets max_tasks %d and is the only log of run %s given: if the run had other tasks, %s", l.File, l.MaxTasks, p.ID, why)}
+	}
+	return nil
 }

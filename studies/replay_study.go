@@ -54,8 +54,12 @@ func GenerateReplayStudy(o StudyOptions) (string, error) {
 	p("| run | logs | samples | calls | makespan recorded s | predicted s [90%%] | error | in flight recorded | predicted | error |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range base.Runs {
 		m, f := r.Figures.Makespan, r.Figures.InFlightMean
+		me, fe := pct(m.Error), pct(f.Error)
+		if !r.HeldOut { // latency fitted on its own calls: not in the summary
+			me, fe = me+" (in sample)", fe+" (in sample)"
+		}
 		p("| %s | %d | %d | %d | %s | %.4g [%.4g, %.4g] | %s | %s | %.3g | %s |\n", runName(r), len(r.Logs), r.Samples, r.Calls,
-			num(m.Recorded), m.Predicted, m.Interval[0], m.Interval[1], pct(m.Error), num(f.Recorded), f.Predicted, pct(f.Error))
+			num(m.Recorded), m.Predicted, m.Interval[0], m.Interval[1], me, num(f.Recorded), f.Predicted, fe)
 	}
 	p("\n")
 	for _, name := range []string{"makespan_s", "in_flight_mean", "waiting_mean", "sample_duration_p50_s", "call_latency_p50_s"} {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,7 +111,9 @@ func readInspect(file string, sink Sink) error {
 func readInspectJSON(r io.Reader, file string, sink Sink) error {
 	s := newStream(r)
 	var h inspectHeader
+	var keys []string
 	err := s.members("EvalLog", func(key string) error {
+		keys = append(keys, key)
 		switch key {
 		case "eval":
 			return s.dec.Decode(&h.Eval)
@@ -155,6 +158,19 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 		// A log cut short (a run that died mid-write) keeps the samples
 		// before the break; the break is reported, not the file refused.
 		sink.Skip(problem(file, s.line(), "", "invalid JSON, the rest of the file not read: %s", jsonMsg(err)))
+		return nil
+	}
+	// JSON of another kind (a TraceLab round trace, OTLP spans) has none
+	// of an EvalLog's members: said, not passed over in silence.
+	if !slices.Contains(keys, "eval") && !slices.Contains(keys, "samples") {
+		if len(keys) > 6 {
+			keys = append(keys[:6], "…")
+		}
+		more := ""
+		if s.dec.More() {
+			more = ", and more JSON values follow it (JSON Lines?)"
+		}
+		sink.Skip(problem(file, 1, "", "not an Inspect log: its JSON object has neither eval nor samples (its keys: %s)%s", strings.Join(keys, ", "), more))
 	}
 	return nil
 }

@@ -20,6 +20,8 @@ func TestReplayCheckRefusals(t *testing.T) {
 	runFaults(t, []fault{
 		{name: "--folds 1", setup: withLogs, args: []string{"trace", "replay-check", "--folds", "1", "--json", "r.json", "run.eval"},
 			code: exitUsage, want: "--folds: want at least 2 (a fit without each sample's own calls), got 1", gone: []string{"r.json"}},
+		{name: "an unknown --policy", setup: withLogs, args: []string{"trace", "replay-check", "--policy", "bogus", "--json", "r.json", "run.eval"},
+			code: exitUsage, want: "--policy: unknown \"bogus\"", gone: []string{"r.json"}},
 		{name: "--folds 0", setup: withLogs, args: []string{"trace", "replay-check", "--folds", "0", "--json", "r.json", "run.eval"},
 			code: exitUsage, want: "--folds: want at least 2", gone: []string{"r.json"}},
 		{name: "a log twice", setup: withLogs, args: []string{"trace", "replay-check", "--json", "r.json", "run.eval", "run.eval"},

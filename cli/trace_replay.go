@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/evalsched/lab/predict"
 	"github.com/evalsched/lab/results"
+	"github.com/evalsched/lab/scenario"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,7 +33,7 @@ func traceReplayCheckCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-samples", Usage: "what if: each task runs at most `N` samples at once"},
 			&cli.IntFlag{Name: "max-tasks", Usage: "what if: at most `N` tasks at once"},
 			&cli.BoolFlag{Name: "adaptive", Usage: "what if: adaptive connections (inspect_ai >= 0.3.221's default)"},
-			&cli.StringFlag{Name: "policy", Usage: "what if: the lab's policy `NAME` (sim policies) admits the samples instead of the harness"},
+			&cli.StringFlag{Name: "policy", Usage: "what if: the lab's policy `NAME` (one `sim run --policy` takes: fixed-lane, scheduler, inspect, exec:CMD) admits the samples instead of the harness"},
 			&cli.StringFlag{Name: "quota", Usage: "what if: each provider's organisation has these quotas, a YAML flow `MAPPING` of organisation keys, e.g. '{rpm: 500, tpm: 200000}' or '{preset: anthropic, itpm: 30000, otpm: 8000, rpm: 50}' (docs/reference/scenario.md)"},
 			&cli.StringFlag{Name: "prices", Usage: "what if: every model's prices, a YAML flow `MAPPING` in dollars per million tokens, e.g. '{input: 2.5, output: 10}': the cost per sample"},
 		},
@@ -46,6 +48,9 @@ func traceReplayCheckCommand() *cli.Command {
 				if c.Int(f) < 0 || (c.Int(f) == 0 && f == "seeds" && c.IsSet(f)) {
 					return usageErrorf(c, "--%s: want a positive number, got %d", f, c.Int(f))
 				}
+			}
+			if p := c.String("policy"); p != "" && !scenario.IsPolicy(p) {
+				return usageErrorf(c, "--policy: unknown %q (have %s)", p, strings.Join(scenario.PolicyNames(), ", "))
 			}
 			if c.Int("seeds") > 1000 {
 				return usageErrorf(c, "--seeds: at most 1000, got %d", c.Int("seeds"))

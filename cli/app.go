@@ -363,7 +363,10 @@ func compareArms(sc *scenario.Scenario, o options) ([]sim.RunSpec, error) {
 			return nil, fmt.Errorf("--policy: give at least two (the first is the baseline), and no --variant")
 		}
 		var arms []sim.RunSpec
-		for _, p := range o.policies {
+		for i, p := range o.policies {
+			if slices.Contains(o.policies[:i], p) {
+				return nil, fmt.Errorf("--policy: %q given twice (each run is named by its policy)", p)
+			}
 			if err := scenario.CheckPolicy(p, sc); err != nil {
 				return nil, fmt.Errorf("--policy: %w", err)
 			}

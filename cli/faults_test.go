@@ -314,6 +314,14 @@ for line in sys.stdin:
 			args: exec("linger.py"), code: exitError, want: "linger.py: decide #1 at 0s: closed its stdout and did not exit within", gone: []string{"o"}},
 		{name: "an infinite target", setup: policy("inf.py", `'{"type": "hello", "protocol": 1, "name": "p", "trigger": {"tick": 10000000000, "on_event": false}, "targets": [' + ", ".join(["1e999"] * 7) + ']}'`, "pass"),
 			args: exec("inf.py"), code: exitError, want: "inf.py: hello: targets[0] (model 0 (hot-a)): 1e999 is outside [0, 2147483647]", gone: []string{"o"}},
+		// Outputs name runs by the policy's own name: a compare whose two
+		// runs share one wrote a folder sim report then refused.
+		{name: "an exec policy named as the built-in beside it", setup: policy("named.py", `json.dumps({"type": "hello", "protocol": 1, "name": "fixed-lane", "trigger": {"tick": 10**10, "on_event": False}})`, `print(json.dumps({"type": "plan", "seq": msg["seq"]}), flush=True)`),
+			args: []string{"compare", "--scenario", "short.yaml", "--policy", "fixed-lane", "--policy", "exec:" + python + " named.py", "--out", "o"},
+			code: exitError, want: "both runs are named \"fixed-lane\"", gone: []string{"o"}},
+		{name: "a policy given twice", setup: policy("unused.py", hello, "pass"),
+			args: []string{"compare", "--scenario", "short.yaml", "--policy", "scheduler", "--policy", "scheduler", "--out", "o"},
+			code: exitError, want: "--policy: \"scheduler\" given twice", gone: []string{"o"}},
 	})
 }
 

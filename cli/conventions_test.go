@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/evalsched/lab/scenario"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,7 +129,8 @@ func TestCompletion(t *testing.T) {
 }
 
 // TestScenariosList: a line per embedded scenario with its variants, and
-// the same as JSON.
+// the same as JSON, whose description is the scenario's whole (the table's
+// is cut to its first sentence).
 func TestScenariosList(t *testing.T) {
 	var list []scenarioInfo
 	if err := json.Unmarshal([]byte(mustSimOut(t, "scenarios", "--json")), &list); err != nil {
@@ -140,6 +142,15 @@ func TestScenariosList(t *testing.T) {
 		byName[s.Name] = s
 		if s.Description == "" || !strings.Contains(text, s.Name+" ") {
 			t.Errorf("%s: no description or no line: %+v", s.Name, s)
+		}
+	}
+	for name, s := range byName {
+		sc, err := scenario.LoadScenario("embedded:" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.Join(strings.Fields(sc.Description), " "); s.Description != want {
+			t.Errorf("%s: --json description %q, want the whole %q", name, s.Description, want)
 		}
 	}
 	if v := byName["incident-0214"].Variants; len(v) < 10 || !strings.Contains(text, strings.Join(v[:3], ", ")) {

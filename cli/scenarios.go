@@ -13,7 +13,7 @@ import (
 // scenarioInfo is one embedded scenario in `sim scenarios`.
 type scenarioInfo struct {
 	Name        string   `json:"name"`
-	Description string   `json:"description"` // its first sentence
+	Description string   `json:"description"` // whole, on one line (the table shows its first sentence)
 	Variants    []string `json:"variants"`
 }
 
@@ -45,7 +45,7 @@ func scenariosCommand() *cli.Command {
 				if v == nil {
 					v = []string{}
 				}
-				list = append(list, scenarioInfo{Name: n, Description: firstSentence(sc.Description), Variants: v})
+				list = append(list, scenarioInfo{Name: n, Description: strings.Join(strings.Fields(sc.Description), " "), Variants: v})
 			}
 			if c.Bool("json") {
 				data, err := json.MarshalIndent(list, "", "  ")
@@ -62,7 +62,7 @@ func scenariosCommand() *cli.Command {
 				if len(s.Variants) > 0 {
 					v = strings.Join(s.Variants, ", ")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Description, v)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, firstSentence(s.Description), v)
 			}
 			return tw.Flush()
 		},

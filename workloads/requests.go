@@ -331,6 +331,12 @@ func (r *requestReader) sinceFirst(ms float64) (time.Duration, bool) {
 		r.fail(r.line, "timestamp", "%g ms is more than %v after the first record", ms, MaxDuration)
 		return 0, false
 	}
+	// Before the first record it is out of order; said here, since far
+	// before (1e300 ms first) the conversion below would overflow.
+	if ms < r.ms0 {
+		r.fail(r.line, "timestamp", "out of order: %g ms is before the first record's %g ms", ms, r.ms0)
+		return 0, false
+	}
 	return time.Duration(math.Round((ms - r.ms0) * 1e6)), true
 }
 

@@ -280,6 +280,7 @@ func TestRequestTraceErrors(t *testing.T) {
 		{"mooncake missing field", "m.jsonl", `{"timestamp": 0, "input_length": 1}` + "\n", ReplayOptions{}, ":1: output_length: missing"},
 		{"mooncake truncated", "m.jsonl", `{"timestamp": 0, "input_length": 1, "output_length": 1}` + "\n" + `{"timestamp": 5, "inpu`, ReplayOptions{}, ":2: record: truncated last line"},
 		{"mooncake out of order", "m.jsonl", `{"timestamp": 9, "input_length": 1, "output_length": 1}` + "\n" + `{"timestamp": 5, "input_length": 1, "output_length": 1}`, ReplayOptions{}, ":2: timestamp: out of order"},
+		{"mooncake far before the first record", "m.jsonl", `{"timestamp": 1e300, "input_length": 1, "output_length": 1}` + "\n" + `{"timestamp": 0, "input_length": 1, "output_length": 1}`, ReplayOptions{}, ":2: timestamp: out of order: 0 ms is before the first record's 1e+300 ms"},
 		{"mooncake past a year", "m.jsonl", `{"timestamp": 0, "input_length": 1, "output_length": 1}` + "\n" + `{"timestamp": 9.2e18, "input_length": 1, "output_length": 1}`, ReplayOptions{}, ":2: timestamp: 9.2e+18 ms is more than 8760h0m0s after the first record"},
 		{"azure past a year", "a.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03,1,1\n2125-01-01 00:00:00,1,1\n", ReplayOptions{}, ":3: TIMESTAMP: 2125-01-01 00:00:00 is more than 8760h0m0s after the first record"},
 		{"azure header only", "a.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n", ReplayOptions{}, ":2: record: no request: the file ends after its header"},

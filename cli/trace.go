@@ -139,6 +139,11 @@ func traceValidate(stdout io.Writer, scenarioRef, path string, format workloads.
 	if err != nil {
 		return err
 	}
+	// A trace of no record is refused as run and compare refuse it (an
+	// empty .csv already is, at its missing header).
+	if rep.Records == 0 {
+		return fmt.Errorf("%s: no jobs: the trace holds no record", path)
+	}
 	for _, e := range rep.Errors {
 		fmt.Fprintln(stdout, e)
 	}

@@ -471,6 +471,9 @@ func inspectTool(e *inspectEvent) (Tool, string) {
 func jsonMsg(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		if te.Field == "" { // the value as a whole
+			return fmt.Sprintf("want %s, got a JSON %s", jsonKindOf(te.Type), te.Value)
+		}
 		return fmt.Sprintf("%s: want %s, got a JSON %s", te.Field, jsonKindOf(te.Type), te.Value)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")

@@ -43,6 +43,10 @@ func CheckOutFile(path string) error {
 	if err == nil && mountPoint(clean, filepath.Dir(clean)) {
 		return &OutDirError{path, "is a mount point (a file mounted there): sim writes the file beside it and renames it into place, which cannot replace a mount point; give another path"}
 	}
+	// A file's directory is not made (an output directory's is).
+	if _, err := os.Stat(filepath.Dir(clean)); errors.Is(err, fs.ErrNotExist) {
+		return &OutDirError{path, fmt.Sprintf("cannot be written: the directory %s does not exist (create it first)", filepath.Dir(clean))}
+	}
 	return checkParent(path, clean)
 }
 

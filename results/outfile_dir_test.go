@@ -22,7 +22,7 @@ func TestOutputFileDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name, path        string
+		name, path         string
 		check, writeAtomic string // errors after dir
 	}{
 		{"missing directory", filepath.Join(dir, "nodir", "x.jsonl"),

@@ -135,7 +135,11 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 	s := newStream(r)
 	var h inspectHeader
 	var refused *Problem
+	evalLog := false // an eval or samples member: an EvalLog
 	err := s.members("EvalLog", func(key string) error {
+		if key == "eval" || key == "samples" {
+			evalLog = true
+		}
 		switch key {
 		case "eval", "plan":
 			line := s.line()
@@ -198,6 +202,12 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 	}
 	if refused != nil {
 		return refused
+	}
+	if err == nil && !evalLog {
+		// Another tool's .json beside the logs: said, not silently read
+		// as a log of nothing.
+		sink.note("%s: not an Inspect EvalLog (no eval or samples member): nothing read from it", file)
+		return nil
 	}
 	if err != nil {
 		// A log cut short (a run that died mid-write) keeps the samples

@@ -233,3 +233,32 @@ func TestInspectBadTimes(t *testing.T) {
 		})
 	}
 }
+
+// TestInspectDirOtherJSON: a .json in a log directory that is not an
+// EvalLog (no eval or samples member) is said in a note, not silently read
+// as a log of nothing; an EvalLog beside it is read as before.
+func TestInspectDirOtherJSON(t *testing.T) {
+	dir := t.TempDir()
+	writeEval(t, filepath.Join(dir, "a.eval"), badHeader(nil), badSample(1, nil))
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"name": "config", "x": [1, 2]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeEvalJSON(t, filepath.Join(dir, "b.json"), badHeader(func(h map[string]any) { h["eval"].(map[string]any)["eval_id"] = "ev2" }), badSample(1, nil))
+	col, err := Collect(Inspect, []string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range col.Sessions {
+		ids = append(ids, s.ID)
+	}
+	if diff := cmp.Diff([]string{"ev/t/1/e1", "ev2/t/1/e1"}, ids); diff != "" {
+		t.Errorf("sessions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{dir + "/config.json: not an Inspect EvalLog (no eval or samples member): nothing read from it"}, col.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	if len(col.Skipped) != 0 {
+		t.Errorf("skipped %v", col.Skipped[0])
+	}
+}

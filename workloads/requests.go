@@ -228,7 +228,7 @@ func (r *requestReader) Next() (Call, bool) {
 			continue
 		}
 		at := r.opt.Offset + r.scale(time.Duration(r.pass)*r.span+raw)
-		if r.opt.Horizon > 0 && at >= r.opt.Horizon {
+		if r.opt.Horizon > 0 && at >= r.opt.Horizon || at >= farArrival {
 			r.done = true
 			return Call{}, false
 		}
@@ -237,11 +237,20 @@ func (r *requestReader) Next() (Call, bool) {
 	return Call{}, false
 }
 
+// farArrival is past the end of any run (MaxDuration): a slowed record
+// that far (speedup 1e-300) ends the replay, as one past the horizon does.
+const farArrival = 2 * MaxDuration
+
 func (r *requestReader) scale(d time.Duration) time.Duration {
 	if r.opt.Speedup == 1 {
 		return d
 	}
-	return time.Duration(math.Round(float64(d) / r.opt.Speedup))
+	// Saturated before the conversion, which would overflow.
+	f := math.Round(float64(d) / r.opt.Speedup)
+	if f >= float64(farArrival) {
+		return farArrival
+	}
+	return time.Duration(f)
 }
 
 // maxCachedRecords is the most records of a looping trace kept in memory

@@ -230,6 +230,8 @@ func TestReplayOptions(t *testing.T) {
 		{"slowdown", ReplayOptions{Speedup: 0.5}, []time.Duration{0, s(2), s(6)}},
 		{"offset", ReplayOptions{Offset: s(10)}, []time.Duration{s(10), s(11), s(13)}},
 		{"horizon", ReplayOptions{Horizon: s(3)}, []time.Duration{0, s(1)}},
+		{"slowed past any run", ReplayOptions{Speedup: 1e-300, Horizon: s(3600)}, []time.Duration{0}},
+		{"slowed past any run, no horizon", ReplayOptions{Speedup: 1e-300}, []time.Duration{0}},
 		{"loop", ReplayOptions{Loop: true, Horizon: s(10)}, []time.Duration{0, s(1), s(3), s(3), s(4), s(6), s(6), s(7), s(9), s(9)}},
 		{"loop speedup offset", ReplayOptions{Loop: true, Speedup: 2, Offset: s(1), Horizon: s(5)},
 			[]time.Duration{s(1), s(1.5), s(2.5), s(2.5), s(3), s(4), s(4), s(4.5)}},

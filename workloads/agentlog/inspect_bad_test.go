@@ -3,6 +3,7 @@ package agentlog
 import (
 	"archive/zip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -260,5 +261,69 @@ func TestInspectDirOtherJSON(t *testing.T) {
 	}
 	if len(col.Skipped) != 0 {
 		t.Errorf("skipped %v", col.Skipped[0])
+	}
+}
+
+// TestArrivalOverflow: logs whose jobs start more than 292 years apart
+// (1700 and 2250, both times parseTime reads) are refused, by Import and
+// by Jobs, not written with an arrival that overflowed (it was
+// "arrival_s":-1090452826.-357414616); a year apart is read.
+func TestArrivalOverflow(t *testing.T) {
+	dir := t.TempDir()
+	in := func(year string) func(map[string]any) {
+		re := func(m map[string]any, k string) {
+			if v, ok := m[k].(string); ok {
+				m[k] = strings.Replace(v, "2025-", year+"-", 1)
+			}
+		}
+		return func(s map[string]any) {
+			re(s, "started_at")
+			for _, e := range s["events"].([]any) {
+				re(e.(map[string]any), "timestamp")
+				re(e.(map[string]any), "completed")
+			}
+		}
+	}
+	const refused = "job ev/t/2/e1 starts at 2250-09-15T19:07:21Z, more than 292 years after the logs' first job (1700-09-15T19:07:21Z): its arrival cannot be represented; import the logs apart"
+	for _, tc := range []struct {
+		name, year string
+		want       string
+	}{
+		{"centuries apart", "2250", refused},
+		{"a year apart", "2026", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeEval(t, filepath.Join(dir, tc.year+".eval"), badHeader(nil), badSample(1, in("1700")), badSample(2, in(tc.year)))
+			if tc.year == "2026" {
+				p = writeEval(t, filepath.Join(dir, tc.year+".eval"), badHeader(nil), badSample(1, in("2025")), badSample(2, in(tc.year)))
+			}
+			wrote := false
+			_, _, err := Import(Inspect, []string{p}, ImportOptions{Catalogue: []string{"m"}}, func(write func(io.Writer) error) error {
+				wrote = true
+				return write(io.Discard)
+			})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Import (-want +got):\n%s", diff)
+			}
+			if wrote != (tc.want == "") {
+				t.Errorf("wrote %v", wrote)
+			}
+			col, err := Collect(Inspect, []string{p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = col.Jobs([]string{"m"}, nil)
+			got = ""
+			if err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Jobs (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

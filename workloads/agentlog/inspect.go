@@ -506,6 +506,8 @@ func jsonKindOf(t reflect.Type) string {
 		return "a string"
 	case reflect.Bool:
 		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number" // 2.5 or 1e30 is "a number" too
 	}
 	return "a number"
 }

@@ -34,7 +34,7 @@ func newOTLPOut(target string, sc *scenario.Scenario, specs []sim.RunSpec, writt
 		f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".part*")
 		if err != nil {
 			o.abort()
-			return nil, fmt.Errorf("--otlp: %w", err)
+			return nil, fmt.Errorf("--otlp: %w", results.CreateError(target, err))
 		}
 		w := results.NewOTLPWriter(f, results.OTLPRun{Label: specs[i].Label(), Scenario: specs[i].ScenarioFor(sc).Name, Seed: specs[i].Seed, Index: i})
 		o.parts = append(o.parts, f)

@@ -64,7 +64,7 @@ func traceCommand() *cli.Command {
 			UsageText: "sim trace stats [--scenario FILE] [--format jsonl|csv|azure|mooncake|gateway] [--bucket 10m] [--top N] [--json] TRACEFILE (- for stdin)",
 			Flags: []cli.Flag{scenarioFlag(),
 				&cli.StringFlag{Name: "format", Usage: "jsonl, csv, azure, mooncake or gateway (default: from the extension and the first line)"},
-				&cli.DurationFlag{Name: "bucket", Usage: "width of the arrival-rate buckets", Value: 10 * time.Minute},
+				&cli.DurationFlag{Name: "bucket", Usage: "width of the arrival-rate buckets (at most 100000 of them over the trace's span)", Value: 10 * time.Minute},
 				&cli.IntFlag{Name: "top", Usage: "rows of the per-model and per-project tables, busiest first (0 = all)", Value: 20},
 				&cli.BoolFlag{Name: "json", Usage: "print the statistics as JSON instead of the tables"}},
 			Action: func(c *cli.Context) error {
@@ -138,6 +138,11 @@ func traceValidate(stdout io.Writer, scenarioRef, path string, format workloads.
 	rep, err := traceValidateFile(path, format, sc)
 	if err != nil {
 		return err
+	}
+	// A trace of no record is refused as run and compare refuse it (an
+	// empty .csv already is, at its missing header).
+	if rep.Records == 0 {
+		return fmt.Errorf("%s: no jobs: the trace holds no record", path)
 	}
 	for _, e := range rep.Errors {
 		fmt.Fprintln(stdout, e)

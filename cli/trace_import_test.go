@@ -78,9 +78,14 @@ func TestTraceImportRefusals(t *testing.T) {
 		t.Errorf("mapped: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte("{\"oops\"\n"), 0o644)
+	os.WriteFile(bad, []byte(`{"session_id":"s","round_index":0,"model":"mystery-1","input_tokens_total":10,"output_tokens":2,"timing_events":[]}`+"\n"), 0o644)
 	if _, stderr, code := runSim(t, "trace", "import", "--from", "tracelab", "--scenario", traceScenario, "--out", filepath.Join(dir, "none.jsonl"), bad); code != exitError || !strings.Contains(stderr, "no usable job") {
 		t.Errorf("nothing usable: exit %d, stderr %q", code, stderr)
+	}
+	// Not a round trace at all: refused once, not a skipped line a record.
+	os.WriteFile(bad, []byte("{\"oops\"\n"), 0o644)
+	if stdout, stderr, code := runSim(t, "trace", "import", "--from", "tracelab", "--scenario", traceScenario, "--out", filepath.Join(dir, "none.jsonl"), bad); code != exitError || !strings.Contains(stderr, "bad.jsonl: not a TraceLab round trace") || stdout != "" {
+		t.Errorf("not a round trace: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if _, stderr, code := runSim(t, "trace", "import", "--from", "langfuse", "--out", out, log); code != exitUsage || !strings.Contains(stderr, "unknown log format") {
 		t.Errorf("bad --from: exit %d, stderr %q", code, stderr)

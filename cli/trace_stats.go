@@ -40,6 +40,9 @@ func traceStats(out io.Writer, scenarioRef, path, format string, bucket time.Dur
 	if err := r.Err(); err != nil {
 		return err
 	}
+	if err := st.Arrivals.Check("--bucket"); err != nil {
+		return err
+	}
 	if asJSON {
 		perModel := map[string]int{}
 		for i, n := range st.PerModel {
@@ -131,6 +134,9 @@ func writeCounts(tw io.Writer, keys []string, n map[string]int, total, top int) 
 func requestStats(out io.Writer, path string, format workloads.RequestFormat, bucket time.Duration, asJSON bool) error {
 	st, err := workloads.ReadRequestStats(path, format, bucket)
 	if err != nil {
+		return err
+	}
+	if err := st.Arrivals.Check("--bucket"); err != nil {
 		return err
 	}
 	if asJSON {

@@ -122,7 +122,7 @@ func TestTraceGenLeavesNothing(t *testing.T) {
 	}{
 		{"bad scenario", []string{"gen", "--scenario", filepath.Join(dir, "none.yaml"), "--out", filepath.Join(dir, "a.jsonl")}, "none.yaml"},
 		{"bad format", []string{"gen", "--scenario", traceScenario, "--format", "xml", "--out", filepath.Join(dir, "b.jsonl")}, `unknown trace format "xml"`},
-		{"missing dir", []string{"gen", "--scenario", traceScenario, "--out", filepath.Join(dir, "no", "c.jsonl")}, "no such file"},
+		{"missing dir", []string{"gen", "--scenario", traceScenario, "--out", filepath.Join(dir, "no", "c.jsonl")}, "the directory " + filepath.Join(dir, "no") + " does not exist (create it first)"},
 		{"no out", []string{"gen", "--scenario", traceScenario}, "out"},
 	}
 	for _, tc := range cases {

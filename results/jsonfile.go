@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -109,7 +110,7 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return CreateError(path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -128,6 +129,26 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// CreateError is the error of an output file that cannot be created in
+// its directory: it names the path and the directory that is missing, is
+// not one or refuses the file, not the temporary file the error was met
+// on (".x.jsonl.tmp3052853610").
+func CreateError(path string, err error) error {
+	dir := filepath.Dir(path)
+	fi, serr := os.Stat(dir)
+	switch {
+	case errors.Is(serr, fs.ErrNotExist):
+		return fmt.Errorf("%s: the directory %s does not exist (create it first)", path, dir)
+	case serr == nil && !fi.IsDir():
+		return fmt.Errorf("%s: %s is not a directory", path, dir)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: cannot create a file in the directory %s: %v", path, dir, err)
 }
 
 // writeInPlace streams write's output (buffered) into an existing

@@ -43,7 +43,14 @@ func CheckOutFile(path string) error {
 	if err == nil && mountPoint(clean, filepath.Dir(clean)) {
 		return &OutDirError{path, "is a mount point (a file mounted there): sim writes the file beside it and renames it into place, which cannot replace a mount point; give another path"}
 	}
-	return checkParent(path, clean)
+	if err := checkParent(path, clean); err != nil {
+		return err
+	}
+	// A file's directory is not made (an output directory's is).
+	if _, err := os.Stat(filepath.Dir(clean)); errors.Is(err, fs.ErrNotExist) {
+		return &OutDirError{path, fmt.Sprintf("cannot be written: the directory %s does not exist (create it first)", filepath.Dir(clean))}
+	}
+	return nil
 }
 
 // checkParent refuses clean if the nearest directory of its path that

@@ -228,7 +228,7 @@ func (r *requestReader) Next() (Call, bool) {
 			continue
 		}
 		at := r.opt.Offset + r.scale(time.Duration(r.pass)*r.span+raw)
-		if r.opt.Horizon > 0 && at >= r.opt.Horizon {
+		if r.opt.Horizon > 0 && at >= r.opt.Horizon || at >= farArrival {
 			r.done = true
 			return Call{}, false
 		}
@@ -237,11 +237,20 @@ func (r *requestReader) Next() (Call, bool) {
 	return Call{}, false
 }
 
+// farArrival is past the end of any run (MaxDuration): a slowed record
+// that far (speedup 1e-300) ends the replay, as one past the horizon does.
+const farArrival = 2 * MaxDuration
+
 func (r *requestReader) scale(d time.Duration) time.Duration {
 	if r.opt.Speedup == 1 {
 		return d
 	}
-	return time.Duration(math.Round(float64(d) / r.opt.Speedup))
+	// Saturated before the conversion, which would overflow.
+	f := math.Round(float64(d) / r.opt.Speedup)
+	if f >= float64(farArrival) {
+		return farArrival
+	}
+	return time.Duration(f)
 }
 
 // maxCachedRecords is the most records of a looping trace kept in memory
@@ -329,6 +338,12 @@ func (r *requestReader) sinceFirst(ms float64) (time.Duration, bool) {
 	}
 	if ms-r.ms0 > float64(MaxDuration/time.Millisecond) {
 		r.fail(r.line, "timestamp", "%g ms is more than %v after the first record", ms, MaxDuration)
+		return 0, false
+	}
+	// Before the first record it is out of order; said here, since far
+	// before (1e300 ms first) the conversion below would overflow.
+	if ms < r.ms0 {
+		r.fail(r.line, "timestamp", "out of order: %g ms is before the first record's %g ms", ms, r.ms0)
 		return 0, false
 	}
 	return time.Duration(math.Round((ms - r.ms0) * 1e6)), true

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -122,15 +123,46 @@ func ReadRequestStats(path string, format RequestFormat, bucket time.Duration) (
 type Buckets struct {
 	Width time.Duration
 	N     []int
+	// Beyond is the latest arrival past MaxBuckets buckets, 0 if none:
+	// such an arrival is not counted, and the caller refuses the width.
+	Beyond time.Duration
 }
+
+// MaxBuckets bounds the buckets of one Buckets, so a narrow width over a
+// long trace (1ns over minutes) cannot take unbounded memory and lines. A
+// year (MaxDuration) at the default 10 minutes is 52,560 buckets.
+const MaxBuckets = 100_000
 
 // Add counts one arrival at time at.
 func (b *Buckets) Add(at time.Duration) {
+	if at/b.Width >= MaxBuckets {
+		b.Beyond = max(b.Beyond, at)
+		return
+	}
 	i := int(at / b.Width)
 	for len(b.N) <= i {
 		b.N = append(b.N, 0)
 	}
 	b.N[i]++
+}
+
+// Check refuses a width that needed more than MaxBuckets buckets, naming
+// the narrowest round width that fits (flag names the option).
+func (b *Buckets) Check(flag string) error {
+	if b.Beyond == 0 {
+		return nil
+	}
+	need := b.Beyond/MaxBuckets + 1
+	fit := need
+	for _, w := range []time.Duration{time.Microsecond, time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond,
+		time.Second, 10 * time.Second, time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour} {
+		if w >= need {
+			fit = w
+			break
+		}
+	}
+	return fmt.Errorf("%s %v: the arrivals span %v, which needs more than %d buckets (the limit) of %v; use %s %v or wider",
+		flag, b.Width, b.Beyond, MaxBuckets, b.Width, flag, fit)
 }
 
 // Sample keeps the exact count, sum and maximum of a stream and a uniform

@@ -125,6 +125,9 @@ func (c *Collection) Jobs(catalogue []string, mapping map[string]string) ([]Job,
 	}
 	jobs := make([]Job, 0, len(c.Sessions))
 	for _, s := range c.Sessions {
+		if err := checkSpan(s.ID, s.Start, earliest); err != nil {
+			return nil, err
+		}
 		plan, rec := s.Plan()
 		model, _ := resolve(rec)
 		others := 0

@@ -161,6 +161,9 @@ func Import(format Format, paths []string, o ImportOptions, write func(func(io.W
 			final = fmt.Sprintf("%s#%d", id, n)
 			addNote(append(keyInt(nil, 2), key...), fmt.Sprintf("job id %s repeats in the logs: the later one is %s", id, final))
 		}
+		if err := checkSpan(id, start, earliest); err != nil {
+			return err
+		}
 		e.b = e.b[:0]
 		e.str(final)
 		e.int(start - earliest)
@@ -208,6 +211,17 @@ func Import(format Format, paths []string, o ImportOptions, write func(func(io.W
 		return nil
 	})
 	return sum, skipped, err
+}
+
+// checkSpan refuses a job whose arrival, its start less the logs'
+// earliest, overflows the nanosecond clock (starts some 292 years apart:
+// parseTime reads 1678 to 2261), which would be written as a wrong one.
+func checkSpan(id string, start, earliest int64) error {
+	if start-earliest >= 0 { // earliest is the least start: negative is overflow
+		return nil
+	}
+	return fmt.Errorf("job %s starts at %s, more than 292 years after the logs' first job (%s): its arrival cannot be represented; import the logs apart",
+		truncate(id, 60), time.Unix(0, start).UTC().Format(time.RFC3339), time.Unix(0, earliest).UTC().Format(time.RFC3339))
 }
 
 // splitKeyStr reads a keyStr part off the front of k.

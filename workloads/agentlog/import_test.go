@@ -412,8 +412,10 @@ func TestModelRefusal(t *testing.T) {
 	if _, err = col.Jobs(testCatalogue, map[string]string{"claude-opus": "m9"}); err == nil || !strings.Contains(err.Error(), `"m9" is not a model of the scenario`) {
 		t.Errorf("mapping to an unknown model: got %v", err)
 	}
+	// A file of no round at all is refused at reading (TestTraceLabNotRounds);
+	// one whose only round is unusable has no job.
 	empty := tempPath(t, "empty.jsonl")
-	writeLines(t, empty, []string{`{"bad": `})
+	writeLines(t, empty, []string{strings.TrimSuffix(round("s1", 0, func(r map[string]any) { r["input_tokens_total"] = -1 }), "\n")})
 	col, err = Collect(TraceLab, []string{empty})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/evalsched/lab/internal/input"
+	"github.com/evalsched/lab/workloads"
 )
 
 // inspectHeader is the part of an EvalLog's header the importer reads.
@@ -91,6 +92,29 @@ type inspectEvent struct {
 	Failed   *bool  `json:"failed"`
 }
 
+// checkSettings refuses a harness setting the header states below 1:
+// Inspect runs nothing with it, and read as 0 it would be taken as unset
+// (Inspect's default). Unset settings are null or absent.
+func (h *inspectHeader) checkSettings() *Problem {
+	c := &h.Eval.Config
+	for _, s := range []struct {
+		path string
+		v    *int
+	}{
+		{"eval.config.max_samples", c.MaxSamples},
+		{"eval.config.max_sandboxes", c.MaxSandboxes},
+		{"eval.config.max_tasks", c.MaxTasks},
+		{"eval.config.epochs", c.Epochs},
+		{"eval.model_generate_config.max_connections", h.Eval.ModelGenerateConfig.MaxConnections},
+		{"plan.config.max_connections", h.Plan.Config.MaxConnections},
+	} {
+		if s.v != nil && *s.v < 1 {
+			return problem("", 0, s.path, "must be at least 1 when set (null or absent when unset), got %d: the log is refused", *s.v)
+		}
+	}
+	return nil
+}
+
 // readInspect reads an Inspect log: a .eval zip or a .json EvalLog.
 func readInspect(file string, sink Sink) error {
 	if strings.EqualFold(path.Ext(file), ".eval") {
@@ -112,13 +136,34 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 	s := newStream(r)
 	var h inspectHeader
 	var keys []string
+	var refused *Problem
 	err := s.members("EvalLog", func(key string) error {
 		keys = append(keys, key)
 		switch key {
-		case "eval":
-			return s.dec.Decode(&h.Eval)
-		case "plan":
-			return s.dec.Decode(&h.Plan)
+		case "eval", "plan":
+			line := s.line()
+			var err error
+			if key == "eval" {
+				err = s.dec.Decode(&h.Eval)
+			} else {
+				err = s.dec.Decode(&h.Plan)
+			}
+			// A header field of the wrong type refuses the log, as does a
+			// setting out of range: either would become a default.
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				refused = problem(file, line, key+"."+te.Field, "want %s, got a JSON %s (the log's header is unreadable: the log is refused)", jsonKindOf(te.Type), te.Value)
+				return refused
+			}
+			if err != nil {
+				return err
+			}
+			if perr := h.checkSettings(); perr != nil {
+				perr.File, perr.Line = file, line
+				refused = perr
+				return refused
+			}
+			return nil
 		case "status":
 			// A writer may put status and stats after the samples: the
 			// sessions already made share the run, which learns them now.
@@ -153,6 +198,9 @@ func readInspectJSON(r io.Reader, file string, sink Sink) error {
 	})
 	if errors.Is(err, input.ErrIdle) {
 		return err // a pipe that stopped writing: not a log cut short
+	}
+	if refused != nil {
+		return refused
 	}
 	if err != nil {
 		// A log cut short (a run that died mid-write) keeps the samples
@@ -194,6 +242,14 @@ func inspectSession(h *inspectHeader, smp *inspectSample, file string, line int,
 	}
 	if batch == "" {
 		batch = baseName(file)
+	}
+	var total int64
+	if smp.TotalTime != nil {
+		var msg string
+		if total, msg = durationNs(*smp.TotalTime); msg != "" {
+			sink.Skip(problem(file, line, subPath(path, "total_time"), "sample %s epoch %d: %s", id, smp.Epoch, msg))
+			return
+		}
 	}
 	run := inspectRun(h, file)
 	sess := &Session{ID: fmt.Sprintf("%s/%s/%s/e%d", batch, task, id, smp.Epoch), Project: task, Batch: batch, Where: joinWhere(file, line, path),
@@ -265,7 +321,7 @@ func inspectSession(h *inspectHeader, smp *inspectSample, file string, line int,
 	// event: its first events (sample_init) are written when the sample is
 	// queued, which may be hours before it runs.
 	if start == 0 && smp.TotalTime != nil && latest > 0 {
-		start = latest - secondsNs(*smp.TotalTime)
+		start = latest - total
 	}
 	if start == 0 || start < earliest {
 		start = earliest
@@ -308,6 +364,19 @@ func inspectCall(e *inspectEvent, h *inspectHeader) (Call, string) {
 	if len(o.Error) > 0 && string(o.Error) != "null" {
 		return c, "output.error: " + truncate(string(o.Error), 80)
 	}
+	// Either time may make the call's interval or its working time: one
+	// that cannot be a duration refuses the call.
+	var outTime, working int64
+	if o.Time != nil {
+		if outTime, err = durationField("output.time", *o.Time); err != nil {
+			return c, err.Error()
+		}
+	}
+	if e.WorkingTime != nil {
+		if working, err = durationField("working_time", *e.WorkingTime); err != nil {
+			return c, err.Error()
+		}
+	}
 	var end int64
 	switch {
 	case e.Completed != "":
@@ -316,13 +385,16 @@ func inspectCall(e *inspectEvent, h *inspectHeader) (Call, string) {
 			return c, "completed: " + err.Error()
 		}
 	case o.Time != nil:
-		end = start + secondsNs(*o.Time) // older logs: no completed
+		end = start + outTime // older logs: no completed
 		c.EndEstimated = true
 	default:
 		return c, "no end time (neither completed nor output.time)"
 	}
 	if end < start {
 		return c, "completed before its timestamp"
+	}
+	if time.Duration(end-start) > workloads.MaxDuration {
+		return c, fmt.Sprintf("completed %v after its timestamp, longer than a year (the longest span a trace holds)", time.Duration(end-start))
 	}
 	u := o.Usage
 	if u == nil || u.InputTokens == nil || u.OutputTokens == nil {
@@ -365,18 +437,27 @@ func inspectCall(e *inspectEvent, h *inspectHeader) (Call, string) {
 	}
 	c = Call{Start: start, End: end, Model: model, In: in, Out: out, Retries: e.Retries, EndEstimated: c.EndEstimated}
 	switch {
-	case e.WorkingTime != nil && *e.WorkingTime > 0:
-		c.Working = time.Duration(secondsNs(*e.WorkingTime))
-	case o.Time != nil && *o.Time > 0:
+	case working > 0:
+		c.Working = time.Duration(working)
+	case outTime > 0:
 		// output.time is the successful try's time in every version
 		// (working_time, from 0.3.71, is the same figure).
-		c.Working = time.Duration(secondsNs(*o.Time))
+		c.Working = time.Duration(outTime)
 	}
 	c.CacheRead, c.CacheWrite, c.MaxTokens = read, write, deref(e.Config.MaxTokens)
 	if i := strings.IndexByte(model, '/'); i > 0 {
 		c.Provider = model[:i]
 	}
 	return c, ""
+}
+
+// durationField is durationNs with the field named in its error.
+func durationField(name string, s float64) (int64, error) {
+	d, msg := durationNs(s)
+	if msg != "" {
+		return 0, fmt.Errorf("%s: %s", name, msg)
+	}
+	return d, nil
 }
 
 func inspectTool(e *inspectEvent) (Tool, string) {
@@ -392,7 +473,11 @@ func inspectTool(e *inspectEvent) (Tool, string) {
 			return t, "completed: " + err.Error()
 		}
 	case e.WorkingTime != nil:
-		end = start + secondsNs(*e.WorkingTime)
+		d, err := durationField("working_time", *e.WorkingTime)
+		if err != nil {
+			return t, err.Error()
+		}
+		end = start + d
 	}
 	return Tool{Start: start, End: end, Name: e.Function, Failed: e.Failed != nil && *e.Failed}, ""
 }
@@ -402,6 +487,9 @@ func inspectTool(e *inspectEvent) (Tool, string) {
 func jsonMsg(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		if te.Field == "" { // the value as a whole
+			return fmt.Sprintf("want %s, got a JSON %s", jsonKindOf(te.Type), te.Value)
+		}
 		return fmt.Sprintf("%s: want %s, got a JSON %s", te.Field, jsonKindOf(te.Type), te.Value)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
@@ -424,6 +512,8 @@ func jsonKindOf(t reflect.Type) string {
 		return "a string"
 	case reflect.Bool:
 		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number" // 2.5 or 1e30 is "a number" too
 	}
 	return "a number"
 }

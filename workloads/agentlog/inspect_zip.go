@@ -40,9 +40,14 @@ func readInspectZipFrom(r io.ReaderAt, size int64, file string, sink Sink) error
 	for _, f := range z.File {
 		switch {
 		case f.Name == "header.json":
+			// A header that cannot be read refuses the log: its settings
+			// (max_connections, max_samples) would silently be defaults.
 			if err := decodeMember(f, &h); err != nil {
-				sink.Skip(problem(member(file, f.Name), 0, "", "%v", err))
-				continue
+				return problem(member(file, f.Name), 0, "", "%v (the log's header is unreadable: the log is refused)", err)
+			}
+			if err := h.checkSettings(); err != nil {
+				err.File = member(file, f.Name)
+				return err
 			}
 			haveHeader = true
 		case strings.HasPrefix(f.Name, "samples/") && strings.HasSuffix(f.Name, ".json"):

@@ -3,6 +3,7 @@ package agentlog
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -249,5 +250,19 @@ func parseTime(s string) (int64, error) {
 	return t.UnixNano(), nil
 }
 
-// secondsNs converts seconds to ns, rounding.
+// secondsNs converts seconds to ns, rounding; s is within durationNs's
+// bounds.
 func secondsNs(s float64) int64 { return int64(s*1e9 + 0.5) }
+
+// durationNs reads a recorded duration in seconds as ns; a non-empty
+// string says why it cannot be one: negative, or past
+// workloads.MaxDuration (1e300 would overflow the conversion).
+func durationNs(s float64) (int64, string) {
+	switch {
+	case math.IsNaN(s) || s < 0:
+		return 0, fmt.Sprintf("%g s is negative", s)
+	case s > workloads.MaxDuration.Seconds():
+		return 0, fmt.Sprintf("%g s is longer than %g s (a year, the longest span a trace holds)", s, workloads.MaxDuration.Seconds())
+	}
+	return secondsNs(s), ""
+}

@@ -88,15 +88,44 @@ func readTraceLab(in io.Reader, name string, gz bool, records *int, sink Sink, s
 	if err != nil {
 		return err
 	}
+	// Until a record is a round, its skips are held: a file none of whose
+	// first traceLabProbe records is one is refused once, not a line each.
+	var held []*Problem
+	seen, rounds := 0, 0
+	lineSink := sink
+	lineSink.Skip = func(p *Problem) {
+		if rounds == 0 {
+			held = append(held, p)
+		} else {
+			sink.Skip(p)
+		}
+	}
+	notRounds := func() error {
+		return &field.Error{File: name, Msg: fmt.Sprintf("not a TraceLab round trace: none of its first %d records is a round (an object with session_id, round_index, model, input_tokens_total and output_tokens); line %d: %s: %s",
+			seen, held[0].Line, held[0].Path, held[0].Msg)}
+	}
 	for line := 1; ; line++ {
 		b, err := readLine(br, name, line)
 		if len(bytes.TrimSpace(b)) > 0 {
 			if *records++; *records > maxLogRecords {
 				return tooMany(name, line)
 			}
-			traceLabLine(b, name, line, sink, session)
+			seen++
+			if traceLabLine(b, name, line, lineSink, session) && rounds == 0 {
+				rounds++
+				for _, p := range held {
+					sink.Skip(p)
+				}
+				held = nil
+			}
+			if rounds == 0 && seen == traceLabProbe {
+				return notRounds()
+			}
 		}
 		if err == io.EOF {
+			if rounds == 0 && seen > 0 {
+				return notRounds()
+			}
 			return nil
 		}
 		if err != nil {
@@ -109,30 +138,42 @@ func readTraceLab(in io.Reader, name string, gz bool, records *int, sink Sink, s
 	}
 }
 
-func traceLabLine(b []byte, name string, line int, sink Sink, session func(string) *traceLabSession) {
+// traceLabProbe is how many records of a file are read, at most, for a
+// round before the file is refused as not a round trace.
+const traceLabProbe = 10
+
+// traceLabLine reads one round into its session, or skips it; round says
+// whether the record is a round at all (its required fields there), used
+// or not.
+func traceLabLine(b []byte, name string, line int, sink Sink, session func(string) *traceLabSession) (round bool) {
 	bad := func(path, format string, args ...any) { sink.Skip(problem(name, line, path, format, args...)) }
 	var r traceLabRound
 	if err := json.Unmarshal(b, &r); err != nil {
 		bad("record", "%s", jsonMsg(err))
-		return
+		return false
 	}
 	switch {
 	case r.SessionID == nil || *r.SessionID == "":
 		bad("session_id", "missing")
-		return
+		return false
 	case r.RoundIndex == nil:
 		bad("round_index", "missing")
-		return
+		return false
 	case r.Model == "":
 		bad("model", "missing")
-		return
+		return false
 	case r.InputTotal == nil:
 		bad("input_tokens_total", "missing")
-		return
+		return false
 	case r.Output == nil:
 		bad("output_tokens", "missing")
-		return
+		return false
 	}
+	traceLabRoundRead(&r, name, line, bad, session)
+	return true
+}
+
+func traceLabRoundRead(r *traceLabRound, name string, line int, bad func(path, format string, args ...any), session func(string) *traceLabSession) {
 	var start, end, first int64
 	for i, e := range r.TimingEvent {
 		t, err := parseTime(e.Timestamp)

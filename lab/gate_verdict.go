@@ -233,6 +233,15 @@ func cmpOr(t Tolerance) string {
 	return t.String()
 }
 
+// nowText is the figure now as the tables print it; none on a NO FIGURE
+// row (verdict.json's now is 0 there: not measured, not a 0).
+func (r GateRow) nowText(none string) string {
+	if r.Verdict == VerdictNoFigure {
+		return none
+	}
+	return fmt.Sprintf("%.4g", r.Now)
+}
+
 // WriteGateTable prints the diff table: baseline, now, change, tolerance,
 // limit and verdict per checked figure, then the outcome.
 func WriteGateTable(w io.Writer, v GateVerdict) error {
@@ -253,7 +262,7 @@ func WriteGateTable(w io.Writer, v GateVerdict) error {
 		if r.WorstSeed != nil {
 			worst = fmt.Sprintf("%+.1f%% (seed %d)", 100**r.WorstSeedChange, *r.WorstSeed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4g\t%s\t%s\t%s %s\t%s\t%s\n", r.Scenario, r.Lane, r.Metric, opt(r.Baseline, "%.4g"), r.Now,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s %s\t%s\t%s\n", r.Scenario, r.Lane, r.Metric, opt(r.Baseline, "%.4g"), r.nowText("-"),
 			change, worst, r.Bound, r.Tolerance, opt(r.Limit, "%.4g"), r.Verdict)
 	}
 	if err := tw.Flush(); err != nil {

@@ -31,7 +31,7 @@ const (
 // is computed from a run): a gate baseline records it, and one computed by
 // other definitions is refused. Raise it with any change to RunMetrics,
 // Aggregate or the summary fields they read.
-const MetricsVersion = 1
+const MetricsVersion = 2
 
 // MetricNames lists the metrics in the order they are written.
 var MetricNames = []string{MetricThroughput, MetricMultiplier, MetricTokens, MetricTokenMult, MetricP90, MetricJain, Metric429, MetricOutage, MetricP90Queued}
@@ -83,8 +83,8 @@ func RunMetrics(run results.Run, old *results.Run) []MetricValue {
 			add(name, MetricTokenMult, *r)
 		}
 		add(name, MetricP90, l.JobTime.Total.P90)
-		if name == AllLanes {
-			add(name, MetricJain, run.Fairness.JainCrossLane)
+		if j := run.Fairness.JainCrossLane; name == AllLanes && j != nil {
+			add(name, MetricJain, *j) // undefined: not measured, not 0
 		}
 		add(name, Metric429, float64(l.Rejected429))
 		add(name, MetricP90Queued, l.P90ContainerWaitShare)

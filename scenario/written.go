@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,19 @@ var zeroDefaulted = []struct{ path, rule string }{
 	{"model_defaults.inflight_limit", "must be > 0"},
 	{"models[].inflight_limit", "must be > 0"},
 	{"model_groups[].inflight_limit", "must be > 0"},
+	{"organisations[].cache.lifetime", "must be > 0"},
+	{"models[].cache.lifetime", "must be > 0"},
+	{"model_defaults.cache.lifetime", "must be > 0"},
+	{"model_groups[].cache.lifetime", "must be > 0"},
+	// A cache price left out is the input price × the organisation's
+	// factor; a free cache is a factor of 0 (cache.write_factor,
+	// cache.read_factor).
+	{"models[].prices.cache_write", "must be > 0 (a free cache write is cache.write_factor: 0)"},
+	{"models[].prices.cache_read", "must be > 0 (a free cache read is cache.read_factor: 0)"},
+	{"model_defaults.prices.cache_write", "must be > 0 (a free cache write is cache.write_factor: 0)"},
+	{"model_defaults.prices.cache_read", "must be > 0 (a free cache read is cache.read_factor: 0)"},
+	{"model_groups[].prices.cache_write", "must be > 0 (a free cache write is cache.write_factor: 0)"},
+	{"model_groups[].prices.cache_read", "must be > 0 (a free cache read is cache.read_factor: 0)"},
 	{"organisations[].batch.price_factor", "must be > 0"},
 	{"organisations[].batch.window", "must be in (0, 168h]"},
 	{"organisations[].batch.median", "must be > 0"},
@@ -54,6 +68,15 @@ func (s *Scenario) checkWritten() error {
 	for _, z := range zeroDefaulted {
 		if p, ok := writtenZero(top, strings.Split(z.path, "."), ""); ok {
 			return field.Errorf(p, "%s, got 0 (leave the field out for the default)", z.rule)
+		}
+	}
+	// A preset derives an organisation's RPM from its TPM where rpm is 0:
+	// a written rpm: 0 (elsewhere "no limit") would be replaced.
+	for i, o := range s.Organisations {
+		if o.Preset != PresetNone && presetVersions[o.Preset.version-1].rules.rpmPerTPM > 0 && i < len(seqItems(top, "organisations")) {
+			if v := nodeAt(seqItems(top, "organisations")[i], "rpm"); v != nil && isZero(v) {
+				return field.Errorf(fmt.Sprintf("organisations[%d].rpm", i), "0 with preset %s, which derives the RPM from the TPM: leave rpm out for that, or give a limit", o.Preset)
+			}
 		}
 	}
 	for _, pc := range []struct {
@@ -95,6 +118,14 @@ func writtenZero(n *yaml.Node, steps []string, at string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// seqItems are the items of the list at key under n (none if not a list).
+func seqItems(n *yaml.Node, key string) []*yaml.Node {
+	if v := nodeAt(n, key); v != nil && v.Kind == yaml.SequenceNode {
+		return v.Content
+	}
+	return nil
 }
 
 // nodeAt is the value at the mapping keys under n, nil if any is missing.

@@ -299,7 +299,7 @@ func (c SchedulerConfig) validateModels(models []string) error {
 			v    int
 		}{{"target_depth", o.TargetDepth}, {"min_limit", o.MinLimit}, {"max_limit", o.MaxLimit}, {"initial_limit", o.InitialLimit}} {
 			if f.v < 0 {
-				return field.Errorf(p+"."+f.name, "must be >= 1 (0 = inherit), got %d", f.v)
+				return field.Errorf(p+"."+f.name, "must be >= 1 (left out: inherit), got %d", f.v)
 			}
 		}
 		r := c.ForModel(name)

@@ -57,11 +57,11 @@ const FairShareBand = 0.2
 // LaneFairness is Jain's index on one lane, weighted by its admissions
 // over the windows with at least two projects backlogged on it.
 type LaneFairness struct {
-	Model      string  `json:"model"`
-	Windows    int     `json:"windows"`
-	Admitted   int64   `json:"admitted"`
-	Jain       float64 `json:"jain"`
-	JainTokens float64 `json:"jain_tokens"`
+	Model      string   `json:"model"`
+	Windows    int      `json:"windows"`
+	Admitted   int64    `json:"admitted"`
+	Jain       *float64 `json:"jain"` // nil (null): no admission to weigh by
+	JainTokens *float64 `json:"jain_tokens"`
 }
 
 // TierRuleSummary is a tier's TierRule with its shares: Taken ÷ Offered,
@@ -109,6 +109,7 @@ func summarizeFairness(d FairnessData) FairnessSummary {
 	n := 0
 	var wSum, jSum, tSum, cross float64
 	lanes := map[string]int{}
+	var sums [][2]float64 // per lane: its Jain and Jain by tokens, weighted by admissions
 	for _, w := range d.Windows {
 		if w.Backlogged >= 2 {
 			cross += w.JainCrossLane
@@ -120,20 +121,21 @@ func summarizeFairness(d FairnessData) FairnessSummary {
 				k = len(f.Lanes)
 				lanes[lw.Model] = k
 				f.Lanes = append(f.Lanes, LaneFairness{Model: lw.Model})
+				sums = append(sums, [2]float64{})
 			}
 			l := &f.Lanes[k]
 			l.Windows++
 			l.Admitted += lw.Admitted
 			a := float64(lw.Admitted)
-			l.Jain += a * lw.Jain
-			l.JainTokens += a * lw.JainTokens
+			sums[k][0] += a * lw.Jain
+			sums[k][1] += a * lw.JainTokens
 			wSum, jSum, tSum = wSum+a, jSum+a*lw.Jain, tSum+a*lw.JainTokens
 			f.LaneWindows++
 		}
 	}
 	for i := range f.Lanes {
 		l := &f.Lanes[i]
-		l.Jain, l.JainTokens = Ratio(l.Jain, float64(l.Admitted)), Ratio(l.JainTokens, float64(l.Admitted))
+		l.Jain, l.JainTokens = definedRatio(sums[i][0], float64(l.Admitted)), definedRatio(sums[i][1], float64(l.Admitted))
 	}
 	slices.SortStableFunc(f.Lanes, func(a, b LaneFairness) int { return cmp.Compare(b.Admitted, a.Admitted) })
 	f.JainPerLane, f.JainPerLaneTokens = definedRatio(jSum, wSum), definedRatio(tSum, wSum)

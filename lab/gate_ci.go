@@ -117,9 +117,9 @@ func (r GateRow) Describe() string {
 		return where + ": not measured (the runs gave no such figure)"
 	}
 	if r.Verdict == VerdictNoBaseline {
-		return fmt.Sprintf("%s: now %.4g, no baseline (run sim gate --update --reason ...)", where, r.Now)
+		return fmt.Sprintf("%s: now %s, no baseline (run sim gate --update --reason ...)", where, r.nowText("-"))
 	}
-	s := fmt.Sprintf("%s: now %.4g", where, r.Now)
+	s := fmt.Sprintf("%s: now %s", where, r.nowText("-"))
 	if r.Baseline != nil {
 		s += fmt.Sprintf(", baseline %.4g", *r.Baseline)
 	}

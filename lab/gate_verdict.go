@@ -65,7 +65,7 @@ type GateRow struct {
 	Metric    string   `json:"metric"`
 	Bound     string   `json:"bound"` // floor or ceiling
 	Baseline  *float64 `json:"baseline,omitempty"`
-	Now       float64  `json:"now"`
+	Now       *float64 `json:"now"`              // null on a NO FIGURE row: not measured
 	Change    *float64 `json:"change,omitempty"` // (now − baseline) ÷ |baseline|
 	Tolerance string   `json:"tolerance"`
 	Limit     *float64 `json:"limit,omitempty"`
@@ -127,12 +127,13 @@ func judgeRow(c GateCheck, sc GateScenario, lane string, base GateBaseline, now 
 		row.Verdict = VerdictNoFigure
 		return row
 	}
-	row.Now = cur.Mean
+	mean := cur.Mean
+	row.Now = &mean
 	row.Verdict = VerdictOK
 	if tol.Kind() == TolThreshold {
 		limit := *tol.Threshold
 		row.Limit = &limit
-		if sign*(row.Now-limit) > 0 {
+		if sign*(mean-limit) > 0 {
 			row.Verdict = VerdictRegression
 		}
 		return row
@@ -144,13 +145,13 @@ func judgeRow(c GateCheck, sc GateScenario, lane string, base GateBaseline, now 
 	}
 	row.Baseline = &f.Mean
 	if f.Mean != 0 {
-		ch := (row.Now - f.Mean) / math.Abs(f.Mean)
+		ch := (mean - f.Mean) / math.Abs(f.Mean)
 		row.Change = &ch
 	}
 	if tol.Kind() == TolSpread {
 		limit := f.Mean + sign*tol.Margin(f)
 		row.Limit = &limit
-		if sign*(row.Now-limit) > 0 {
+		if sign*(mean-limit) > 0 {
 			row.Verdict = VerdictRegression
 		}
 	}
@@ -234,12 +235,12 @@ func cmpOr(t Tolerance) string {
 }
 
 // nowText is the figure now as the tables print it; none on a NO FIGURE
-// row (verdict.json's now is 0 there: not measured, not a 0).
+// row (not measured, not a 0).
 func (r GateRow) nowText(none string) string {
-	if r.Verdict == VerdictNoFigure {
+	if r.Now == nil {
 		return none
 	}
-	return fmt.Sprintf("%.4g", r.Now)
+	return fmt.Sprintf("%.4g", *r.Now)
 }
 
 // WriteGateTable prints the diff table: baseline, now, change, tolerance,

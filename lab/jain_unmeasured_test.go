@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -44,19 +45,20 @@ func TestJainUnmeasured(t *testing.T) {
 }
 
 // TestNoFigureSaysNotMeasured: a NO FIGURE row reads as not measured in
-// every report of the verdict (it printed "now 0", a JUnit pass and a
-// "regression" annotation).
+// every report of the verdict, and its now is null in verdict.json (it
+// printed "now 0", a JUnit pass and a "regression" annotation).
 func TestNoFigureSaysNotMeasured(t *testing.T) {
 	v := GateVerdict{Gate: "g", Missing: 1, Rows: []GateRow{{Scenario: "small", Lane: AllLanes, Metric: MetricJain, Bound: "floor", Tolerance: "fixed 0.1", Verdict: VerdictNoFigure}}}
 	var table, md, ann strings.Builder
 	WriteGateTable(&table, v)
 	WriteGateMarkdown(&md, v)
 	WriteGitHubAnnotations(&ann, v)
+	js, _ := json.Marshal(v.Rows[0].Now)
 	got := []string{v.Rows[0].Describe(), strings.Fields(strings.Split(table.String(), "\n")[1])[4], lastLine(md.String()),
-		strings.TrimSpace(ann.String()), fmt.Sprint(v.JUnit().Errors)}
+		strings.TrimSpace(ann.String()), fmt.Sprint(v.JUnit().Errors), string(js)}
 	want := []string{"small (all) jain: not measured (the runs gave no such figure)", "-",
 		"| small | (all) | jain | – | – | – | floor – (fixed 0.1) | **NO FIGURE** |",
-		"::error title=sim gate%3A not measured::small (all) jain: not measured (the runs gave no such figure)", "1"}
+		"::error title=sim gate%3A not measured::small (all) jain: not measured (the runs gave no such figure)", "1", "null"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

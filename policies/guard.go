@@ -61,7 +61,7 @@ func (c GuardConfig) CheckWritten(written func(keys ...string) bool) error {
 			return field.Errorf("breaker.open", "must be in (0, 1], got 0 (leave the field out for %g)", DefaultBreakerOpen)
 		}
 		if b.Close == 0 && written("breaker", "close") {
-			return field.Errorf("breaker.close", "must be in (0, open], got 0 (leave the field out for %g)", DefaultBreakerClose)
+			return field.Errorf("breaker.close", "must be in (0, open], got 0 (leave the field out for min(%g, open))", DefaultBreakerClose)
 		}
 	}
 	return nil

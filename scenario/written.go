@@ -50,6 +50,10 @@ var zeroDefaulted = []struct{ path, rule string }{
 	{"organisations[].batch.window", "must be in (0, 168h]"},
 	{"organisations[].batch.median", "must be > 0"},
 	{"production[].max_attempts", "must be >= 1"},
+	{"production[].retry.base", "must be > 0"},
+	{"production[].retry.max", "must be >= base"},
+	{"production[].retry.multiplier", "must be >= 1"},
+	{"production[].outage_threshold", "must be in (0, 1] (0 would count no minute)"},
 	{"policies.fixed_lane.global_cap", "must be > 0"},
 }
 

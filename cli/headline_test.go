@@ -176,7 +176,7 @@ func TestHeadlineNearZero(t *testing.T) {
 			Lanes: []results.Lane{{Model: "m", ThroughputPerHour: 100, Completed: 100}, {Model: "judge", Grading: true, ThroughputPerHour: judge, Completed: judgeDone}}}
 	}
 	h := results.NewHeadline("s", 1, [][]results.Run{{run("old", 2, 1), run("new", 50, 40)}})
-	want := "new against old on s (seed 1): the evaluation lanes took 1.0× the throughput (100 → 100 jobs/h); grading (judge) went 2 → 50 jobs/h (the baseline completed 1 jobs in the window: too few for a ratio)."
+	want := "new against old on s (seed 1): the evaluation lanes took 1.00× the throughput (100 → 100 jobs/h); grading (judge) went 2 → 50 jobs/h (the baseline completed 1 jobs in the window: too few for a ratio)."
 	if diff := cmp.Diff(want, h.Sentences[0]); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

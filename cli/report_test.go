@@ -137,16 +137,9 @@ func TestSeedsReportFiguresNameTheirSeed(t *testing.T) {
 	}
 }
 
-// timesText writes a multiplier as the report does: two decimals below 1,
-// one below 10, none above.
+// timesText writes a multiplier as the report does: two decimals.
 func timesText(x float64) string {
-	switch {
-	case x >= 10:
-		return fmt.Sprintf("%.0f×", x)
-	case x >= 1:
-		return fmt.Sprintf("%.1f×", x)
-	}
-	return fmt.Sprintf("%.2f×", x)
+	return fmt.Sprintf("%.2f×", x) // two decimals, as the tables print a multiplier
 }
 
 // TestManyVariantReportReads: the 14-variant incident report says once

@@ -120,8 +120,10 @@ func (t Tolerance) check() (string, string) {
 		}
 	}
 	if t.Threshold != nil {
-		if !finite(*t.Threshold) {
-			return "threshold", fmt.Sprintf("must be a finite number, got %g", *t.Threshold)
+		// Every figure is >= 0: a negative limit is no limit (a floor) or
+		// one no run can meet (a ceiling).
+		if !finite(*t.Threshold) || *t.Threshold < 0 {
+			return "threshold", fmt.Sprintf("must be a finite number >= 0, got %g", *t.Threshold)
 		}
 		if len(t.set) > 1 {
 			other := slices.DeleteFunc(slices.Clone(t.set), func(k string) bool { return k == "threshold" })

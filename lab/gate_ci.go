@@ -82,6 +82,9 @@ func (v GateVerdict) JUnit() JUnitSuites {
 		case VerdictNoBaseline:
 			c.Error = &JUnitProblem{Message: r.Describe(), Type: "no-baseline", Text: r.Describe()}
 			s.Errors++
+		case VerdictNoFigure: // fails the gate: not a pass
+			c.Error = &JUnitProblem{Message: r.Describe(), Type: "no-figure", Text: r.Describe()}
+			s.Errors++
 		}
 		s.Tests++
 		s.Cases = append(s.Cases, c)
@@ -110,10 +113,13 @@ func WriteJUnit(w io.Writer, v GateVerdict) error {
 // Describe says what a row found in one line.
 func (r GateRow) Describe() string {
 	where := r.Scenario + " " + r.Lane + " " + r.Metric
-	if r.Verdict == VerdictNoBaseline {
-		return fmt.Sprintf("%s: now %.4g, no baseline (run sim gate --update --reason ...)", where, r.Now)
+	if r.Verdict == VerdictNoFigure {
+		return where + ": not measured (the runs gave no such figure)"
 	}
-	s := fmt.Sprintf("%s: now %.4g", where, r.Now)
+	if r.Verdict == VerdictNoBaseline {
+		return fmt.Sprintf("%s: now %s, no baseline (run sim gate --update --reason ...)", where, r.nowText("-"))
+	}
+	s := fmt.Sprintf("%s: now %s", where, r.nowText("-"))
 	if r.Baseline != nil {
 		s += fmt.Sprintf(", baseline %.4g", *r.Baseline)
 	}
@@ -159,8 +165,8 @@ func WriteGateMarkdown(w io.Writer, v GateVerdict) error {
 		if verdict != VerdictOK {
 			verdict = "**" + verdict + "**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.4g | %s | %s %s (%s) | %s |\n", mdCell(r.Scenario), mdCell(r.Lane), mdCell(r.Metric),
-			opt(r.Baseline, "%.4g"), r.Now, change, r.Bound, opt(r.Limit, "%.4g"), mdCell(r.Tolerance), verdict)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s %s (%s) | %s |\n", mdCell(r.Scenario), mdCell(r.Lane), mdCell(r.Metric),
+			opt(r.Baseline, "%.4g"), r.nowText("–"), change, r.Bound, opt(r.Limit, "%.4g"), mdCell(r.Tolerance), verdict)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -180,6 +186,9 @@ func WriteGitHubAnnotations(w io.Writer, v GateVerdict) error {
 		title := "sim gate regression"
 		if r.Verdict == VerdictNoBaseline {
 			title = "sim gate: no baseline"
+		}
+		if r.Verdict == VerdictNoFigure {
+			title = "sim gate: not measured"
 		}
 		if _, err := fmt.Fprintf(w, "::error title=%s::%s\n", ghEscapeProperty(title), ghEscapeData(r.Describe())); err != nil {
 			return err

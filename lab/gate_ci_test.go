@@ -18,9 +18,9 @@ func ptr(f float64) *float64 { return &f }
 // baseline over two scenarios, with characters XML and Markdown escape.
 func ciVerdict() GateVerdict {
 	return GateVerdict{Schema: "evalsched-gate-verdict", Gate: "g<&>.yaml", Regressions: 1, Missing: 1, Rows: []GateRow{
-		{Scenario: "small", Lane: "(all)", Metric: "throughput_per_hour", Bound: "floor", Baseline: ptr(100), Now: 101, Change: ptr(0.01), Tolerance: "5%", Limit: ptr(95), Verdict: VerdictOK},
-		{Scenario: "small", Lane: "hot-a", Metric: "multiplier", Bound: "floor", Baseline: ptr(4), Now: 3, Change: ptr(-0.25), Tolerance: "5% | ±0.1", Limit: ptr(3.8), Verdict: VerdictRegression},
-		{Scenario: "other", Lane: "(all)", Metric: "p90_job_time_s", Bound: "ceiling", Now: 12, Tolerance: "10%", Verdict: VerdictNoBaseline},
+		{Scenario: "small", Lane: "(all)", Metric: "throughput_per_hour", Bound: "floor", Baseline: ptr(100), Now: ptr(101), Change: ptr(0.01), Tolerance: "5%", Limit: ptr(95), Verdict: VerdictOK},
+		{Scenario: "small", Lane: "hot-a", Metric: "multiplier", Bound: "floor", Baseline: ptr(4), Now: ptr(3), Change: ptr(-0.25), Tolerance: "5% | ±0.1", Limit: ptr(3.8), Verdict: VerdictRegression},
+		{Scenario: "other", Lane: "(all)", Metric: "p90_job_time_s", Bound: "ceiling", Now: ptr(12), Tolerance: "10%", Verdict: VerdictNoBaseline},
 	}}
 }
 

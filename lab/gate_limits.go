@@ -42,7 +42,22 @@ func uncrossable(metric, bound string, limit float64) string {
 	return ""
 }
 
-// checkThreshold refuses a fixed limit its figure cannot cross.
+// unreachable says why no value of the metric's figure meets a limit: a
+// floor above the greatest value it takes, a ceiling below the least ("" if
+// one can).
+func unreachable(metric, bound string, limit float64) string {
+	r := figureRanges[metric]
+	switch {
+	case bound == "floor" && limit > r.Hi:
+		return fmt.Sprintf("%s is never above %g%s", metric, r.Hi, r.Unit)
+	case bound == "ceiling" && limit < r.Lo:
+		return fmt.Sprintf("%s is never below %g%s", metric, r.Lo, r.Unit)
+	}
+	return ""
+}
+
+// checkThreshold refuses a fixed limit its figure cannot cross, or cannot
+// meet (a gate that always fails is as false as one that always passes).
 func checkThreshold(c GateCheck) (bound, msg string) {
 	tol, bound := c.Floor, "floor"
 	if c.Ceiling != nil {
@@ -53,6 +68,9 @@ func checkThreshold(c GateCheck) (bound, msg string) {
 	}
 	if why := uncrossable(c.Metric, bound, *tol.Threshold); why != "" {
 		return bound, fmt.Sprintf("a %s at %g: %s, so this check can never fail (give a limit the figure can cross)", bound, *tol.Threshold, why)
+	}
+	if why := unreachable(c.Metric, bound, *tol.Threshold); why != "" {
+		return bound, fmt.Sprintf("a %s at %g: %s, so this check can never pass (give a limit the figure can meet)", bound, *tol.Threshold, why)
 	}
 	return bound, ""
 }

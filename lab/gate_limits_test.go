@@ -34,10 +34,14 @@ func TestGateLimitsReachable(t *testing.T) {
 		{"fixed jain ceiling at 1", "{metric: jain, ceiling: {threshold: 1}}", GateBaseline{}, "checks[0].ceiling.threshold: a ceiling at 1: jain is never above 1"},
 		{"fixed jain ceiling at 0.99", "{metric: jain, ceiling: {threshold: 0.99}}", GateBaseline{}, ""},
 		{"fixed share ceiling at 1.5", "{metric: p90_container_wait_share, ceiling: {threshold: 1.5}}", GateBaseline{}, "never above 1"},
-		{"fixed throughput floor at -1", "{metric: throughput_per_hour, floor: {threshold: -1}}", GateBaseline{}, "never below 0 jobs/h"},
+		{"fixed throughput floor at -1", "{metric: throughput_per_hour, floor: {threshold: -1}}", GateBaseline{}, "checks[0].floor.threshold: must be a finite number >= 0, got -1"},
 		{"fixed 429 ceiling, however high", "{metric: rejected_429, ceiling: {threshold: 1e9}}", GateBaseline{}, ""},
 		{"fixed outage ceiling at 0", "{metric: outage_minutes, ceiling: {threshold: 0}}", GateBaseline{}, ""},
-		{"fixed outage ceiling below 0", "{metric: outage_minutes, ceiling: {threshold: -1}}", GateBaseline{}, ""}, // always fails: crossable
+		// a limit no figure meets: the gate would always fail (exit 3)
+		{"fixed outage ceiling below 0", "{metric: outage_minutes, ceiling: {threshold: -1}}", GateBaseline{}, "checks[0].ceiling.threshold: must be a finite number >= 0, got -1"},
+		{"fixed jain floor at 1.5", "{metric: jain, floor: {threshold: 1.5}}", GateBaseline{}, "checks[0].floor.threshold: a floor at 1.5: jain is never above 1, so this check can never pass"},
+		{"fixed share floor at 1.01", "{metric: p90_container_wait_share, floor: {threshold: 1.01}}", GateBaseline{}, "never above 1, so this check can never pass"},
+		{"fixed jain floor at 1", "{metric: jain, floor: {threshold: 1}}", GateBaseline{}, ""},
 		// 69.6 − 3 × 46.8 = −70.8
 		{"3 SE under 0 jobs/h", "{metric: throughput_per_hour, floor: {relative: 0.05, k_se: 3}}", base(MetricThroughput, 69.6, 46.8, 20, 119.2),
 			"checks[0].floor: throughput_per_hour of scenario \"a\" on lane \"(all)\": the floor is -70.8"},
@@ -69,8 +73,8 @@ func TestGateLimitsReachable(t *testing.T) {
 				t.Errorf("refused: %v", err)
 			case tc.want != "" && err == nil:
 				t.Errorf("accepted; want %q", tc.want)
-			case tc.want != "" && (!strings.HasPrefix(err.Error(), path+":5: ") || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "can never fail")):
-				t.Errorf("got %v\nwant %s:5: …%s… can never fail", err, path, tc.want)
+			case tc.want != "" && (!strings.HasPrefix(err.Error(), path+":5: ") || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "can never") && !strings.Contains(err.Error(), ">= 0")):
+				t.Errorf("got %v\nwant %s:5: …%s…", err, path, tc.want)
 			}
 		})
 	}

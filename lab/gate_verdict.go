@@ -65,7 +65,7 @@ type GateRow struct {
 	Metric    string   `json:"metric"`
 	Bound     string   `json:"bound"` // floor or ceiling
 	Baseline  *float64 `json:"baseline,omitempty"`
-	Now       float64  `json:"now"`
+	Now       *float64 `json:"now"`              // null on a NO FIGURE row: not measured
 	Change    *float64 `json:"change,omitempty"` // (now − baseline) ÷ |baseline|
 	Tolerance string   `json:"tolerance"`
 	Limit     *float64 `json:"limit,omitempty"`
@@ -127,12 +127,13 @@ func judgeRow(c GateCheck, sc GateScenario, lane string, base GateBaseline, now 
 		row.Verdict = VerdictNoFigure
 		return row
 	}
-	row.Now = cur.Mean
+	mean := cur.Mean
+	row.Now = &mean
 	row.Verdict = VerdictOK
 	if tol.Kind() == TolThreshold {
 		limit := *tol.Threshold
 		row.Limit = &limit
-		if sign*(row.Now-limit) > 0 {
+		if sign*(mean-limit) > 0 {
 			row.Verdict = VerdictRegression
 		}
 		return row
@@ -144,13 +145,13 @@ func judgeRow(c GateCheck, sc GateScenario, lane string, base GateBaseline, now 
 	}
 	row.Baseline = &f.Mean
 	if f.Mean != 0 {
-		ch := (row.Now - f.Mean) / math.Abs(f.Mean)
+		ch := (mean - f.Mean) / math.Abs(f.Mean)
 		row.Change = &ch
 	}
 	if tol.Kind() == TolSpread {
 		limit := f.Mean + sign*tol.Margin(f)
 		row.Limit = &limit
-		if sign*(row.Now-limit) > 0 {
+		if sign*(mean-limit) > 0 {
 			row.Verdict = VerdictRegression
 		}
 	}
@@ -233,6 +234,15 @@ func cmpOr(t Tolerance) string {
 	return t.String()
 }
 
+// nowText is the figure now as the tables print it; none on a NO FIGURE
+// row (not measured, not a 0).
+func (r GateRow) nowText(none string) string {
+	if r.Now == nil {
+		return none
+	}
+	return fmt.Sprintf("%.4g", *r.Now)
+}
+
 // WriteGateTable prints the diff table: baseline, now, change, tolerance,
 // limit and verdict per checked figure, then the outcome.
 func WriteGateTable(w io.Writer, v GateVerdict) error {
@@ -253,7 +263,7 @@ func WriteGateTable(w io.Writer, v GateVerdict) error {
 		if r.WorstSeed != nil {
 			worst = fmt.Sprintf("%+.1f%% (seed %d)", 100**r.WorstSeedChange, *r.WorstSeed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4g\t%s\t%s\t%s %s\t%s\t%s\n", r.Scenario, r.Lane, r.Metric, opt(r.Baseline, "%.4g"), r.Now,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s %s\t%s\t%s\n", r.Scenario, r.Lane, r.Metric, opt(r.Baseline, "%.4g"), r.nowText("-"),
 			change, worst, r.Bound, r.Tolerance, opt(r.Limit, "%.4g"), r.Verdict)
 	}
 	if err := tw.Flush(); err != nil {

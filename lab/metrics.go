@@ -31,7 +31,7 @@ const (
 // is computed from a run): a gate baseline records it, and one computed by
 // other definitions is refused. Raise it with any change to RunMetrics,
 // Aggregate or the summary fields they read.
-const MetricsVersion = 1
+const MetricsVersion = 2
 
 // MetricNames lists the metrics in the order they are written.
 var MetricNames = []string{MetricThroughput, MetricMultiplier, MetricTokens, MetricTokenMult, MetricP90, MetricJain, Metric429, MetricOutage, MetricP90Queued}
@@ -83,8 +83,8 @@ func RunMetrics(run results.Run, old *results.Run) []MetricValue {
 			add(name, MetricTokenMult, *r)
 		}
 		add(name, MetricP90, l.JobTime.Total.P90)
-		if name == AllLanes {
-			add(name, MetricJain, run.Fairness.JainCrossLane)
+		if j := run.Fairness.JainCrossLane; name == AllLanes && j != nil {
+			add(name, MetricJain, *j) // undefined: not measured, not 0
 		}
 		add(name, Metric429, float64(l.Rejected429))
 		add(name, MetricP90Queued, l.P90ContainerWaitShare)
@@ -109,7 +109,8 @@ func RunMetrics(run results.Run, old *results.Run) []MetricValue {
 // MetricAgg is one figure over seeds: the values in seed order, the mean
 // (geometric for the multiplier), its standard error and a 95% interval
 // (Student's t; on the log scale for the multiplier; clipped at 0, since no
-// metric can be negative). With one seed SE is 0 and the interval the point.
+// metric can be negative). With one seed there is no interval: Interval is
+// false, SE 0 and Low and High the mean, and outputs leave them out.
 type MetricAgg struct {
 	MetricKey
 	Values []float64
@@ -119,6 +120,7 @@ type MetricAgg struct {
 	Seeds     []int
 	Mean, SE  float64
 	Low, High float64
+	Interval  bool // SE, Low and High were measured (two seeds or more)
 }
 
 // Aggregate gathers each figure over per-seed metric lists, in the order
@@ -155,7 +157,7 @@ func (a *MetricAgg) summarise() {
 				logs[i] = math.Log(x)
 			}
 			a.SE = g * stat.StdDev(logs, nil) / math.Sqrt(n) // delta method
-			a.Low, a.High = lo, hi
+			a.Low, a.High, a.Interval = lo, hi, true
 		}
 		return
 	}
@@ -164,7 +166,7 @@ func (a *MetricAgg) summarise() {
 	if len(xs) > 1 {
 		a.SE = stat.StdDev(xs, nil) / math.Sqrt(n)
 		half := results.TQuantile(0.95, len(xs)-1) * a.SE
-		a.Low, a.High = max(0, a.Mean-half), a.Mean+half
+		a.Low, a.High, a.Interval = max(0, a.Mean-half), a.Mean+half, true
 	}
 }
 

@@ -298,8 +298,7 @@ func assemble(dir string, m SweepManifest, from []string) error {
 			return fmt.Errorf("point %s: %w", id, err)
 		}
 		for _, a := range aggregateRows(rows, len(head)) {
-			row := append(slices.Clone(rows[0][:2+params]), a.Lane, a.Metric, strconv.Itoa(len(a.Values)),
-				FormatFloat(a.Mean), FormatFloat(a.SE), FormatFloat(a.Low), FormatFloat(a.High))
+			row := append(append(slices.Clone(rows[0][:2+params]), a.Lane, a.Metric), summaryCells(a)...)
 			sw.Write(row)
 		}
 	}
@@ -308,6 +307,16 @@ func assemble(dir string, m SweepManifest, from []string) error {
 		return err
 	}
 	return results.WriteFileAtomic(filepath.Join(dir, "summary.csv"), sum.Bytes())
+}
+
+// summaryCells are summary.csv's seeds, mean, se, ci95_low and ci95_high
+// of a figure; with one seed se and the bounds are empty, not 0 and the mean
+// (docs/reference/metrics.md: one seed gives a mean, not an interval).
+func summaryCells(a MetricAgg) []string {
+	if !a.Interval {
+		return []string{strconv.Itoa(len(a.Values)), FormatFloat(a.Mean), "", "", ""}
+	}
+	return []string{strconv.Itoa(len(a.Values)), FormatFloat(a.Mean), FormatFloat(a.SE), FormatFloat(a.Low), FormatFloat(a.High)}
 }
 
 // anyPointFile reports whether any of dirs holds point id's file.

@@ -137,8 +137,14 @@ func (t *Tuner) score(e TuneEval) float64 {
 	return obj + 1e6*(1+e.Violation)
 }
 
-// judge fills Feasible and Violation (relative misses, summed).
+// judge fills Feasible and Violation (relative misses, summed). A figure
+// the runs could not measure (Jain's index with no two projects backlogged
+// together) meets no constraint: a setting is feasible only when every
+// bound is shown to hold; an unmeasured objective likewise.
 func (t *Tuner) judge(e *TuneEval) {
+	if _, ok := e.Figures[t.Objective.Key()]; !ok {
+		e.Violation++
+	}
 	for _, c := range t.Constraints {
 		v, ok := e.Figures[c.Key()]
 		if !ok {
@@ -248,7 +254,12 @@ func (t *Tuner) misses() string {
 	e := slices.MinFunc(t.evals, func(a, b TuneEval) int { return cmpFloat(a.Violation, b.Violation) })
 	var parts []string
 	for _, c := range t.Constraints {
-		parts = append(parts, fmt.Sprintf("%s %s = %.4g", c.Key().Lane, c.Metric, e.Figures[c.Key()]))
+		v, ok := e.Figures[c.Key()]
+		if !ok {
+			parts = append(parts, fmt.Sprintf("%s %s not measured", c.Key().Lane, c.Metric))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s = %.4g", c.Key().Lane, c.Metric, v))
 	}
 	return "closest: " + strings.Join(parts, ", ")
 }

@@ -282,7 +282,7 @@ func ParetoFront(evals []TuneEval, obj, trade TuneGoal) []TuneEval {
 	var feasible []TuneEval
 	var xs, ys []float64
 	for _, e := range evals {
-		if e.Feasible {
+		if _, ok := e.Figures[trade.Key()]; e.Feasible && ok { // an unmeasured trade-off has no place on the front
 			feasible = append(feasible, e)
 			xs, ys = append(xs, e.Figures[obj.Key()]), append(ys, e.Figures[trade.Key()])
 		}
@@ -324,7 +324,11 @@ func (f *TuneFile) WriteTuneCSV(path string, evals []TuneEval) error {
 		}
 		row = append(row, fmt.Sprint(e.Feasible))
 		for _, k := range keys {
-			row = append(row, FormatFloat(e.Figures[k]))
+			if v, ok := e.Figures[k]; ok {
+				row = append(row, FormatFloat(v))
+			} else {
+				row = append(row, "") // not measured, not 0
+			}
 		}
 		b.WriteString(strings.Join(row, ",") + "\n")
 	}

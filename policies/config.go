@@ -58,7 +58,9 @@ const (
 // SchedulerConfig configures the production scheduler. It is meant to be
 // loaded from YAML or JSON; a field left at its zero value means "use the
 // default", so a scenario sets only what it changes. WithDefaults spells the
-// defaults out; per-model fields left at zero inherit the global ones.
+// defaults out; per-model fields left at zero inherit the global ones. A
+// decoder that can tell a written 0 from a field left out refuses the
+// former with CheckWritten, so a written value is never swapped silently.
 //
 // Durations are time.Duration: a string such as "10s" in YAML, nanoseconds in
 // JSON.
@@ -297,7 +299,7 @@ func (c SchedulerConfig) validateModels(models []string) error {
 			v    int
 		}{{"target_depth", o.TargetDepth}, {"min_limit", o.MinLimit}, {"max_limit", o.MaxLimit}, {"initial_limit", o.InitialLimit}} {
 			if f.v < 0 {
-				return field.Errorf(p+"."+f.name, "must be >= 1 (0 = inherit), got %d", f.v)
+				return field.Errorf(p+"."+f.name, "must be >= 1 (left out: inherit), got %d", f.v)
 			}
 		}
 		r := c.ForModel(name)
@@ -307,6 +309,48 @@ func (c SchedulerConfig) validateModels(models []string) error {
 		if r.InitialLimit < r.MinLimit || r.InitialLimit > r.MaxLimit {
 			return field.Errorf(p+".initial_limit", "must be within [min_limit, max_limit] = [%d, %d], got %d",
 				r.MinLimit, r.MaxLimit, r.InitialLimit)
+		}
+	}
+	return nil
+}
+
+// CheckWritten refuses a field the source wrote as 0 where 0 breaks the
+// field's rule: WithDefaults (and ForModel, for a model's overrides) reads
+// 0 as "left out" and would put the default in its place, so the value
+// written would silently not be the value run. written reports whether the
+// source set the field at a path of keys, e.g. ("models", "gpt-5.5",
+// "target_depth"); only a decoder that keeps the document can tell.
+func (c SchedulerConfig) CheckWritten(written func(keys ...string) bool) error {
+	for _, f := range []struct {
+		key, rule string
+		zero      bool
+	}{
+		{"tick", "must be > 0", c.Tick == 0},
+		{"target_depth", "must be >= 1", c.TargetDepth == 0},
+		{"min_limit", "must be >= 1", c.MinLimit == 0},
+		{"max_limit", "must be >= 1", c.MaxLimit == 0},
+		{"initial_limit", "must be within [min_limit, max_limit]", c.InitialLimit == 0},
+		{"step", "must be >= 1", c.Step == 0},
+		{"factor", "must be > 1", c.Factor == 0},
+		{"stale_after", "must be > 0", c.StaleAfter == 0},
+		{"dead_time", "must be > 0 (leave it out for 3 ticks)", c.DeadTime == 0},
+		{"quota_dead_time", "must be >= dead_time", c.QuotaDeadTime == 0},
+		{"tier_share", "must be within (0, 1]", c.TierShare == 0},
+		{"reject_lower_after", "must be >= 1 tick", c.RejectLowerAfter == 0},
+	} {
+		if f.zero && written(f.key) {
+			return field.Errorf(f.key, "%s, got 0 (leave the field out for the default)", f.rule)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Models)) {
+		o := c.Models[name]
+		for _, f := range []struct {
+			key  string
+			zero bool
+		}{{"target_depth", o.TargetDepth == 0}, {"min_limit", o.MinLimit == 0}, {"max_limit", o.MaxLimit == 0}, {"initial_limit", o.InitialLimit == 0}} {
+			if f.zero && written("models", name, f.key) {
+				return field.Errorf("models."+name+"."+f.key, "must be >= 1, got 0 (leave the field out to inherit)")
+			}
 		}
 	}
 	return nil

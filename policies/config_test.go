@@ -201,7 +201,7 @@ func TestSchedulerConfigValidate(t *testing.T) {
 		{"model initial outside range", SchedulerConfig{Models: map[string]ModelLimits{"claude-opus-4.8": {MaxLimit: 10, InitialLimit: 11}}},
 			"models.claude-opus-4.8.initial_limit: must be within [min_limit, max_limit] = [1, 10], got 11"},
 		{"model negative target", SchedulerConfig{Models: map[string]ModelLimits{"gpt-5.5": {TargetDepth: -3}}},
-			"models.gpt-5.5.target_depth: must be >= 1 (0 = inherit), got -3"},
+			"models.gpt-5.5.target_depth: must be >= 1 (left out: inherit), got -3"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,6 +52,21 @@ func (c GuardConfig) WithDefaults() GuardConfig {
 	return c
 }
 
+// CheckWritten refuses a breaker threshold the source wrote as 0, which
+// WithDefaults would replace by its default (see
+// SchedulerConfig.CheckWritten for written).
+func (c GuardConfig) CheckWritten(written func(keys ...string) bool) error {
+	if b := c.Breaker; b != nil {
+		if b.Open == 0 && written("breaker", "open") {
+			return field.Errorf("breaker.open", "must be in (0, 1], got 0 (leave the field out for %g)", DefaultBreakerOpen)
+		}
+		if b.Close == 0 && written("breaker", "close") {
+			return field.Errorf("breaker.close", "must be in (0, open], got 0 (leave the field out for min(%g, open))", DefaultBreakerClose)
+		}
+	}
+	return nil
+}
+
 // Validate checks the guards; errors are *field.Error at the key.
 func (c GuardConfig) Validate() error {
 	if c.MaxJobs < 0 {

@@ -34,8 +34,8 @@ func jainFigure(o *input) (figSpec, error) {
 		points += n
 		legend = append(legend, legendEntry{roleName(s, i), lineThumb(policyColor(i), vg.Points(3), false)})
 		f := r.Fairness
-		caps = append(caps, fmt.Sprintf("%s %.2f by jobs, %.2f by tokens over %d lane-windows (cross-lane %.2f)",
-			r.Policy, f.JainPerLane, f.JainPerLaneTokens, f.LaneWindows, f.JainCrossLane))
+		caps = append(caps, fmt.Sprintf("%s %s by jobs, %s by tokens over %d lane-windows (cross-lane %s)",
+			r.Policy, results.JainText(f.JainPerLane), results.JainText(f.JainPerLaneTokens), f.LaneWindows, results.JainText(f.JainCrossLane)))
 	}
 	if points == 0 {
 		return placeholder(name, "Jain's index over time", "no lane had two or more projects backlogged through a fairness window"), nil

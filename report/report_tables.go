@@ -165,7 +165,7 @@ func fairnessTable(s results.Summary) table {
 	for i, r := range s.Runs {
 		f := r.Fairness
 		b, sm, w, fs := f.BehindLargeKM, f.SmallMakespanKM, f.JobWait, f.TimeToFairShare
-		t.Rows = append(t.Rows, []string{roleName(s, i), f2(f.JainPerLane), f2(f.JainPerLaneTokens), fmt.Sprint(f.LaneWindows), f2(f.JainCrossLane),
+		t.Rows = append(t.Rows, []string{roleName(s, i), results.JainText(f.JainPerLane), results.JainText(f.JainPerLaneTokens), fmt.Sprint(f.LaneWindows), results.JainText(f.JainCrossLane),
 			fmt.Sprintf("%d/%d", b.Ended, b.Censored), b.Quantile(b.P50), b.Quantile(b.P90),
 			fmt.Sprintf("%d/%d", sm.Ended, sm.Censored), sm.Quantile(sm.P50), sm.Quantile(sm.P90),
 			w.Quantile(w.P50), w.Quantile(w.P90),

@@ -43,8 +43,8 @@ type verdictLane struct {
 	gatewayH   []float64
 	r429       []int64
 	outageMin  []int64
-	jain       []float64 // total row only
-	multiplier *float64  // nil over fewer than MinRatioCompleted baseline jobs
+	jain       []*float64 // total row only
+	multiplier *float64   // nil over fewer than MinRatioCompleted baseline jobs
 	// oldCompleted is the baseline's completed jobs in the window.
 	oldCompleted int64
 	ci           *results.MultiplierStat
@@ -189,7 +189,7 @@ func jainCell(v verdictLane, i int) string {
 	if v.model != "" {
 		return "-"
 	}
-	return f2(v.jain[i])
+	return results.JainText(v.jain[i])
 }
 
 func multiplierCell(v verdictLane) string {
@@ -229,7 +229,7 @@ func ratioText(r float64) string {
 func verdictReading(runs []results.Run, lanes []verdictLane, total verdictLane) string {
 	if len(runs) == 1 {
 		return fmt.Sprintf("%s completed %s jobs/h at a container cost of %s; production lost %s minutes; %s 429s; Jain %s.",
-			runs[0].Policy, f1(total.perHour[0]), f2(total.cost[0]), count(total.outageMin[0]), count(total.r429[0]), f2(total.jain[0]))
+			runs[0].Policy, f1(total.perHour[0]), f2(total.cost[0]), count(total.outageMin[0]), count(total.r429[0]), results.JainText(total.jain[0]))
 	}
 	oldP, newP := runs[0].Policy, runs[1].Policy
 	var parts []string
@@ -255,7 +255,7 @@ func verdictReading(runs []results.Run, lanes []verdictLane, total verdictLane) 
 	if total.r429[0]+total.r429[1] > 0 {
 		parts = append(parts, fmt.Sprintf("429s %s → %s", count(total.r429[0]), count(total.r429[1])))
 	}
-	parts = append(parts, fmt.Sprintf("Jain %s → %s", f2(total.jain[0]), f2(total.jain[1])))
+	parts = append(parts, fmt.Sprintf("Jain %s → %s", results.JainText(total.jain[0]), results.JainText(total.jain[1])))
 	return "The " + strings.Join(parts, "; ") + "."
 }
 

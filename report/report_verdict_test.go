@@ -23,10 +23,12 @@ func TestVerdictReadingCost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := verdictLane{model: "m", perHour: []float64{10, 12}, cost: []float64{tc.cost0, tc.cost1},
-				r429: []int64{0, 0}, outageMin: []int64{0, 0}, jain: []float64{0.5, 0.6}, multiplier: &m}
+				r429: []int64{0, 0}, outageMin: []int64{0, 0}, jain: []*float64{ptr(0.5), ptr(0.6)}, multiplier: &m}
 			if got := verdictReading(runs, []verdictLane{l}, l); got != tc.want {
 				t.Errorf("verdict:\n got %q\nwant %q", got, tc.want)
 			}
 		})
 	}
 }
+
+func ptr(v float64) *float64 { return &v }

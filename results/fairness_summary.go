@@ -2,6 +2,7 @@ package results
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -16,15 +17,16 @@ type FairnessSummary struct {
 	// window, over the lanes and windows with at least two projects
 	// backlogged on the lane through the window, weighted by the lane's
 	// admissions in the window; LaneWindows is how many such (lane,
-	// window) pairs there were, Lanes the same per lane.
-	JainPerLane       float64        `json:"jain_per_lane"`
-	JainPerLaneTokens float64        `json:"jain_per_lane_tokens"`
+	// window) pairs there were, Lanes the same per lane. Nil (null) when
+	// undefined: no such pair, or no admission in any.
+	JainPerLane       *float64       `json:"jain_per_lane"`
+	JainPerLaneTokens *float64       `json:"jain_per_lane_tokens"`
 	LaneWindows       int            `json:"lane_windows"`
 	Lanes             []LaneFairness `json:"lanes"`
 	// JainCrossLane is the mean over windows with at least two backlogged
 	// projects of Jain's index over all of them, whatever lane each waited
-	// on.
-	JainCrossLane float64            `json:"jain_cross_lane_mean"`
+	// on; nil (null) when no window had two.
+	JainCrossLane *float64           `json:"jain_cross_lane_mean"`
 	Windows       []FairnessWindow   `json:"windows"`
 	TierShares    map[string]float64 `json:"tier_shares"`
 	TierRule      []TierRuleSummary  `json:"tier_rule"`
@@ -55,11 +57,11 @@ const FairShareBand = 0.2
 // LaneFairness is Jain's index on one lane, weighted by its admissions
 // over the windows with at least two projects backlogged on it.
 type LaneFairness struct {
-	Model      string  `json:"model"`
-	Windows    int     `json:"windows"`
-	Admitted   int64   `json:"admitted"`
-	Jain       float64 `json:"jain"`
-	JainTokens float64 `json:"jain_tokens"`
+	Model      string   `json:"model"`
+	Windows    int      `json:"windows"`
+	Admitted   int64    `json:"admitted"`
+	Jain       *float64 `json:"jain"` // nil (null): no admission to weigh by
+	JainTokens *float64 `json:"jain_tokens"`
 }
 
 // TierRuleSummary is a tier's TierRule with its shares: Taken ÷ Offered,
@@ -80,6 +82,24 @@ func orNone(a, b float64) float64 {
 	return a / b
 }
 
+// definedRatio is a / b, nil when b is 0: a mean over nothing is
+// undefined, not 0 (Jain's index is never below 1/n).
+func definedRatio(a, b float64) *float64 {
+	if b == 0 {
+		return nil
+	}
+	r := a / b
+	return &r
+}
+
+// JainText prints a Jain's index to two decimals, "-" when undefined.
+func JainText(j *float64) string {
+	if j == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *j)
+}
+
 func summarizeFairness(d FairnessData) FairnessSummary {
 	f := FairnessSummary{Windows: d.Windows, TierShares: map[string]float64{}, Lanes: []LaneFairness{},
 		TierRule: []TierRuleSummary{}, FairShareBand: FairShareBand}
@@ -87,11 +107,12 @@ func summarizeFairness(d FairnessData) FairnessSummary {
 		f.Windows = []FairnessWindow{}
 	}
 	n := 0
-	var wSum, jSum, tSum float64
+	var wSum, jSum, tSum, cross float64
 	lanes := map[string]int{}
+	var sums [][2]float64 // per lane: its Jain and Jain by tokens, weighted by admissions
 	for _, w := range d.Windows {
 		if w.Backlogged >= 2 {
-			f.JainCrossLane += w.JainCrossLane
+			cross += w.JainCrossLane
 			n++
 		}
 		for _, lw := range w.Lanes {
@@ -100,24 +121,25 @@ func summarizeFairness(d FairnessData) FairnessSummary {
 				k = len(f.Lanes)
 				lanes[lw.Model] = k
 				f.Lanes = append(f.Lanes, LaneFairness{Model: lw.Model})
+				sums = append(sums, [2]float64{})
 			}
 			l := &f.Lanes[k]
 			l.Windows++
 			l.Admitted += lw.Admitted
 			a := float64(lw.Admitted)
-			l.Jain += a * lw.Jain
-			l.JainTokens += a * lw.JainTokens
+			sums[k][0] += a * lw.Jain
+			sums[k][1] += a * lw.JainTokens
 			wSum, jSum, tSum = wSum+a, jSum+a*lw.Jain, tSum+a*lw.JainTokens
 			f.LaneWindows++
 		}
 	}
 	for i := range f.Lanes {
 		l := &f.Lanes[i]
-		l.Jain, l.JainTokens = Ratio(l.Jain, float64(l.Admitted)), Ratio(l.JainTokens, float64(l.Admitted))
+		l.Jain, l.JainTokens = definedRatio(sums[i][0], float64(l.Admitted)), definedRatio(sums[i][1], float64(l.Admitted))
 	}
 	slices.SortStableFunc(f.Lanes, func(a, b LaneFairness) int { return cmp.Compare(b.Admitted, a.Admitted) })
-	f.JainPerLane, f.JainPerLaneTokens = Ratio(jSum, wSum), Ratio(tSum, wSum)
-	f.JainCrossLane = Ratio(f.JainCrossLane, float64(n))
+	f.JainPerLane, f.JainPerLaneTokens = definedRatio(jSum, wSum), definedRatio(tSum, wSum)
+	f.JainCrossLane = definedRatio(cross, float64(n))
 	var total int64
 	for _, v := range d.TierAdmitted {
 		total += v

@@ -44,9 +44,10 @@ type HeadlineRun struct {
 	SmallBatches  int      `json:"small_batches"`
 	SmallFinished int      `json:"small_batches_finished"`
 	// Production is whether the run replayed production traffic, and
-	// OutageMinutes its production streams' outage minutes (whole run).
+	// OutageMinutes its production streams' outage minutes (whole run;
+	// always written: 0 is a figure, not a missing one).
 	Production    bool  `json:"production,omitempty"`
-	OutageMinutes int64 `json:"production_outage_minutes,omitempty"`
+	OutageMinutes int64 `json:"production_outage_minutes"`
 }
 
 // HeadlinePair is one run against the baseline by lane group.
@@ -254,9 +255,9 @@ func (h Headline) sentences() []string {
 }
 
 // Text says how the figure changed: over several seeds the geometric mean
-// and interval first, then the first seed, e.g. "took 1.7× [0.76×, 3.9×]
-// the throughput over 3 seeds (seed 4: 1.5×, 6,097 → 9,344 jobs/h)"; on one
-// seed "took 6.1× the throughput (2,806 → 17,159 jobs/h)"; and where the
+// and interval first, then the first seed, e.g. "took 1.70× [0.76×, 3.90×]
+// the throughput over 3 seeds (seed 4: 1.53×, 6,097 → 9,344 jobs/h)"; on one
+// seed "took 6.12× the throughput (2,806 → 17,159 jobs/h)"; and where the
 // baseline completed near zero, that instead of a ratio.
 func (f HeadlineFigure) Text(seed uint64) string {
 	flow := fmt.Sprintf("%s → %s jobs/h", PerHourText(f.OldPerHour), PerHourText(f.NewPerHour))
@@ -286,16 +287,12 @@ func (f HeadlineFigure) Text(seed uint64) string {
 	return s
 }
 
-// TimesText is a multiplier as text: two decimals below 1 ("0.84×"), one
-// up to 10 ("6.1×"), whole above ("15×").
+// TimesText is a multiplier as text, to two decimals as the tables print
+// it (MultiplierText): "1.05×", "0.84×", "15.30×". One decimal read
+// 145.7 / 139.3 jobs/h (+4.6%) as "1.0×" beside the table's 1.05x.
 func TimesText(x float64) string {
-	switch {
-	case math.IsNaN(x) || math.IsInf(x, 0):
+	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "-"
-	case x >= 10:
-		return fmt.Sprintf("%.0f×", x)
-	case x >= 1:
-		return fmt.Sprintf("%.1f×", x)
 	}
 	return fmt.Sprintf("%.2f×", x)
 }

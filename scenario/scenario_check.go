@@ -23,6 +23,9 @@ import (
 
 // build applies defaults, expands groups, validates and loads.
 func (s *Scenario) build() error {
+	if err := s.checkWritten(); err != nil {
+		return err
+	}
 	s.applyDefaults()
 	if !isEmbedded(s.file) {
 		s.resolvePaths(filepath.Dir(s.file))

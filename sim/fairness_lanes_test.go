@@ -217,8 +217,8 @@ func TestLaneFairnessFromTheLog(t *testing.T) {
 					}
 				}
 				sum := results.Summarize(results.RunData{Fairness: d}).Fairness
-				t.Logf("%d lane-windows; Jain per lane %.3f by jobs, %.3f by tokens (cross-lane %.3f); waits %d/%d censored; fair share %d/%d censored, p50 %.0f s",
-					laneWindows, sum.JainPerLane, sum.JainPerLaneTokens, sum.JainCrossLane, sum.JobWait.Ended, sum.JobWait.Censored,
+				t.Logf("%d lane-windows; Jain per lane %s by jobs, %s by tokens (cross-lane %s); waits %d/%d censored; fair share %d/%d censored, p50 %.0f s",
+					laneWindows, results.JainText(sum.JainPerLane), results.JainText(sum.JainPerLaneTokens), results.JainText(sum.JainCrossLane), sum.JobWait.Ended, sum.JobWait.Censored,
 					sum.TimeToFairShare.Ended, sum.TimeToFairShare.Censored, sum.TimeToFairShare.P50)
 				if c.name == "backlog" && laneWindows == 0 {
 					t.Fatal("no contested lane-window: the case tests nothing")

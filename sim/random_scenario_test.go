@@ -381,7 +381,7 @@ func randomScenario(r *rand.Rand, traces []string) string {
 		for i := range nTrace {
 			file, format, _ := strings.Cut(pick(traces...), " ")
 			fmt.Fprintf(&b, "  - {name: t%d, trace: %s, format: %s, model: m%d, speedup: %d, loop: %t, max_attempts: %d}\n",
-				i, file, format, r.IntN(nModel), 1+r.IntN(8), chance(0.5), r.IntN(4))
+				i, file, format, r.IntN(nModel), 1+r.IntN(8), chance(0.5), 1+r.IntN(3)) // a written 0 is refused: 1 to 3 (the default)
 		}
 		for i := range nProd {
 			fmt.Fprintf(&b, "  - name: p%d\n    model: m%d\n    rate_per_hour: %d\n    prompt_tokens: %s\n    output_tokens: %d\n",

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,11 +15,8 @@ import (
 func TestTraceStatsBucketBounded(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		writeIn(t, dir, name, text)
+		return filepath.Join(dir, name)
 	}
 	job := func(id, at string) string {
 		return `{"v":1,"id":"` + id + `","arrival_s":` + at + `,"account":"a","project":"p","batch":"b","model":"gpt-5.5","plan":[{"calls":[[55,415]]}]}` + "\n"

@@ -81,6 +81,9 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(w, "skipped: %s\n", s)
 	}
+	for _, s := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", s)
+	}
 	for _, r := range rep.Runs {
 		h := r.Harness
 		fmt.Fprintf(w, "run %s: %d log(s), inspect_ai %s, %d samples, %d calls\n", r.Run, len(r.Logs), orNA(r.Version), r.Samples, r.Calls)

@@ -119,6 +119,7 @@ type Report struct {
 	Runs    []*RunResult        `json:"runs"`
 	Summary map[string]Accuracy `json:"summary"`
 	Skipped []string            `json:"skipped"`
+	Notes   []string            `json:"notes"` // the log reader's (calls retried, a log without a header)
 }
 
 // Check predicts each process of the logs at paths and scores the
@@ -133,13 +134,13 @@ func Check(paths []string, opt Options) (*Report, error) {
 	if opt.Folds == 1 {
 		return nil, fmt.Errorf("folds: want at least 2 (a fit without each sample's own calls), got 1")
 	}
-	procs, skipped, err := Load(paths)
+	procs, skipped, notes, err := Load(paths)
 	if err != nil {
 		return nil, err
 	}
 	var from []*Process
 	if len(opt.FitFrom) > 0 {
-		if from, _, err = Load(opt.FitFrom); err != nil {
+		if from, _, _, err = Load(opt.FitFrom); err != nil {
 			return nil, fmt.Errorf("--fit-from: %w", err)
 		}
 		// A fit on the predicted run's own calls is in sample, not held out.
@@ -154,7 +155,7 @@ func Check(paths []string, opt Options) (*Report, error) {
 			}
 		}
 	}
-	rep := &Report{Schema: 1, Seeds: opt.Seeds, Folds: opt.Folds, Summary: map[string]Accuracy{}, Skipped: []string{}}
+	rep := &Report{Schema: 1, Seeds: opt.Seeds, Folds: opt.Folds, Summary: map[string]Accuracy{}, Skipped: []string{}, Notes: append([]string{}, notes...)}
 	for _, p := range skipped {
 		rep.Skipped = append(rep.Skipped, p.Error())
 	}

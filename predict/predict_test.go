@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/evalsched/lab/sim"
+	"github.com/evalsched/lab/workloads/agentlog"
+	"github.com/google/go-cmp/cmp"
 )
 
 // realRuns are the 18 MIT-licensed Inspect logs of ../shared/realruns,
@@ -180,7 +182,7 @@ func TestHarnessLimitsFromTheLog(t *testing.T) {
 		for _, f := range files {
 			paths = append(paths, realRuns+"/"+f)
 		}
-		procs, _, err := Load(paths)
+		procs, _, _, err := Load(paths)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +250,7 @@ func TestNoSampleNamesWhy(t *testing.T) {
 // counted from the replay's event log, calls at the provider plus calls
 // backing off never exceed the pool, and some calls do back off.
 func TestRetriesHoldTheirConnection(t *testing.T) {
-	procs, _, err := Load([]string{realRuns + "/2025-07-30T18-42-38+00-00_mmlu_ZYEnfbu3nstBuwzjiAGzuG.eval"})
+	procs, _, _, err := Load([]string{realRuns + "/2025-07-30T18-42-38+00-00_mmlu_ZYEnfbu3nstBuwzjiAGzuG.eval"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,5 +293,26 @@ func TestRetriesHoldTheirConnection(t *testing.T) {
 	}
 	if most != h.MaxConnections {
 		t.Errorf("at most %d calls held a connection (at the provider or backing off), want the pool's %d", most, h.MaxConnections)
+	}
+}
+
+// TestCheckKeepsNotes: what the log reader notes of the logs (a call
+// retried: its interval includes the retries) reaches the report, as the
+// reader gives it for the same logs.
+func TestCheckKeepsNotes(t *testing.T) {
+	paths := []string{realRuns + "/2025-07-30T18-42-38+00-00_mmlu_ZYEnfbu3nstBuwzjiAGzuG.eval"}
+	col, err := agentlog.Collect(agentlog.Inspect, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(col.Notes) == 0 {
+		t.Fatal("the reader notes nothing of the log: the test needs a log with a note")
+	}
+	rep, err := Check(paths, Options{Seeds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(col.Notes, rep.Notes); diff != "" {
+		t.Errorf("notes (-reader +report):\n%s", diff)
 	}
 }

@@ -51,14 +51,15 @@ type Sample struct {
 }
 
 // Load reads Inspect logs (files and directories) and groups their
-// samples into processes.
-func Load(paths []string) ([]*Process, []*agentlog.Problem, error) {
+// samples into processes; beside them, what was skipped and the reader's
+// notes (calls retried, a log without a header).
+func Load(paths []string) ([]*Process, []*agentlog.Problem, []string, error) {
 	col, err := agentlog.Collect(agentlog.Inspect, paths)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(col.Sessions) == 0 {
-		return nil, col.Skipped, &NoSampleError{Skipped: col.Skipped}
+		return nil, col.Skipped, col.Notes, &NoSampleError{Skipped: col.Skipped}
 	}
 	byID := map[string]*Process{}
 	var procs []*Process
@@ -97,13 +98,13 @@ func Load(paths []string) ([]*Process, []*agentlog.Problem, error) {
 		p.Samples = append(p.Samples, newSample(s, task))
 	}
 	if dup != nil {
-		return nil, nil, dup
+		return nil, nil, nil, dup
 	}
 	for _, p := range procs {
 		p.finish()
 	}
 	slices.SortFunc(procs, func(a, b *Process) int { return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.ID, b.ID)) })
-	return procs, col.Skipped, nil
+	return procs, col.Skipped, col.Notes, nil
 }
 
 // finish orders the process's tasks and samples and sets its start.

@@ -338,7 +338,10 @@ func inspectSession(h *inspectHeader, smp *inspectSample, file string, line int,
 	for _, c := range sess.Calls {
 		sess.Ended = max(sess.Ended, c.End)
 	}
-	if retried > 0 {
+	switch {
+	case retried == 1:
+		sink.note("%s: 1 call was retried (its interval includes the retries)", sess.ID)
+	case retried > 1:
 		sink.note("%s: %d calls were retried (their interval includes the retries)", sess.ID, retried)
 	}
 	sink.Session(sess)

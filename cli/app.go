@@ -360,12 +360,15 @@ func compareArms(sc *scenario.Scenario, o options) ([]sim.RunSpec, error) {
 	variants := o.variants
 	if len(o.policies) > 0 {
 		if len(variants) > 0 || len(o.policies) < 2 {
-			return nil, fmt.Errorf("--policy: give at least two (the first is the baseline), and no --variant")
+			return nil, &usageError{err: fmt.Errorf("--policy: give at least two (the first is the baseline), and no --variant"), usage: o.usage}
 		}
 		var arms []sim.RunSpec
 		for i, p := range o.policies {
 			if slices.Contains(o.policies[:i], p) {
-				return nil, fmt.Errorf("--policy: %q given twice (each run is named by its policy)", p)
+				return nil, &usageError{err: fmt.Errorf("--policy: %q given twice (each run is named by its policy)", p), usage: o.usage}
+			}
+			if !scenario.IsPolicy(p) {
+				return nil, &usageError{err: fmt.Errorf("--policy: unknown %q (have %s)", p, strings.Join(scenario.PolicyNames(), ", ")), usage: o.usage}
 			}
 			if err := scenario.CheckPolicy(p, sc); err != nil {
 				return nil, fmt.Errorf("--policy: %w", err)
@@ -382,13 +385,13 @@ func compareArms(sc *scenario.Scenario, o options) ([]sim.RunSpec, error) {
 		if names := sc.VariantNames(); len(names) > 0 {
 			have = "has " + strings.Join(names, ", ")
 		}
-		return nil, fmt.Errorf("--variant: give at least two (the first is the baseline); %s %s", sc.File(), have)
+		return nil, &usageError{err: fmt.Errorf("--variant: give at least two (the first is the baseline); %s %s", sc.File(), have), usage: o.usage}
 	}
 	var arms []sim.RunSpec
 	seen := map[string]bool{}
 	for _, name := range variants {
 		if seen[name] {
-			return nil, fmt.Errorf("--variant: %q given twice", name)
+			return nil, &usageError{err: fmt.Errorf("--variant: %q given twice", name), usage: o.usage}
 		}
 		seen[name] = true
 		v, err := sc.Variant(name)

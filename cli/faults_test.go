@@ -321,7 +321,10 @@ for line in sys.stdin:
 			code: exitError, want: "both runs are named \"fixed-lane\"", gone: []string{"o"}},
 		{name: "a policy given twice", setup: policy("unused.py", hello, "pass"),
 			args: []string{"compare", "--scenario", "short.yaml", "--policy", "scheduler", "--policy", "scheduler", "--out", "o"},
-			code: exitError, want: "--policy: \"scheduler\" given twice", gone: []string{"o"}},
+			code: exitUsage, want: "--policy: \"scheduler\" given twice", gone: []string{"o"}},
+		{name: "an unknown policy in compare", setup: policy("unused.py", hello, "pass"),
+			args: []string{"compare", "--scenario", "short.yaml", "--policy", "bogus", "--policy", "scheduler", "--out", "o"},
+			code: exitUsage, want: "--policy: unknown \"bogus\"", gone: []string{"o"}},
 	})
 }
 

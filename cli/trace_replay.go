@@ -118,7 +118,7 @@ func printReplayCheck(w io.Writer, rep *predict.Report) {
 				held++
 			}
 		}
-		fmt.Fprintf(w, "over %d runs (absolute relative error; inside: recorded value inside the 90%% interval)", held)
+		fmt.Fprintf(w, "over %d run%s (absolute relative error; inside: recorded value inside the 90%% interval)", held, map[bool]string{true: "s"}[held != 1])
 		if held < len(rep.Runs) {
 			fmt.Fprintf(w, "; %d run(s) fitted in sample left out", len(rep.Runs)-held)
 		}

@@ -206,7 +206,10 @@ func TestInspectJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"ev1/task1/A/e1: 6 calls were retried (their interval includes the retries)", "ev1/task1/2/e1: 3 calls were retried (their interval includes the retries)"}, col.Notes); diff != "" {
+	if diff := cmp.Diff([]string{
+		path + ":" + l0 + ": samples[0]: ev1/task1/A/e1: 6 calls were retried (their interval includes the retries)",
+		path + ":" + itoa(sampleLine(t, path, 1)) + ": samples[1]: ev1/task1/2/e1: 3 calls were retried (their interval includes the retries)",
+	}, col.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 	if got, want := col.Summarise(), (Summary{Jobs: 2, Turns: 6, Calls: 9, Tools: 4, FailedTools: 1}); got != want {

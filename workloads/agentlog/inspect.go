@@ -338,11 +338,13 @@ func inspectSession(h *inspectHeader, smp *inspectSample, file string, line int,
 	for _, c := range sess.Calls {
 		sess.Ended = max(sess.Ended, c.End)
 	}
+	// Said at the sample's place in its log, as a skipped record is, so
+	// that a reader grouping by run (replay-check) can tell whose it is.
 	switch {
 	case retried == 1:
-		sink.note("%s: 1 call was retried (its interval includes the retries)", sess.ID)
+		sink.note("%s", problem(file, line, path, "%s: 1 call was retried (its interval includes the retries)", sess.ID).Error())
 	case retried > 1:
-		sink.note("%s: %d calls were retried (their interval includes the retries)", sess.ID, retried)
+		sink.note("%s", problem(file, line, path, "%s: %d calls were retried (their interval includes the retries)", sess.ID, retried).Error())
 	}
 	sink.Session(sess)
 }

@@ -48,6 +48,9 @@ func TestConfigPolicyBlock(t *testing.T) {
 		{"misspelt key", "  test-cfg: {limt: 3}\n", "dir/p.yaml:27: policies.test-cfg.limt: unknown field (have limit, wait)"},
 		{"wrong type", "  test-cfg: {limit: many}\n", `dir/p.yaml:27: policies.test-cfg.limit: want a whole number, got "many"`},
 		{"duration without a unit", "  test-cfg: {wait: 5}\n", "dir/p.yaml:27: policies.test-cfg.wait: want a duration with a unit such as 90s or 2h30m, got 5"},
+		// 0 parses as a duration, but the YAML decoder refused it in its
+		// own words ("cannot unmarshal !!int `0` into time.Duration").
+		{"a bare 0 duration", "  test-cfg: {wait: 0}\n", "dir/p.yaml:27: policies.test-cfg.wait: want a duration with a unit such as 0s, 90s or 2h30m, got 0"},
 		{"its own check", "  test-cfg:\n    wait: 1s\n    limit: -2\n", "dir/p.yaml:29: policies.test-cfg.limit: must be >= 0, got -2"},
 		{"no such policy", "  nosuch: {limit: 3}\n", "dir/p.yaml:27: policies.nosuch: unknown field (have fixed_lane, guards, inspect, scheduler, test-cfg)"},
 		{"a policy without settings", "  fixed-lane: {x: 1}\n", "dir/p.yaml:27: policies.fixed-lane: unknown field (have fixed_lane, guards, inspect, scheduler, test-cfg)"},

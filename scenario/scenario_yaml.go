@@ -221,6 +221,9 @@ func checkDuration(n *yaml.Node, path string) error {
 	}
 	d, err := time.ParseDuration(n.Value)
 	switch {
+	case err == nil && n.ShortTag() == "!!int":
+		// A bare 0: ParseDuration takes it, the YAML decoder does not.
+		return nodeErr(n, path, "want a duration with a unit such as 0s, 90s or 2h30m, got %s", n.Value)
 	case err != nil && n.ShortTag() != "!!str":
 		return nodeErr(n, path, "want a duration with a unit such as 90s or 2h30m, got %s", n.Value)
 	case err != nil:

@@ -228,6 +228,9 @@ func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written in
 	if verr := trace.Verdict(stderr); verr != nil {
 		err = verr // a refused trace is why the runs stopped, if they did
 	}
+	if err == nil {
+		err = distinctNames(specs, runs)
+	}
 	if err != nil {
 		ow.Abort()
 		if spans != nil {
@@ -236,6 +239,20 @@ func simulate(sc *scenario.Scenario, dir string, specs []sim.RunSpec, written in
 		return nil, err
 	}
 	return &simulated{runs: runs, out: ow, dir: dir, report: o.report, stderr: stderr, otlp: spans}, nil
+}
+
+// distinctNames refuses two runs of one seed under one name: the outputs
+// name a seed's runs by their names (an exec policy's is the one its hello
+// gives), and sim report and quota-check refuse a folder where two share one.
+func distinctNames(specs []sim.RunSpec, runs []results.Run) error {
+	for i := range runs {
+		for j := range i {
+			if specs[j].Seed == specs[i].Seed && runs[j].Policy == runs[i].Policy {
+				return fmt.Errorf("%s and %s: both runs are named %q (a policy's own name): the outputs could not tell them apart", specs[j].Label(), specs[i].Label(), runs[i].Policy)
+			}
+		}
+	}
+	return nil
 }
 
 // commit writes the headline (if any) and summary.json beside the

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,29 +18,16 @@ import (
 // readmeExitCodes is the exit column of the README's exit-code table.
 func readmeExitCodes(t *testing.T) []int {
 	t.Helper()
-	f, err := os.Open("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var codes []int
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "| exit | meaning |"):
-			in = true
-		case in && strings.HasPrefix(line, "|---"):
-		case in && strings.HasPrefix(line, "| "):
-			n, err := strconv.Atoi(strings.TrimSpace(strings.Split(line, "|")[1]))
-			if err != nil {
-				t.Fatalf("README exit table row %q: %v", line, err)
-			}
-			codes = append(codes, n)
-		case in:
-			return codes
+	for _, row := range exitTable(t, "../README.md") {
+		if strings.HasPrefix(row, "|---") || strings.HasPrefix(row, "| exit |") {
+			continue
 		}
+		n, err := strconv.Atoi(strings.TrimSpace(strings.Split(row, "|")[1]))
+		if err != nil {
+			t.Fatalf("README exit table row %q: %v", row, err)
+		}
+		codes = append(codes, n)
 	}
 	return codes
 }
